@@ -1,6 +1,7 @@
 /* main.c - runs every CUnit suite in UNIT_SUITES; exits 1 on a failure. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <CUnit/Basic.h>
 
@@ -46,6 +47,16 @@ unit_type_mangle(const Type *t)
     buf_init(&b);
     cj_type_mangle(&b, t);
     return keep(&b);
+}
+
+void
+unit_assert_str(const char *got, const char *want, unsigned line, const char *file)
+{
+    char cond[1024];
+    int ok = got && want && strcmp(got, want) == 0;
+    snprintf(cond, sizeof cond, "got \"%s\", want \"%s\"", got ? got : "(null)",
+             want ? want : "(null)");
+    CU_assertImplementation(ok, line, cond, file, "", CU_FALSE);
 }
 
 /* after every test: free its strings and its arena */

@@ -14,14 +14,14 @@ is_ident(const char *s)
 static void
 test_mangle_scalars(void)
 {
-    CU_ASSERT_STRING_EQUAL(unit_type_mangle(cj_scalar(DT_F32)), "f4");
-    CU_ASSERT_STRING_EQUAL(unit_type_mangle(cj_scalar(DT_BOOL)), "b1");
-    CU_ASSERT_STRING_EQUAL(unit_type_mangle(cj_scalar(DT_C128)), "c16");
-    CU_ASSERT_STRING_EQUAL(unit_type_mangle(cj_weak(TY_WEAK_INT)), "wi");
-    CU_ASSERT_STRING_EQUAL(unit_type_mangle(cj_weak(TY_WEAK_FLOAT)), "wf");
-    CU_ASSERT_STRING_EQUAL(unit_type_mangle(cj_weak(TY_WEAK_COMPLEX)), "wc");
-    CU_ASSERT_STRING_EQUAL(unit_type_mangle(cj_void()), "v");
-    CU_ASSERT_STRING_EQUAL(unit_type_mangle(cj_dtype_type(DT_I16)), "Di2");
+    UNIT_ASSERT_STR(unit_type_mangle(cj_scalar(DT_F32)), "f4");
+    UNIT_ASSERT_STR(unit_type_mangle(cj_scalar(DT_BOOL)), "b1");
+    UNIT_ASSERT_STR(unit_type_mangle(cj_scalar(DT_C128)), "c16");
+    UNIT_ASSERT_STR(unit_type_mangle(cj_weak(TY_WEAK_INT)), "wi");
+    UNIT_ASSERT_STR(unit_type_mangle(cj_weak(TY_WEAK_FLOAT)), "wf");
+    UNIT_ASSERT_STR(unit_type_mangle(cj_weak(TY_WEAK_COMPLEX)), "wc");
+    UNIT_ASSERT_STR(unit_type_mangle(cj_void()), "v");
+    UNIT_ASSERT_STR(unit_type_mangle(cj_dtype_type(DT_I16)), "Di2");
 }
 
 static void
@@ -32,11 +32,11 @@ test_mangle_arrays(void)
     Type *ro = cj_array_type(a, DT_F32, 2, 'A');
     sh->mem = MEM_SHARED;
     ro->readonly = 1;
-    CU_ASSERT_STRING_EQUAL(unit_type_mangle(cj_array_type(a, DT_F32, 2, 'C')), "f4a2C");
-    CU_ASSERT_STRING_EQUAL(unit_type_mangle(cj_array_type(a, DT_U8, 1, 'A')), "u1a1A");
-    CU_ASSERT_STRING_EQUAL(unit_type_mangle(cj_array_type(a, DT_C64, 3, 'F')), "c8a3F");
-    CU_ASSERT_STRING_EQUAL(unit_type_mangle(sh), "f4a1Cs");
-    CU_ASSERT_STRING_EQUAL(unit_type_mangle(ro), "f4a2Ar");
+    UNIT_ASSERT_STR(unit_type_mangle(cj_array_type(a, DT_F32, 2, 'C')), "f4a2C");
+    UNIT_ASSERT_STR(unit_type_mangle(cj_array_type(a, DT_U8, 1, 'A')), "u1a1A");
+    UNIT_ASSERT_STR(unit_type_mangle(cj_array_type(a, DT_C64, 3, 'F')), "c8a3F");
+    UNIT_ASSERT_STR(unit_type_mangle(sh), "f4a1Cs");
+    UNIT_ASSERT_STR(unit_type_mangle(ro), "f4a2Ar");
 }
 
 static void
@@ -45,9 +45,9 @@ test_mangle_tuples(void)
     Arena *a = unit_arena();
     Type *inner[] = {cj_scalar(DT_F32), cj_scalar(DT_I64)};
     Type *outer[] = {cj_tuple_type(a, inner, 2), cj_scalar(DT_I32)};
-    CU_ASSERT_STRING_EQUAL(unit_type_mangle(cj_tuple_type(a, inner, 2)), "T2_f4_i8_");
-    CU_ASSERT_STRING_EQUAL(unit_type_mangle(cj_tuple_type(a, outer, 2)), "T2_T2_f4_i8__i4_");
-    CU_ASSERT_STRING_EQUAL(unit_type_mangle(cj_tuple_type(a, NULL, 0)), "T0_");
+    UNIT_ASSERT_STR(unit_type_mangle(cj_tuple_type(a, inner, 2)), "T2_f4_i8_");
+    UNIT_ASSERT_STR(unit_type_mangle(cj_tuple_type(a, outer, 2)), "T2_T2_f4_i8__i4_");
+    UNIT_ASSERT_STR(unit_type_mangle(cj_tuple_type(a, NULL, 0)), "T0_");
 }
 
 /* every kind of type mangles to an identifier, distinct types differently */

@@ -61,7 +61,7 @@ test_result_type_table(void)
     for (int i = 0; i < DT_COUNT; i++) {
         for (int j = 0; j < DT_COUNT; j++) {
             DType got = cj_promote_dt((DType)i, (DType)j);
-            CU_ASSERT_STRING_EQUAL(cj_dtypes[got].code, result_type[i][j]);
+            UNIT_ASSERT_STR(cj_dtypes[got].code, result_type[i][j]);
         }
     }
 }
@@ -111,7 +111,7 @@ test_float_for(void)
         "f2", "f2", "f4", "f8", "f8", "f2", "f4", "f8", "f8", "f2", "f4", "f8", "c8", "c16",
     };
     for (int i = 0; i < DT_COUNT; i++) {
-        CU_ASSERT_STRING_EQUAL(cj_dtypes[cj_float_for((DType)i)].code, want[i]);
+        UNIT_ASSERT_STR(cj_dtypes[cj_float_for((DType)i)].code, want[i]);
     }
     CU_ASSERT_EQUAL(cj_float_for(dt("u2")), DT_F32);
 }
@@ -120,10 +120,10 @@ test_float_for(void)
 static void
 test_dtype_info(void)
 {
-    CU_ASSERT_STRING_EQUAL(cj_dtypes[DT_F16].ctype, "__half");
-    CU_ASSERT_STRING_EQUAL(cj_dtypes[DT_I64].ctype, "long long");
-    CU_ASSERT_STRING_EQUAL(cj_dtypes[DT_C64].ctype, "cj_complex64");
-    CU_ASSERT_STRING_EQUAL(cj_dtypes[DT_U16].name, "uint16");
+    UNIT_ASSERT_STR(cj_dtypes[DT_F16].ctype, "__half");
+    UNIT_ASSERT_STR(cj_dtypes[DT_I64].ctype, "long long");
+    UNIT_ASSERT_STR(cj_dtypes[DT_C64].ctype, "cj_complex64");
+    UNIT_ASSERT_STR(cj_dtypes[DT_U16].name, "uint16");
     CU_ASSERT_EQUAL(cj_dtypes[DT_C128].size, 16);
     CU_ASSERT_EQUAL(cj_dtypes[DT_U32].kind, 'u');
     CU_ASSERT_EQUAL(cj_dtypes[DT_BOOL].kind, 'b');

@@ -64,10 +64,10 @@ test_good(void)
     for (const SigCase *c = cases; c->sig; c++) {
         Type *ret = cj_none();
         const char *got = parse(c->sig, &ret);
-        CU_ASSERT_STRING_EQUAL(got, c->args);
+        UNIT_ASSERT_STR(got, c->args);
         if (c->ret) {
             CU_ASSERT_PTR_NOT_NULL_FATAL(ret);
-            CU_ASSERT_STRING_EQUAL(unit_type_str(ret), c->ret);
+            UNIT_ASSERT_STR(unit_type_str(ret), c->ret);
         } else {
             CU_ASSERT_PTR_NULL(ret);
         }
@@ -142,7 +142,7 @@ test_bad(void)
         char msg[512] = "";
         int n = cj_parse_signature(unit_arena(), c->sig, &args, NULL, msg, sizeof msg);
         CU_ASSERT_EQUAL(n, -1);
-        CU_ASSERT_STRING_EQUAL(msg, c->args);
+        UNIT_ASSERT_STR(msg, c->args);
     }
 }
 

@@ -4,32 +4,32 @@
 static void
 test_str_scalars(void)
 {
-    CU_ASSERT_STRING_EQUAL(unit_type_str(cj_scalar(DT_F32)), "float32");
-    CU_ASSERT_STRING_EQUAL(unit_type_str(cj_scalar(DT_BOOL)), "bool");
-    CU_ASSERT_STRING_EQUAL(unit_type_str(cj_scalar(DT_C128)), "complex128");
-    CU_ASSERT_STRING_EQUAL(unit_type_str(cj_weak(TY_WEAK_INT)), "Literal[int]");
-    CU_ASSERT_STRING_EQUAL(unit_type_str(cj_weak(TY_WEAK_FLOAT)), "Literal[float]");
-    CU_ASSERT_STRING_EQUAL(unit_type_str(cj_weak(TY_WEAK_COMPLEX)), "Literal[complex]");
-    CU_ASSERT_STRING_EQUAL(unit_type_str(cj_void()), "void");
-    CU_ASSERT_STRING_EQUAL(unit_type_str(cj_string()), "str");
-    CU_ASSERT_STRING_EQUAL(unit_type_str(cj_none()), "none");
-    CU_ASSERT_STRING_EQUAL(unit_type_str(cj_dtype_type(DT_F16)), "dtype(float16)");
-    CU_ASSERT_STRING_EQUAL(unit_type_str(NULL), "<unknown>");
+    UNIT_ASSERT_STR(unit_type_str(cj_scalar(DT_F32)), "float32");
+    UNIT_ASSERT_STR(unit_type_str(cj_scalar(DT_BOOL)), "bool");
+    UNIT_ASSERT_STR(unit_type_str(cj_scalar(DT_C128)), "complex128");
+    UNIT_ASSERT_STR(unit_type_str(cj_weak(TY_WEAK_INT)), "Literal[int]");
+    UNIT_ASSERT_STR(unit_type_str(cj_weak(TY_WEAK_FLOAT)), "Literal[float]");
+    UNIT_ASSERT_STR(unit_type_str(cj_weak(TY_WEAK_COMPLEX)), "Literal[complex]");
+    UNIT_ASSERT_STR(unit_type_str(cj_void()), "void");
+    UNIT_ASSERT_STR(unit_type_str(cj_string()), "str");
+    UNIT_ASSERT_STR(unit_type_str(cj_none()), "none");
+    UNIT_ASSERT_STR(unit_type_str(cj_dtype_type(DT_F16)), "dtype(float16)");
+    UNIT_ASSERT_STR(unit_type_str(NULL), "<unknown>");
 }
 
 static void
 test_str_arrays(void)
 {
     Arena *a = unit_arena();
-    CU_ASSERT_STRING_EQUAL(unit_type_str(cj_array_type(a, DT_F32, 1, 'A')), "float32[:]");
-    CU_ASSERT_STRING_EQUAL(unit_type_str(cj_array_type(a, DT_F32, 1, 'C')), "float32[::1]");
-    CU_ASSERT_STRING_EQUAL(unit_type_str(cj_array_type(a, DT_F32, 1, 'F')), "float32[::1]");
-    CU_ASSERT_STRING_EQUAL(unit_type_str(cj_array_type(a, DT_F64, 2, 'C')), "float64[:, ::1]");
-    CU_ASSERT_STRING_EQUAL(unit_type_str(cj_array_type(a, DT_F64, 2, 'F')), "float64[::1, :]");
-    CU_ASSERT_STRING_EQUAL(unit_type_str(cj_array_type(a, DT_I8, 3, 'A')), "int8[:, :, :]");
-    CU_ASSERT_STRING_EQUAL(unit_type_str(cj_array_type(a, DT_U16, 3, 'C')),
+    UNIT_ASSERT_STR(unit_type_str(cj_array_type(a, DT_F32, 1, 'A')), "float32[:]");
+    UNIT_ASSERT_STR(unit_type_str(cj_array_type(a, DT_F32, 1, 'C')), "float32[::1]");
+    UNIT_ASSERT_STR(unit_type_str(cj_array_type(a, DT_F32, 1, 'F')), "float32[::1]");
+    UNIT_ASSERT_STR(unit_type_str(cj_array_type(a, DT_F64, 2, 'C')), "float64[:, ::1]");
+    UNIT_ASSERT_STR(unit_type_str(cj_array_type(a, DT_F64, 2, 'F')), "float64[::1, :]");
+    UNIT_ASSERT_STR(unit_type_str(cj_array_type(a, DT_I8, 3, 'A')), "int8[:, :, :]");
+    UNIT_ASSERT_STR(unit_type_str(cj_array_type(a, DT_U16, 3, 'C')),
                            "uint16[:, :, ::1]");
-    CU_ASSERT_STRING_EQUAL(unit_type_str(cj_array_type(a, DT_I32, 0, 'C')), "int32[()]");
+    UNIT_ASSERT_STR(unit_type_str(cj_array_type(a, DT_I32, 0, 'C')), "int32[()]");
 }
 
 static void
@@ -39,10 +39,10 @@ test_str_tuples(void)
     Type *inner[] = {cj_scalar(DT_I64), cj_scalar(DT_F32)};
     Type *outer[] = {cj_tuple_type(a, inner, 2), cj_array_type(a, DT_C64, 1, 'A'),
                      cj_weak(TY_WEAK_INT)};
-    CU_ASSERT_STRING_EQUAL(unit_type_str(cj_tuple_type(a, inner, 2)), "Tuple(int64, float32)");
-    CU_ASSERT_STRING_EQUAL(unit_type_str(cj_tuple_type(a, outer, 3)),
+    UNIT_ASSERT_STR(unit_type_str(cj_tuple_type(a, inner, 2)), "Tuple(int64, float32)");
+    UNIT_ASSERT_STR(unit_type_str(cj_tuple_type(a, outer, 3)),
                            "Tuple(Tuple(int64, float32), complex64[:], Literal[int])");
-    CU_ASSERT_STRING_EQUAL(unit_type_str(cj_tuple_type(a, NULL, 0)), "Tuple()");
+    UNIT_ASSERT_STR(unit_type_str(cj_tuple_type(a, NULL, 0)), "Tuple()");
 }
 
 void

@@ -21,8 +21,8 @@ static void
 check_row(TypeKind weak, const char *const want[DT_COUNT])
 {
     for (int i = 0; i < DT_COUNT; i++) {
-        CU_ASSERT_STRING_EQUAL(promo(cj_weak(weak), cj_scalar((DType)i)), want[i]);
-        CU_ASSERT_STRING_EQUAL(promo(cj_scalar((DType)i), cj_weak(weak)), want[i]);
+        UNIT_ASSERT_STR(promo(cj_weak(weak), cj_scalar((DType)i)), want[i]);
+        UNIT_ASSERT_STR(promo(cj_scalar((DType)i), cj_weak(weak)), want[i]);
     }
 }
 

@@ -8,7 +8,7 @@
 
 #include <CUnit/CUnit.h>
 
-#include "../../common/cj.h"
+#include "cj.h"
 
 #define UNIT_SUITES(X) \
     X(promote) X(weak) X(unify) X(type_str) X(mangle) X(dtype_names) X(signature)
@@ -24,6 +24,10 @@ typedef struct {
 
 /* registers a suite; tests ends with {NULL, NULL} */
 void unit_add_suite(const char *name, const UnitTest *tests);
+
+/* CU_ASSERT_STRING_EQUAL that shows both strings when they differ */
+#define UNIT_ASSERT_STR(got, want) unit_assert_str((got), (want), __LINE__, __FILE__)
+void unit_assert_str(const char *got, const char *want, unsigned line, const char *file);
 
 /* cj_type_str / cj_type_mangle of t into a buffer the caller frees
  * through unit_free_strings() (called after every test) */
