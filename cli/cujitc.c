@@ -412,7 +412,19 @@ kernel_jobs(const Options *o, const char *name, PyObject *k, Job *jobs, int *njo
     return 0;
 }
 
-/* the kernels in ns, in definition order, each once; sets *nfound */
+/* a device function (k.device): compiled into the kernels calling it */
+static int
+is_device_function(PyObject *k)
+{
+    PyObject *d = PyObject_GetAttrString(k, "device");
+    int r = d ? PyObject_IsTrue(d) == 1 : 0;
+    Py_XDECREF(d);
+    PyErr_Clear();
+    return r;
+}
+
+/* the kernels in ns, in definition order, each once; device functions only
+ * when named with --kernel */
 static int
 collect_jobs(const Options *o, PyObject *ns, PyObject *ktype, Job *jobs, int *njobs)
 {
@@ -422,6 +434,7 @@ collect_jobs(const Options *o, PyObject *ns, PyObject *ktype, Job *jobs, int *nj
     while (seen && r == 0 && PyDict_Next(ns, &pos, &key, &val)) {
         const char *name = PyUnicode_Check(key) ? PyUnicode_AsUTF8(key) : NULL;
         if (!name || PyObject_IsInstance(val, ktype) != 1 || !wanted(o, name)
+            || (o->nkernels == 0 && is_device_function(val))
             || PySet_Contains(seen, val) == 1) {
             PyErr_Clear();
             continue;

@@ -23,8 +23,9 @@ class CudaError(RuntimeError):
     pass
 
 class Kernel:
-    def __init__(self, f):
+    def __init__(self, f, device=False):
         self.f = f
+        self.device = device
         self.signatures = []
 
     def inspect_cuda(self, *sig):
@@ -46,12 +47,16 @@ class Kernel:
 
 class jit:
     @staticmethod
-    def rawkernel(**kw):
-        return Kernel
+    def rawkernel(device=False):
+        return lambda f: Kernel(f, device)
 '''
 
 KERNELS = '''
 from cujit import jit
+
+@jit.rawkernel(device=True)
+def helper(a):
+    return a
 
 @jit.rawkernel()
 def saxpy(a, x):
@@ -150,7 +155,7 @@ def test_compile_error_printed_like_python(cli):
     r = run(cli, "k.py", "--kernel", "saxpy", "--sig", "bad")
     assert r.returncode == 1
     lines = r.stderr.splitlines()
-    assert lines[:3] == ['  File "k.py", line 7', "    x[i] = a + q", "               ^"]
+    assert lines[:3] == ['  File "k.py", line 11', "    x[i] = a + q", "               ^"]
     assert "CompileError: name 'q' is not defined" in r.stderr
     assert "Traceback" not in r.stderr
 
@@ -187,3 +192,10 @@ def test_real_cujitc_on_saxpy():
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert "saxpy" in r.stdout and "__global__" in r.stdout
+
+
+def test_device_functions_skipped_unless_named(cli):
+    r = run(cli, "k.py", "--sig", "(f4)")
+    assert r.returncode == 0 and "helper" not in r.stdout
+    r = run(cli, "k.py", "--kernel", "helper", "--sig", "(f4)")
+    assert r.returncode == 0 and r.stdout == "// cuda helper ['(f4)']\n"
