@@ -77,3 +77,13 @@ def test_weak_scalars_nep50(lib, kind, literal):
             r = lib.cj_promote(x, y).contents
             assert r.kind == TY_SCALAR
             assert NAMES[r.dtype] == want, (name, literal)
+
+
+def test_result_type_table_through_extension():
+    """The same table through the built extension's testing hook."""
+    _cujit = pytest.importorskip("cujit._cujit", reason="extension not built")
+    if not hasattr(_cujit, "_promote"):
+        pytest.skip("cujit._cujit._promote not present")
+    got = [[_cujit._promote(i, j) for j in range(len(NAMES))] for i in range(len(NAMES))]
+    want = [[str(np.result_type(a, b)) for b in NAMES] for a in NAMES]
+    assert got == want
