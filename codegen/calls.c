@@ -1,0 +1,602 @@
+/* calls.c - CUDA C++ for builtin calls and device-function calls. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cg.h"
+
+#define P(...) buf_printf(g->out, __VA_ARGS__)
+#define S(s) buf_puts(g->out, (s))
+
+static const Type *
+arg_type(Cg *g, Node *n, int i)
+{
+    return cg_type(g, n->list[i]);
+}
+
+static int
+is64(const Type *t)
+{
+    return t->kind == TY_SCALAR && cj_dtypes[t->dtype].size == 8;
+}
+
+/* name of the CUDA math function for a float type */
+static void
+math_fn(Cg *g, Node *n, const char *base, const Type *ft)
+{
+    int f16 = ft->dtype == DT_F16;
+    const Type *work = f16 ? cj_scalar(DT_F32) : ft;
+    const char *suffix = work->dtype == DT_F32 ? "f" : "";
+    if (f16) {
+        S("__float2half(");
+    }
+    P("%s%s(", base, suffix);
+    for (int i = 0; i < n->n; i++) {
+        if (i) {
+            S(", ");
+        }
+        cg_conv(g, n->list[i], work, PR_COMMA);
+    }
+    S(")");
+    if (f16) {
+        S(")");
+    }
+}
+
+static const char *
+math_name(int bi)
+{
+    switch (bi) {
+    case BI_SQRT: return "sqrt";
+    case BI_EXP: return "exp";
+    case BI_EXPM1: return "expm1";
+    case BI_LOG: return "log";
+    case BI_LOG1P: return "log1p";
+    case BI_LOG2: return "log2";
+    case BI_LOG10: return "log10";
+    case BI_POW: return "pow";
+    case BI_SIN: return "sin";
+    case BI_COS: return "cos";
+    case BI_TAN: return "tan";
+    case BI_ASIN: return "asin";
+    case BI_ACOS: return "acos";
+    case BI_ATAN: return "atan";
+    case BI_ATAN2: return "atan2";
+    case BI_SINH: return "sinh";
+    case BI_COSH: return "cosh";
+    case BI_TANH: return "tanh";
+    case BI_ASINH: return "asinh";
+    case BI_ACOSH: return "acosh";
+    case BI_ATANH: return "atanh";
+    case BI_HYPOT: return "hypot";
+    case BI_FLOOR: return "floor";
+    case BI_CEIL: return "ceil";
+    case BI_TRUNC: return "trunc";
+    case BI_FABS: return "fabs";
+    case BI_FMOD: return "fmod";
+    case BI_COPYSIGN: return "copysign";
+    case BI_ERF: return "erf";
+    case BI_ERFC: return "erfc";
+    case BI_GAMMA: return "tgamma";
+    case BI_LGAMMA: return "lgamma";
+    case BI_ISNAN: return "isnan";
+    case BI_ISINF: return "isinf";
+    case BI_ISFINITE: return "isfinite";
+    default: return NULL;
+    }
+}
+
+/* the float type a math call computes in */
+static const Type *
+math_work_type(Cg *g, Node *n)
+{
+    const Type *r = NULL;
+    for (int i = 0; i < n->n; i++) {
+        const Type *x = g->in->ntype[n->list[i]->id];
+        r = r ? cj_promote(r, x) : x;
+    }
+    r = cj_concrete(r);
+    DType f = cj_float_for(r->dtype);
+    return cj_scalar(f == DT_F16 && r->dtype != DT_F16 ? DT_F32 : f);
+}
+
+static void
+math_call(Cg *g, Node *n, int prec)
+{
+    const Type *ft = math_work_type(g, n);
+    const Type *rt = cg_type(g, n);
+    const char *name = math_name(n->op);
+    if (n->op == BI_ISNAN || n->op == BI_ISINF || n->op == BI_ISFINITE) {
+        const Type *at = arg_type(g, n, 0);
+        char k = cj_dtypes[at->dtype].kind;
+        if (k == 'i' || k == 'u' || k == 'b') {
+            S(n->op == BI_ISFINITE ? "true" : "false");
+            return;
+        }
+        P("%s(", name);
+        cg_conv(g, n->list[0], ft->dtype == DT_F16 ? cj_scalar(DT_F32) : ft, PR_COMMA);
+        S(")");
+        return;
+    }
+    if (n->op == BI_LOG && n->n == 2) {
+        /* math.log(x, base) */
+        const char *sfx = ft->dtype == DT_F32 ? "f" : "";
+        cg_open(g, prec, PR_MUL);
+        P("log%s(", sfx);
+        cg_conv(g, n->list[0], ft, PR_COMMA);
+        P(") / log%s(", sfx);
+        cg_conv(g, n->list[1], ft, PR_COMMA);
+        S(")");
+        cg_close(g, prec, PR_MUL);
+        return;
+    }
+    if (n->op == BI_FLOOR || n->op == BI_CEIL || n->op == BI_TRUNC) {
+        const Type *at = arg_type(g, n, 0);
+        char k = cj_dtypes[at->dtype].kind;
+        if (k != 'f') {
+            cg_conv(g, n->list[0], rt, prec);
+            return;
+        }
+        cg_open(g, prec, PR_UNARY);
+        P("(%s)", cj_dtypes[rt->dtype].ctype);
+        math_fn(g, n, name, ft);
+        cg_close(g, prec, PR_UNARY);
+        return;
+    }
+    math_fn(g, n, name, ft);
+}
+
+static void
+abs_call(Cg *g, Node *n, int prec)
+{
+    const Type *at = arg_type(g, n, 0);
+    char k = cj_dtypes[at->dtype].kind;
+    if (k == 'c') {
+        S("cj_cabs(");
+        cg_expr(g, n->list[0], PR_COMMA);
+        S(")");
+    } else if (k == 'u' || k == 'b') {
+        cg_expr(g, n->list[0], prec);
+    } else if (at->dtype == DT_F16) {
+        S("__habs(");
+        cg_expr(g, n->list[0], PR_COMMA);
+        S(")");
+    } else if (k == 'f') {
+        P("%s(", at->dtype == DT_F32 ? "fabsf" : "fabs");
+        cg_expr(g, n->list[0], PR_COMMA);
+        S(")");
+    } else {
+        if (cj_dtypes[at->dtype].size < 4) {
+            P("(%s)", cj_dtypes[at->dtype].ctype);
+        }
+        P("%s(", is64(at) ? "llabs" : "abs");
+        cg_expr(g, n->list[0], PR_COMMA);
+        S(")");
+    }
+}
+
+static void
+minmax_call(Cg *g, Node *n)
+{
+    const Type *rt = cg_type(g, n);
+    const char *fn = n->op == BI_MIN ? "cj_min" : "cj_max";
+    for (int i = 1; i < n->n; i++) {
+        P("%s(", fn);
+    }
+    cg_conv(g, n->list[0], rt, PR_COMMA);
+    for (int i = 1; i < n->n; i++) {
+        S(", ");
+        cg_conv(g, n->list[i], rt, PR_COMMA);
+        S(")");
+    }
+}
+
+static void
+round_call(Cg *g, Node *n, int prec)
+{
+    const Type *at = arg_type(g, n, 0);
+    const Type *rt = cg_type(g, n);
+    char k = cj_dtypes[at->dtype].kind;
+    if (k != 'f') {
+        cg_conv(g, n->list[0], rt, prec);
+        return;
+    }
+    const Type *work = at->dtype == DT_F16 ? cj_scalar(DT_F64) : at;
+    const char *rint = work->dtype == DT_F32 ? "rintf" : "rint";
+    if (n->n == 1) {
+        cg_open(g, prec, PR_UNARY);
+        P("(%s)%s(", cj_dtypes[rt->dtype].ctype, rint);
+        cg_conv(g, n->list[0], work, PR_COMMA);
+        S(")");
+        cg_close(g, prec, PR_UNARY);
+        return;
+    }
+    /* round(x, d): half to even at d decimals (NumPy's way) */
+    int64_t d = n->list[1]->cval.i;
+    char scale[48];
+    snprintf(scale, sizeof scale, "1e%lld%s", (long long)(d < 0 ? -d : d),
+             work->dtype == DT_F32 ? "f" : "");
+    if (at->dtype == DT_F16) {
+        S("__float2half((float)(");
+    }
+    cg_open(g, prec, PR_MUL);
+    P("%s(", rint);
+    cg_conv(g, n->list[0], work, PR_MUL);
+    P(" %s %s) %s %s", d >= 0 ? "*" : "/", scale, d >= 0 ? "/" : "*", scale);
+    cg_close(g, prec, PR_MUL);
+    if (at->dtype == DT_F16) {
+        S("))");
+    }
+}
+
+static const char *
+atomic_fn(int bi)
+{
+    switch (bi) {
+    case BI_ATOMIC_ADD: return "cj_atomic_add";
+    case BI_ATOMIC_SUB: return "cj_atomic_sub";
+    case BI_ATOMIC_MAX: return "cj_atomic_max";
+    case BI_ATOMIC_MIN: return "cj_atomic_min";
+    case BI_ATOMIC_EXCH: return "cj_atomic_exch";
+    case BI_ATOMIC_AND: return "cj_atomic_and";
+    case BI_ATOMIC_OR: return "cj_atomic_or";
+    case BI_ATOMIC_XOR: return "cj_atomic_xor";
+    case BI_ATOMIC_INC: return "cj_atomic_inc";
+    case BI_ATOMIC_DEC: return "cj_atomic_dec";
+    default: return "cj_atomic_cas";
+    }
+}
+
+static void
+atomic_call(Cg *g, Node *n)
+{
+    const Type *at = arg_type(g, n, 0);
+    const Type *el = cj_scalar(at->dtype);
+    P("%s(&", atomic_fn(n->op));
+    cg_element(g, n->list[0], n->list[1]);
+    for (int i = 2; i < n->n; i++) {
+        S(", ");
+        cg_conv(g, n->list[i], el, PR_COMMA);
+    }
+    S(")");
+}
+
+static void
+shfl_call(Cg *g, Node *n, int prec)
+{
+    static const char *const fns[] = {"__shfl_sync", "__shfl_up_sync", "__shfl_down_sync",
+                                      "__shfl_xor_sync"};
+    const char *fn = fns[n->op - BI_SHFL_SYNC];
+    const Type *vt = cg_type(g, n);
+    char k = cj_dtypes[vt->dtype].kind;
+    const Type *u32 = cj_scalar(DT_U32), *i32 = cj_scalar(DT_I32);
+    if (k == 'c') {
+        const char *ct = cj_dtypes[vt->dtype].ctype;
+        P("[&]() -> %s { %s cj_s = ", ct, ct);
+        cg_expr(g, n->list[1], PR_ASSIGN);
+        S("; unsigned cj_mask = ");
+        cg_conv(g, n->list[0], u32, PR_ASSIGN);
+        S("; int cj_l = ");
+        cg_conv(g, n->list[2], i32, PR_ASSIGN);
+        S("; int cj_w = ");
+        if (n->n == 4) {
+            cg_conv(g, n->list[3], i32, PR_ASSIGN);
+        } else {
+            S("32");
+        }
+        P("; return %s(%s(cj_mask, cj_s.re, cj_l, cj_w), %s(cj_mask, cj_s.im, cj_l, cj_w)); }()",
+          ct, fn, fn);
+        return;
+    }
+    int narrow = cj_dtypes[vt->dtype].size < 4 && vt->dtype != DT_F16;
+    if (narrow) {
+        cg_open(g, prec, PR_UNARY);
+        P("(%s)", cj_dtypes[vt->dtype].ctype);
+    }
+    P("%s(", fn);
+    cg_conv(g, n->list[0], u32, PR_COMMA);
+    S(", ");
+    cg_conv(g, n->list[1], narrow ? i32 : vt, PR_COMMA);
+    S(", ");
+    cg_conv(g, n->list[2], n->op == BI_SHFL_SYNC || n->op == BI_SHFL_XOR_SYNC ? i32 : u32,
+            PR_COMMA);
+    S(", ");
+    if (n->n == 4) {
+        cg_conv(g, n->list[3], i32, PR_COMMA);
+    } else {
+        S("32");
+    }
+    S(")");
+    if (narrow) {
+        cg_close(g, prec, PR_UNARY);
+    }
+}
+
+static void
+bits_call(Cg *g, Node *n)
+{
+    const Type *at = arg_type(g, n, 0);
+    int w = is64(at);
+    const char *fn = n->op == BI_POPC ? "__popc" : n->op == BI_CLZ ? "__clz"
+                     : n->op == BI_FFS ? "__ffs" : "__brev";
+    const Type *u = cj_scalar(w ? DT_U64 : DT_U32);
+    int sgn = n->op == BI_CLZ || n->op == BI_FFS;
+    P("%s%s(", fn, w ? "ll" : "");
+    if (sgn) {
+        cg_conv(g, n->list[0], cj_scalar(w ? DT_I64 : DT_I32), PR_COMMA);
+    } else {
+        cg_conv(g, n->list[0], u, PR_COMMA);
+    }
+    S(")");
+}
+
+/* printf text for a string literal: C escapes, % doubled */
+static void
+print_str(Buf *b, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '%') {
+            buf_puts(b, "%%");
+        } else if (c == '"' || c == '\\') {
+            buf_putc(b, '\\');
+            buf_putc(b, (char)c);
+        } else if (c == '\n') {
+            buf_puts(b, "\\n");
+        } else if (c == '\t') {
+            buf_puts(b, "\\t");
+        } else if (c < 32 || c == 127) {
+            buf_printf(b, "\\%03o", c);
+        } else {
+            buf_putc(b, (char)c);
+        }
+    }
+}
+
+static const char *
+kw_str(Node *n, const char *name, const char *dflt)
+{
+    for (int k = 0; k < n->n2; k++) {
+        if (strcmp(n->kwnames[k], name) == 0) {
+            return n->list2[k]->cval.s;
+        }
+    }
+    return dflt;
+}
+
+static void
+print_call(Cg *g, Node *n)
+{
+    Buf fmt;
+    buf_init(&fmt);
+    const char *sep = kw_str(n, "sep", " "), *end = kw_str(n, "end", "\n");
+    for (int i = 0; i < n->n; i++) {
+        Node *a = n->list[i];
+        const Type *t = cg_type(g, a);
+        if (i) {
+            print_str(&fmt, sep);
+        }
+        if (a->kind == ND_CONST && a->cval.kind == CK_STR) {
+            print_str(&fmt, a->cval.s);
+            continue;
+        }
+        char k = cj_dtypes[t->dtype].kind;
+        buf_puts(&fmt, k == 'b' ? "%s" : k == 'i' ? "%lld" : k == 'u' ? "%llu"
+                 : k == 'c' ? "(%g%+gj)" : "%g");
+    }
+    print_str(&fmt, end);
+    P("printf(\"%s\"", fmt.s ? fmt.s : "");
+    buf_free(&fmt);
+    for (int i = 0; i < n->n; i++) {
+        Node *a = n->list[i];
+        const Type *t = cg_type(g, a);
+        if (a->kind == ND_CONST && a->cval.kind == CK_STR) {
+            continue;
+        }
+        char k = cj_dtypes[t->dtype].kind;
+        S(", ");
+        if (k == 'b') {
+            cg_expr(g, a, PR_LOR);
+            S(" ? \"True\" : \"False\"");
+        } else if (k == 'c') {
+            cg_expr(g, a, PR_POSTFIX);
+            S(".re, ");
+            cg_expr(g, a, PR_POSTFIX);
+            S(".im");
+        } else {
+            cg_conv(g, a, cj_scalar(k == 'i' ? DT_I64 : k == 'u' ? DT_U64 : DT_F64), PR_COMMA);
+        }
+    }
+    S(")");
+}
+
+static void
+devfunc_call(Cg *g, Node *n)
+{
+    Inst *in = g->in->callee[n->id];
+    P("%s(", in->cname);
+    for (int i = 0; i < n->n; i++) {
+        if (i) {
+            S(", ");
+        }
+        cg_conv(g, n->list[i], in->args[i], PR_COMMA);
+    }
+    S(")");
+}
+
+static void
+special_reg(Cg *g, Node *n, int prec)
+{
+    static const char *const regs[] = {"threadIdx", "blockIdx", "blockDim", "gridDim"};
+    cg_open(g, prec, PR_UNARY);
+    P("(int)%s.%c", regs[n->op - BI_THREADIDX], "xyz"[n->axis]);
+    cg_close(g, prec, PR_UNARY);
+}
+
+static void
+cast_call(Cg *g, Node *n, int prec)
+{
+    const Type *rt = cg_type(g, n);
+    if (n->op == BI_COMPLEX) {
+        const Type *ft = cj_scalar(rt->dtype == DT_C64 ? DT_F32 : DT_F64);
+        if (n->n == 1 && cj_dtypes[arg_type(g, n, 0)->dtype].kind == 'c') {
+            cg_conv(g, n->list[0], rt, prec);
+            return;
+        }
+        P("%s(", cj_dtypes[rt->dtype].ctype);
+        cg_conv(g, n->list[0], ft, PR_COMMA);
+        if (n->n == 2) {
+            S(", ");
+            cg_conv(g, n->list[1], ft, PR_COMMA);
+        }
+        S(")");
+        return;
+    }
+    if (rt->dtype == DT_BOOL) {
+        const Type *at = arg_type(g, n, 0);
+        if (at->dtype != DT_BOOL) {
+            cg_open(g, prec, PR_UNARY);
+            S("(bool)");
+            cg_truth(g, n->list[0], PR_UNARY);
+            cg_close(g, prec, PR_UNARY);
+            return;
+        }
+    }
+    cg_conv(g, n->list[0], rt, prec);
+}
+
+void
+cg_call(Cg *g, Node *n, int prec)
+{
+    switch ((BuiltinKind)n->op) {
+    case BI_THREADIDX: case BI_BLOCKIDX: case BI_BLOCKDIM: case BI_GRIDDIM:
+        special_reg(g, n, prec);
+        return;
+    case BI_GRID:
+    case BI_GRIDSIZE:
+        if (n->axis == 1) {
+            cg_tuple_elem(g, n, 0, prec);
+            return;
+        }
+        P("%s{", cg_ctype(g, cg_type(g, n)));
+        for (int k = 0; k < n->axis; k++) {
+            if (k) {
+                S(", ");
+            }
+            cg_tuple_elem(g, n, k, PR_COMMA);
+        }
+        S("}");
+        return;
+    case BI_LANEID:
+        g->p->features |= FEAT_WARP;
+        S("cj_laneid()");
+        return;
+    case BI_SYNCTHREADS:
+        S("__syncthreads()");
+        return;
+    case BI_SYNCWARP:
+        S("__syncwarp(");
+        if (n->n) {
+            cg_conv(g, n->list[0], cj_scalar(DT_U32), PR_COMMA);
+        } else {
+            S("0xffffffffu");
+        }
+        S(")");
+        return;
+    case BI_THREADFENCE:
+        S("__threadfence()");
+        return;
+    case BI_THREADFENCE_BLOCK:
+        S("__threadfence_block()");
+        return;
+    case BI_THREADFENCE_SYSTEM:
+        S("__threadfence_system()");
+        return;
+    case BI_SHARED_MEMORY:
+    case BI_LOCAL_MEMORY:
+        cj_fail(g->p->try_, g->fn->file, n->loc, "%s() can only be assigned to a variable",
+                cj_builtin_names[n->op]);
+    case BI_ATOMIC_ADD: case BI_ATOMIC_SUB: case BI_ATOMIC_MAX: case BI_ATOMIC_MIN:
+    case BI_ATOMIC_EXCH: case BI_ATOMIC_AND: case BI_ATOMIC_OR: case BI_ATOMIC_XOR:
+    case BI_ATOMIC_INC: case BI_ATOMIC_DEC: case BI_ATOMIC_CAS:
+        atomic_call(g, n);
+        return;
+    case BI_SHFL_SYNC: case BI_SHFL_UP_SYNC: case BI_SHFL_DOWN_SYNC: case BI_SHFL_XOR_SYNC:
+        shfl_call(g, n, prec);
+        return;
+    case BI_ALL_SYNC:
+    case BI_ANY_SYNC:
+    case BI_BALLOT_SYNC:
+        if (n->op != BI_BALLOT_SYNC) {
+            S("(bool)");
+        }
+        P("%s(", n->op == BI_ALL_SYNC ? "__all_sync" : n->op == BI_ANY_SYNC ? "__any_sync"
+          : "__ballot_sync");
+        cg_conv(g, n->list[0], cj_scalar(DT_U32), PR_COMMA);
+        S(", ");
+        cg_truth(g, n->list[1], PR_COMMA);
+        S(")");
+        return;
+    case BI_ACTIVEMASK:
+        S("__activemask()");
+        return;
+    case BI_POPC: case BI_CLZ: case BI_FFS: case BI_BREV:
+        bits_call(g, n);
+        return;
+    case BI_PRINT:
+        print_call(g, n);
+        return;
+    case BI_RANGE:
+        break;
+    case BI_LEN: {
+        const Type *at = arg_type(g, n, 0);
+        if (at->kind == TY_TUPLE) {
+            P("%d", at->ntup);
+            return;
+        }
+        if (at->sshape) {
+            P("%lld", (long long)at->sshape[0]);
+            return;
+        }
+        cg_expr(g, n->list[0], PR_POSTFIX);
+        S(".shape[0]");
+        return;
+    }
+    case BI_INT: case BI_FLOAT: case BI_BOOL: case BI_COMPLEX: case BI_CAST:
+        cast_call(g, n, prec);
+        return;
+    case BI_ABS:
+        abs_call(g, n, prec);
+        return;
+    case BI_MIN:
+    case BI_MAX:
+        minmax_call(g, n);
+        return;
+    case BI_ROUND:
+        round_call(g, n, prec);
+        return;
+    case BI_CONJUGATE:
+        if (cj_dtypes[arg_type(g, n, 0)->dtype].kind == 'c') {
+            S("cj_conj(");
+            cg_expr(g, n->list[0], PR_COMMA);
+            S(")");
+        } else {
+            cg_expr(g, n->list[0], prec);
+        }
+        return;
+    case BI_SQRT: case BI_EXP: case BI_EXPM1: case BI_LOG: case BI_LOG1P: case BI_LOG2:
+    case BI_LOG10: case BI_POW: case BI_SIN: case BI_COS: case BI_TAN: case BI_ASIN:
+    case BI_ACOS: case BI_ATAN: case BI_ATAN2: case BI_SINH: case BI_COSH: case BI_TANH:
+    case BI_ASINH: case BI_ACOSH: case BI_ATANH: case BI_HYPOT: case BI_FLOOR:
+    case BI_CEIL: case BI_TRUNC: case BI_FABS: case BI_FMOD: case BI_COPYSIGN:
+    case BI_ERF: case BI_ERFC: case BI_GAMMA: case BI_LGAMMA: case BI_ISNAN:
+    case BI_ISINF: case BI_ISFINITE:
+        math_call(g, n, prec);
+        return;
+    case BI_DEVFUNC:
+        devfunc_call(g, n);
+        return;
+    case BI_COUNT:
+        break;
+    }
+    cj_unreachable(g->p->try_, "call");
+}

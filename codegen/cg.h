@@ -1,0 +1,40 @@
+/* cg.h - codegen internals shared by the codegen files */
+#ifndef CG_H
+#define CG_H
+
+#include "../common/cj.h"
+
+typedef struct {
+    Program *p;
+    Inst *in;
+    Func *fn;
+    Buf *out;
+    int last_line;      /* last #line emitted */
+    int ntemp;          /* numbering of cj_tN temporaries */
+    int loop_var_escapes;
+} Cg;
+
+/* C++ precedence levels, higher binds tighter */
+enum {
+    PR_COMMA = 1, PR_ASSIGN, PR_COND, PR_LOR, PR_LAND, PR_BOR, PR_BXOR, PR_BAND, PR_EQ,
+    PR_REL, PR_SHIFT, PR_ADD, PR_MUL, PR_UNARY, PR_POSTFIX, PR_PRIMARY,
+};
+
+void cg_prelude(Buf *b, unsigned features);
+/* C++ spelling of a type (weak types as their defaults) */
+const char *cg_ctype(Cg *g, const Type *t);
+void cg_expr(Cg *g, Node *n, int prec);
+/* n converted to type `to` */
+void cg_conv(Cg *g, Node *n, const Type *to, int prec);
+void cg_call(Cg *g, Node *n, int prec);
+void cg_index_ref(Cg *g, Node *n);
+const Type *cg_type(Cg *g, Node *n);
+void cg_open(Cg *g, int prec, int need);
+void cg_close(Cg *g, int prec, int need);
+void cg_literal(Cg *g, const Const *c, const Type *to);
+void cg_tuple_elem(Cg *g, Node *n, int k, int prec);
+/* a[ix] where ix is one integer or a tuple of them */
+void cg_element(Cg *g, Node *a, Node *ix);
+void cg_truth(Cg *g, Node *n, int prec);
+
+#endif

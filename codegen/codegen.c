@@ -1,0 +1,802 @@
+/* codegen.c - CUDA C++ for a typed program: the prelude parts it uses, tuple
+ * structs, device functions (callees first) and the extern "C" entry.
+ * Every statement carries a #line into the Python file. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cg.h"
+
+#define P(...) buf_printf(g->out, __VA_ARGS__)
+#define S(s) buf_puts(g->out, (s))
+
+/* ---- types ---- */
+
+static void
+need_tuple(Program *p, const Type *t)
+{
+    for (int i = 0; i < p->ntuples; i++) {
+        if (cj_type_eq(p->tuples[i], t)) {
+            return;
+        }
+    }
+    for (int i = 0; i < t->ntup; i++) {
+        if (t->tup[i]->kind == TY_TUPLE) {
+            need_tuple(p, t->tup[i]);
+        }
+    }
+    p->tuples = (Type **)cj_vec_push(p->arena, (void **)p->tuples, &p->ntuples, &p->tcap,
+                                     (void *)t);
+}
+
+static const char *
+tuple_name(Program *p, const Type *t)
+{
+    Buf b;
+    buf_init(&b);
+    cj_type_mangle(&b, t);
+    const char *s = cj_aprintf(p->arena, "cj_%s", b.s);
+    buf_free(&b);
+    return s;
+}
+
+const char *
+cg_ctype(Cg *g, const Type *t)
+{
+    t = cj_concrete(t);
+    switch (t->kind) {
+    case TY_SCALAR:
+        return cj_dtypes[t->dtype].ctype;
+    case TY_VOID:
+        return "void";
+    case TY_TUPLE:
+        need_tuple(g->p, t);
+        return tuple_name(g->p, t);
+    case TY_ARRAY:
+        if (t->mem != MEM_GLOBAL) {
+            return cj_aprintf(g->p->arena, "%s *", cj_dtypes[t->dtype].ctype);
+        }
+        return cj_aprintf(g->p->arena, "cj_array<%s, %d, %s>", cj_dtypes[t->dtype].ctype,
+                          t->ndim, g->p->idx32 ? "int" : "long long");
+    default:
+        break;
+    }
+    cj_unreachable(g->p->try_, "type without a C++ spelling");
+}
+
+/* ---- statements ---- */
+
+static void stmts(Cg *g, Node **list, int n);
+
+static void
+line_mark(Cg *g, Node *n)
+{
+    if (n->loc.line > 0 && n->loc.line != g->last_line) {
+        P("#line %d \"", n->loc.line);
+        for (const char *s = g->fn->file; *s; s++) {
+            if (*s == '"' || *s == '\\') {
+                buf_putc(g->out, '\\');
+            }
+            buf_putc(g->out, *s);
+        }
+        S("\"\n");
+        g->last_line = n->loc.line;
+    }
+}
+
+static void
+begin(Cg *g, Node *n)
+{
+    line_mark(g, n);
+    buf_indent(g->out);
+}
+
+static const Type *
+target_type(Cg *g, Node *t)
+{
+    if (t->kind == ND_VAR) {
+        return cj_concrete(g->in->vtype[t->var->id]);
+    }
+    return cg_type(g, t);
+}
+
+static void
+store(Cg *g, Node *target)
+{
+    if (target->kind == ND_VAR) {
+        S(target->var->cname);
+    } else {
+        cg_index_ref(g, target);
+    }
+}
+
+/* target = value (value already a C++ expression in `val`, or a node) */
+static void
+assign_one(Cg *g, Node *stmt, Node *target, Node *value, const char *tmp)
+{
+    if (target->kind == ND_TUPLE) {
+        const char *t = tmp;
+        begin(g, stmt);
+        S("{\n");
+        g->out->indent++;
+        if (!t) {
+            t = cj_aprintf(g->p->arena, "cj_t%d", g->ntemp++);
+            begin(g, stmt);
+            P("auto %s = ", t);
+            cg_expr(g, value, PR_ASSIGN);
+            S(";\n");
+        }
+        for (int i = 0; i < target->n; i++) {
+            assign_one(g, stmt, target->list[i], NULL, cj_aprintf(g->p->arena, "%s.f%d", t, i));
+        }
+        g->out->indent--;
+        begin(g, stmt);
+        S("}\n");
+        return;
+    }
+    const Type *tt = target_type(g, target);
+    begin(g, stmt);
+    store(g, target);
+    S(" = ");
+    if (tmp) {
+        P("%s", tmp);
+    } else {
+        cg_conv(g, value, tt, PR_ASSIGN);
+    }
+    S(";\n");
+}
+
+static int
+is_alloc(Node *v)
+{
+    return v->kind == ND_CALL && (v->op == BI_SHARED_MEMORY || v->op == BI_LOCAL_MEMORY);
+}
+
+/* a, b = b, a: every value is read before any target is written */
+static void
+assign_tuple_literal(Cg *g, Node *n, Node *target, Node *value)
+{
+    begin(g, n);
+    S("{\n");
+    g->out->indent++;
+    int base = g->ntemp;
+    g->ntemp += value->n;
+    for (int i = 0; i < value->n; i++) {
+        begin(g, n);
+        const Type *tt = target->list[i]->kind == ND_TUPLE ? cg_type(g, value->list[i])
+                         : target_type(g, target->list[i]);
+        P("%s cj_t%d = ", cg_ctype(g, tt), base + i);
+        cg_conv(g, value->list[i], tt, PR_ASSIGN);
+        S(";\n");
+    }
+    for (int i = 0; i < value->n; i++) {
+        assign_one(g, n, target->list[i], NULL, cj_aprintf(g->p->arena, "cj_t%d", base + i));
+    }
+    g->out->indent--;
+    begin(g, n);
+    S("}\n");
+}
+
+static void
+assign_stmt(Cg *g, Node *n)
+{
+    if (is_alloc(n->a)) {
+        return;     /* declared with the function's variables */
+    }
+    if (n->n == 1 && n->list[0]->kind == ND_TUPLE && n->a->kind == ND_TUPLE) {
+        assign_tuple_literal(g, n, n->list[0], n->a);
+        return;
+    }
+    if (n->n == 1) {
+        assign_one(g, n, n->list[0], n->a, NULL);
+        return;
+    }
+    /* a = b = value: value evaluated once */
+    const char *t = cj_aprintf(g->p->arena, "cj_t%d", g->ntemp++);
+    begin(g, n);
+    S("{\n");
+    g->out->indent++;
+    begin(g, n);
+    P("auto %s = ", t);
+    cg_expr(g, n->a, PR_ASSIGN);
+    S(";\n");
+    for (int i = 0; i < n->n; i++) {
+        Node *tg = n->list[i];
+        if (tg->kind == ND_TUPLE) {
+            assign_one(g, n, tg, NULL, t);
+        } else {
+            assign_one(g, n, tg, NULL, cj_aprintf(g->p->arena, "(%s)%s",
+                                                  cg_ctype(g, target_type(g, tg)), t));
+        }
+    }
+    g->out->indent--;
+    begin(g, n);
+    S("}\n");
+}
+
+static int
+plain_compound(Cg *g, Node *n, const Type *tt, const Type *rt)
+{
+    if (!cj_type_eq(tt, rt) || tt->kind != TY_SCALAR) {
+        return 0;
+    }
+    char k = cj_dtypes[tt->dtype].kind;
+    if (k == 'b' || k == 'c' || tt->dtype == DT_F16 || cj_dtypes[tt->dtype].size < 4) {
+        return 0;
+    }
+    return n->op == OP_ADD || n->op == OP_SUB || n->op == OP_MUL
+           || (n->op == OP_DIV && k == 'f') || n->op == OP_BITAND || n->op == OP_BITOR
+           || n->op == OP_BITXOR || n->op == OP_LSHIFT || n->op == OP_RSHIFT;
+}
+
+static const char *
+compound_op(int op)
+{
+    switch (op) {
+    case OP_ADD: return "+=";
+    case OP_SUB: return "-=";
+    case OP_MUL: return "*=";
+    case OP_DIV: return "/=";
+    case OP_BITAND: return "&=";
+    case OP_BITOR: return "|=";
+    case OP_BITXOR: return "^=";
+    case OP_LSHIFT: return "<<=";
+    default: return ">>=";
+    }
+}
+
+/* x op= y: C's compound form where it means the same; otherwise the element
+ * is bound to a reference and computed as a binary operation */
+static void
+augassign_stmt(Cg *g, Node *n)
+{
+    const Type *tt = target_type(g, n->a);
+    const Type *rt = cg_type(g, n);
+    if (plain_compound(g, n, tt, rt)) {
+        begin(g, n);
+        store(g, n->a);
+        P(" %s ", compound_op(n->op));
+        cg_conv(g, n->b, rt, PR_ASSIGN);
+        S(";\n");
+        return;
+    }
+    /* synthesise target = target op value over a reference to the element */
+    Node bin = *n;
+    bin.kind = ND_BINOP;
+    bin.a = n->a;
+    bin.b = n->b;
+    if (n->a->kind == ND_INDEX) {
+        begin(g, n);
+        S("{\n");
+        g->out->indent++;
+        begin(g, n);
+        P("%s &cj_r = ", cg_ctype(g, tt));
+        cg_index_ref(g, n->a);
+        S(";\n");
+        Var rv = {.name = "cj_r", .cname = "cj_r", .id = -1};
+        Node ref = *n->a;
+        ref.kind = ND_VAR;
+        ref.var = &rv;
+        /* the reference reads as the element's type */
+        bin.a = &ref;
+        begin(g, n);
+        S("cj_r = ");
+        Type *saved = g->in->ntype[ref.id];
+        (void)saved;
+        cg_conv(g, &bin, tt, PR_ASSIGN);
+        S(";\n");
+        g->out->indent--;
+        begin(g, n);
+        S("}\n");
+        return;
+    }
+    begin(g, n);
+    store(g, n->a);
+    S(" = ");
+    cg_conv(g, &bin, tt, PR_ASSIGN);
+    S(";\n");
+}
+
+static void
+if_stmt(Cg *g, Node *n, int is_elif)
+{
+    if (!is_elif) {
+        begin(g, n);
+    }
+    S("if (");
+    cg_truth(g, n->a, PR_COMMA);
+    S(") {\n");
+    g->out->indent++;
+    stmts(g, n->list, n->n);
+    g->out->indent--;
+    if (n->n2 == 1 && n->list2[0]->kind == ND_IF) {
+        buf_indent(g->out);
+        S("} else ");
+        if_stmt(g, n->list2[0], 1);
+        return;
+    }
+    if (n->n2) {
+        buf_indent(g->out);
+        S("} else {\n");
+        g->out->indent++;
+        stmts(g, n->list2, n->n2);
+        g->out->indent--;
+    }
+    buf_indent(g->out);
+    S("}\n");
+}
+
+static void
+while_stmt(Cg *g, Node *n)
+{
+    begin(g, n);
+    S("while (");
+    cg_truth(g, n->a, PR_COMMA);
+    S(") {\n");
+    g->out->indent++;
+    stmts(g, n->list, n->n);
+    g->out->indent--;
+    buf_indent(g->out);
+    S("}\n");
+}
+
+static int
+assigns_var(Node *n, Var *v)
+{
+    if (!n) {
+        return 0;
+    }
+    if ((n->kind == ND_ASSIGN || n->kind == ND_AUGASSIGN)) {
+        Node **ts = n->kind == ND_ASSIGN ? n->list : &n->a;
+        int nt = n->kind == ND_ASSIGN ? n->n : 1;
+        for (int i = 0; i < nt; i++) {
+            if (ts[i]->kind == ND_VAR && ts[i]->var == v) {
+                return 1;
+            }
+            if (ts[i]->kind == ND_TUPLE && assigns_var(&(Node){.kind = ND_ASSIGN,
+                                                              .list = ts[i]->list,
+                                                              .n = ts[i]->n}, v)) {
+                return 1;
+            }
+        }
+    }
+    if (n->kind == ND_FOR && n->var == v) {
+        return 1;
+    }
+    for (int i = 0; i < n->n && n->kind != ND_ASSIGN && n->kind != ND_COMPARE; i++) {
+        if (n->list && assigns_var(n->list[i], v)) {
+            return 1;
+        }
+    }
+    for (int i = 0; i < n->n2; i++) {
+        if (n->kind == ND_IF && assigns_var(n->list2[i], v)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int
+reads_var(Node *n, Var *v)
+{
+    if (!n) {
+        return 0;
+    }
+    if (n->kind == ND_VAR) {
+        return n->var == v;
+    }
+    if (reads_var(n->a, v) || reads_var(n->b, v) || reads_var(n->c, v)) {
+        return 1;
+    }
+    for (int i = 0; i < n->n; i++) {
+        if (n->list && reads_var(n->list[i], v)) {
+            return 1;
+        }
+    }
+    for (int i = 0; i < n->n2; i++) {
+        if (n->list2 && reads_var(n->list2[i], v)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Is the loop variable used outside this loop (then Python's value after
+ * the loop, the last one taken, must be kept)? */
+static int
+loop_var_escapes(Cg *g, Node *loop)
+{
+    Func *fn = g->fn;
+    for (int i = 0; i < fn->nbody; i++) {
+        if (fn->body[i] == loop) {
+            continue;
+        }
+        if (reads_var(fn->body[i], loop->var) && !(fn->body[i]->kind == ND_FOR
+                                                   && fn->body[i]->var == loop->var)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int
+const_value(Node *n, int64_t *v)
+{
+    if (!n) {
+        *v = 1;
+        return 1;
+    }
+    if (n->kind == ND_CONST && n->cval.kind == CK_INT) {
+        *v = n->cval.i;
+        return 1;
+    }
+    if (n->kind == ND_UNARY && n->op == OP_NEG && n->a->kind == ND_CONST
+        && n->a->cval.kind == CK_INT) {
+        *v = -n->a->cval.i;
+        return 1;
+    }
+    return 0;
+}
+
+/* for v in range(start, stop, step): bounds and step evaluated once; the
+ * body may assign v without changing the iteration (as in Python) */
+static void
+for_stmt(Cg *g, Node *n)
+{
+    const Type *vt = cj_concrete(g->in->vtype[n->var->id]);
+    const char *ct = cg_ctype(g, vt);
+    const char *v = n->var->cname;
+    int64_t step = 1;
+    int const_step = const_value(n->c, &step);
+    int k = g->ntemp++;
+    int hidden = 0;
+    for (int i = 0; i < n->n; i++) {
+        hidden |= assigns_var(n->list[i], n->var);
+    }
+    hidden |= loop_var_escapes(g, n);
+    begin(g, n);
+    S("{\n");
+    g->out->indent++;
+    int simple_stop = n->b->kind == ND_CONST || (n->b->kind == ND_VAR && n->b->var->is_param);
+    const char *stop = NULL;
+    if (!simple_stop) {
+        stop = cj_aprintf(g->p->arena, "cj_stop%d", k);
+        begin(g, n);
+        P("const %s %s = ", ct, stop);
+        cg_conv(g, n->b, vt, PR_ASSIGN);
+        S(";\n");
+    }
+    if (!const_step) {
+        begin(g, n);
+        P("const %s cj_step%d = ", ct, k);
+        cg_conv(g, n->c, vt, PR_ASSIGN);
+        S(";\n");
+    }
+    const char *it = hidden ? cj_aprintf(g->p->arena, "cj_i%d", k) : v;
+    begin(g, n);
+    P("for (%s%s = ", hidden ? cj_aprintf(g->p->arena, "%s ", ct) : "", it);
+    if (n->a) {
+        cg_conv(g, n->a, vt, PR_ASSIGN);
+    } else {
+        S("0");
+    }
+    S("; ");
+    if (const_step) {
+        P("%s %s ", it, step > 0 ? "<" : ">");
+    } else {
+        P("cj_step%d > 0 ? %s < ", k, it);
+    }
+    if (stop) {
+        S(stop);
+    } else {
+        cg_conv(g, n->b, vt, PR_REL + 1);
+    }
+    if (!const_step) {
+        P(" : %s > ", it);
+        if (stop) {
+            S(stop);
+        } else {
+            cg_conv(g, n->b, vt, PR_COND);
+        }
+    }
+    S("; ");
+    if (const_step && step == 1) {
+        P("%s++", it);
+    } else if (const_step && step == -1) {
+        P("%s--", it);
+    } else if (const_step) {
+        P("%s += %lld", it, (long long)step);
+    } else {
+        P("%s += cj_step%d", it, k);
+    }
+    S(") {\n");
+    g->out->indent++;
+    if (hidden) {
+        buf_indent(g->out);
+        P("%s = %s;\n", v, it);
+    }
+    stmts(g, n->list, n->n);
+    g->out->indent--;
+    buf_indent(g->out);
+    S("}\n");
+    g->out->indent--;
+    buf_indent(g->out);
+    S("}\n");
+}
+
+static void
+return_stmt(Cg *g, Node *n)
+{
+    begin(g, n);
+    if (!n->a || g->in->ret->kind == TY_VOID) {
+        S("return;\n");
+        return;
+    }
+    S("return ");
+    cg_conv(g, n->a, g->in->ret, PR_COMMA);
+    S(";\n");
+}
+
+static void
+assert_stmt(Cg *g, Node *n)
+{
+    Program *p = g->p;
+    int msg = -1;
+    if (n->str) {
+        msg = p->nmsgs;
+        p->msgs = (const char **)cj_vec_push(p->arena, (void **)p->msgs, &p->nmsgs, &p->mcap,
+                                             (void *)n->str);
+    }
+    p->features |= FEAT_ASSERT;
+    begin(g, n);
+    S("if (!");
+    cg_truth(g, n->a, PR_UNARY);
+    P(") {\n");
+    g->out->indent++;
+    buf_indent(g->out);
+    P("cj_record(1, %d, %d, 0, 0, 0);\n", n->loc.line, msg);
+    if (!g->fn->is_device) {
+        buf_indent(g->out);
+        S("return;\n");
+    }
+    g->out->indent--;
+    buf_indent(g->out);
+    S("}\n");
+}
+
+static void
+stmt(Cg *g, Node *n)
+{
+    switch (n->kind) {
+    case ND_ASSIGN:
+        assign_stmt(g, n);
+        return;
+    case ND_AUGASSIGN:
+        augassign_stmt(g, n);
+        return;
+    case ND_IF:
+        if_stmt(g, n, 0);
+        return;
+    case ND_WHILE:
+        while_stmt(g, n);
+        return;
+    case ND_FOR:
+        for_stmt(g, n);
+        return;
+    case ND_BREAK:
+        begin(g, n);
+        S("break;\n");
+        return;
+    case ND_CONTINUE:
+        begin(g, n);
+        S("continue;\n");
+        return;
+    case ND_PASS:
+        return;
+    case ND_RETURN:
+        return_stmt(g, n);
+        return;
+    case ND_ASSERT:
+        assert_stmt(g, n);
+        return;
+    case ND_EXPR:
+        begin(g, n);
+        if (cg_type(g, n->a)->kind == TY_VOID || n->a->kind == ND_CALL) {
+            cg_expr(g, n->a, PR_COMMA);
+        } else {
+            S("(void)");
+            cg_expr(g, n->a, PR_UNARY);
+        }
+        S(";\n");
+        return;
+    case ND_CONST: case ND_VAR: case ND_BINOP: case ND_UNARY: case ND_COMPARE:
+    case ND_BOOLOP: case ND_IFEXP: case ND_INDEX: case ND_ATTR: case ND_CALL:
+    case ND_TUPLE:
+        break;
+    }
+    cj_unreachable(g->p->try_, "expression as statement");
+}
+
+static void
+stmts(Cg *g, Node **list, int n)
+{
+    for (int i = 0; i < n; i++) {
+        stmt(g, list[i]);
+    }
+}
+
+/* ---- functions ---- */
+
+static void
+declare_var(Cg *g, Var *v)
+{
+    const Type *t = g->in->vtype[v->id];
+    if (!t) {
+        return;     /* never assigned: only possible in dead code */
+    }
+    t = cj_concrete(t);
+    buf_indent(g->out);
+    if (t->kind == TY_ARRAY && t->mem != MEM_GLOBAL) {
+        const char *ct = cj_dtypes[t->dtype].ctype;
+        if (t->mem == MEM_DYNSHARED) {
+            P("%s *%s = (%s *)cj_dyn_smem;\n", ct, v->cname, ct);
+            return;
+        }
+        int64_t total = 1;
+        for (int d = 0; d < t->ndim; d++) {
+            total *= t->sshape[d];
+        }
+        P("%s%s %s[%lld];\n", t->mem == MEM_SHARED ? "__shared__ " : "", ct, v->cname,
+          (long long)total);
+        return;
+    }
+    P("%s %s;\n", cg_ctype(g, t), v->cname);
+}
+
+static void
+signature(Cg *g, Inst *in)
+{
+    Func *fn = in->fn;
+    if (fn->is_device) {
+        P("static __device__ __forceinline__ %s %s(", cg_ctype(g, in->ret), in->cname);
+    } else {
+        P("extern \"C\" __global__ void %s(", in->cname);
+    }
+    for (int i = 0; i < fn->nparams; i++) {
+        const Type *t = in->args[i];
+        const char *ct = cg_ctype(g, t);
+        P("%s%s%s%s", i ? ", " : "", ct, ct[strlen(ct) - 1] == '*' ? "" : " ",
+          fn->vars[i]->cname);
+    }
+    S(")");
+}
+
+static void
+function(Cg *g, Inst *in)
+{
+    g->in = in;
+    g->fn = in->fn;
+    g->last_line = 0;
+    Func *fn = in->fn;
+    P("/* %s%s at %s:%d */\n", fn->name, fn->is_device ? " (device function)" : "", fn->file,
+      fn->loc.line);
+    signature(g, in);
+    S("\n{\n");
+    g->out->indent = 1;
+    for (int i = fn->nparams; i < fn->nvars; i++) {
+        declare_var(g, fn->vars[i]);
+    }
+    stmts(g, fn->body, fn->nbody);
+    g->out->indent = 0;
+    S("}\n");
+}
+
+/* instances the kernel reaches, callees first */
+static void
+mark_calls(Program *p, Inst *in, Node *n, Inst **order, int *count);
+
+static void
+reach(Program *p, Inst *in, Inst **order, int *count)
+{
+    for (int i = 0; i < *count; i++) {
+        if (order[i] == in) {
+            return;
+        }
+    }
+    for (int i = 0; i < in->fn->nbody; i++) {
+        mark_calls(p, in, in->fn->body[i], order, count);
+    }
+    order[(*count)++] = in;
+}
+
+static void
+mark_calls(Program *p, Inst *in, Node *n, Inst **order, int *count)
+{
+    if (!n) {
+        return;
+    }
+    if (n->kind == ND_CALL && n->op == BI_DEVFUNC && in->callee[n->id]) {
+        reach(p, in->callee[n->id], order, count);
+    }
+    mark_calls(p, in, n->a, order, count);
+    mark_calls(p, in, n->b, order, count);
+    mark_calls(p, in, n->c, order, count);
+    for (int i = 0; i < n->n; i++) {
+        if (n->list) {
+            mark_calls(p, in, n->list[i], order, count);
+        }
+    }
+    for (int i = 0; i < n->n2; i++) {
+        if (n->list2) {
+            mark_calls(p, in, n->list2[i], order, count);
+        }
+    }
+}
+
+static void
+tuple_structs(Cg *g, Buf *out)
+{
+    /* tuples may hold tuples: p->tuples lists inner ones first */
+    for (int i = 0; i < g->p->ntuples; i++) {
+        const Type *t = g->p->tuples[i];
+        buf_printf(out, "struct %s {\n", tuple_name(g->p, t));
+        for (int k = 0; k < t->ntup; k++) {
+            buf_printf(out, "    %s f%d;\n", cg_ctype(g, t->tup[k]), k);
+        }
+        buf_puts(out, "};\n");
+    }
+}
+
+const char *
+cg_kernel_name(Program *p)
+{
+    return p->kernel->cname;
+}
+
+void
+cg_emit(Program *p, Buf *out)
+{
+    Cg gs, *g = &gs;
+    memset(g, 0, sizeof gs);
+    g->p = p;
+    Buf body;
+    buf_init(&body);
+    g->out = &body;
+    Inst **order = cj_alloc(p->arena, sizeof(Inst *) * (size_t)(p->ninsts + 1));
+    int count = 0;
+    reach(p, p->kernel, order, &count);
+    for (int i = 0; i < count; i++) {
+        function(g, order[i]);
+        if (i + 1 < count) {
+            S("\n");
+        }
+    }
+    for (int i = 0; i < p->ninsts; i++) {
+        for (int k = 0; k < p->insts[i]->fn->nvars; k++) {
+            const Type *t = p->insts[i]->vtype[k];
+            if (t && cj_concrete(t)->kind == TY_TUPLE) {
+                need_tuple(p, cj_concrete(t));
+            }
+        }
+    }
+    Inst *k = p->kernel;
+    buf_printf(out, "// CUDA C++ generated by cujit %s from %s() in %s:%d\n// for (", CJ_VERSION,
+               k->fn->name, k->fn->file, k->fn->loc.line);
+    for (int i = 0; i < k->fn->nparams; i++) {
+        if (i) {
+            buf_puts(out, ", ");
+        }
+        cj_type_str(out, k->args[i]);
+    }
+    buf_printf(out, "), %s-bit indexing\n", p->idx32 ? "32" : "64");
+    cg_prelude(out, p->features);
+    Buf structs;
+    buf_init(&structs);
+    tuple_structs(g, &structs);
+    if (structs.s) {
+        buf_puts(out, structs.s);
+    }
+    buf_free(&structs);
+    buf_puts(out, "\n");
+    buf_puts(out, body.s ? body.s : "");
+    buf_free(&body);
+}

@@ -1,0 +1,958 @@
+/* expr.c - CUDA C++ for expressions, printed with C++ precedence and
+ * parenthesised only where it needs them (as CPython's ast_unparse.c). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cg.h"
+
+#define P(...) buf_printf(g->out, __VA_ARGS__)
+#define S(s) buf_puts(g->out, (s))
+
+const Type *
+cg_type(Cg *g, Node *n)
+{
+    const Type *t = g->in->ntype[n->id];
+    return t ? cj_concrete(t) : cj_void();
+}
+
+void
+cg_open(Cg *g, int prec, int need)
+{
+    if (prec > need) {
+        buf_putc(g->out, '(');
+    }
+}
+
+void
+cg_close(Cg *g, int prec, int need)
+{
+    if (prec > need) {
+        buf_putc(g->out, ')');
+    }
+}
+
+static const char *
+idx_ctype(Cg *g)
+{
+    return g->p->idx32 ? "int" : "long long";
+}
+
+static int
+is_simple(Node *n)
+{
+    return n->kind == ND_VAR || n->kind == ND_CONST;
+}
+
+/* ---- literals ---- */
+
+static void
+float_lit(Cg *g, double v, int single, int prec)
+{
+    char s[64];
+    if (isnan(v)) {
+        S(single ? "CJ_NAN_F" : "CJ_NAN");
+        return;
+    }
+    if (isinf(v)) {
+        cg_open(g, prec, PR_UNARY);
+        P("%s%s", v < 0 ? "-" : "", single ? "CJ_INF_F" : "CJ_INF");
+        cg_close(g, prec, PR_UNARY);
+        return;
+    }
+    snprintf(s, sizeof s, single ? "%.9g" : "%.17g", v);
+    if (!strpbrk(s, ".eEn")) {
+        strcat(s, ".0");
+    }
+    if (v < 0 || (v == 0 && signbit(v))) {
+        cg_open(g, prec, PR_UNARY);
+        P("%s%s", s, single ? "f" : "");
+        cg_close(g, prec, PR_UNARY);
+        return;
+    }
+    P("%s%s", s, single ? "f" : "");
+}
+
+static void
+int_lit(Cg *g, const Const *c, DType dt, int prec)
+{
+    const DTypeInfo *d = &cj_dtypes[dt];
+    int64_t i = c->kind == CK_FLOAT ? (int64_t)c->f : c->i;
+    uint64_t u = c->kind == CK_UINT ? c->u : (uint64_t)i;
+    if (d->size < 4) {
+        cg_open(g, prec, PR_UNARY);
+        P("(%s)%lld", d->ctype, (long long)i);
+        cg_close(g, prec, PR_UNARY);
+        return;
+    }
+    if (d->kind == 'u') {
+        P("%llu%s", (unsigned long long)u, d->size == 8 ? "ULL" : "u");
+        return;
+    }
+    if (i < 0) {
+        cg_open(g, prec, PR_UNARY);
+    }
+    if (i == INT64_MIN) {
+        S("(-9223372036854775807LL - 1)");
+    } else if (d->size == 4 && i == INT32_MIN) {
+        S("(-2147483647 - 1)");
+    } else {
+        P("%lld%s", (long long)i, d->size == 8 ? "LL" : "");
+    }
+    if (i < 0) {
+        cg_close(g, prec, PR_UNARY);
+    }
+}
+
+static double
+const_real(const Const *c)
+{
+    switch (c->kind) {
+    case CK_FLOAT:
+    case CK_COMPLEX:
+        return c->f;
+    case CK_UINT:
+        return (double)c->u;
+    default:
+        return (double)c->i;
+    }
+}
+
+static void
+literal_prec(Cg *g, const Const *c, const Type *to, int prec)
+{
+    DType dt = to->dtype;
+    char k = cj_dtypes[dt].kind;
+    double re = const_real(c);
+    switch (k) {
+    case 'b':
+        S((c->kind == CK_COMPLEX ? (c->f != 0 || c->im != 0) : re != 0) ? "true" : "false");
+        return;
+    case 'i':
+    case 'u':
+        int_lit(g, c, dt, prec);
+        return;
+    case 'f':
+        if (dt == DT_F16) {
+            S("__float2half(");
+            float_lit(g, re, 1, PR_COMMA);
+            S(")");
+            return;
+        }
+        float_lit(g, re, dt == DT_F32, prec);
+        return;
+    case 'c':
+        P("%s(", cj_dtypes[dt].ctype);
+        float_lit(g, re, dt == DT_C64, PR_COMMA);
+        S(", ");
+        float_lit(g, c->kind == CK_COMPLEX ? c->im : 0.0, dt == DT_C64, PR_COMMA);
+        S(")");
+        return;
+    default:
+        break;
+    }
+    cj_unreachable(g->p->try_, "literal kind");
+}
+
+void
+cg_literal(Cg *g, const Const *c, const Type *to)
+{
+    literal_prec(g, c, to, PR_PRIMARY);
+}
+
+/* ---- conversions ---- */
+
+static int
+numeric_const(Node *n)
+{
+    return n->kind == ND_CONST && (n->cval.kind == CK_INT || n->cval.kind == CK_UINT
+                                   || n->cval.kind == CK_FLOAT || n->cval.kind == CK_COMPLEX
+                                   || n->cval.kind == CK_BOOL);
+}
+
+/* a negated numeric constant: -2.5 is read as UnaryOp(USub, 2.5) */
+static int
+neg_const(Node *n, Const *out)
+{
+    if (n->kind == ND_UNARY && n->op == OP_NEG && numeric_const(n->a)
+        && n->a->cval.kind != CK_BOOL) {
+        *out = n->a->cval;
+        out->i = -out->i;
+        out->u = (uint64_t)out->i;
+        out->f = -out->f;
+        out->im = -out->im;
+        if (out->kind == CK_UINT) {
+            out->kind = CK_INT;
+        }
+        return 1;
+    }
+    return 0;
+}
+
+void
+cg_conv(Cg *g, Node *n, const Type *to, int prec)
+{
+    const Type *from = cg_type(g, n);
+    Const nc;
+    if (!to || to->kind != TY_SCALAR) {
+        cg_expr(g, n, prec);
+        return;
+    }
+    if (numeric_const(n)) {
+        literal_prec(g, &n->cval, to, prec);
+        return;
+    }
+    if (neg_const(n, &nc)) {
+        literal_prec(g, &nc, to, prec);
+        return;
+    }
+    if (from->kind != TY_SCALAR || from->dtype == to->dtype) {
+        cg_expr(g, n, prec);
+        return;
+    }
+    char fk = cj_dtypes[from->dtype].kind, tk = cj_dtypes[to->dtype].kind;
+    if (tk == 'c') {
+        P("%s(", cj_dtypes[to->dtype].ctype);
+        cg_expr(g, n, PR_COMMA);
+        S(")");
+        return;
+    }
+    if (fk == 'c') {
+        if (tk == 'b') {
+            S("cj_truth(");
+            cg_expr(g, n, PR_COMMA);
+            S(")");
+            return;
+        }
+        cj_unreachable(g->p->try_, "complex to real conversion");
+    }
+    cg_open(g, prec, PR_UNARY);
+    if (from->dtype == DT_F16 && to->dtype != DT_F32) {
+        P("(%s)__half2float(", cj_dtypes[to->dtype].ctype);
+        cg_expr(g, n, PR_COMMA);
+        S(")");
+    } else if (to->dtype == DT_F16 && from->dtype != DT_F32) {
+        S("__float2half((float)");
+        cg_expr(g, n, PR_UNARY);
+        S(")");
+    } else {
+        P("(%s)", cj_dtypes[to->dtype].ctype);
+        cg_expr(g, n, PR_UNARY);
+    }
+    cg_close(g, prec, PR_UNARY);
+}
+
+/* ---- operators ---- */
+
+static const char *
+binop_str(int op)
+{
+    switch (op) {
+    case OP_ADD: return "+";
+    case OP_SUB: return "-";
+    case OP_MUL: return "*";
+    case OP_DIV: return "/";
+    case OP_MOD: return "%";
+    case OP_LSHIFT: return "<<";
+    case OP_RSHIFT: return ">>";
+    case OP_BITOR: return "|";
+    case OP_BITXOR: return "^";
+    case OP_BITAND: return "&";
+    case OP_EQ: return "==";
+    case OP_NE: return "!=";
+    case OP_LT: return "<";
+    case OP_LE: return "<=";
+    case OP_GT: return ">";
+    case OP_GE: return ">=";
+    default: return "?";
+    }
+}
+
+static int
+binop_prec(int op)
+{
+    switch (op) {
+    case OP_ADD: case OP_SUB: return PR_ADD;
+    case OP_MUL: case OP_DIV: case OP_MOD: return PR_MUL;
+    case OP_LSHIFT: case OP_RSHIFT: return PR_SHIFT;
+    case OP_BITOR: return PR_BOR;
+    case OP_BITXOR: return PR_BXOR;
+    case OP_BITAND: return PR_BAND;
+    case OP_EQ: case OP_NE: return PR_EQ;
+    default: return PR_REL;
+    }
+}
+
+static int
+small_int(const Type *t)
+{
+    char k = cj_dtypes[t->dtype].kind;
+    return t->kind == TY_SCALAR && (k == 'i' || k == 'u') && cj_dtypes[t->dtype].size < 4;
+}
+
+/* x op y computed in type ct, the result of type rt */
+static void
+infix(Cg *g, int op, Node *x, Node *y, const Type *ct, const Type *rt, int prec)
+{
+    int pr = binop_prec(op);
+    int wrap = small_int(rt) || (rt->dtype == DT_BOOL && pr >= PR_BAND && pr <= PR_BOR);
+    if (wrap) {
+        cg_open(g, prec, PR_UNARY);
+        P("(%s)(", cj_dtypes[rt->dtype].ctype);
+        prec = PR_COMMA;
+    }
+    cg_open(g, prec, pr);
+    cg_conv(g, x, ct, pr);
+    P(" %s ", binop_str(op));
+    cg_conv(g, y, ct, pr + 1);
+    cg_close(g, prec, pr);
+    if (wrap) {
+        S(")");
+        cg_close(g, PR_PRIMARY, PR_UNARY);
+    }
+}
+
+static void
+helper2(Cg *g, const char *fn, Node *x, Node *y, const Type *ct)
+{
+    P("%s(", fn);
+    cg_conv(g, x, ct, PR_COMMA);
+    S(", ");
+    cg_conv(g, y, ct, PR_COMMA);
+    S(")");
+}
+
+static int
+const_int_value(Node *n, int64_t *v)
+{
+    if (n->kind == ND_CONST && (n->cval.kind == CK_INT || n->cval.kind == CK_UINT)) {
+        *v = n->cval.i;
+        return 1;
+    }
+    return 0;
+}
+
+static void
+pow_expr(Cg *g, Node *n, const Type *rt, int prec)
+{
+    char k = cj_dtypes[rt->dtype].kind;
+    int64_t e;
+    if (const_int_value(n->b, &e) && e == 2 && is_simple(n->a) && k != 'b') {
+        infix(g, OP_MUL, n->a, n->a, rt, rt, prec);
+        return;
+    }
+    if (k == 'i' || k == 'u' || k == 'b') {
+        g->p->features |= FEAT_INTDIV;
+        if (small_int(rt)) {
+            P("(%s)", cj_dtypes[rt->dtype].ctype);
+        }
+        helper2(g, "cj_ipow", n->a, n->b, rt->dtype == DT_I8 ? cj_scalar(DT_I8) : rt);
+        return;
+    }
+    if (rt->dtype == DT_F16) {
+        S("__float2half(powf(");
+        cg_conv(g, n->a, cj_scalar(DT_F32), PR_COMMA);
+        S(", ");
+        cg_conv(g, n->b, cj_scalar(DT_F32), PR_COMMA);
+        S("))");
+        return;
+    }
+    helper2(g, rt->dtype == DT_F32 ? "powf" : "pow", n->a, n->b, rt);
+}
+
+static void
+binop(Cg *g, Node *n, int prec)
+{
+    const Type *rt = cg_type(g, n);
+    char k = cj_dtypes[rt->dtype].kind;
+    switch (n->op) {
+    case OP_ADD:
+    case OP_MUL:
+        if (k == 'b') {
+            cg_open(g, prec, n->op == OP_ADD ? PR_LOR : PR_LAND);
+            cg_conv(g, n->a, rt, PR_LOR + 1);
+            S(n->op == OP_ADD ? " || " : " && ");
+            cg_conv(g, n->b, rt, PR_LOR + 1);
+            cg_close(g, prec, n->op == OP_ADD ? PR_LOR : PR_LAND);
+            return;
+        }
+        infix(g, n->op, n->a, n->b, rt, rt, prec);
+        return;
+    case OP_SUB:
+    case OP_DIV:
+    case OP_LSHIFT:
+    case OP_RSHIFT:
+    case OP_BITOR:
+    case OP_BITXOR:
+    case OP_BITAND:
+        if (rt->dtype == DT_I8 && n->op != OP_DIV
+            && (n->op == OP_LSHIFT || n->op == OP_RSHIFT)) {
+            infix(g, n->op, n->a, n->b, rt, rt, prec);
+            return;
+        }
+        infix(g, n->op, n->a, n->b, rt, rt, prec);
+        return;
+    case OP_FLOORDIV:
+    case OP_MOD:
+        g->p->features |= FEAT_INTDIV;
+        if (k == 'f') {
+            if (rt->dtype == DT_F16) {
+                P("__float2half(%s(", n->op == OP_MOD ? "cj_modf" : "cj_floordivf");
+                cg_conv(g, n->a, cj_scalar(DT_F32), PR_COMMA);
+                S(", ");
+                cg_conv(g, n->b, cj_scalar(DT_F32), PR_COMMA);
+                S("))");
+                return;
+            }
+            helper2(g, n->op == OP_MOD ? "cj_modf" : "cj_floordivf", n->a, n->b, rt);
+            return;
+        }
+        if (small_int(rt)) {
+            P("(%s)", cj_dtypes[rt->dtype].ctype);
+        }
+        helper2(g, n->op == OP_MOD ? "cj_mod" : "cj_floordiv", n->a, n->b, rt);
+        return;
+    case OP_POW:
+        pow_expr(g, n, rt, prec);
+        return;
+    default:
+        break;
+    }
+    cj_unreachable(g->p->try_, "binary operator");
+}
+
+/* truthiness of a number */
+static void
+truth(Cg *g, Node *n, int prec)
+{
+    const Type *t = cg_type(g, n);
+    if (t->kind == TY_SCALAR && cj_dtypes[t->dtype].kind == 'c') {
+        S("cj_truth(");
+        cg_expr(g, n, PR_COMMA);
+        S(")");
+        return;
+    }
+    if (t->kind == TY_SCALAR && t->dtype == DT_F16) {
+        cg_open(g, prec, PR_EQ);
+        S("__half2float(");
+        cg_expr(g, n, PR_COMMA);
+        S(") != 0.0f");
+        cg_close(g, prec, PR_EQ);
+        return;
+    }
+    cg_expr(g, n, prec);
+}
+
+static void
+unary(Cg *g, Node *n, int prec)
+{
+    const Type *rt = cg_type(g, n);
+    switch (n->op) {
+    case OP_NOT:
+        cg_open(g, prec, PR_UNARY);
+        S("!");
+        truth(g, n->a, PR_UNARY);
+        cg_close(g, prec, PR_UNARY);
+        return;
+    case OP_POS:
+        cg_conv(g, n->a, rt, prec);
+        return;
+    case OP_NEG:
+    case OP_INVERT: {
+        Const c;
+        if (n->op == OP_NEG && neg_const(n, &c)) {
+            literal_prec(g, &c, rt, prec);
+            return;
+        }
+        int wrap = small_int(rt);
+        const char *op = n->op == OP_NEG ? "-" : rt->dtype == DT_BOOL ? "!" : "~";
+        cg_open(g, prec, PR_UNARY);
+        if (wrap) {
+            P("(%s)", cj_dtypes[rt->dtype].ctype);
+            S("(");
+        }
+        S(op);
+        cg_conv(g, n->a, rt, PR_UNARY);
+        if (wrap) {
+            S(")");
+        }
+        cg_close(g, prec, PR_UNARY);
+        return;
+    }
+    default:
+        break;
+    }
+    cj_unreachable(g->p->try_, "unary operator");
+}
+
+static const Type *
+common_type(Cg *g, Node *x, Node *y)
+{
+    const Type *a = g->in->ntype[x->id], *b = g->in->ntype[y->id];
+    return cj_concrete(cj_promote(a, b));
+}
+
+static void
+compare(Cg *g, Node *n, int prec)
+{
+    if (n->n == 2) {
+        const Type *ct = common_type(g, n->list[0], n->list[1]);
+        infix(g, n->ops[0], n->list[0], n->list[1], ct, cj_scalar(DT_I32), prec);
+        return;
+    }
+    /* a < b < c: middle operands evaluated once, as in Python */
+    cg_open(g, prec, PR_LAND);
+    S("[&]() -> bool { ");
+    for (int i = 1; i < n->n - 1; i++) {
+        P("auto cj_m%d = ", i);
+        cg_expr(g, n->list[i], PR_ASSIGN);
+        S("; ");
+    }
+    S("return ");
+    for (int i = 0; i < n->n - 1; i++) {
+        const Type *ct = common_type(g, n->list[i], n->list[i + 1]);
+        if (i) {
+            S(" && ");
+        }
+        int pr = binop_prec(n->ops[i]);
+        if (i == 0) {
+            cg_conv(g, n->list[0], ct, pr);
+        } else {
+            P("(%s)cj_m%d", cg_ctype(g, ct), i);
+        }
+        P(" %s ", binop_str(n->ops[i]));
+        if (i + 1 == n->n - 1) {
+            cg_conv(g, n->list[i + 1], ct, pr + 1);
+        } else {
+            P("(%s)cj_m%d", cg_ctype(g, ct), i + 1);
+        }
+    }
+    S("; }()");
+    cg_close(g, prec, PR_LAND);
+}
+
+static void
+boolop(Cg *g, Node *n, int prec)
+{
+    const Type *rt = cg_type(g, n);
+    int pr = n->op == OP_AND ? PR_LAND : PR_LOR;
+    if (rt->dtype == DT_BOOL) {
+        cg_open(g, prec, pr);
+        for (int i = 0; i < n->n; i++) {
+            if (i) {
+                S(n->op == OP_AND ? " && " : " || ");
+            }
+            cg_conv(g, n->list[i], rt, pr + 1);
+        }
+        cg_close(g, prec, pr);
+        return;
+    }
+    /* values: `a or b` gives a if a is true, else b */
+    const char *ct = cg_ctype(g, rt);
+    P("[&]() -> %s { %s cj_v = ", ct, ct);
+    cg_conv(g, n->list[0], rt, PR_ASSIGN);
+    S("; ");
+    for (int i = 1; i < n->n; i++) {
+        P("if (%scj_v) { return cj_v; } cj_v = ", n->op == OP_AND ? "!" : "");
+        cg_conv(g, n->list[i], rt, PR_ASSIGN);
+        S("; ");
+    }
+    S("return cj_v; }()");
+}
+
+static void
+ifexp(Cg *g, Node *n, int prec)
+{
+    const Type *rt = cg_type(g, n);
+    cg_open(g, prec, PR_COND);
+    truth(g, n->a, PR_LOR);
+    S(" ? ");
+    cg_conv(g, n->b, rt, PR_ASSIGN);
+    S(" : ");
+    cg_conv(g, n->c, rt, PR_COND);
+    cg_close(g, prec, PR_COND);
+}
+
+/* ---- arrays ---- */
+
+/* extent of dimension d of array expression `a` */
+static void
+extent(Cg *g, Node *a, const Type *at, int d)
+{
+    if (at->sshape) {
+        P("%lld", (long long)at->sshape[d]);
+        return;
+    }
+    cg_expr(g, a, PR_POSTFIX);
+    P(".shape[%d]", d);
+}
+
+/* the index of dimension d, as the index type, bounds-checked if asked */
+static void
+index_value(Cg *g, Node *a, const Type *at, Node *ix, int d, int prec)
+{
+    Const c;
+    const Type *it = cj_scalar(g->p->idx32 ? DT_I32 : DT_I64);
+    int neg = neg_const(ix, &c) || (ix->kind == ND_CONST && ix->cval.kind == CK_INT
+                                    && ix->cval.i < 0);
+    if (g->fn->boundscheck && at->mem != MEM_DYNSHARED) {
+        P("cj_bc(");
+        if (neg) {
+            extent(g, a, at, d);
+            S(" + ");
+        }
+        cg_conv(g, ix, it, PR_ADD + 1);
+        S(", ");
+        if (at->sshape) {
+            P("(%s)", idx_ctype(g));
+        }
+        extent(g, a, at, d);
+        P(", %d, %d)", ix->loc.line, d);
+        return;
+    }
+    if (neg) {
+        cg_open(g, prec, PR_ADD);
+        extent(g, a, at, d);
+        S(" + ");
+        cg_conv(g, ix, it, PR_ADD + 1);
+        cg_close(g, prec, PR_ADD);
+        return;
+    }
+    cg_conv(g, ix, it, prec);
+}
+
+
+static Node *
+tuple_part(Node *ix, int k)
+{
+    return ix->kind == ND_TUPLE ? ix->list[k] : NULL;
+}
+
+static void
+one_index(Cg *g, Node *a, const Type *at, Node **idx, Node *tix, int d, int prec)
+{
+    if (idx[d]) {
+        index_value(g, a, at, idx[d], d, prec);
+    } else {
+        cg_tuple_elem(g, tix, d, prec);
+    }
+}
+
+/* C order: (i0 * n1 + i1) * n2 + i2 */
+static void
+c_offset(Cg *g, Node *a, const Type *at, Node **idx, Node *tix, int d)
+{
+    if (d == 0) {
+        one_index(g, a, at, idx, tix, 0, at->ndim > 1 ? PR_MUL : PR_COMMA);
+        return;
+    }
+    if (d > 1) {
+        S("(");
+    }
+    c_offset(g, a, at, idx, tix, d - 1);
+    if (d > 1) {
+        S(")");
+    }
+    S(" * ");
+    extent(g, a, at, d);
+    S(" + ");
+    one_index(g, a, at, idx, tix, d, PR_ADD + 1);
+}
+
+/* F order: i0 + n0 * (i1 + n1 * i2) */
+static void
+f_offset(Cg *g, Node *a, const Type *at, Node **idx, Node *tix, int d)
+{
+    int last = d == at->ndim - 1;
+    one_index(g, a, at, idx, tix, d, last && d == 0 ? PR_COMMA : PR_ADD);
+    if (last) {
+        return;
+    }
+    S(" + ");
+    extent(g, a, at, d);
+    S(" * ");
+    if (d + 1 < at->ndim - 1) {
+        S("(");
+        f_offset(g, a, at, idx, tix, d + 1);
+        S(")");
+    } else {
+        one_index(g, a, at, idx, tix, d + 1, PR_MUL + 1);
+    }
+}
+
+/* One element: a[i, j] for any memory space and layout.  `ix` holds the
+ * indices (n of them), or `tix` is a tuple-valued index. */
+static void
+element(Cg *g, Node *a, Node **ix, int n, Node *tix)
+{
+    const Type *at = cg_type(g, a);
+    int nd = at->ndim;
+    if (at->mem == MEM_GLOBAL && nd == 0) {
+        cg_expr(g, a, PR_POSTFIX);
+        S(".data[0]");
+        return;
+    }
+    Node *idx[CJ_MAXDIMS];
+    for (int d = 0; d < nd; d++) {
+        idx[d] = ix ? ix[d] : tuple_part(tix, d);
+    }
+    if (at->mem == MEM_GLOBAL && at->layout == 'A') {
+        S("cj_at(");
+        cg_expr(g, a, PR_POSTFIX);
+        S(".data, ");
+        for (int d = 0; d < nd; d++) {
+            if (d) {
+                S(" + ");
+            }
+            if (idx[d]) {
+                index_value(g, a, at, idx[d], d, PR_MUL);
+            } else {
+                cg_tuple_elem(g, tix, d, PR_MUL);
+            }
+            S(" * ");
+            cg_expr(g, a, PR_POSTFIX);
+            P(".strides[%d]", d);
+        }
+        S(")");
+        return;
+    }
+    cg_expr(g, a, PR_POSTFIX);
+    S(at->mem == MEM_GLOBAL ? ".data[" : "[");
+    if (at->layout == 'F' && at->mem == MEM_GLOBAL) {
+        f_offset(g, a, at, idx, tix, 0);
+    } else {
+        c_offset(g, a, at, idx, tix, nd - 1);
+    }
+    S("]");
+}
+
+void
+cg_index_ref(Cg *g, Node *n)
+{
+    element(g, n->a, n->list, n->n, NULL);
+}
+
+static void
+index_expr(Cg *g, Node *n, int prec)
+{
+    const Type *bt = cg_type(g, n->a);
+    if (bt->kind == TY_TUPLE) {
+        cg_tuple_elem(g, n->a, (int)g->in->aux[n->id], prec);
+        return;
+    }
+    cg_index_ref(g, n);
+}
+
+/* product of the extents */
+static void
+size_expr(Cg *g, Node *a, int prec)
+{
+    const Type *at = cg_type(g, a);
+    if (at->ndim == 0) {
+        S("1");
+        return;
+    }
+    if (at->mem == MEM_DYNSHARED) {
+        cj_fail(g->p->try_, g->fn->file, a->loc, "the size of dynamic shared memory is not "
+                "known in the kernel; pass it as an argument");
+    }
+    if (at->ndim > 1) {
+        cg_open(g, prec, PR_MUL);
+    }
+    for (int d = 0; d < at->ndim; d++) {
+        if (d) {
+            S(" * ");
+        }
+        if (d && !at->sshape) {
+            P("(%s)", idx_ctype(g));
+        }
+        extent(g, a, at, d);
+    }
+    if (at->ndim > 1) {
+        cg_close(g, prec, PR_MUL);
+    }
+}
+
+static void
+attr_expr(Cg *g, Node *n, int prec)
+{
+    const Type *at = cg_type(g, n->a);
+    switch (n->op) {
+    case AT_SIZE:
+        size_expr(g, n->a, prec);
+        return;
+    case AT_NDIM:
+        P("%d", at->ndim);
+        return;
+    case AT_DTYPE_ITEMSIZE:
+        P("%d", cj_dtypes[at->dtype].size);
+        return;
+    case AT_SHAPE:
+    case AT_STRIDES:
+        P("%s{", cg_ctype(g, cg_type(g, n)));
+        for (int d = 0; d < at->ndim; d++) {
+            if (d) {
+                S(", ");
+            }
+            cg_tuple_elem(g, n, d, PR_COMMA);
+        }
+        S("}");
+        return;
+    case AT_REAL:
+    case AT_IMAG:
+        if (at->kind == TY_SCALAR && cj_dtypes[at->dtype].kind == 'c') {
+            cg_expr(g, n->a, PR_POSTFIX);
+            S(n->op == AT_REAL ? ".re" : ".im");
+            return;
+        }
+        if (n->op == AT_REAL) {
+            cg_expr(g, n->a, prec);
+            return;
+        }
+        {
+            Const z;
+            memset(&z, 0, sizeof z);
+            z.kind = CK_INT;
+            cg_literal(g, &z, at);
+        }
+        return;
+    default:
+        break;
+    }
+    cj_unreachable(g->p->try_, "attribute");
+}
+
+static void
+grid_elem(Cg *g, int op, int k, int prec)
+{
+    static const char xyz[] = "xyz";
+    const char *it = idx_ctype(g);
+    cg_open(g, prec, PR_ADD);
+    if (op == BI_GRID) {
+        if (g->p->idx32) {
+            P("(int)(blockIdx.%c * blockDim.%c + threadIdx.%c)", xyz[k], xyz[k], xyz[k]);
+        } else {
+            P("(long long)blockIdx.%c * blockDim.%c + threadIdx.%c", xyz[k], xyz[k], xyz[k]);
+        }
+    } else {
+        P("(%s)(blockDim.%c * gridDim.%c)", it, xyz[k], xyz[k]);
+    }
+    cg_close(g, prec, PR_ADD);
+}
+
+void
+cg_tuple_elem(Cg *g, Node *n, int k, int prec)
+{
+    switch (n->kind) {
+    case ND_TUPLE:
+        cg_expr(g, n->list[k], prec);
+        return;
+    case ND_ATTR:
+        if (n->op == AT_SHAPE) {
+            const Type *at = cg_type(g, n->a);
+            extent(g, n->a, at, k);
+            return;
+        }
+        if (n->op == AT_STRIDES) {
+            const Type *at = cg_type(g, n->a);
+            if (at->sshape) {
+                int64_t s = cj_dtypes[at->dtype].size;
+                for (int d = at->ndim - 1; d > k; d--) {
+                    s *= at->sshape[d];
+                }
+                P("%lldLL", (long long)s);
+                return;
+            }
+            S("(long long)");
+            cg_expr(g, n->a, PR_POSTFIX);
+            P(".strides[%d]", k);
+            return;
+        }
+        break;
+    case ND_CALL:
+        if (n->op == BI_GRID || n->op == BI_GRIDSIZE) {
+            grid_elem(g, n->op, k, prec);
+            return;
+        }
+        break;
+    default:
+        break;
+    }
+    cg_expr(g, n, PR_POSTFIX);
+    P(".f%d", k);
+}
+
+void
+cg_expr(Cg *g, Node *n, int prec)
+{
+    switch (n->kind) {
+    case ND_CONST:
+        if (n->cval.kind == CK_STR || n->cval.kind == CK_NONE || n->cval.kind == CK_DTYPE) {
+            cj_fail(g->p->try_, g->fn->file, n->loc, "this constant cannot be used as a value "
+                    "here");
+        }
+        literal_prec(g, &n->cval, cg_type(g, n), prec);
+        return;
+    case ND_VAR:
+        S(n->var->cname);
+        return;
+    case ND_BINOP:
+        binop(g, n, prec);
+        return;
+    case ND_UNARY:
+        unary(g, n, prec);
+        return;
+    case ND_COMPARE:
+        compare(g, n, prec);
+        return;
+    case ND_BOOLOP:
+        boolop(g, n, prec);
+        return;
+    case ND_IFEXP:
+        ifexp(g, n, prec);
+        return;
+    case ND_INDEX:
+        index_expr(g, n, prec);
+        return;
+    case ND_ATTR:
+        attr_expr(g, n, prec);
+        return;
+    case ND_CALL:
+        cg_call(g, n, prec);
+        return;
+    case ND_TUPLE:
+        P("%s{", cg_ctype(g, cg_type(g, n)));
+        for (int i = 0; i < n->n; i++) {
+            if (i) {
+                S(", ");
+            }
+            cg_conv(g, n->list[i], cj_concrete(cg_type(g, n)->tup[i]), PR_COMMA);
+        }
+        S("}");
+        return;
+    case ND_ASSIGN: case ND_AUGASSIGN: case ND_IF: case ND_WHILE: case ND_FOR:
+    case ND_BREAK: case ND_CONTINUE: case ND_PASS: case ND_RETURN: case ND_ASSERT:
+    case ND_EXPR:
+        break;
+    }
+    cj_unreachable(g->p->try_, "statement as expression");
+}
+
+/* ---- pieces calls.c shares ---- */
+
+void
+cg_element(Cg *g, Node *a, Node *ix)
+{
+    const Type *it = cg_type(g, ix);
+    if (it->kind == TY_TUPLE) {
+        element(g, a, NULL, 0, ix);
+    } else {
+        element(g, a, &ix, 1, NULL);
+    }
+}
+
+void
+cg_truth(Cg *g, Node *n, int prec)
+{
+    truth(g, n, prec);
+}

@@ -1,0 +1,293 @@
+/* prelude.c - the C++ that generated kernels build on, in parts: only the
+ * parts a kernel uses are emitted (NVRTC time grows with every line).
+ * CUDA-only spellings stay behind these names so that a host backend can
+ * supply its own versions. */
+#include "cg.h"
+
+static const char base[] =
+    "#define CJ_DEVICE static __device__ __forceinline__\n"
+    "/* an array argument: data pointer, shape and byte strides */\n"
+    "template <typename T, int N, typename I> struct cj_array {\n"
+    "    T *data;\n"
+    "    I shape[N];\n"
+    "    I strides[N];\n"
+    "};\n"
+    "template <typename T, typename I> struct cj_array<T, 0, I> {\n"
+    "    T *data;\n"
+    "};\n"
+    "template <typename T, typename I> CJ_DEVICE T &cj_at(T *p, I off)\n"
+    "{\n"
+    "    return *(T *)((char *)p + off);\n"
+    "}\n"
+    "template <typename T> CJ_DEVICE T cj_max(T a, T b) { return b > a ? b : a; }\n"
+    "template <typename T> CJ_DEVICE T cj_min(T a, T b) { return b < a ? b : a; }\n"
+    "#define CJ_INF_F __int_as_float(0x7f800000)\n"
+    "#define CJ_NAN_F __int_as_float(0x7fffffff)\n"
+    "#define CJ_INF __longlong_as_double(0x7ff0000000000000LL)\n"
+    "#define CJ_NAN __longlong_as_double(0x7ff8000000000000LL)\n";
+
+static const char f16[] =
+    "#include <cuda_fp16.h>\n";
+
+static const char complex_part[] =
+    "/* complex64 / complex128 with NumPy's layout */\n"
+    "template <typename T> struct alignas(2 * sizeof(T)) cj_complex {\n"
+    "    T re, im;\n"
+    "    __device__ cj_complex() = default;\n"
+    "    __device__ constexpr cj_complex(T r, T i = T(0)) : re(r), im(i) {}\n"
+    "    template <typename U> __device__ explicit cj_complex(cj_complex<U> z) : re(T(z.re)), im(T(z.im)) {}\n"
+    "};\n"
+    "typedef cj_complex<float> cj_complex64;\n"
+    "typedef cj_complex<double> cj_complex128;\n"
+    "template <typename T> CJ_DEVICE cj_complex<T> operator+(cj_complex<T> a, cj_complex<T> b) { return {a.re + b.re, a.im + b.im}; }\n"
+    "template <typename T> CJ_DEVICE cj_complex<T> operator-(cj_complex<T> a, cj_complex<T> b) { return {a.re - b.re, a.im - b.im}; }\n"
+    "template <typename T> CJ_DEVICE cj_complex<T> operator-(cj_complex<T> a) { return {-a.re, -a.im}; }\n"
+    "template <typename T> CJ_DEVICE cj_complex<T> operator+(cj_complex<T> a) { return a; }\n"
+    "template <typename T> CJ_DEVICE cj_complex<T> operator*(cj_complex<T> a, cj_complex<T> b)\n"
+    "{\n"
+    "    return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};\n"
+    "}\n"
+    "/* Smith's algorithm, as NumPy */\n"
+    "template <typename T> CJ_DEVICE cj_complex<T> operator/(cj_complex<T> a, cj_complex<T> b)\n"
+    "{\n"
+    "    T ar = fabs(b.re), ai = fabs(b.im);\n"
+    "    if (ar >= ai) {\n"
+    "        if (ar == T(0) && ai == T(0)) {\n"
+    "            return {a.re / ar, a.im / ai};\n"
+    "        }\n"
+    "        T r = b.im / b.re, d = b.re + b.im * r;\n"
+    "        return {(a.re + a.im * r) / d, (a.im - a.re * r) / d};\n"
+    "    }\n"
+    "    T r = b.re / b.im, d = b.re * r + b.im;\n"
+    "    return {(a.re * r + a.im) / d, (a.im * r - a.re) / d};\n"
+    "}\n"
+    "template <typename T> CJ_DEVICE bool operator==(cj_complex<T> a, cj_complex<T> b) { return a.re == b.re && a.im == b.im; }\n"
+    "template <typename T> CJ_DEVICE bool operator!=(cj_complex<T> a, cj_complex<T> b) { return !(a == b); }\n"
+    "template <typename T> CJ_DEVICE T cj_cabs(cj_complex<T> a) { return hypot(a.re, a.im); }\n"
+    "template <typename T> CJ_DEVICE cj_complex<T> cj_conj(cj_complex<T> a) { return {a.re, -a.im}; }\n"
+    "template <typename T> CJ_DEVICE bool cj_truth(cj_complex<T> a) { return a.re != T(0) || a.im != T(0); }\n";
+
+static const char intdiv[] =
+    "/* Python's floor division and modulo (NumPy: x // 0 == 0, x % 0 == 0 for ints) */\n"
+    "template <typename T> CJ_DEVICE T cj_floordiv(T a, T b)\n"
+    "{\n"
+    "    if (b == 0) {\n"
+    "        return 0;\n"
+    "    }\n"
+    "    T q = a / b;\n"
+    "    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;\n"
+    "}\n"
+    "template <typename T> CJ_DEVICE T cj_mod(T a, T b)\n"
+    "{\n"
+    "    if (b == 0) {\n"
+    "        return 0;\n"
+    "    }\n"
+    "    T r = a % b;\n"
+    "    return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;\n"
+    "}\n"
+    "template <typename T> CJ_DEVICE T cj_floordivf(T a, T b)\n"
+    "{\n"
+    "    if (b == T(0)) {\n"
+    "        return a / b;\n"
+    "    }\n"
+    "    T m = fmod(a, b), d = (a - m) / b;\n"
+    "    if (m != T(0) && ((b < T(0)) != (m < T(0)))) {\n"
+    "        d -= T(1);\n"
+    "    }\n"
+    "    if (d == T(0)) {\n"
+    "        return copysign(T(0), a / b);\n"
+    "    }\n"
+    "    T f = floor(d);\n"
+    "    return d - f > T(0.5) ? f + T(1) : f;\n"
+    "}\n"
+    "template <typename T> CJ_DEVICE T cj_modf(T a, T b)\n"
+    "{\n"
+    "    if (b == T(0)) {\n"
+    "        return fmod(a, b);\n"
+    "    }\n"
+    "    T m = fmod(a, b);\n"
+    "    if (m != T(0)) {\n"
+    "        return ((b < T(0)) != (m < T(0))) ? m + b : m;\n"
+    "    }\n"
+    "    return copysign(T(0), b);\n"
+    "}\n"
+    "/* integer power: exponent < 0 gives 0 except for bases 1 and -1 */\n"
+    "template <typename T> CJ_DEVICE T cj_ipow(T a, T b)\n"
+    "{\n"
+    "    if (b < 0) {\n"
+    "        return a == 1 ? T(1) : (a == T(-1) ? ((b & 1) ? T(-1) : T(1)) : T(0));\n"
+    "    }\n"
+    "    T r = 1;\n"
+    "    while (b) {\n"
+    "        if (b & 1) {\n"
+    "            r *= a;\n"
+    "        }\n"
+    "        a *= a;\n"
+    "        b >>= 1;\n"
+    "    }\n"
+    "    return r;\n"
+    "}\n";
+
+static const char errrec[] =
+    "/* the first failed assert or bounds check of a launch (read by the runtime) */\n"
+    "struct CjErrorRecord {\n"
+    "    int flag, kind, line, msg_id;\n"
+    "    unsigned block[3], thread[3];\n"
+    "    long long index, extent;\n"
+    "    int dim, pad;\n"
+    "};\n"
+    "extern \"C\" {\n"
+    "__device__ CjErrorRecord cj_error;\n"
+    "}\n"
+    "CJ_DEVICE void cj_record(int kind, int line, int msg, long long index, long long extent, int dim)\n"
+    "{\n"
+    "    if (atomicCAS(&cj_error.flag, 0, 1) == 0) {\n"
+    "        cj_error.kind = kind;\n"
+    "        cj_error.line = line;\n"
+    "        cj_error.msg_id = msg;\n"
+    "        cj_error.block[0] = blockIdx.x;\n"
+    "        cj_error.block[1] = blockIdx.y;\n"
+    "        cj_error.block[2] = blockIdx.z;\n"
+    "        cj_error.thread[0] = threadIdx.x;\n"
+    "        cj_error.thread[1] = threadIdx.y;\n"
+    "        cj_error.thread[2] = threadIdx.z;\n"
+    "        cj_error.index = index;\n"
+    "        cj_error.extent = extent;\n"
+    "        cj_error.dim = dim;\n"
+    "        __threadfence();\n"
+    "    }\n"
+    "}\n";
+
+static const char bounds[] =
+    "/* boundscheck=True: an index outside [-n, n) is recorded and replaced by 0 */\n"
+    "template <typename I, typename J> CJ_DEVICE I cj_bc(J i, I n, int line, int dim)\n"
+    "{\n"
+    "    if (i < 0 || (long long)i >= (long long)n) {\n"
+    "        cj_record(2, line, -1, (long long)i, (long long)n, dim);\n"
+    "        return 0;\n"
+    "    }\n"
+    "    return (I)i;\n"
+    "}\n";
+
+static const char atomics[] =
+    "/* atomics for every dtype cujit allows; the old value is returned */\n"
+    "#define CJ_AT_NATIVE(name, fn, T) CJ_DEVICE T name(T *p, T v) { return fn(p, v); }\n"
+    "#define CJ_AT_VIA(name, fn, T, U) CJ_DEVICE T name(T *p, T v) { return (T)fn((U *)p, (U)v); }\n"
+    "CJ_AT_NATIVE(cj_atomic_add, atomicAdd, int)\n"
+    "CJ_AT_NATIVE(cj_atomic_add, atomicAdd, unsigned int)\n"
+    "CJ_AT_NATIVE(cj_atomic_add, atomicAdd, unsigned long long)\n"
+    "CJ_AT_VIA(cj_atomic_add, atomicAdd, long long, unsigned long long)\n"
+    "CJ_AT_NATIVE(cj_atomic_add, atomicAdd, float)\n"
+    "CJ_AT_NATIVE(cj_atomic_add, atomicAdd, double)\n"
+    "CJ_AT_NATIVE(cj_atomic_sub, atomicSub, int)\n"
+    "CJ_AT_NATIVE(cj_atomic_sub, atomicSub, unsigned int)\n"
+    "CJ_DEVICE unsigned long long cj_atomic_sub(unsigned long long *p, unsigned long long v) { return atomicAdd(p, 0ULL - v); }\n"
+    "CJ_DEVICE long long cj_atomic_sub(long long *p, long long v) { return (long long)atomicAdd((unsigned long long *)p, 0ULL - (unsigned long long)v); }\n"
+    "CJ_DEVICE float cj_atomic_sub(float *p, float v) { return atomicAdd(p, -v); }\n"
+    "CJ_DEVICE double cj_atomic_sub(double *p, double v) { return atomicAdd(p, -v); }\n"
+    "CJ_AT_NATIVE(cj_atomic_max, atomicMax, int)\n"
+    "CJ_AT_NATIVE(cj_atomic_max, atomicMax, unsigned int)\n"
+    "CJ_AT_NATIVE(cj_atomic_max, atomicMax, long long)\n"
+    "CJ_AT_NATIVE(cj_atomic_max, atomicMax, unsigned long long)\n"
+    "CJ_AT_NATIVE(cj_atomic_min, atomicMin, int)\n"
+    "CJ_AT_NATIVE(cj_atomic_min, atomicMin, unsigned int)\n"
+    "CJ_AT_NATIVE(cj_atomic_min, atomicMin, long long)\n"
+    "CJ_AT_NATIVE(cj_atomic_min, atomicMin, unsigned long long)\n"
+    "/* float max / min through compare-and-swap; NaN in memory stays */\n"
+    "#define CJ_AT_FMINMAX(name, T, U, tobits, frombits, better) \\\n"
+    "    CJ_DEVICE T name(T *p, T v) \\\n"
+    "    { \\\n"
+    "        U *q = (U *)p; \\\n"
+    "        U old = *q, assumed; \\\n"
+    "        do { \\\n"
+    "            assumed = old; \\\n"
+    "            T cur = frombits(assumed); \\\n"
+    "            if (!(better) ) { break; } \\\n"
+    "            old = atomicCAS(q, assumed, (U)tobits(v)); \\\n"
+    "        } while (old != assumed); \\\n"
+    "        return frombits(old); \\\n"
+    "    }\n"
+    "CJ_AT_FMINMAX(cj_atomic_max, float, int, __float_as_int, __int_as_float, v > cur || cur != cur)\n"
+    "CJ_AT_FMINMAX(cj_atomic_min, float, int, __float_as_int, __int_as_float, v < cur || cur != cur)\n"
+    "CJ_AT_FMINMAX(cj_atomic_max, double, unsigned long long, __double_as_longlong, __longlong_as_double, v > cur || cur != cur)\n"
+    "CJ_AT_FMINMAX(cj_atomic_min, double, unsigned long long, __double_as_longlong, __longlong_as_double, v < cur || cur != cur)\n"
+    "CJ_AT_NATIVE(cj_atomic_exch, atomicExch, int)\n"
+    "CJ_AT_NATIVE(cj_atomic_exch, atomicExch, unsigned int)\n"
+    "CJ_AT_NATIVE(cj_atomic_exch, atomicExch, unsigned long long)\n"
+    "CJ_AT_VIA(cj_atomic_exch, atomicExch, long long, unsigned long long)\n"
+    "CJ_AT_NATIVE(cj_atomic_exch, atomicExch, float)\n"
+    "CJ_DEVICE double cj_atomic_exch(double *p, double v) { return __longlong_as_double((long long)atomicExch((unsigned long long *)p, (unsigned long long)__double_as_longlong(v))); }\n"
+    "#define CJ_AT_BITS(name, fn) \\\n"
+    "    CJ_AT_NATIVE(name, fn, int) CJ_AT_NATIVE(name, fn, unsigned int) \\\n"
+    "    CJ_AT_NATIVE(name, fn, unsigned long long) CJ_AT_VIA(name, fn, long long, unsigned long long)\n"
+    "CJ_AT_BITS(cj_atomic_and, atomicAnd)\n"
+    "CJ_AT_BITS(cj_atomic_or, atomicOr)\n"
+    "CJ_AT_BITS(cj_atomic_xor, atomicXor)\n"
+    "CJ_AT_NATIVE(cj_atomic_inc, atomicInc, unsigned int)\n"
+    "CJ_AT_NATIVE(cj_atomic_dec, atomicDec, unsigned int)\n"
+    "/* 64-bit inc / dec with CUDA's wrap rules, through compare-and-swap */\n"
+    "CJ_DEVICE unsigned long long cj_atomic_inc(unsigned long long *p, unsigned long long v)\n"
+    "{\n"
+    "    unsigned long long old = *p, assumed;\n"
+    "    do {\n"
+    "        assumed = old;\n"
+    "        old = atomicCAS(p, assumed, assumed >= v ? 0ULL : assumed + 1);\n"
+    "    } while (old != assumed);\n"
+    "    return old;\n"
+    "}\n"
+    "CJ_DEVICE unsigned long long cj_atomic_dec(unsigned long long *p, unsigned long long v)\n"
+    "{\n"
+    "    unsigned long long old = *p, assumed;\n"
+    "    do {\n"
+    "        assumed = old;\n"
+    "        old = atomicCAS(p, assumed, (assumed == 0 || assumed > v) ? v : assumed - 1);\n"
+    "    } while (old != assumed);\n"
+    "    return old;\n"
+    "}\n"
+    "CJ_DEVICE int cj_atomic_cas(int *p, int c, int v) { return atomicCAS(p, c, v); }\n"
+    "CJ_DEVICE unsigned int cj_atomic_cas(unsigned int *p, unsigned int c, unsigned int v) { return atomicCAS(p, c, v); }\n"
+    "CJ_DEVICE unsigned long long cj_atomic_cas(unsigned long long *p, unsigned long long c, unsigned long long v) { return atomicCAS(p, c, v); }\n"
+    "CJ_DEVICE long long cj_atomic_cas(long long *p, long long c, long long v) { return (long long)atomicCAS((unsigned long long *)p, (unsigned long long)c, (unsigned long long)v); }\n"
+    "CJ_DEVICE float cj_atomic_cas(float *p, float c, float v) { return __int_as_float(atomicCAS((int *)p, __float_as_int(c), __float_as_int(v))); }\n"
+    "CJ_DEVICE double cj_atomic_cas(double *p, double c, double v) { return __longlong_as_double((long long)atomicCAS((unsigned long long *)p, (unsigned long long)__double_as_longlong(c), (unsigned long long)__double_as_longlong(v))); }\n";
+
+static const char warp[] =
+    "CJ_DEVICE int cj_laneid(void)\n"
+    "{\n"
+    "    int r;\n"
+    "    asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(r));\n"
+    "    return r;\n"
+    "}\n";
+
+static const char dynshared[] =
+    "extern __shared__ __align__(16) unsigned char cj_dyn_smem[];\n";
+
+void
+cg_prelude(Buf *b, unsigned features)
+{
+    if (features & FEAT_F16) {
+        buf_puts(b, f16);
+    }
+    buf_puts(b, base);
+    if (features & FEAT_COMPLEX) {
+        buf_puts(b, complex_part);
+    }
+    if (features & FEAT_INTDIV) {
+        buf_puts(b, intdiv);
+    }
+    if (features & (FEAT_ASSERT | FEAT_BOUNDS)) {
+        buf_puts(b, errrec);
+    }
+    if (features & FEAT_BOUNDS) {
+        buf_puts(b, bounds);
+    }
+    if (features & FEAT_ATOMIC) {
+        buf_puts(b, atomics);
+    }
+    if (features & FEAT_WARP) {
+        buf_puts(b, warp);
+    }
+    if (features & FEAT_DYNSHARED) {
+        buf_puts(b, dynshared);
+    }
+}

@@ -1,0 +1,320 @@
+/* cj.h - what every stage of cujit shares: arena, text buffer, diagnostics,
+ * types and the IR.  Plain C11: no Python.h here (DESIGN.md section 2). */
+#ifndef CJ_H
+#define CJ_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CJ_VERSION "0.1.0"
+#define CJ_MAXDIMS 32
+
+#if defined(__GNUC__)
+#define CJ_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define CJ_NORETURN __attribute__((noreturn))
+#else
+#define CJ_PRINTF(a, b)
+#define CJ_NORETURN
+#endif
+
+/* ---- arena: one per compilation, freed in one call ---- */
+typedef struct ArenaBlock ArenaBlock;
+typedef struct {
+    ArenaBlock *head;
+} Arena;
+
+void cj_arena_init(Arena *a);
+void cj_arena_free(Arena *a);
+void *cj_alloc(Arena *a, size_t n);             /* zeroed */
+char *cj_strdup(Arena *a, const char *s);
+char *cj_strndup(Arena *a, const char *s, size_t n);
+char *cj_aprintf(Arena *a, const char *fmt, ...) CJ_PRINTF(2, 3);
+/* growable array of pointers in an arena */
+void **cj_vec_push(Arena *a, void **v, int *n, int *cap, void *x);
+
+/* ---- growable text buffer ---- */
+typedef struct {
+    char *s;
+    size_t len, cap;
+    int indent;
+} Buf;
+
+void buf_init(Buf *b);
+void buf_free(Buf *b);
+void buf_putc(Buf *b, char c);
+void buf_puts(Buf *b, const char *s);
+void buf_printf(Buf *b, const char *fmt, ...) CJ_PRINTF(2, 3);
+void buf_vprintf(Buf *b, const char *fmt, va_list ap);
+void buf_indent(Buf *b);                 /* writes b->indent * 4 spaces */
+char *buf_steal(Buf *b);                 /* malloc'd string, buffer reset */
+
+/* ---- source locations and diagnostics ---- */
+typedef struct {
+    int line;   /* 1-based line in the Python file */
+    int col;    /* 0-based byte column in that line */
+    int end_col;
+} Loc;
+
+typedef struct {
+    char msg[1024];
+    const char *file;
+    Loc loc;
+    int is_type_error;     /* typing errors (types that met) */
+    int internal;          /* a fault in cujit, not the user's */
+} CjError;
+
+/* A pass that meets an error calls cj_fail, which longjmps to the caller's
+ * cj_try point; everything it allocated lives in the arena. */
+typedef struct {
+    jmp_buf jb;
+    CjError err;
+} CjTry;
+
+CJ_NORETURN void cj_fail(CjTry *t, const char *file, Loc loc, const char *fmt, ...)
+    CJ_PRINTF(4, 5);
+CJ_NORETURN void cj_unreachable_at(CjTry *t, const char *what, const char *cfile, int cline);
+#define cj_unreachable(t, what) cj_unreachable_at((t), (what), __FILE__, __LINE__)
+
+/* ---- types ---- */
+typedef enum {
+    DT_BOOL, DT_I8, DT_I16, DT_I32, DT_I64, DT_U8, DT_U16, DT_U32, DT_U64,
+    DT_F16, DT_F32, DT_F64, DT_C64, DT_C128, DT_COUNT
+} DType;
+
+typedef enum {
+    TY_VOID,
+    TY_SCALAR,        /* dtype */
+    TY_WEAK_INT,      /* a Python int literal (NEP 50 weak) */
+    TY_WEAK_FLOAT,
+    TY_WEAK_COMPLEX,
+    TY_ARRAY,
+    TY_TUPLE,
+    TY_STRING,        /* only as print / assert argument */
+    TY_DTYPE,         /* a dtype used as a value: np.float32 in shared_memory */
+    TY_NONE,          /* the None constant */
+} TypeKind;
+
+typedef enum {
+    MEM_GLOBAL,       /* an argument: view struct (data, shape, strides) */
+    MEM_SHARED,       /* jit.shared_memory with a static shape */
+    MEM_DYNSHARED,    /* jit.shared_memory(dtype, None) */
+    MEM_LOCAL,        /* jit.local_memory */
+} MemSpace;
+
+typedef struct Type Type;
+struct Type {
+    TypeKind kind;
+    DType dtype;        /* TY_SCALAR, TY_ARRAY element, TY_DTYPE */
+    int ndim;           /* TY_ARRAY */
+    char layout;        /* 'C', 'F' or 'A' (any strides) */
+    char readonly;
+    MemSpace mem;
+    int64_t *sshape;    /* static shape for shared / local arrays */
+    int ntup;           /* TY_TUPLE */
+    Type **tup;
+};
+
+typedef struct {
+    const char *name;   /* numpy name: "float32" */
+    const char *ctype;  /* C++ spelling in generated code */
+    const char *code;   /* short mangling code: "f4" */
+    char kind;          /* 'b' bool, 'i' signed, 'u' unsigned, 'f' float, 'c' complex */
+    int size;           /* bytes */
+} DTypeInfo;
+
+extern const DTypeInfo cj_dtypes[DT_COUNT];
+
+Type *cj_scalar(DType dt);               /* interned, never freed */
+Type *cj_weak(TypeKind k);               /* interned weak literal types */
+Type *cj_void(void);
+Type *cj_string(void);
+Type *cj_none(void);
+Type *cj_array_type(Arena *a, DType dt, int ndim, char layout);
+Type *cj_tuple_type(Arena *a, Type **elems, int n);
+Type *cj_dtype_type(DType dt);
+
+int cj_type_eq(const Type *x, const Type *y);
+int cj_is_weak(const Type *t);
+int cj_is_numeric(const Type *t);        /* scalar or weak */
+char cj_type_kind(const Type *t);        /* dtype kind of a numeric type, weak too */
+DType cj_weak_default(const Type *t);    /* weak int -> int64 ... */
+Type *cj_concrete(const Type *t);        /* weak -> its default dtype */
+/* NumPy 2 result_type for two operands; weak types per NEP 50. */
+Type *cj_promote(const Type *x, const Type *y);
+DType cj_promote_dt(DType x, DType y);
+int cj_can_cast_safe(DType from, DType to);
+/* the smallest float type holding the dtype without loss (int -> float64) */
+DType cj_float_for(DType dt);
+/* the type a variable holds after assignments of x and y (Numba-style
+ * unification); NULL if they cannot meet */
+Type *cj_unify(Arena *a, const Type *x, const Type *y);
+/* "float32", "float32[:, ::1]", "Tuple(int64, float32)" */
+void cj_type_str(Buf *b, const Type *t);
+/* short code for mangled names */
+void cj_type_mangle(Buf *b, const Type *t);
+int cj_dtype_from_name(const char *name, DType *out);   /* float32, f4, <f4, bool... */
+
+/* ---- signature strings (re2c lexer in frontend/sig.re) ---- */
+/* Parses "(float32, float32[:], int32)" or "void(float32[:, ::1], i8)".
+ * Returns the number of argument types or -1 with msg set. */
+int cj_parse_signature(Arena *a, const char *s, Type ***out, Type **ret, char *msg, size_t msglen);
+
+/* ---- IR ---- */
+typedef struct Node Node;
+typedef struct Func Func;
+
+typedef enum {
+    /* statements */
+    ND_ASSIGN, ND_AUGASSIGN, ND_IF, ND_WHILE, ND_FOR, ND_BREAK, ND_CONTINUE,
+    ND_PASS, ND_RETURN, ND_ASSERT, ND_EXPR,
+    /* expressions */
+    ND_CONST, ND_VAR, ND_BINOP, ND_UNARY, ND_COMPARE, ND_BOOLOP, ND_IFEXP,
+    ND_INDEX, ND_ATTR, ND_CALL, ND_TUPLE,
+} NodeKind;
+
+typedef enum {
+    OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_FLOORDIV, OP_MOD, OP_POW,
+    OP_LSHIFT, OP_RSHIFT, OP_BITOR, OP_BITXOR, OP_BITAND, OP_MATMUL,
+    /* unary */
+    OP_NEG, OP_POS, OP_INVERT, OP_NOT,
+    /* comparisons */
+    OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE, OP_IS, OP_ISNOT, OP_IN, OP_NOTIN,
+    /* boolean */
+    OP_AND, OP_OR,
+} OpKind;
+
+typedef enum {
+    AT_SHAPE, AT_SIZE, AT_NDIM, AT_STRIDES, AT_REAL, AT_IMAG, AT_DTYPE_ITEMSIZE,
+} AttrKind;
+
+/* builtins a call can name; the frontend resolves them, typeinfer checks them */
+#define CJ_BUILTINS(X) \
+    X(THREADIDX) X(BLOCKIDX) X(BLOCKDIM) X(GRIDDIM) \
+    X(GRID) X(GRIDSIZE) X(LANEID) X(SYNCTHREADS) X(SYNCWARP) X(THREADFENCE) \
+    X(THREADFENCE_BLOCK) X(THREADFENCE_SYSTEM) \
+    X(SHARED_MEMORY) X(LOCAL_MEMORY) \
+    X(ATOMIC_ADD) X(ATOMIC_SUB) X(ATOMIC_MAX) X(ATOMIC_MIN) X(ATOMIC_EXCH) \
+    X(ATOMIC_AND) X(ATOMIC_OR) X(ATOMIC_XOR) X(ATOMIC_INC) X(ATOMIC_DEC) X(ATOMIC_CAS) \
+    X(SHFL_SYNC) X(SHFL_UP_SYNC) X(SHFL_DOWN_SYNC) X(SHFL_XOR_SYNC) \
+    X(ALL_SYNC) X(ANY_SYNC) X(BALLOT_SYNC) X(ACTIVEMASK) \
+    X(POPC) X(CLZ) X(FFS) X(BREV) \
+    X(PRINT) X(RANGE) X(LEN) X(INT) X(FLOAT) X(BOOL) X(COMPLEX) X(CAST) \
+    X(ABS) X(MIN) X(MAX) X(ROUND) X(CONJUGATE) \
+    X(SQRT) X(EXP) X(EXPM1) X(LOG) X(LOG1P) X(LOG2) X(LOG10) X(POW) \
+    X(SIN) X(COS) X(TAN) X(ASIN) X(ACOS) X(ATAN) X(ATAN2) \
+    X(SINH) X(COSH) X(TANH) X(ASINH) X(ACOSH) X(ATANH) \
+    X(HYPOT) X(FLOOR) X(CEIL) X(TRUNC) X(FABS) X(FMOD) X(COPYSIGN) \
+    X(ERF) X(ERFC) X(GAMMA) X(LGAMMA) X(ISNAN) X(ISINF) X(ISFINITE) \
+    X(DEVFUNC)
+
+typedef enum {
+#define CJ_BI_ENUM(n) BI_##n,
+    CJ_BUILTINS(CJ_BI_ENUM)
+#undef CJ_BI_ENUM
+    BI_COUNT
+} BuiltinKind;
+
+extern const char *const cj_builtin_names[BI_COUNT];
+
+typedef enum { CK_INT, CK_UINT, CK_FLOAT, CK_COMPLEX, CK_BOOL, CK_STR, CK_NONE, CK_DTYPE } ConstKind;
+
+typedef struct {
+    ConstKind kind;
+    int weak;           /* a Python literal / Python number (NEP 50) */
+    DType dt;           /* when not weak: its NumPy dtype; CK_DTYPE: the dtype */
+    int64_t i;
+    uint64_t u;
+    double f, im;
+    const char *s;
+} Const;
+
+typedef struct {
+    const char *name;
+    const char *cname;  /* spelling in C++ (renamed if it meets a C++ word) */
+    int id;
+    int is_param;
+    Loc loc;            /* first assignment */
+} Var;
+
+struct Node {
+    NodeKind kind;
+    int id;             /* index into an instance's type table */
+    Loc loc;
+    int op;             /* OpKind, BuiltinKind, AttrKind */
+    int axis;           /* .x/.y/.z of thread indices; n of grid(n) */
+    Node *a, *b, *c;
+    Node **list;        /* arguments, body, targets, operands */
+    int n;
+    Node **list2;       /* else-branch, keyword values */
+    int n2;
+    const char **kwnames;   /* names of list2 for ND_CALL */
+    int *ops;           /* ND_COMPARE: n-1 operators */
+    Var *var;           /* ND_VAR, ND_FOR target */
+    Func *fn;           /* ND_CALL of a device function */
+    Const cval;         /* ND_CONST */
+    const char *str;    /* ND_ASSERT message */
+};
+
+struct Func {
+    const char *name;
+    const char *file;
+    Loc loc;
+    int is_device;
+    int boundscheck;
+    Var **vars;         /* parameters first */
+    int nvars, nparams;
+    Node **body;
+    int nbody;
+    int nnodes;
+    uint64_t src_hash;  /* of this function's source (callees hashed apart) */
+};
+
+/* ---- typed program (typeinfer output, codegen input) ---- */
+typedef struct Inst Inst;
+struct Inst {
+    Func *fn;
+    Type **args;        /* nparams */
+    Type **ntype;       /* by node id */
+    Type **vtype;       /* by var id */
+    Inst **callee;      /* by node id: the instance an ND_CALL of a device function calls */
+    int64_t *aux;       /* by node id: a constant found while typing (tuple index...) */
+    Type *ret;
+    const char *cname;  /* mangled C++ name */
+    int done;           /* typing finished (recursion guard) */
+};
+
+enum {
+    FEAT_F16 = 1 << 0, FEAT_COMPLEX = 1 << 1, FEAT_ATOMIC = 1 << 2, FEAT_PRINT = 1 << 3,
+    FEAT_ASSERT = 1 << 4, FEAT_DYNSHARED = 1 << 5, FEAT_MATH = 1 << 6, FEAT_WARP = 1 << 7,
+    FEAT_BOUNDS = 1 << 8, FEAT_INTDIV = 1 << 9,
+};
+
+typedef struct {
+    Arena *arena;
+    CjTry *try_;
+    Inst *kernel;       /* the entry */
+    Inst **insts;       /* every instance, callees before callers */
+    int ninsts, cap;
+    int idx32;          /* index arithmetic in 32 bits */
+    int depth;          /* nesting of device-function typing (recursion guard) */
+    unsigned features;
+    const char **msgs;  /* assert messages, by msg_id in the error record */
+    int nmsgs, mcap;
+    Type **tuples;      /* tuple types that need a C++ struct */
+    int ntuples, tcap;
+} Program;
+
+/* typeinfer/: types for a kernel given its argument types; longjmps on error */
+Program *ti_infer(Arena *a, CjTry *t, Func *kernel, Type **args, int nargs, int idx32);
+/* codegen/: CUDA C++ for a typed program */
+void cg_emit(Program *p, Buf *out);
+/* the entry's name in the generated code */
+const char *cg_kernel_name(Program *p);
+
+/* ---- small utilities ---- */
+uint64_t cj_hash64(const void *data, size_t n, uint64_t seed);
+int cj_is_cpp_reserved(const char *name);
+
+#endif

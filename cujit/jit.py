@@ -1,0 +1,65 @@
+"""cujit.jit: the kernel language's names.
+
+``@jit.rawkernel()`` compiles a Python function to a CUDA kernel.  The other
+names here exist only inside kernels: cujit's compiler recognises them (by
+their ``__cujit_builtin__`` tag) and calling them from Python raises.
+"""
+from cujit._cujit import Kernel
+
+__all__ = ["rawkernel", "threadIdx", "blockIdx", "blockDim", "gridDim", "grid",
+           "gridsize", "laneid", "warpsize", "syncthreads", "syncwarp", "threadfence",
+           "threadfence_block", "threadfence_system", "shared_memory", "local_memory",
+           "atomic_add", "atomic_sub", "atomic_max", "atomic_min", "atomic_exch",
+           "atomic_and", "atomic_or", "atomic_xor", "atomic_inc", "atomic_dec",
+           "atomic_cas", "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync",
+           "all_sync", "any_sync", "ballot_sync", "activemask", "popc", "clz", "ffs",
+           "brev"]
+
+
+def rawkernel(device=False, boundscheck=False):
+    """Decorator: ``@jit.rawkernel()`` makes a kernel, ``device=True`` a device
+    function callable from kernels, ``boundscheck=True`` checks every index."""
+    if callable(device) and not isinstance(device, bool):
+        return Kernel(device)       # @jit.rawkernel without parentheses
+
+    def wrap(func):
+        return Kernel(func, device=device, boundscheck=boundscheck)
+    return wrap
+
+
+class _Builtin:
+    """A name that means something inside kernels only."""
+
+    def __init__(self, name):
+        self.__cujit_builtin__ = name
+        self.__name__ = name
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(f"jit.{self.__name__}() can only be used inside a "
+                           "@jit.rawkernel() function")
+
+    def __repr__(self):
+        return f"<cujit builtin jit.{self.__name__}>"
+
+
+class _Dim3:
+    def __init__(self, name):
+        self.__cujit_builtin__ = name
+        self.x = _Builtin(name + ".x")
+        self.y = _Builtin(name + ".y")
+        self.z = _Builtin(name + ".z")
+
+    def __repr__(self):
+        return f"<cujit builtin jit.{self.__cujit_builtin__}>"
+
+
+threadIdx = _Dim3("threadIdx")
+blockIdx = _Dim3("blockIdx")
+blockDim = _Dim3("blockDim")
+gridDim = _Dim3("gridDim")
+warpsize = 32
+
+for _name in __all__:
+    if _name not in globals():
+        globals()[_name] = _Builtin(_name)
+del _name

@@ -1,0 +1,1238 @@
+/* kernel.c - cujit.Kernel: what @jit.rawkernel() returns.  Compiles per
+ * argument-type signature (lazily at launch, or from inspect_* / compile),
+ * and launches from C: a compact key of the arguments' types finds the
+ * compiled entry, arguments are packed on the stack, cuLaunchKernel. */
+#include "module.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../frontend/fe.h"
+
+PyObject *cj_CompileError;
+
+static double
+now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* ---- compile errors ---- */
+
+/* CompileError(msg, (file, line, offset, text, end_line, end_offset)) */
+static void
+raise_compile_error(const CjError *e)
+{
+    char line[1024];
+    const char *file = e->file ? e->file : "<unknown>";
+    int lineno = e->loc.line > 0 ? e->loc.line : 1;
+    if (fe_source_line(file, lineno, line, sizeof line) < 0) {
+        line[0] = '\0';
+    }
+    int offset = e->loc.col + 1;
+    int end = e->loc.end_col > e->loc.col ? e->loc.end_col + 1 : offset + 1;
+    PyObject *details = Py_BuildValue("(siisii)", file, lineno, offset, line, lineno, end);
+    PyObject *args = details ? Py_BuildValue("(sN)", e->msg, details) : NULL;
+    if (args) {
+        PyErr_SetObject(cj_CompileError, args);
+        Py_DECREF(args);
+    }
+}
+
+/* NVRTC's log names Python lines through #line: "file.py(12): error: ..." */
+static void
+raise_nvrtc_error(const char *log, const char *src)
+{
+    CjError e;
+    memset(&e, 0, sizeof e);
+    const char *p = log ? strstr(log, "): error") : NULL;
+    if (p) {
+        const char *open = p;
+        while (open > log && *open != '(') {
+            open--;
+        }
+        const char *start = open;
+        while (start > log && start[-1] != '\n') {
+            start--;
+        }
+        static char fbuf[1024];
+        snprintf(fbuf, sizeof fbuf, "%.*s", (int)(open - start), start);
+        e.file = fbuf;
+        e.loc.line = atoi(open + 1);
+        const char *msg = p + 9;
+        while (*msg == ':' || *msg == ' ') {
+            msg++;
+        }
+        const char *eol = strchr(msg, '\n');
+        snprintf(e.msg, sizeof e.msg, "NVRTC rejected the CUDA generated for this line: %.*s "
+                 "(this is a cujit bug; the generated code is in k.inspect_cuda())",
+                 (int)(eol ? eol - msg : (long)strlen(msg)), msg);
+    } else {
+        snprintf(e.msg, sizeof e.msg, "NVRTC failed: %s", log ? log : "(no log)");
+    }
+    (void)src;
+    raise_compile_error(&e);
+}
+
+/* ---- argument types ---- */
+
+static char
+layout_of(int ndim, const int64_t *shape, const int64_t *strides, int itemsize)
+{
+    int64_t size = 1;
+    for (int i = 0; i < ndim; i++) {
+        size *= shape[i];
+    }
+    if (size <= 1) {
+        return 'C';
+    }
+    int64_t s = itemsize;
+    int c = 1, f = 1;
+    for (int i = ndim - 1; i >= 0; i--) {
+        if (shape[i] != 1 && strides[i] != s) {
+            c = 0;
+        }
+        s *= shape[i];
+    }
+    s = itemsize;
+    for (int i = 0; i < ndim; i++) {
+        if (shape[i] != 1 && strides[i] != s) {
+            f = 0;
+        }
+        s *= shape[i];
+    }
+    return c ? 'C' : f ? 'F' : 'A';
+}
+
+/* 32-bit indexing is safe when every element's byte offset fits */
+static int
+fits32(int ndim, const int64_t *shape, const int64_t *strides)
+{
+    int64_t size = 1, span = 0;
+    for (int i = 0; i < ndim; i++) {
+        size *= shape[i];
+        if (shape[i] > INT32_MAX || strides[i] > INT32_MAX || strides[i] < -INT32_MAX) {
+            return 0;
+        }
+        span += (strides[i] < 0 ? -strides[i] : strides[i]) * (shape[i] > 0 ? shape[i] - 1 : 0);
+    }
+    return size < INT32_MAX && span < INT32_MAX;
+}
+
+typedef struct {
+    DType dtype;
+    int ndim;
+    int64_t shape[RT_MAXDIM], strides[RT_MAXDIM];
+    int readonly;
+} ArrDesc;
+
+static int
+desc_from_cai(PyObject *cai, ArrDesc *d)
+{
+    PyObject *ts = PyDict_GetItemString(cai, "typestr");
+    PyObject *shape = PyDict_GetItemString(cai, "shape");
+    PyObject *strides = PyDict_GetItemString(cai, "strides");
+    PyObject *data = PyDict_GetItemString(cai, "data");
+    if (!ts || !shape || !PyUnicode_Check(ts) || !PyTuple_Check(shape)
+        || !cj_dtype_from_name(PyUnicode_AsUTF8(ts), &d->dtype)) {
+        PyErr_SetString(PyExc_TypeError, "unsupported __cuda_array_interface__");
+        return -1;
+    }
+    d->ndim = (int)PyTuple_GET_SIZE(shape);
+    if (d->ndim > RT_MAXDIM) {
+        PyErr_SetString(PyExc_TypeError, "too many dimensions");
+        return -1;
+    }
+    int64_t s = cj_dtypes[d->dtype].size;
+    for (int i = d->ndim - 1; i >= 0; i--) {
+        d->shape[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, i));
+        if (strides && strides != Py_None) {
+            d->strides[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(strides, i));
+        } else {
+            d->strides[i] = s;
+        }
+        s *= d->shape[i];
+    }
+    d->readonly = data && PyTuple_Check(data) && PyTuple_GET_SIZE(data) == 2
+                  && PyObject_IsTrue(PyTuple_GET_ITEM(data, 1)) == 1;
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+/* An array's type information without touching the device (NumPy arrays,
+ * buffers, anything with __cuda_array_interface__).  1: an array, 0: not. */
+static int
+describe_array(PyObject *o, ArrDesc *d)
+{
+    PyObject *cai = PyObject_GetAttrString(o, "__cuda_array_interface__");
+    if (cai) {
+        int r = PyDict_Check(cai) ? desc_from_cai(cai, d) : -1;
+        Py_DECREF(cai);
+        if (r < 0 && !PyErr_Occurred()) {
+            PyErr_SetString(PyExc_TypeError, "__cuda_array_interface__ is not a dict");
+        }
+        return r < 0 ? -1 : 1;
+    }
+    PyErr_Clear();
+    if (!PyObject_CheckBuffer(o) || PyBytes_Check(o) || PyUnicode_Check(o)) {
+        return 0;
+    }
+    Py_buffer v;
+    if (PyObject_GetBuffer(o, &v, PyBUF_RECORDS_RO) < 0) {
+        return -1;
+    }
+    int ok = v.ndim <= RT_MAXDIM && v.format
+             && rt_dtype_from_format(v.format, v.itemsize, &d->dtype) == 0;
+    if (ok) {
+        d->ndim = v.ndim;
+        for (int i = 0; i < v.ndim; i++) {
+            d->shape[i] = v.shape[i];
+            d->strides[i] = v.strides[i];
+        }
+        d->readonly = v.readonly;
+    }
+    PyBuffer_Release(&v);
+    if (!ok) {
+        PyErr_Format(PyExc_TypeError, "arrays of format '%s' are not supported",
+                     v.format ? v.format : "?");
+        return -1;
+    }
+    return 1;
+}
+
+/* numpy scalar types seen so far and their dtypes */
+static struct {
+    PyTypeObject *type;
+    DType dt;
+} scalar_types[32];
+static int nscalar_types;
+
+static int
+numpy_scalar_dtype(PyObject *o, DType *dt)
+{
+    PyTypeObject *t = Py_TYPE(o);
+    for (int i = 0; i < nscalar_types; i++) {
+        if (scalar_types[i].type == t) {
+            *dt = scalar_types[i].dt;
+            return 1;
+        }
+    }
+    PyTypeObject *b = t;
+    while (b && strcmp(b->tp_name, "numpy.generic") != 0) {
+        b = b->tp_base;
+    }
+    if (!b) {
+        return 0;
+    }
+    PyObject *d = PyObject_GetAttrString(o, "dtype");
+    PyObject *s = d ? PyObject_GetAttrString(d, "str") : NULL;
+    Py_XDECREF(d);
+    int ok = s && PyUnicode_Check(s) && cj_dtype_from_name(PyUnicode_AsUTF8(s), dt);
+    Py_XDECREF(s);
+    PyErr_Clear();
+    if (ok && nscalar_types < 32) {
+        scalar_types[nscalar_types].type = t;
+        scalar_types[nscalar_types++].dt = *dt;
+    }
+    return ok;
+}
+
+/* the scalar dtype of a Python or NumPy number; 0 if o is none */
+static int
+scalar_dtype(PyObject *o, DType *dt)
+{
+    if (PyBool_Check(o)) {
+        *dt = DT_BOOL;
+    } else if (PyLong_CheckExact(o)) {
+        *dt = DT_I64;
+    } else if (PyFloat_CheckExact(o)) {
+        *dt = DT_F64;
+    } else if (PyComplex_CheckExact(o)) {
+        *dt = DT_C128;
+    } else {
+        return numpy_scalar_dtype(o, dt);
+    }
+    return 1;
+}
+
+static ArgKey
+array_key(DType dt, int ndim, char layout, int readonly)
+{
+    ArgKey k;
+    k.kind = 2;
+    k.dtype = (unsigned char)dt;
+    k.ndim = (unsigned char)ndim;
+    k.flags = (unsigned char)((layout == 'C' ? 1 : layout == 'F' ? 2 : 3) | (readonly << 2));
+    return k;
+}
+
+static ArgKey
+scalar_key(DType dt)
+{
+    ArgKey k = {1, (unsigned char)dt, 0, 0};
+    return k;
+}
+
+static Type *
+type_of_key(Arena *a, ArgKey k)
+{
+    if (k.kind == 1) {
+        return cj_scalar((DType)k.dtype);
+    }
+    int l = k.flags & 3;
+    Type *t = cj_array_type(a, (DType)k.dtype, k.ndim, l == 1 ? 'C' : l == 2 ? 'F' : 'A');
+    t->readonly = (char)((k.flags >> 2) & 1);
+    return t;
+}
+
+static ArgKey
+key_of_type(const Type *t)
+{
+    if (t->kind == TY_ARRAY) {
+        return array_key(t->dtype, t->ndim, t->layout, t->readonly);
+    }
+    return scalar_key(t->dtype);
+}
+
+/* keys from example arguments (host or device arrays, scalars) */
+static int
+keys_from_args(KernelObject *k, PyObject *const *args, Py_ssize_t n, ArgKey *keys, int *idx32)
+{
+    *idx32 = 1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        DType dt;
+        if (scalar_dtype(args[i], &dt)) {
+            keys[i] = scalar_key(dt);
+            continue;
+        }
+        ArrDesc d;
+        int r = describe_array(args[i], &d);
+        if (r < 0) {
+            return -1;
+        }
+        if (r == 0) {
+            PyErr_Format(PyExc_TypeError, "%U(): argument %zd has type '%s', which kernels "
+                         "cannot take: pass arrays (NumPy, CuPy, PyTorch, Numba, cujit) or "
+                         "numbers", k->name, i + 1, Py_TYPE(args[i])->tp_name);
+            return -1;
+        }
+        keys[i] = array_key(d.dtype, d.ndim,
+                            layout_of(d.ndim, d.shape, d.strides, cj_dtypes[d.dtype].size),
+                            d.readonly);
+        *idx32 &= fits32(d.ndim, d.shape, d.strides);
+    }
+    return 0;
+}
+
+/* ---- compiling one signature ---- */
+
+static Entry *
+find_entry(KernelObject *k, const ArgKey *keys, int n, int idx32)
+{
+    for (Entry *e = k->entries; e; e = e->next) {
+        if (e->nargs == n && e->idx32 == idx32 && memcmp(e->keys, keys, sizeof(ArgKey) * n) == 0) {
+            return e;
+        }
+    }
+    return NULL;
+}
+
+static char *
+xstrdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = malloc(n);
+    if (p) {
+        memcpy(p, s, n);
+    }
+    return p;
+}
+
+static void
+entry_free(Entry *e)
+{
+    free(e->keys);
+    free(e->sig);
+    free(e->src);
+    free(e->kname);
+    for (int i = 0; i < e->nmsgs; i++) {
+        free(e->msgs[i]);
+    }
+    free(e->msgs);
+    free(e);
+}
+
+static void
+signature_text(Buf *b, Type **types, int n)
+{
+    buf_putc(b, '(');
+    for (int i = 0; i < n; i++) {
+        if (i) {
+            buf_puts(b, ", ");
+        }
+        cj_type_str(b, types[i]);
+    }
+    buf_putc(b, ')');
+}
+
+/* Runs the pipeline for one signature: frontend, typeinfer, codegen. */
+static Entry *
+transpile(KernelObject *k, const ArgKey *keys, int n, int idx32)
+{
+    double t0 = now_ms();
+    Arena arena;
+    cj_arena_init(&arena);
+    CjTry tr;
+    memset(&tr, 0, sizeof tr);
+    FeCtx cx;
+    memset(&cx, 0, sizeof cx);
+    cx.arena = &arena;
+    cx.try_ = &tr;
+    cx.keep = PyList_New(0);
+    Entry *e = NULL;
+    Buf src;
+    buf_init(&src);
+    if (!cx.keep) {
+        cj_arena_free(&arena);
+        return NULL;
+    }
+    if (setjmp(tr.jb)) {
+        if (PyErr_Occurred() && tr.err.internal) {
+            goto error;
+        }
+        PyErr_Clear();
+        raise_compile_error(&tr.err);
+        goto error;
+    }
+    Func *fn = fe_read(&cx, k->pyfunc, 0, k->boundscheck);
+    Type **types = cj_alloc(&arena, sizeof(Type *) * (size_t)(n + 1));
+    for (int i = 0; i < n; i++) {
+        types[i] = type_of_key(&arena, keys[i]);
+    }
+    Program *p = ti_infer(&arena, &tr, fn, types, n, idx32);
+    cg_emit(p, &src);
+    e = calloc(1, sizeof(Entry));
+    if (!e) {
+        PyErr_NoMemory();
+        goto error;
+    }
+    e->nargs = n;
+    e->idx32 = idx32;
+    e->keys = malloc(sizeof(ArgKey) * (size_t)(n + 1));
+    Buf sig;
+    buf_init(&sig);
+    signature_text(&sig, types, n);
+    e->sig = buf_steal(&sig);
+    e->src = buf_steal(&src);
+    e->kname = xstrdup(cg_kernel_name(p));
+    e->msgs = calloc((size_t)p->nmsgs + 1, sizeof(char *));
+    if (!e->keys || !e->kname || !e->msgs) {
+        PyErr_NoMemory();
+        entry_free(e);
+        e = NULL;
+        goto error;
+    }
+    memcpy(e->keys, keys, sizeof(ArgKey) * (size_t)n);
+    for (int i = 0; i < p->nmsgs; i++) {
+        e->msgs[i] = xstrdup(p->msgs[i]);
+    }
+    e->nmsgs = p->nmsgs;
+    e->check_errors = (p->features & (FEAT_ASSERT | FEAT_BOUNDS)) != 0;
+    e->has_dynshared = (p->features & FEAT_DYNSHARED) != 0;
+    e->transpile_ms = now_ms() - t0;
+    const char *dump = getenv("CUJIT_DUMP");
+    if (dump && *dump && strcmp(dump, "0") != 0) {
+        fprintf(stderr, "// ---- cujit: %s%s ----\n%s\n", PyUnicode_AsUTF8(k->name), e->sig,
+                e->src);
+    }
+error:
+    buf_free(&src);
+    Py_DECREF(cx.keep);
+    cj_arena_free(&arena);
+    return e;
+}
+
+static Entry *
+get_entry(KernelObject *k, const ArgKey *keys, int n, int idx32)
+{
+    Entry *e = find_entry(k, keys, n, idx32);
+    if (e) {
+        return e;
+    }
+    e = transpile(k, keys, n, idx32);
+    if (e) {
+        e->next = k->entries;
+        k->entries = e;
+    }
+    return e;
+}
+
+/* A signature given to inspect_* / compile: one string, or example args. */
+static Entry *
+entry_for_sig(KernelObject *k, PyObject *const *args, Py_ssize_t n)
+{
+    if (k->device) {
+        PyErr_Format(PyExc_TypeError, "%U is a device function: it is compiled into the "
+                     "kernels that call it; inspect those", k->name);
+        return NULL;
+    }
+    if (n == 1 && PyUnicode_Check(args[0])) {
+        Arena a;
+        cj_arena_init(&a);
+        Type **types, *ret;
+        char msg[512];
+        int nt = cj_parse_signature(&a, PyUnicode_AsUTF8(args[0]), &types, &ret, msg, sizeof msg);
+        if (nt < 0) {
+            cj_arena_free(&a);
+            PyErr_SetString(PyExc_TypeError, msg);
+            return NULL;
+        }
+        ArgKey *keys = malloc(sizeof(ArgKey) * (size_t)(nt + 1));
+        if (!keys) {
+            cj_arena_free(&a);
+            return (Entry *)PyErr_NoMemory();
+        }
+        for (int i = 0; i < nt; i++) {
+            keys[i] = key_of_type(types[i]);
+        }
+        cj_arena_free(&a);
+        Entry *e = get_entry(k, keys, nt, 0);
+        free(keys);
+        return e;
+    }
+    ArgKey keys[256];
+    int idx32;
+    if (n > 256) {
+        PyErr_SetString(PyExc_TypeError, "too many arguments");
+        return NULL;
+    }
+    if (keys_from_args(k, args, n, keys, &idx32) < 0) {
+        return NULL;
+    }
+    return get_entry(k, keys, (int)n, idx32);
+}
+
+/* ---- Python methods: inspecting ---- */
+
+static PyObject *
+kernel_inspect_cuda(PyObject *self, PyObject *const *args, Py_ssize_t n)
+{
+    KernelObject *k = (KernelObject *)self;
+    if (n == 0) {
+        PyObject *d = PyDict_New();
+        for (Entry *e = k->entries; d && e; e = e->next) {
+            PyObject *s = PyUnicode_FromString(e->src);
+            if (!s || PyDict_SetItemString(d, e->sig, s) < 0) {
+                Py_XDECREF(s);
+                Py_CLEAR(d);
+                break;
+            }
+            Py_DECREF(s);
+        }
+        return d;
+    }
+    Entry *e = entry_for_sig(k, args, n);
+    return e ? PyUnicode_FromString(e->src) : NULL;
+}
+
+/* arch= keyword, else the current GPU's, else sm_90 */
+static int
+pick_arch(PyObject *kwnames, PyObject *const *args, Py_ssize_t *n, char *arch, size_t len)
+{
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (Py_ssize_t i = 0; i < nkw; i++) {
+        const char *name = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, i));
+        PyObject *v = args[*n + i];
+        if (!name || strcmp(name, "arch") != 0 || !PyUnicode_Check(v)) {
+            PyErr_Format(PyExc_TypeError, "unexpected keyword argument '%s' (only arch='sm_90')",
+                         name ? name : "?");
+            return -1;
+        }
+        snprintf(arch, len, "%s", PyUnicode_AsUTF8(v));
+        return 0;
+    }
+    if (rt_current_arch(arch, len) < 0) {
+        PyErr_Clear();
+        snprintf(arch, len, "sm_90");
+    }
+    return 0;
+}
+
+static PyObject *
+compile_binary(PyObject *self, PyObject *const *args, Py_ssize_t nargsf, PyObject *kwnames,
+               int cubin)
+{
+    KernelObject *k = (KernelObject *)self;
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    char arch[32];
+    if (pick_arch(kwnames, args, &n, arch, sizeof arch) < 0) {
+        return NULL;
+    }
+    Entry *e = entry_for_sig(k, args, n);
+    if (!e) {
+        return NULL;
+    }
+    RtCompiled c;
+    char *log = NULL;
+    memset(&c, 0, sizeof c);
+    if (rt_nvrtc_compile(e->src, e->kname, arch, cubin, &c, &log) < 0) {
+        if (!PyErr_Occurred()) {
+            raise_nvrtc_error(log, e->src);
+        }
+        free(log);
+        return NULL;
+    }
+    free(log);
+    PyObject *r = cubin ? PyBytes_FromStringAndSize(c.cubin, (Py_ssize_t)c.cubin_len)
+                        : PyUnicode_FromString(c.ptx);
+    rt_compiled_free(&c);
+    return r;
+}
+
+static PyObject *
+kernel_inspect_ptx(PyObject *self, PyObject *const *args, Py_ssize_t nargsf, PyObject *kw)
+{
+    return compile_binary(self, args, nargsf, kw, 0);
+}
+
+static PyObject *
+kernel_inspect_cubin(PyObject *self, PyObject *const *args, Py_ssize_t nargsf, PyObject *kw)
+{
+    return compile_binary(self, args, nargsf, kw, 1);
+}
+
+static int load_entry(KernelObject *k, Entry *e, int dev);
+
+static PyObject *
+kernel_compile(PyObject *self, PyObject *const *args, Py_ssize_t n)
+{
+    KernelObject *k = (KernelObject *)self;
+    Entry *e = entry_for_sig(k, args, n);
+    if (!e) {
+        return NULL;
+    }
+    int dev = rt_ensure_context();
+    if (dev < 0 || load_entry(k, e, dev) < 0) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* ---- loading and launching ---- */
+
+static int
+load_entry(KernelObject *k, Entry *e, int dev)
+{
+    if (dev < 0 || dev >= 8) {
+        PyErr_SetString(PyExc_RuntimeError, "cujit supports devices 0 to 7");
+        return -1;
+    }
+    if (e->loaded[dev]) {
+        return 0;
+    }
+    int hit = 0;
+    if (rt_load_kernel_logged(e->src, e->kname, "cujit " CJ_VERSION, e->transpile_ms,
+                              &e->rk[dev], &hit) < 0) {
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        if (type && PyErr_GivenExceptionMatches(type, cj_CompileError)) {
+            PyErr_Restore(type, value, tb);
+            return -1;
+        }
+        PyErr_Restore(type, value, tb);
+        return -1;
+    }
+    e->loaded[dev] = 1;
+    return 0;
+}
+
+typedef struct {
+    unsigned grid[3], block[3];
+    unsigned shmem;
+    void *stream;
+} LaunchConfig;
+
+static int
+dims_from(PyObject *o, unsigned out[3], const char *what)
+{
+    out[0] = out[1] = out[2] = 1;
+    if (PyLong_Check(o)) {
+        long long v = PyLong_AsLongLong(o);
+        if (v <= 0 || v > 0x7fffffff) {
+            if (!PyErr_Occurred()) {
+                PyErr_Format(PyExc_ValueError, "%s size must be positive, got %lld", what, v);
+            }
+            return -1;
+        }
+        out[0] = (unsigned)v;
+        return 0;
+    }
+    if (!PyTuple_Check(o) || PyTuple_GET_SIZE(o) < 1 || PyTuple_GET_SIZE(o) > 3) {
+        PyErr_Format(PyExc_TypeError, "%s must be an int or a tuple of 1 to 3 ints", what);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); i++) {
+        PyObject *x = PyTuple_GET_ITEM(o, i);
+        long long v = PyLong_Check(x) ? PyLong_AsLongLong(x) : -1;
+        if (!PyLong_Check(x)) {
+            PyErr_Format(PyExc_TypeError, "%s must hold ints", what);
+            return -1;
+        }
+        if (v <= 0 || v > (i ? 65535 : 0x7fffffff)) {
+            if (!PyErr_Occurred()) {
+                PyErr_Format(PyExc_ValueError, "%s dimension %zd must be in 1..%d, got %lld",
+                             what, i, i ? 65535 : 0x7fffffff, v);
+            }
+            return -1;
+        }
+        out[i] = (unsigned)v;
+    }
+    return 0;
+}
+
+static int
+check_config(LaunchConfig *c)
+{
+    unsigned long long threads = (unsigned long long)c->block[0] * c->block[1] * c->block[2];
+    int maxt = rt_max_threads_per_block();
+    if (maxt < 0) {
+        return -1;
+    }
+    if (threads > (unsigned long long)maxt || c->block[2] > 64) {
+        PyErr_Format(PyExc_ValueError, "block of %u x %u x %u = %llu threads: this device "
+                     "allows at most %d threads per block (and at most 64 in z)",
+                     c->block[0], c->block[1], c->block[2], threads, maxt);
+        return -1;
+    }
+    int maxs = rt_max_shared_per_block();
+    if (maxs < 0) {
+        return -1;
+    }
+    if (c->shmem > (unsigned)maxs) {
+        PyErr_Format(PyExc_ValueError, "%u bytes of dynamic shared memory asked for; this "
+                     "device allows at most %d per block", c->shmem, maxs);
+        return -1;
+    }
+    return 0;
+}
+
+static void
+put(unsigned char *buf, size_t *off, const void *v, size_t size, size_t align)
+{
+    *off = (*off + align - 1) & ~(align - 1);
+    memcpy(buf + *off, v, size);
+    *off += size;
+}
+
+/* the view struct cj_array<T, N, I>: data, shape[N], strides[N] */
+static void
+pack_array(unsigned char *buf, size_t *off, const RtArray *a, int idx32)
+{
+    uint64_t ptr = (uint64_t)(uintptr_t)a->ptr;
+    put(buf, off, &ptr, 8, 8);
+    for (int pass = 0; pass < 2; pass++) {
+        for (int d = 0; d < a->ndim; d++) {
+            int64_t v = pass ? a->strides[d] : a->shape[d];
+            if (idx32) {
+                int32_t w = (int32_t)v;
+                put(buf, off, &w, 4, 4);
+            } else {
+                put(buf, off, &v, 8, 8);
+            }
+        }
+    }
+    *off = (*off + 7) & ~(size_t)7;
+}
+
+/* a scalar argument converted to dtype dt */
+static int
+pack_scalar(unsigned char *buf, size_t *off, PyObject *o, DType dt)
+{
+    const DTypeInfo *d = &cj_dtypes[dt];
+    union {
+        int8_t i8; int16_t i16; int32_t i32; int64_t i64; uint64_t u64;
+        float f32; double f64; uint16_t h; double c[2]; float cf[2]; unsigned char b;
+    } v;
+    memset(&v, 0, sizeof v);
+    if (!PyBool_Check(o) && !PyLong_CheckExact(o) && !PyFloat_CheckExact(o)
+        && !PyComplex_CheckExact(o)) {
+        Py_buffer view;     /* NumPy scalars expose their bytes */
+        if (PyObject_GetBuffer(o, &view, PyBUF_SIMPLE) < 0) {
+            return -1;
+        }
+        if ((size_t)view.len != (size_t)d->size) {
+            PyBuffer_Release(&view);
+            PyErr_SetString(PyExc_TypeError, "scalar argument of unexpected size");
+            return -1;
+        }
+        put(buf, off, view.buf, (size_t)view.len, (size_t)(d->size > 8 ? 8 : d->size));
+        PyBuffer_Release(&view);
+        return 0;
+    }
+    switch (dt) {
+    case DT_BOOL:
+        v.b = (unsigned char)PyObject_IsTrue(o);
+        break;
+    case DT_I64:
+        v.i64 = PyLong_AsLongLong(o);
+        if (v.i64 == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            v.u64 = PyLong_AsUnsignedLongLong(o);
+            if (PyErr_Occurred()) {
+                PyErr_SetString(PyExc_OverflowError, "integer argument does not fit in 64 bits");
+                return -1;
+            }
+        }
+        break;
+    case DT_F64:
+        v.f64 = PyFloat_AsDouble(o);
+        break;
+    case DT_C128: {
+        Py_complex z = PyComplex_AsCComplex(o);
+        v.c[0] = z.real;
+        v.c[1] = z.imag;
+        break;
+    }
+    default:
+        PyErr_SetString(PyExc_TypeError, "unexpected scalar type");
+        return -1;
+    }
+    put(buf, off, &v, (size_t)d->size, (size_t)(d->size > 8 ? 8 : d->size));
+    return 0;
+}
+
+#define MAXARGS 64
+
+/* Launches k on args with config c: the hot path. */
+static PyObject *
+launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t n)
+{
+    if (k->device) {
+        PyErr_Format(PyExc_TypeError, "%U is a device function: call it from a kernel",
+                     k->name);
+        return NULL;
+    }
+    if (n > MAXARGS) {
+        PyErr_SetString(PyExc_TypeError, "too many kernel arguments");
+        return NULL;
+    }
+    int dev = rt_ensure_context();
+    if (dev < 0) {
+        return NULL;
+    }
+    RtArray arrs[MAXARGS];
+    ArgKey keys[MAXARGS];
+    int isarr[MAXARGS];
+    Py_ssize_t got = 0;
+    int idx32 = 1;
+    PyObject *result = NULL;
+    for (; got < n; got++) {
+        DType dt;
+        isarr[got] = 0;
+        if (scalar_dtype(args[got], &dt)) {
+            keys[got] = scalar_key(dt);
+            continue;
+        }
+        char what[64];
+        snprintf(what, sizeof what, "argument %zd", got + 1);
+        if (rt_get_array(args[got], &arrs[got], c->stream, what) < 0) {
+            goto done;
+        }
+        isarr[got] = 1;
+        RtArray *a = &arrs[got];
+        char lay = a->c_contig ? 'C' : (a->f_contig && a->ndim >= 2) ? 'F' : 'A';
+        keys[got] = array_key(a->dtype, a->ndim, lay, a->readonly);
+        idx32 &= fits32(a->ndim, a->shape, a->strides);
+    }
+    Entry *e = get_entry(k, keys, (int)n, idx32);
+    if (!e || load_entry(k, e, dev) < 0) {
+        goto done;
+    }
+    if (e->has_dynshared && c->shmem == 0) {
+        PyErr_Format(PyExc_ValueError, "%U uses jit.shared_memory(dtype, None): give the "
+                     "dynamic shared memory size at launch, k[grid, block, stream, nbytes]",
+                     k->name);
+        goto done;
+    }
+    unsigned char buf[MAXARGS * (8 + 16 * RT_MAXDIM)] __attribute__((aligned(16)));
+    void *params[MAXARGS];
+    size_t off = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        size_t before;
+        if (isarr[i]) {
+            off = (off + 7) & ~(size_t)7;
+            before = off;
+            pack_array(buf, &off, &arrs[i], idx32);
+        } else {
+            int sz = cj_dtypes[keys[i].dtype].size;
+            size_t al = (size_t)(sz > 8 ? 8 : sz);
+            off = (off + al - 1) & ~(al - 1);
+            before = off;
+            if (pack_scalar(buf, &off, args[i], (DType)keys[i].dtype) < 0) {
+                goto done;
+            }
+        }
+        params[i] = buf + before;
+    }
+    const char *kname = PyUnicode_AsUTF8(k->name);
+    if (rt_launch(&e->rk[dev], c->grid, c->block, c->shmem, c->stream, params, kname) < 0) {
+        goto done;
+    }
+    if (e->check_errors) {
+        CjErrorRecord rec;
+        int r = rt_check_error_record(&e->rk[dev], c->stream, kname, &rec);
+        if (r < 0) {
+            goto done;
+        }
+        if (r > 0) {
+            PyObject *file = PyFunction_GET_CODE(k->pyfunc)
+                             ? ((PyCodeObject *)PyFunction_GET_CODE(k->pyfunc))->co_filename
+                             : NULL;
+            const char *fs = file ? PyUnicode_AsUTF8(file) : "?";
+            if (rec.kind == 1) {
+                const char *m = rec.msg_id >= 0 && rec.msg_id < e->nmsgs ? e->msgs[rec.msg_id]
+                                : NULL;
+                PyErr_Format(PyExc_AssertionError, "%s%sassert failed in kernel %s at %s:%d, "
+                             "block (%u, %u, %u), thread (%u, %u, %u)", m ? m : "",
+                             m ? " (" : "", kname, fs, rec.line, rec.block[0], rec.block[1],
+                             rec.block[2], rec.thread[0], rec.thread[1], rec.thread[2]);
+                if (m) {
+                    /* close the parenthesis opened after the message */
+                    PyObject *t, *v, *tb;
+                    PyErr_Fetch(&t, &v, &tb);
+                    PyObject *s = PyUnicode_FromFormat("%S)", v);
+                    Py_XDECREF(v);
+                    PyErr_Restore(t, s, tb);
+                }
+            } else {
+                PyErr_Format(PyExc_IndexError, "index %lld is out of bounds for axis %d with "
+                             "size %lld in kernel %s at %s:%d, block (%u, %u, %u), thread "
+                             "(%u, %u, %u)", rec.index, rec.dim, rec.extent, kname, fs,
+                             rec.line, rec.block[0], rec.block[1], rec.block[2], rec.thread[0],
+                             rec.thread[1], rec.thread[2]);
+            }
+            goto done;
+        }
+    }
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    for (Py_ssize_t i = 0; i < got; i++) {
+        if (isarr[i] && rt_array_release(&arrs[i], c->stream, result != NULL) < 0 && result) {
+            Py_CLEAR(result);
+        }
+    }
+    return result;
+}
+
+/* ---- launchers: k[grid, block, stream, shmem] ---- */
+
+typedef struct {
+    PyObject_HEAD
+    KernelObject *kernel;
+    LaunchConfig cfg;
+    PyObject *stream_obj;       /* kept alive while the launcher lives */
+    vectorcallfunc vectorcall;
+} LauncherObject;
+
+static PyObject *
+launcher_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    LauncherObject *l = (LauncherObject *)self;
+    if (kwnames && PyTuple_GET_SIZE(kwnames)) {
+        PyErr_SetString(PyExc_TypeError, "kernel arguments are positional only");
+        return NULL;
+    }
+    return launch(l->kernel, &l->cfg, args, PyVectorcall_NARGS(nargsf));
+}
+
+static void
+launcher_dealloc(PyObject *self)
+{
+    LauncherObject *l = (LauncherObject *)self;
+    Py_XDECREF(l->kernel);
+    Py_XDECREF(l->stream_obj);
+    Py_TYPE(self)->tp_free(self);
+}
+
+PyTypeObject LauncherType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "cujit.Launcher",
+    .tp_basicsize = sizeof(LauncherObject),
+    .tp_dealloc = launcher_dealloc,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(LauncherObject, vectorcall),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "A kernel bound to a launch configuration; call it with the arguments.",
+};
+
+static int
+config_from(LaunchConfig *c, PyObject *grid, PyObject *block, PyObject *stream,
+            PyObject *shmem)
+{
+    if (dims_from(grid, c->grid, "grid") < 0 || dims_from(block, c->block, "block") < 0) {
+        return -1;
+    }
+    c->shmem = 0;
+    if (shmem && shmem != Py_None) {
+        long long v = PyLong_AsLongLong(shmem);
+        if (v < 0 || v > 0x7fffffff) {
+            if (!PyErr_Occurred()) {
+                PyErr_SetString(PyExc_ValueError, "shared memory size must be >= 0");
+            }
+            return -1;
+        }
+        c->shmem = (unsigned)v;
+    }
+    c->stream = NULL;
+    if (rt_get_stream(stream ? stream : Py_None, &c->stream) < 0) {
+        return -1;
+    }
+    return check_config(c);
+}
+
+static PyObject *
+kernel_getitem(PyObject *self, PyObject *key)
+{
+    KernelObject *k = (KernelObject *)self;
+    if (!PyTuple_Check(key) || PyTuple_GET_SIZE(key) < 2 || PyTuple_GET_SIZE(key) > 4) {
+        PyErr_SetString(PyExc_TypeError, "launch with k[grid, block], k[grid, block, stream] "
+                        "or k[grid, block, stream, shared_mem_bytes]");
+        return NULL;
+    }
+    Py_ssize_t nk = PyTuple_GET_SIZE(key);
+    LauncherObject *l = PyObject_New(LauncherObject, &LauncherType);
+    if (!l) {
+        return NULL;
+    }
+    l->kernel = k;
+    Py_INCREF(k);
+    l->stream_obj = nk > 2 ? PyTuple_GET_ITEM(key, 2) : NULL;
+    Py_XINCREF(l->stream_obj);
+    l->vectorcall = launcher_vectorcall;
+    if (config_from(&l->cfg, PyTuple_GET_ITEM(key, 0), PyTuple_GET_ITEM(key, 1),
+                    l->stream_obj, nk > 3 ? PyTuple_GET_ITEM(key, 3) : NULL) < 0) {
+        Py_DECREF(l);
+        return NULL;
+    }
+    return (PyObject *)l;
+}
+
+/* k(grid, block, args, shared_mem=0, stream=None): CuPy's style */
+static PyObject *
+kernel_call(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    KernelObject *k = (KernelObject *)self;
+    static char *kwlist[] = {"grid", "block", "args", "shared_mem", "stream", NULL};
+    PyObject *grid, *block, *kargs, *shmem = NULL, *stream = NULL;
+    if (k->device) {
+        PyErr_Format(PyExc_TypeError, "%U is a device function: call it from a kernel",
+                     k->name);
+        return NULL;
+    }
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO|OO:kernel call", kwlist, &grid, &block,
+                                     &kargs, &shmem, &stream)) {
+        return NULL;
+    }
+    if (!PyTuple_Check(kargs)) {
+        PyErr_SetString(PyExc_TypeError, "the kernel's arguments must be given as a tuple: "
+                        "k(grid, block, (a, b, c))");
+        return NULL;
+    }
+    LaunchConfig c;
+    if (config_from(&c, grid, block, stream, shmem) < 0) {
+        return NULL;
+    }
+    return launch(k, &c, &PyTuple_GET_ITEM(kargs, 0), PyTuple_GET_SIZE(kargs));
+}
+
+/* ---- the type ---- */
+
+static void
+kernel_dealloc(PyObject *self)
+{
+    KernelObject *k = (KernelObject *)self;
+    PyObject_GC_UnTrack(self);
+    if (k->weakrefs) {
+        PyObject_ClearWeakRefs(self);
+    }
+    Py_CLEAR(k->pyfunc);
+    Py_CLEAR(k->name);
+    while (k->entries) {
+        Entry *e = k->entries;
+        k->entries = e->next;
+        entry_free(e);
+    }
+    Py_TYPE(self)->tp_free(self);
+}
+
+static int
+kernel_traverse(PyObject *self, visitproc visit, void *arg)
+{
+    Py_VISIT(((KernelObject *)self)->pyfunc);
+    return 0;
+}
+
+static int
+kernel_clear(PyObject *self)
+{
+    Py_CLEAR(((KernelObject *)self)->pyfunc);
+    return 0;
+}
+
+static PyObject *
+kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"func", "device", "boundscheck", NULL};
+    PyObject *func;
+    int device = 0, boundscheck = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|pp:Kernel", kwlist, &func, &device,
+                                     &boundscheck)) {
+        return NULL;
+    }
+    if (!PyFunction_Check(func)) {
+        PyErr_Format(PyExc_TypeError, "@jit.rawkernel() decorates a Python function (def), "
+                     "not %s", Py_TYPE(func)->tp_name);
+        return NULL;
+    }
+    KernelObject *k = (KernelObject *)type->tp_alloc(type, 0);
+    if (!k) {
+        return NULL;
+    }
+    k->pyfunc = func;
+    Py_INCREF(func);
+    k->name = PyObject_GetAttrString(func, "__name__");
+    k->device = device;
+    k->boundscheck = boundscheck;
+    if (!k->name) {
+        Py_DECREF(k);
+        return NULL;
+    }
+    return (PyObject *)k;
+}
+
+static PyObject *
+kernel_repr(PyObject *self)
+{
+    KernelObject *k = (KernelObject *)self;
+    return PyUnicode_FromFormat("<cujit %s %U>", k->device ? "device function" : "kernel",
+                                k->name);
+}
+
+static PyObject *
+kernel_signatures(PyObject *self, void *closure)
+{
+    KernelObject *k = (KernelObject *)self;
+    PyObject *l = PyList_New(0);
+    for (Entry *e = k->entries; l && e; e = e->next) {
+        PyObject *s = PyUnicode_FromString(e->sig);
+        if (!s || PyList_Append(l, s) < 0) {
+            Py_XDECREF(s);
+            Py_CLEAR(l);
+        } else {
+            Py_DECREF(s);
+        }
+    }
+    return l;
+}
+
+static PyObject *
+kernel_get_pyfunc(PyObject *self, void *closure)
+{
+    PyObject *f = ((KernelObject *)self)->pyfunc;
+    Py_INCREF(f);
+    return f;
+}
+
+static PyObject *
+kernel_get_name(PyObject *self, void *closure)
+{
+    PyObject *f = ((KernelObject *)self)->name;
+    Py_INCREF(f);
+    return f;
+}
+
+static PyObject *
+kernel_get_device(PyObject *self, void *closure)
+{
+    return PyBool_FromLong(((KernelObject *)self)->device);
+}
+
+static PyGetSetDef kernel_getset[] = {
+    {"py_func", kernel_get_pyfunc, NULL, "the decorated Python function", NULL},
+    {"__name__", kernel_get_name, NULL, NULL, NULL},
+    {"__wrapped__", kernel_get_pyfunc, NULL, NULL, NULL},
+    {"device", kernel_get_device, NULL, "True for device functions", NULL},
+    {"signatures", kernel_signatures, NULL, "the compiled signatures", NULL},
+    {NULL},
+};
+
+static PyMethodDef kernel_methods[] = {
+    {"inspect_cuda", (PyCFunction)(void (*)(void))kernel_inspect_cuda, METH_FASTCALL,
+     "inspect_cuda(*sig): the CUDA C++ for one signature (a string or example arguments); "
+     "with no arguments, a dict of every compiled signature's"},
+    {"inspect_ptx", (PyCFunction)(void (*)(void))kernel_inspect_ptx,
+     METH_FASTCALL | METH_KEYWORDS, "inspect_ptx(*sig, arch=None): PTX from NVRTC"},
+    {"inspect_cubin", (PyCFunction)(void (*)(void))kernel_inspect_cubin,
+     METH_FASTCALL | METH_KEYWORDS, "inspect_cubin(*sig, arch=None): CUBIN bytes from NVRTC"},
+    {"compile", (PyCFunction)(void (*)(void))kernel_compile, METH_FASTCALL,
+     "compile(*sig): compile and load for the current device"},
+    {NULL},
+};
+
+static PyMappingMethods kernel_mapping = {
+    .mp_subscript = kernel_getitem,
+};
+
+PyTypeObject KernelType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "cujit.Kernel",
+    .tp_basicsize = sizeof(KernelObject),
+    .tp_dealloc = kernel_dealloc,
+    .tp_repr = kernel_repr,
+    .tp_as_mapping = &kernel_mapping,
+    .tp_call = kernel_call,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_traverse = kernel_traverse,
+    .tp_clear = kernel_clear,
+    .tp_weaklistoffset = offsetof(KernelObject, weakrefs),
+    .tp_methods = kernel_methods,
+    .tp_getset = kernel_getset,
+    .tp_new = kernel_new,
+    .tp_doc = "A Python function compiled to a CUDA kernel (see @jit.rawkernel).",
+};
+
+PyObject *
+fe_kernel_function(PyObject *obj, int *is_device)
+{
+    if (!PyObject_TypeCheck(obj, &KernelType)) {
+        return NULL;
+    }
+    *is_device = ((KernelObject *)obj)->device;
+    return ((KernelObject *)obj)->pyfunc;
+}
+
+int
+kernel_add_types(PyObject *m)
+{
+    if (PyType_Ready(&KernelType) < 0 || PyType_Ready(&LauncherType) < 0) {
+        return -1;
+    }
+    Py_INCREF(&KernelType);
+    if (PyModule_AddObject(m, "Kernel", (PyObject *)&KernelType) < 0) {
+        Py_DECREF(&KernelType);
+        return -1;
+    }
+    cj_CompileError = PyErr_NewExceptionWithDoc(
+        "cujit.CompileError",
+        "A kernel cujit cannot compile: filename, lineno, offset and text point at the "
+        "Python construct.", PyExc_SyntaxError, NULL);
+    if (!cj_CompileError) {
+        return -1;
+    }
+    Py_INCREF(cj_CompileError);
+    return PyModule_AddObject(m, "CompileError", cj_CompileError);
+}

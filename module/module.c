@@ -1,0 +1,62 @@
+/* module.c - the extension module cujit._cujit. */
+#include "module.h"
+
+static PyObject *
+py_transpile(PyObject *self, PyObject *args)
+{
+    /* _transpile(func, sig): CUDA C++ from a fresh kernel object, nothing cached */
+    PyObject *func, *sig;
+    if (!PyArg_ParseTuple(args, "OU:_transpile", &func, &sig)) {
+        return NULL;
+    }
+    PyObject *k = PyObject_CallFunctionObjArgs((PyObject *)&KernelType, func, NULL);
+    if (!k) {
+        return NULL;
+    }
+    PyObject *r = PyObject_CallMethod(k, "inspect_cuda", "O", sig);
+    Py_DECREF(k);
+    return r;
+}
+
+static PyObject *
+py_promote(PyObject *self, PyObject *args)
+{
+    int a, b;
+    if (!PyArg_ParseTuple(args, "ii:_promote", &a, &b)) {
+        return NULL;
+    }
+    if (a < 0 || a >= DT_COUNT || b < 0 || b >= DT_COUNT) {
+        PyErr_SetString(PyExc_ValueError, "dtype index out of range");
+        return NULL;
+    }
+    return PyUnicode_FromString(cj_dtypes[cj_promote_dt((DType)a, (DType)b)].name);
+}
+
+static PyMethodDef module_methods[] = {
+    {"_transpile", py_transpile, METH_VARARGS, "CUDA C++ for func and a signature string"},
+    {"_promote", py_promote, METH_VARARGS, "NumPy result_type of two dtype indices"},
+    {NULL},
+};
+
+static struct PyModuleDef moduledef = {
+    PyModuleDef_HEAD_INIT, "cujit._cujit",
+    "cujit's C core: the compiler (frontend, typeinfer, codegen) and the CUDA runtime.",
+    -1, module_methods, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__cujit(void);
+
+PyMODINIT_FUNC
+PyInit__cujit(void)
+{
+    PyObject *m = PyModule_Create(&moduledef);
+    if (!m) {
+        return NULL;
+    }
+    if (kernel_add_types(m) < 0 || rt_add_types(m) < 0
+        || PyModule_AddStringConstant(m, "__version__", CJ_VERSION) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,132 @@
+/* rt.h - the runtime: CUDA driver and NVRTC through dlopen, the disk cache,
+ * device arrays, streams, events and kernel launch.  The runtime never looks
+ * at the IR; it takes CUDA C++ text and launches what NVRTC made of it.
+ * Functions that can fail return -1 / NULL with a Python exception set
+ * (cujit.CudaError for CUDA failures). */
+#ifndef RT_H
+#define RT_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+
+#include "../common/cj.h"
+
+#define RT_MAXDIM 32
+
+/* cujit.CudaError (a RuntimeError subclass); created by rt_add_types */
+extern PyObject *rt_CudaError;
+
+/* Adds DeviceArray, Stream, Event, Device, CudaError and the module-level
+ * functions (to_device, empty, zeros, ones, full, empty_like, zeros_like,
+ * asnumpy, synchronize, get_device, cache_info, clear_cache) to the module. */
+int rt_add_types(PyObject *module);
+
+/* ---- NVRTC (works without a GPU or driver) ---- */
+typedef struct {
+    char *ptx;          /* malloc'd, NUL-terminated */
+    size_t ptx_len;
+    char *cubin;        /* malloc'd, NULL unless asked for */
+    size_t cubin_len;
+    double ms;          /* time spent in NVRTC */
+} RtCompiled;
+
+/* Compiles `src` (whose entry is `name`) for `arch` ("sm_90").  Options always
+ * include -lineinfo and the arch; `extra_opts` may add more.  On a compile
+ * error raises cujit.CompileError-compatible info through rt_nvrtc_log: the
+ * caller receives -1 and, when log != NULL, *log = malloc'd NVRTC log (the
+ * exception is then NOT set, so the caller can map the log to Python lines).
+ * Returns 0 and fills out. */
+int rt_nvrtc_compile(const char *src, const char *name, const char *arch,
+                     int want_cubin, RtCompiled *out, char **log);
+void rt_compiled_free(RtCompiled *c);
+/* NVRTC version as major*1000 + minor*10, or -1 with exception */
+int rt_nvrtc_version(void);
+
+/* ---- devices and contexts ---- */
+/* Makes the current device's primary context current on this thread (lazily
+ * initialising the driver).  Returns the device ordinal or -1. */
+int rt_ensure_context(void);
+/* "sm_90" for the current device; -1 on error */
+int rt_current_arch(char *buf, size_t n);
+
+/* ---- kernels ---- */
+typedef struct {
+    void *function;         /* CUfunction */
+    void *module;           /* CUmodule */
+    uint64_t err_addr;      /* device address of `cj_error` (0 if the module has none) */
+    int device;
+} RtKernel;
+
+/* Compiles (or finds in the memory / disk cache) and loads `src` with entry
+ * `name` for the current device.  `key_extra` is mixed into the disk cache key
+ * (cujit version, options...).  Fills `out`; *hit tells whether the disk
+ * cache served it.  CUJIT_LOG=1 prints one line per compilation. */
+int rt_load_kernel(const char *src, const char *name, const char *key_extra,
+                   RtKernel *out, int *hit);
+
+/* rt_load_kernel, with the caller's transpile time for the CUJIT_LOG line
+ * (kernel, signature, ms transpiling, in NVRTC, loading, disk cache hit). */
+int rt_load_kernel_logged(const char *src, const char *name, const char *key_extra,
+                          double transpile_ms, RtKernel *out, int *hit);
+
+/* A NumPy / buffer-protocol format string ('f', '<f4', 'Zd'...) as a dtype;
+ * 0 on success, -1 with TypeError if unsupported. */
+int rt_dtype_from_format(const char *fmt, Py_ssize_t itemsize, DType *out);
+
+/* ---- arguments ---- */
+typedef struct {
+    void *ptr;              /* device pointer */
+    int ndim;
+    int64_t shape[RT_MAXDIM];
+    int64_t strides[RT_MAXDIM];   /* bytes */
+    DType dtype;
+    int readonly;
+    int c_contig, f_contig;
+    void *stream;           /* CAI 'stream' field to wait on, or NULL */
+    PyObject *host;         /* NumPy array copied in; copied back by rt_array_release */
+    void *owned;            /* device memory allocated for a host array */
+} RtArray;
+
+/* Is `o` an array argument (DeviceArray, __cuda_array_interface__, DLPack,
+ * NumPy / buffer)?  Cheap; no exception. */
+int rt_is_array(PyObject *o);
+/* Reads an array argument; host arrays are copied to the device on `stream`.
+ * `what` names the argument in messages ("argument 'x'"). */
+int rt_get_array(PyObject *o, RtArray *out, void *stream, const char *what);
+/* After the launch: copies host arrays back (copy_back) and frees what
+ * rt_get_array allocated. */
+int rt_array_release(RtArray *a, void *stream, int copy_back);
+
+/* A stream argument: None (legacy default 0), int handle, cujit.Stream, or an
+ * object with __cuda_stream__, .ptr or .cuda_stream. */
+int rt_get_stream(PyObject *o, void **out);
+
+/* cuLaunchKernel; raises CudaError naming `kname` on failure. */
+int rt_launch(RtKernel *k, const unsigned grid[3], const unsigned block[3],
+              unsigned shmem, void *stream, void **params, const char *kname);
+
+/* Device limits for launch checks */
+int rt_max_threads_per_block(void);
+int rt_max_shared_per_block(void);
+
+/* The record a kernel's `__device__ CjErrorRecord cj_error` holds after a
+ * failed assert or bounds check (first failing thread wins; layout shared with
+ * the prelude in codegen/prelude.h). */
+typedef struct {
+    int flag;               /* 0: nothing recorded */
+    int kind;               /* 1: assert, 2: index out of bounds */
+    int line;               /* Python line */
+    int msg_id;             /* index into the kernel's assert messages, -1 none */
+    unsigned block[3], thread[3];
+    long long index, extent;
+    int dim, pad;
+} CjErrorRecord;
+
+/* Synchronises `stream`, reads the kernel's error record into *rec and clears
+ * it on the device.  Returns 1 if a thread recorded a failure, 0 if not, -1 on
+ * a CUDA error (exception set, naming kname; a faulting kernel is reported
+ * here). */
+int rt_check_error_record(RtKernel *k, void *stream, const char *kname, CjErrorRecord *rec);
+
+#endif

@@ -1,0 +1,628 @@
+/* calls.c - typing rules of calls: jit builtins, Python builtins, math,
+ * dtype casts and device functions. */
+#include <string.h>
+
+#include "ti.h"
+
+static const char *
+bname(Node *n)
+{
+    return cj_builtin_names[n->op];
+}
+
+/* arity check, and no keywords unless the builtin takes them */
+static void
+arity(Ti *t, Node *n, int lo, int hi)
+{
+    if (n->n < lo || n->n > hi) {
+        if (lo == hi) {
+            ti_err(t, n, "%s() expects %d argument%s, got %d", bname(n), lo, lo == 1 ? "" : "s",
+                   n->n);
+        }
+        ti_err(t, n, "%s() expects %d to %d arguments, got %d", bname(n), lo, hi, n->n);
+    }
+}
+
+static void
+no_keywords(Ti *t, Node *n)
+{
+    if (n->n2) {
+        ti_err(t, n->list2[0], "%s() takes no keyword argument '%s'", bname(n), n->kwnames[0]);
+    }
+}
+
+/* Moves keyword arguments into positional slots: names[i] is the i-th
+ * parameter's name.  Returns the number of arguments. */
+static int
+bind_keywords(Ti *t, Node *n, const char *const *pnames, int np)
+{
+    if (!n->n2) {
+        return n->n;
+    }
+    Node **all = cj_alloc(t->p->arena, sizeof(Node *) * (size_t)(np + 1));
+    for (int i = 0; i < n->n && i < np; i++) {
+        all[i] = n->list[i];
+    }
+    int count = n->n;
+    for (int k = 0; k < n->n2; k++) {
+        int slot = -1;
+        for (int i = 0; i < np; i++) {
+            if (strcmp(pnames[i], n->kwnames[k]) == 0) {
+                slot = i;
+            }
+        }
+        if (slot < 0) {
+            ti_err(t, n->list2[k], "%s() has no keyword argument '%s'", bname(n),
+                   n->kwnames[k]);
+        }
+        if (all[slot]) {
+            ti_err(t, n->list2[k], "%s() got argument '%s' twice", bname(n), n->kwnames[k]);
+        }
+        all[slot] = n->list2[k];
+        if (slot + 1 > count) {
+            count = slot + 1;
+        }
+    }
+    for (int i = 0; i < count; i++) {
+        if (!all[i]) {
+            ti_err(t, n, "%s() is missing argument '%s'", bname(n), pnames[i]);
+        }
+    }
+    n->list = all;
+    n->n = count;
+    n->list2 = NULL;
+    n->n2 = 0;
+    return count;
+}
+
+static Type *
+arg(Ti *t, Node *n, int i)
+{
+    return ti_expr_pub(t, n->list[i]);
+}
+
+static int
+const_int(Node *c, int64_t *v)
+{
+    if (c->kind == ND_CONST && (c->cval.kind == CK_INT || c->cval.kind == CK_UINT)) {
+        *v = c->cval.i;
+        return 1;
+    }
+    return 0;
+}
+
+static int
+is_num(Type *x)
+{
+    return x && cj_is_numeric(x);
+}
+
+static void
+need(Ti *t, Node *a, Type *x, int ok, const char *what, Node *call)
+{
+    if (x && !ok) {
+        ti_err(t, a, "%s() needs %s, got %s", cj_builtin_names[call->op], what, ti_tstr(t, x));
+    }
+}
+
+static char
+kind(Type *x)
+{
+    return cj_type_kind(x);
+}
+
+static int
+is_intish(Type *x)
+{
+    return is_num(x) && (kind(x) == 'i' || kind(x) == 'u');
+}
+
+/* jit.grid(n) / jit.gridsize(n): n a constant 1..3 */
+static Type *
+grid_type(Ti *t, Node *n)
+{
+    no_keywords(t, n);
+    arity(t, n, 1, 1);
+    int64_t d;
+    if (!const_int(n->list[0], &d) || d < 1 || d > 3) {
+        ti_err(t, n, "%s() takes the number of dimensions, a constant 1, 2 or 3", bname(n));
+    }
+    n->axis = (int)d;
+    arg(t, n, 0);
+    if (d == 1) {
+        return ti_idx(t);
+    }
+    Type *el[3] = {ti_idx(t), ti_idx(t), ti_idx(t)};
+    return cj_tuple_type(t->p->arena, el, (int)d);
+}
+
+static DType
+dtype_arg(Ti *t, Node *n, Node *a)
+{
+    DType dt;
+    if (a->kind == ND_CONST && a->cval.kind == CK_DTYPE) {
+        return a->cval.dt;
+    }
+    if (a->kind == ND_CONST && a->cval.kind == CK_STR && cj_dtype_from_name(a->cval.s, &dt)) {
+        return dt;
+    }
+    ti_err(t, a, "%s() needs a dtype such as numpy.float32 as its first argument", bname(n));
+}
+
+/* jit.shared_memory(dtype, shape) / jit.local_memory(dtype, shape) */
+static Type *
+alloc_type(Ti *t, Node *n)
+{
+    static const char *const pn[] = {"dtype", "shape"};
+    bind_keywords(t, n, pn, 2);
+    arity(t, n, 2, 2);
+    DType dt = dtype_arg(t, n, n->list[0]);
+    Node *s = n->list[1];
+    int shared = n->op == BI_SHARED_MEMORY;
+    Type *ty = cj_array_type(t->p->arena, dt, 1, 'C');
+    if (s->kind == ND_CONST && s->cval.kind == CK_NONE) {
+        if (!shared) {
+            ti_err(t, s, "jit.local_memory() needs a constant shape");
+        }
+        ty->mem = MEM_DYNSHARED;
+        t->p->features |= FEAT_DYNSHARED;
+        return ty;
+    }
+    Node **dims = s->kind == ND_TUPLE ? s->list : &n->list[1];
+    int nd = s->kind == ND_TUPLE ? s->n : 1;
+    if (nd < 1 || nd > 8) {
+        ti_err(t, s, "%s() shape must have 1 to 8 dimensions", bname(n));
+    }
+    ty->ndim = nd;
+    ty->sshape = cj_alloc(t->p->arena, sizeof(int64_t) * (size_t)nd);
+    int64_t total = 1;
+    for (int i = 0; i < nd; i++) {
+        if (!const_int(dims[i], &ty->sshape[i]) || ty->sshape[i] <= 0) {
+            ti_err(t, dims[i], "%s() shape must be positive integer constants known at "
+                   "compile time%s", bname(n), shared ? " (or None for dynamic shared memory "
+                   "sized at launch)" : "");
+        }
+        total *= ty->sshape[i];
+    }
+    if (total * cj_dtypes[dt].size > (shared ? 228 * 1024 : 512 * 1024)) {
+        ti_err(t, n, "%s() of %lld bytes is more than a block can have", bname(n),
+               (long long)(total * cj_dtypes[dt].size));
+    }
+    ty->mem = shared ? MEM_SHARED : MEM_LOCAL;
+    return ty;
+}
+
+static int
+atomic_ok(int op, DType dt)
+{
+    int i32 = dt == DT_I32 || dt == DT_U32, i64 = dt == DT_I64 || dt == DT_U64;
+    int fl = dt == DT_F32 || dt == DT_F64;
+    switch (op) {
+    case BI_ATOMIC_ADD:
+    case BI_ATOMIC_SUB:
+    case BI_ATOMIC_MAX:
+    case BI_ATOMIC_MIN:
+    case BI_ATOMIC_EXCH:
+    case BI_ATOMIC_CAS:
+        return i32 || i64 || fl;
+    case BI_ATOMIC_AND:
+    case BI_ATOMIC_OR:
+    case BI_ATOMIC_XOR:
+        return i32 || i64;
+    case BI_ATOMIC_INC:
+    case BI_ATOMIC_DEC:
+        return dt == DT_U32 || dt == DT_U64;
+    default:
+        return 0;
+    }
+}
+
+/* jit.atomic_op(array, index, value); atomic_cas(array, index, compare, value) */
+static Type *
+atomic_type(Ti *t, Node *n)
+{
+    int cas = n->op == BI_ATOMIC_CAS;
+    static const char *const pn[] = {"array", "index", "val"};
+    static const char *const pc[] = {"array", "index", "compare", "val"};
+    bind_keywords(t, n, cas ? pc : pn, cas ? 4 : 3);
+    arity(t, n, cas ? 4 : 3, cas ? 4 : 3);
+    Type *a = arg(t, n, 0);
+    Type *ix = arg(t, n, 1);
+    Type *v = arg(t, n, 2);
+    Type *c = cas ? arg(t, n, 3) : NULL;
+    if (!a) {
+        return NULL;
+    }
+    if (a->kind != TY_ARRAY) {
+        ti_err(t, n->list[0], "%s() needs an array as its first argument, got %s", bname(n),
+               ti_tstr(t, a));
+    }
+    if (!atomic_ok(n->op, a->dtype)) {
+        ti_err(t, n, "%s() is not supported on %s arrays (supported: %s)", bname(n),
+               cj_dtypes[a->dtype].name,
+               n->op == BI_ATOMIC_INC || n->op == BI_ATOMIC_DEC ? "uint32, uint64"
+               : n->op == BI_ATOMIC_AND || n->op == BI_ATOMIC_OR || n->op == BI_ATOMIC_XOR
+               ? "int32, uint32, int64, uint64"
+               : "int32, uint32, int64, uint64, float32, float64");
+    }
+    int nidx = ix && ix->kind == TY_TUPLE ? ix->ntup : 1;
+    if (ix && nidx != a->ndim) {
+        ti_err(t, n->list[1], "%s() index has %d component%s but the array has %d "
+               "dimension%s", bname(n), nidx, nidx == 1 ? "" : "s", a->ndim,
+               a->ndim == 1 ? "" : "s");
+    }
+    if (ix && ix->kind == TY_TUPLE) {
+        for (int i = 0; i < ix->ntup; i++) {
+            if (!is_intish(ix->tup[i])) {
+                ti_err(t, n->list[1], "%s() index must be integers", bname(n));
+            }
+        }
+    } else {
+        need(t, n->list[1], ix, is_intish(ix), "an integer index", n);
+    }
+    need(t, n->list[2], v, is_num(v) && kind(v) != 'c', "a real number value", n);
+    need(t, cas ? n->list[3] : n->list[2], c, is_num(c) && kind(c) != 'c', "a number", n);
+    t->p->features |= FEAT_ATOMIC;
+    return cj_scalar(a->dtype);
+}
+
+/* shfl_*_sync(mask, value, lane_or_delta, width=32) */
+static Type *
+shfl_type(Ti *t, Node *n)
+{
+    static const char *const pn[] = {"mask", "value", "src_lane", "width"};
+    static const char *const pd[] = {"mask", "value", "delta", "width"};
+    bind_keywords(t, n, n->op == BI_SHFL_SYNC ? pn : n->op == BI_SHFL_XOR_SYNC
+                  ? (const char *const[]){"mask", "value", "lane_mask", "width"} : pd, 4);
+    arity(t, n, 3, 4);
+    Type *m = arg(t, n, 0), *v = arg(t, n, 1), *l = arg(t, n, 2);
+    need(t, n->list[0], m, is_intish(m), "an integer mask", n);
+    need(t, n->list[1], v, is_num(v), "a number to shuffle", n);
+    need(t, n->list[2], l, is_intish(l), "an integer lane or delta", n);
+    if (n->n == 4) {
+        Type *w = arg(t, n, 3);
+        need(t, n->list[3], w, is_intish(w), "an integer width", n);
+    }
+    t->p->features |= FEAT_WARP;
+    return v ? cj_concrete(v) : NULL;
+}
+
+static Type *
+vote_type(Ti *t, Node *n)
+{
+    static const char *const pn[] = {"mask", "predicate"};
+    bind_keywords(t, n, pn, 2);
+    arity(t, n, 2, 2);
+    Type *m = arg(t, n, 0), *p = arg(t, n, 1);
+    need(t, n->list[0], m, is_intish(m), "an integer mask", n);
+    need(t, n->list[1], p, is_num(p), "a condition", n);
+    t->p->features |= FEAT_WARP;
+    return cj_scalar(n->op == BI_BALLOT_SYNC ? DT_U32 : DT_BOOL);
+}
+
+static Type *
+bits_type(Ti *t, Node *n)
+{
+    no_keywords(t, n);
+    arity(t, n, 1, 1);
+    Type *x = arg(t, n, 0);
+    need(t, n->list[0], x, is_intish(x), "an integer", n);
+    if (!x) {
+        return NULL;
+    }
+    if (n->op == BI_BREV) {
+        x = cj_concrete(x);
+        int sz = cj_dtypes[x->dtype].size;
+        return cj_scalar(sz == 8 ? DT_U64 : DT_U32);
+    }
+    return cj_scalar(DT_I32);
+}
+
+static Type *
+print_type(Ti *t, Node *n)
+{
+    for (int k = 0; k < n->n2; k++) {
+        if (strcmp(n->kwnames[k], "sep") && strcmp(n->kwnames[k], "end")) {
+            ti_err(t, n->list2[k], "print() in a kernel takes only sep= and end= keywords");
+        }
+        if (n->list2[k]->kind != ND_CONST || n->list2[k]->cval.kind != CK_STR) {
+            ti_err(t, n->list2[k], "print() %s= must be a string literal", n->kwnames[k]);
+        }
+        ti_expr_pub(t, n->list2[k]);
+    }
+    for (int i = 0; i < n->n; i++) {
+        Type *x = arg(t, n, i);
+        if (x && x->kind != TY_STRING && !cj_is_numeric(x)) {
+            ti_err(t, n->list[i], "print() in a kernel prints strings and numbers, not %s",
+                   ti_tstr(t, x));
+        }
+    }
+    t->p->features |= FEAT_PRINT;
+    return cj_void();
+}
+
+/* int(), float(), bool(), complex(), numpy dtype casts */
+static Type *
+cast_type(Ti *t, Node *n)
+{
+    no_keywords(t, n);
+    if (n->op == BI_COMPLEX) {
+        arity(t, n, 1, 2);
+        for (int i = 0; i < n->n; i++) {
+            Type *x = arg(t, n, i);
+            need(t, n->list[i], x, is_num(x), "numbers", n);
+        }
+        t->p->features |= FEAT_COMPLEX;
+        return cj_weak(TY_WEAK_COMPLEX);
+    }
+    arity(t, n, n->op == BI_CAST ? 0 : 1, 1);
+    if (n->n == 0) {
+        ti_err(t, n, "a dtype cast needs one argument");
+    }
+    Type *x = arg(t, n, 0);
+    need(t, n->list[0], x, is_num(x), "a number", n);
+    if (x && kind(x) == 'c' && n->op != BI_BOOL
+        && !(n->op == BI_CAST && cj_dtypes[n->cval.dt].kind == 'c')) {
+        ti_err(t, n, "cannot convert a complex number with %s(); take .real or abs() first",
+               n->op == BI_CAST ? cj_dtypes[n->cval.dt].name : bname(n));
+    }
+    switch (n->op) {
+    case BI_INT:
+        return cj_weak(TY_WEAK_INT);
+    case BI_FLOAT:
+        return cj_weak(TY_WEAK_FLOAT);
+    case BI_BOOL:
+        return cj_scalar(DT_BOOL);
+    default:
+        return cj_scalar(n->cval.dt);
+    }
+}
+
+/* the float type math works in for x (NumPy's loop for np.sqrt) */
+static Type *
+float_of(Type *x)
+{
+    if (cj_is_weak(x)) {
+        return cj_weak(TY_WEAK_FLOAT);
+    }
+    return cj_scalar(cj_float_for(x->dtype) == DT_F16 && x->dtype != DT_F16
+                     ? DT_F32 : cj_float_for(x->dtype));
+}
+
+static Type *
+math_type(Ti *t, Node *n)
+{
+    no_keywords(t, n);
+    int binary = n->op == BI_POW || n->op == BI_ATAN2 || n->op == BI_HYPOT
+                 || n->op == BI_FMOD || n->op == BI_COPYSIGN;
+    int lo = binary ? 2 : 1, hi = binary ? 2 : (n->op == BI_LOG ? 2 : 1);
+    arity(t, n, lo, hi);
+    Type *r = NULL;
+    for (int i = 0; i < n->n; i++) {
+        Type *x = arg(t, n, i);
+        if (!x) {
+            return NULL;
+        }
+        if (!is_num(x) || kind(x) == 'c') {
+            ti_err(t, n->list[i], "%s() needs a real number, got %s", bname(n), ti_tstr(t, x));
+        }
+        r = r ? cj_promote(r, x) : x;
+    }
+    t->p->features |= FEAT_MATH;
+    switch (n->op) {
+    case BI_ISNAN:
+    case BI_ISINF:
+    case BI_ISFINITE:
+        return cj_scalar(DT_BOOL);
+    case BI_FLOOR:
+    case BI_CEIL:
+    case BI_TRUNC:
+        return cj_weak(TY_WEAK_INT);    /* Python returns an int */
+    default:
+        return float_of(r);
+    }
+}
+
+static Type *
+minmax_type(Ti *t, Node *n)
+{
+    no_keywords(t, n);
+    if (n->n < 2) {
+        ti_err(t, n, "%s() in a kernel needs at least two arguments (it does not take an "
+               "iterable)", bname(n));
+    }
+    Type *r = NULL;
+    for (int i = 0; i < n->n; i++) {
+        Type *x = arg(t, n, i);
+        if (!x) {
+            return NULL;
+        }
+        if (!is_num(x) || kind(x) == 'c') {
+            ti_err(t, n->list[i], "%s() needs real numbers, got %s", bname(n), ti_tstr(t, x));
+        }
+        r = r ? cj_promote(r, x) : x;
+    }
+    return r;
+}
+
+static Type *
+len_type(Ti *t, Node *n)
+{
+    no_keywords(t, n);
+    arity(t, n, 1, 1);
+    Type *x = arg(t, n, 0);
+    if (!x) {
+        return NULL;
+    }
+    if (x->kind == TY_TUPLE) {
+        return cj_weak(TY_WEAK_INT);
+    }
+    if (x->kind != TY_ARRAY || x->ndim == 0) {
+        ti_err(t, n->list[0], "len() needs an array of at least one dimension or a tuple, "
+               "got %s", ti_tstr(t, x));
+    }
+    return ti_idx(t);
+}
+
+static Type *
+devfunc_type(Ti *t, Node *n)
+{
+    Func *fn = n->fn;
+    if (n->n2) {
+        ti_err(t, n->list2[0], "device functions take positional arguments only");
+    }
+    if (n->n != fn->nparams) {
+        ti_err(t, n, "%s() takes %d argument%s, got %d", fn->name, fn->nparams,
+               fn->nparams == 1 ? "" : "s", n->n);
+    }
+    Type **args = cj_alloc(t->p->arena, sizeof(Type *) * (size_t)(n->n + 1));
+    for (int i = 0; i < n->n; i++) {
+        Type *x = arg(t, n, i);
+        if (!x) {
+            return NULL;
+        }
+        if (x->kind == TY_STRING || x->kind == TY_NONE || x->kind == TY_DTYPE
+            || x->kind == TY_VOID) {
+            ti_err(t, n->list[i], "cannot pass %s to a device function", ti_tstr(t, x));
+        }
+        args[i] = cj_concrete(x);
+    }
+    /* earlier passes may make instances for types that later widen; codegen
+     * emits only those the final pass calls */
+    Inst *in = ti_instance(t, n, fn, args);
+    t->in->callee[n->id] = in;
+    return in->ret;
+}
+
+static Type *
+round_type(Ti *t, Node *n)
+{
+    static const char *const pn[] = {"number", "ndigits"};
+    bind_keywords(t, n, pn, 2);
+    arity(t, n, 1, 2);
+    Type *x = arg(t, n, 0);
+    if (!x) {
+        return NULL;
+    }
+    if (!is_num(x) || kind(x) == 'c') {
+        ti_err(t, n->list[0], "round() needs a real number, got %s", ti_tstr(t, x));
+    }
+    if (n->n == 2) {
+        int64_t d;
+        if (!const_int(n->list[1], &d)) {
+            ti_err(t, n->list[1], "round() ndigits must be an integer constant");
+        }
+        arg(t, n, 1);
+        return x;
+    }
+    t->p->features |= FEAT_MATH;
+    return cj_weak(TY_WEAK_INT);
+}
+
+static Type *
+abs_type(Ti *t, Node *n)
+{
+    no_keywords(t, n);
+    arity(t, n, 1, 1);
+    Type *x = arg(t, n, 0);
+    need(t, n->list[0], x, is_num(x), "a number", n);
+    if (!x) {
+        return NULL;
+    }
+    if (x->kind == TY_WEAK_COMPLEX) {
+        return cj_weak(TY_WEAK_FLOAT);
+    }
+    if (kind(x) == 'c') {
+        return cj_scalar(x->dtype == DT_C64 ? DT_F32 : DT_F64);
+    }
+    return x;
+}
+
+static Type *
+noarg_type(Ti *t, Node *n, Type *r)
+{
+    no_keywords(t, n);
+    arity(t, n, 0, 0);
+    return r;
+}
+
+Type *
+ti_call(Ti *t, Node *n)
+{
+    switch ((BuiltinKind)n->op) {
+    case BI_THREADIDX:
+    case BI_BLOCKIDX:
+    case BI_BLOCKDIM:
+    case BI_GRIDDIM:
+        return cj_scalar(DT_I32);
+    case BI_GRID:
+    case BI_GRIDSIZE:
+        return grid_type(t, n);
+    case BI_LANEID:
+        return noarg_type(t, n, cj_scalar(DT_I32));
+    case BI_ACTIVEMASK:
+        t->p->features |= FEAT_WARP;
+        return noarg_type(t, n, cj_scalar(DT_U32));
+    case BI_SYNCTHREADS:
+    case BI_THREADFENCE:
+    case BI_THREADFENCE_BLOCK:
+    case BI_THREADFENCE_SYSTEM:
+        return noarg_type(t, n, cj_void());
+    case BI_SYNCWARP: {
+        static const char *const pn[] = {"mask"};
+        bind_keywords(t, n, pn, 1);
+        arity(t, n, 0, 1);
+        if (n->n) {
+            Type *m = arg(t, n, 0);
+            need(t, n->list[0], m, is_intish(m), "an integer mask", n);
+        }
+        return cj_void();
+    }
+    case BI_SHARED_MEMORY:
+    case BI_LOCAL_MEMORY:
+        return alloc_type(t, n);
+    case BI_ATOMIC_ADD: case BI_ATOMIC_SUB: case BI_ATOMIC_MAX: case BI_ATOMIC_MIN:
+    case BI_ATOMIC_EXCH: case BI_ATOMIC_AND: case BI_ATOMIC_OR: case BI_ATOMIC_XOR:
+    case BI_ATOMIC_INC: case BI_ATOMIC_DEC: case BI_ATOMIC_CAS:
+        return atomic_type(t, n);
+    case BI_SHFL_SYNC: case BI_SHFL_UP_SYNC: case BI_SHFL_DOWN_SYNC: case BI_SHFL_XOR_SYNC:
+        return shfl_type(t, n);
+    case BI_ALL_SYNC: case BI_ANY_SYNC: case BI_BALLOT_SYNC:
+        return vote_type(t, n);
+    case BI_POPC: case BI_CLZ: case BI_FFS: case BI_BREV:
+        return bits_type(t, n);
+    case BI_PRINT:
+        return print_type(t, n);
+    case BI_RANGE:
+        ti_err(t, n, "range() can only be used as the iterable of a for loop");
+    case BI_LEN:
+        return len_type(t, n);
+    case BI_INT: case BI_FLOAT: case BI_BOOL: case BI_COMPLEX: case BI_CAST:
+        return cast_type(t, n);
+    case BI_ABS:
+        return abs_type(t, n);
+    case BI_MIN:
+    case BI_MAX:
+        return minmax_type(t, n);
+    case BI_ROUND:
+        return round_type(t, n);
+    case BI_CONJUGATE: {
+        Type *x = arg(t, n, 0);
+        need(t, n->list[0], x, is_num(x), "a number", n);
+        return x;
+    }
+    case BI_SQRT: case BI_EXP: case BI_EXPM1: case BI_LOG: case BI_LOG1P: case BI_LOG2:
+    case BI_LOG10: case BI_POW: case BI_SIN: case BI_COS: case BI_TAN: case BI_ASIN:
+    case BI_ACOS: case BI_ATAN: case BI_ATAN2: case BI_SINH: case BI_COSH: case BI_TANH:
+    case BI_ASINH: case BI_ACOSH: case BI_ATANH: case BI_HYPOT: case BI_FLOOR:
+    case BI_CEIL: case BI_TRUNC: case BI_FABS: case BI_FMOD: case BI_COPYSIGN:
+    case BI_ERF: case BI_ERFC: case BI_GAMMA: case BI_LGAMMA: case BI_ISNAN:
+    case BI_ISINF: case BI_ISFINITE:
+        return math_type(t, n);
+    case BI_DEVFUNC:
+        return devfunc_type(t, n);
+    case BI_COUNT:
+        break;
+    }
+    cj_unreachable(t->p->try_, "builtin");
+}

@@ -1,0 +1,26 @@
+/* ti.h - type inference internals shared by the typeinfer files */
+#ifndef TI_H
+#define TI_H
+
+#include "../common/cj.h"
+
+#define CJ_MAXIDX 32
+
+typedef struct {
+    Program *p;
+    Inst *in;
+    Func *fn;
+    int changed;        /* a variable's type widened in this pass */
+    int final;          /* last pass: every type must be known */
+    int alloc_ok;       /* assigning the result of shared_memory / local_memory */
+} Ti;
+
+const char *ti_tstr(Ti *t, const Type *ty);
+Type *ti_idx(Ti *t);
+Type *ti_expr_pub(Ti *t, Node *n);
+Type *ti_binop_type(Ti *t, Node *n, int op, Type *x, Type *y);
+Type *ti_call(Ti *t, Node *n);
+Inst *ti_instance(Ti *caller, Node *call, Func *fn, Type **args);
+CJ_NORETURN void ti_err(Ti *t, Node *n, const char *fmt, ...) CJ_PRINTF(3, 4);
+
+#endif

@@ -1,0 +1,1014 @@
+/* typeinfer.c - types for every node of a kernel, given its argument types.
+ * NumPy 2 promotion with weak Python scalars (NEP 50); variables unify over
+ * all their assignments (iterated to a fixed point); device functions are
+ * specialised per call-site argument types. */
+#include <stdio.h>
+#include <string.h>
+
+#include "ti.h"
+
+const char *const cj_builtin_names[BI_COUNT] = {
+    "jit.threadIdx", "jit.blockIdx", "jit.blockDim", "jit.gridDim", "jit.grid",
+    "jit.gridsize", "jit.laneid", "jit.syncthreads", "jit.syncwarp", "jit.threadfence",
+    "jit.threadfence_block", "jit.threadfence_system", "jit.shared_memory",
+    "jit.local_memory", "jit.atomic_add", "jit.atomic_sub", "jit.atomic_max",
+    "jit.atomic_min", "jit.atomic_exch", "jit.atomic_and", "jit.atomic_or",
+    "jit.atomic_xor", "jit.atomic_inc", "jit.atomic_dec", "jit.atomic_cas",
+    "jit.shfl_sync", "jit.shfl_up_sync", "jit.shfl_down_sync", "jit.shfl_xor_sync",
+    "jit.all_sync", "jit.any_sync", "jit.ballot_sync", "jit.activemask", "jit.popc",
+    "jit.clz", "jit.ffs", "jit.brev", "print", "range", "len", "int", "float", "bool",
+    "complex", "dtype cast", "abs", "min", "max", "round", "conjugate", "math.sqrt",
+    "math.exp", "math.expm1", "math.log", "math.log1p", "math.log2", "math.log10",
+    "math.pow", "math.sin", "math.cos", "math.tan", "math.asin", "math.acos",
+    "math.atan", "math.atan2", "math.sinh", "math.cosh", "math.tanh", "math.asinh",
+    "math.acosh", "math.atanh", "math.hypot", "math.floor", "math.ceil", "math.trunc",
+    "math.fabs", "math.fmod", "math.copysign", "math.erf", "math.erfc", "math.gamma",
+    "math.lgamma", "math.isnan", "math.isinf", "math.isfinite", "device function",
+};
+
+/* ---- helpers ---- */
+
+void
+ti_err(Ti *t, Node *n, const char *fmt, ...)
+{
+    CjTry *tr = t->p->try_;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(tr->err.msg, sizeof tr->err.msg, fmt, ap);
+    va_end(ap);
+    tr->err.file = t->fn->file;
+    tr->err.loc = n ? n->loc : t->fn->loc;
+    tr->err.internal = 0;
+    longjmp(tr->jb, 1);
+}
+
+const char *
+ti_tstr(Ti *t, const Type *ty)
+{
+    if (!ty) {
+        return "unknown";
+    }
+    Buf b;
+    buf_init(&b);
+    cj_type_str(&b, ty);
+    const char *s = cj_strdup(t->p->arena, b.s ? b.s : "?");
+    buf_free(&b);
+    return s;
+}
+
+Type *
+ti_idx(Ti *t)
+{
+    return cj_scalar(t->p->idx32 ? DT_I32 : DT_I64);
+}
+
+static Type *
+set(Ti *t, Node *n, Type *ty)
+{
+    t->in->ntype[n->id] = ty;
+    return ty;
+}
+
+static int
+is_int_like(const Type *ty)
+{
+    char k = cj_type_kind(ty);
+    return cj_is_numeric(ty) && (k == 'i' || k == 'u' || k == 'b');
+}
+
+static void
+need_numeric(Ti *t, Node *n, Type *ty, const char *what)
+{
+    if (ty && !cj_is_numeric(ty)) {
+        ti_err(t, n, "%s needs a number, got %s", what, ti_tstr(t, ty));
+    }
+}
+
+/* A value usable as a condition: numbers (Python truthiness). */
+static void
+need_truth(Ti *t, Node *n, Type *ty)
+{
+    if (ty && !cj_is_numeric(ty)) {
+        ti_err(t, n, "a %s cannot be used as a condition in a kernel; compare it or use its "
+            "elements", ti_tstr(t, ty));
+    }
+}
+
+static void
+note_type(Ti *t, const Type *ty)
+{
+    if (!ty) {
+        return;
+    }
+    if (ty->kind == TY_SCALAR || ty->kind == TY_ARRAY) {
+        if (ty->dtype == DT_F16) {
+            t->p->features |= FEAT_F16;
+        } else if (ty->dtype == DT_C64 || ty->dtype == DT_C128) {
+            t->p->features |= FEAT_COMPLEX;
+        }
+    } else if (ty->kind == TY_WEAK_COMPLEX) {
+        t->p->features |= FEAT_COMPLEX;
+    } else if (ty->kind == TY_TUPLE) {
+        for (int i = 0; i < ty->ntup; i++) {
+            note_type(t, ty->tup[i]);
+        }
+    }
+}
+
+/* ---- expressions ---- */
+
+static Type *ti_expr(Ti *t, Node *n);
+
+static Type *
+const_type(Ti *t, Node *n)
+{
+    Const *c = &n->cval;
+    switch (c->kind) {
+    case CK_BOOL:
+        return cj_scalar(DT_BOOL);
+    case CK_INT:
+    case CK_UINT:
+        return c->weak ? cj_weak(TY_WEAK_INT) : cj_scalar(c->dt);
+    case CK_FLOAT:
+        return c->weak ? cj_weak(TY_WEAK_FLOAT) : cj_scalar(c->dt);
+    case CK_COMPLEX:
+        t->p->features |= FEAT_COMPLEX;
+        return c->weak ? cj_weak(TY_WEAK_COMPLEX) : cj_scalar(c->dt);
+    case CK_STR:
+        return cj_string();
+    case CK_NONE:
+        return cj_none();
+    case CK_DTYPE:
+        return cj_dtype_type(c->dt);
+    }
+    cj_unreachable(t->p->try_, "constant kind");
+}
+
+static const char *
+op_str(int op)
+{
+    static const char *const s[] = {
+        "+", "-", "*", "/", "//", "%", "**", "<<", ">>", "|", "^", "&", "@",
+        "-", "+", "~", "not", "==", "!=", "<", "<=", ">", ">=", "is", "is not", "in",
+        "not in", "and", "or",
+    };
+    return s[op];
+}
+
+/* Result type of `x op y` on numbers (NumPy 2 ufunc loops, NEP 50). */
+Type *
+ti_binop_type(Ti *t, Node *n, int op, Type *x, Type *y)
+{
+    if (!x || !y) {
+        return NULL;
+    }
+    if (!cj_is_numeric(x) || !cj_is_numeric(y)) {
+        ti_err(t, n, "unsupported operand types for %s: %s and %s", op_str(op), ti_tstr(t, x),
+            ti_tstr(t, y));
+    }
+    Type *r = cj_promote(x, y);
+    char k = cj_type_kind(r);
+    int weak = cj_is_weak(r);
+    switch (op) {
+    case OP_ADD:
+    case OP_MUL:
+        return r;
+    case OP_SUB:
+        if (k == 'b') {
+            ti_err(t, n, "subtracting booleans is not supported (as in NumPy); use ^ or "
+                "convert with int()");
+        }
+        return r;
+    case OP_DIV:
+        if (k == 'b' || k == 'i' || k == 'u') {
+            return weak ? cj_weak(TY_WEAK_FLOAT) : cj_scalar(DT_F64);
+        }
+        return r;
+    case OP_FLOORDIV:
+    case OP_MOD:
+    case OP_POW:
+        if (k == 'c' && op != OP_POW) {
+            ti_err(t, n, "operator %s is not defined for complex numbers", op_str(op));
+        }
+        if (k == 'c') {
+            ti_err(t, n, "complex powers are not supported in kernels; multiply the values "
+                "or use math on .real and .imag");
+        }
+        return k == 'b' ? cj_scalar(DT_I8) : r;
+    case OP_LSHIFT:
+    case OP_RSHIFT:
+    case OP_BITOR:
+    case OP_BITXOR:
+    case OP_BITAND:
+        if (k != 'b' && k != 'i' && k != 'u') {
+            ti_err(t, n, "operator %s needs integers or booleans, got %s and %s", op_str(op),
+                ti_tstr(t, x), ti_tstr(t, y));
+        }
+        if (k == 'b' && (op == OP_LSHIFT || op == OP_RSHIFT)) {
+            return cj_scalar(DT_I8);
+        }
+        return r;
+    default:
+        break;
+    }
+    ti_err(t, n, "operator %s is not supported in kernels", op_str(op));
+}
+
+static Type *
+unary_type(Ti *t, Node *n)
+{
+    Type *x = ti_expr(t, n->a);
+    if (!x) {
+        return NULL;
+    }
+    if (n->op == OP_NOT) {
+        need_truth(t, n->a, x);
+        return cj_scalar(DT_BOOL);
+    }
+    need_numeric(t, n, x, n->op == OP_INVERT ? "operator ~" : "unary minus or plus");
+    char k = cj_type_kind(x);
+    if (n->op == OP_INVERT && k != 'b' && k != 'i' && k != 'u') {
+        ti_err(t, n, "operator ~ needs an integer or a boolean, got %s", ti_tstr(t, x));
+    }
+    if (n->op == OP_NEG && k == 'b') {
+        ti_err(t, n, "negating a boolean is not supported (as in NumPy); use 'not'");
+    }
+    return x;
+}
+
+static Type *
+compare_type(Ti *t, Node *n)
+{
+    Type *prev = ti_expr(t, n->list[0]);
+    for (int i = 1; i < n->n; i++) {
+        Type *cur = ti_expr(t, n->list[i]);
+        int op = n->ops[i - 1];
+        if (prev && cur) {
+            if (op == OP_IS || op == OP_ISNOT) {
+                ti_err(t, n, "'is' comparisons are not supported in kernels; use == or !=");
+            }
+            if (!cj_is_numeric(prev) || !cj_is_numeric(cur)) {
+                ti_err(t, n, "cannot compare %s with %s in a kernel", ti_tstr(t, prev),
+                    ti_tstr(t, cur));
+            }
+            if ((cj_type_kind(prev) == 'c' || cj_type_kind(cur) == 'c') && op != OP_EQ
+                && op != OP_NE) {
+                ti_err(t, n, "complex numbers can only be compared with == and !=");
+            }
+        }
+        prev = cur;
+    }
+    return cj_scalar(DT_BOOL);
+}
+
+static Type *
+boolop_type(Ti *t, Node *n)
+{
+    Type *r = NULL;
+    for (int i = 0; i < n->n; i++) {
+        Type *x = ti_expr(t, n->list[i]);
+        if (!x) {
+            return NULL;
+        }
+        need_truth(t, n->list[i], x);
+        r = i == 0 ? x : cj_unify(t->p->arena, r, x);
+        if (!r) {
+            ti_err(t, n, "the operands of '%s' have types that cannot meet", op_str(n->op));
+        }
+    }
+    return r;
+}
+
+static Type *
+ifexp_type(Ti *t, Node *n)
+{
+    Type *c = ti_expr(t, n->a);
+    need_truth(t, n->a, c);
+    Type *x = ti_expr(t, n->b), *y = ti_expr(t, n->c);
+    if (!x || !y) {
+        return x ? x : y;       /* one branch may not be typed yet */
+    }
+    Type *r = cj_unify(t->p->arena, x, y);
+    if (!r || r->kind == TY_ARRAY) {
+        ti_err(t, n, "the two branches of the conditional expression have types %s and %s, "
+            "which cannot meet", ti_tstr(t, x), ti_tstr(t, y));
+    }
+    return r;
+}
+
+/* a[i, j] on arrays; t[k] with a constant k on tuples */
+static Type *
+index_type(Ti *t, Node *n)
+{
+    Type *base = ti_expr(t, n->a);
+    Type *ix[CJ_MAXIDX];
+    if (n->n > CJ_MAXIDX) {
+        ti_err(t, n, "too many indices");
+    }
+    for (int i = 0; i < n->n; i++) {
+        ix[i] = ti_expr(t, n->list[i]);
+    }
+    if (!base) {
+        return NULL;
+    }
+    if (base->kind == TY_TUPLE) {
+        if (n->n != 1 || n->list[0]->kind != ND_CONST
+            || (n->list[0]->cval.kind != CK_INT)) {
+            if (n->n == 1 && n->list[0]->kind == ND_UNARY && n->list[0]->op == OP_NEG
+                && n->list[0]->a->kind == ND_CONST && n->list[0]->a->cval.kind == CK_INT) {
+                int64_t k = base->ntup - n->list[0]->a->cval.i;
+                if (k < 0 || k >= base->ntup) {
+                    ti_err(t, n, "tuple index out of range");
+                }
+                t->in->aux[n->id] = k;
+                return base->tup[k];
+            }
+            ti_err(t, n, "a tuple can only be indexed by an integer constant");
+        }
+        int64_t k = n->list[0]->cval.i;
+        if (k < -base->ntup || k >= base->ntup) {
+            ti_err(t, n, "tuple index %lld out of range for a tuple of %d items", (long long)k,
+                base->ntup);
+        }
+        if (k < 0) {
+            k += base->ntup;
+        }
+        t->in->aux[n->id] = k;
+        return base->tup[k];
+    }
+    if (base->kind != TY_ARRAY) {
+        ti_err(t, n, "cannot index a value of type %s", ti_tstr(t, base));
+    }
+    if (n->n != base->ndim) {
+        ti_err(t, n, "%s needs %d indices, got %d (slicing is not supported inside kernels)",
+            ti_tstr(t, base), base->ndim, n->n);
+    }
+    for (int i = 0; i < n->n; i++) {
+        if (ix[i] && !is_int_like(ix[i])) {
+            ti_err(t, n->list[i], "array indices must be integers, got %s", ti_tstr(t, ix[i]));
+        }
+        if (ix[i] && cj_type_kind(ix[i]) == 'b') {
+            ti_err(t, n->list[i], "boolean indices are not supported in kernels; convert with "
+                "int()");
+        }
+    }
+    if (t->fn->boundscheck) {
+        t->p->features |= FEAT_BOUNDS;
+    }
+    return cj_scalar(base->dtype);
+}
+
+static Type *
+attr_type(Ti *t, Node *n)
+{
+    Type *x = ti_expr(t, n->a);
+    if (!x) {
+        return NULL;
+    }
+    if (n->op == AT_REAL || n->op == AT_IMAG) {
+        if (!cj_is_numeric(x)) {
+            ti_err(t, n, "%s has no .%s", ti_tstr(t, x), n->op == AT_REAL ? "real" : "imag");
+        }
+        if (x->kind == TY_WEAK_COMPLEX) {
+            return cj_weak(TY_WEAK_FLOAT);
+        }
+        if (cj_type_kind(x) == 'c') {
+            return cj_scalar(x->dtype == DT_C64 ? DT_F32 : DT_F64);
+        }
+        return x;
+    }
+    if (x->kind != TY_ARRAY) {
+        ti_err(t, n, "only arrays have .shape, .size, .ndim, .strides and .itemsize; got %s",
+            ti_tstr(t, x));
+    }
+    switch (n->op) {
+    case AT_SIZE:
+        return ti_idx(t);
+    case AT_NDIM:
+    case AT_DTYPE_ITEMSIZE:
+        return cj_weak(TY_WEAK_INT);
+    case AT_SHAPE:
+    case AT_STRIDES: {
+        Type **el = cj_alloc(t->p->arena, sizeof(Type *) * (size_t)(x->ndim + 1));
+        for (int i = 0; i < x->ndim; i++) {
+            el[i] = n->op == AT_SHAPE ? ti_idx(t) : cj_scalar(DT_I64);
+        }
+        return cj_tuple_type(t->p->arena, el, x->ndim);
+    }
+    default:
+        break;
+    }
+    cj_unreachable(t->p->try_, "attribute");
+}
+
+static Type *
+tuple_type(Ti *t, Node *n)
+{
+    Type **el = cj_alloc(t->p->arena, sizeof(Type *) * (size_t)(n->n + 1));
+    for (int i = 0; i < n->n; i++) {
+        el[i] = ti_expr(t, n->list[i]);
+        if (!el[i]) {
+            return NULL;
+        }
+        if (el[i]->kind == TY_ARRAY || el[i]->kind == TY_STRING) {
+            ti_err(t, n->list[i], "tuples in kernels hold numbers only, not %s",
+                ti_tstr(t, el[i]));
+        }
+    }
+    return cj_tuple_type(t->p->arena, el, n->n);
+}
+
+static Type *
+var_type(Ti *t, Node *n)
+{
+    Type *ty = t->in->vtype[n->var->id];
+    if (!ty && t->final) {
+        ti_err(t, n, "variable '%s' is used before it is assigned", n->var->name);
+    }
+    return ty;
+}
+
+static Type *
+ti_expr(Ti *t, Node *n)
+{
+    Type *ty = NULL;
+    switch (n->kind) {
+    case ND_CONST:
+        ty = const_type(t, n);
+        break;
+    case ND_VAR:
+        ty = var_type(t, n);
+        break;
+    case ND_BINOP: {
+        Type *x = ti_expr(t, n->a), *y = ti_expr(t, n->b);
+        ty = ti_binop_type(t, n, n->op, x, y);
+        break;
+    }
+    case ND_UNARY:
+        ty = unary_type(t, n);
+        break;
+    case ND_COMPARE:
+        ty = compare_type(t, n);
+        break;
+    case ND_BOOLOP:
+        ty = boolop_type(t, n);
+        break;
+    case ND_IFEXP:
+        ty = ifexp_type(t, n);
+        break;
+    case ND_INDEX:
+        ty = index_type(t, n);
+        break;
+    case ND_ATTR:
+        ty = attr_type(t, n);
+        break;
+    case ND_CALL:
+        ty = ti_call(t, n);
+        break;
+    case ND_TUPLE:
+        ty = tuple_type(t, n);
+        break;
+    case ND_ASSIGN: case ND_AUGASSIGN: case ND_IF: case ND_WHILE: case ND_FOR:
+    case ND_BREAK: case ND_CONTINUE: case ND_PASS: case ND_RETURN: case ND_ASSERT:
+    case ND_EXPR:
+        cj_unreachable(t->p->try_, "statement in expression position");
+    }
+    note_type(t, ty);
+    return set(t, n, ty);
+}
+
+Type *
+ti_expr_pub(Ti *t, Node *n)
+{
+    return ti_expr(t, n);
+}
+
+/* ---- assignment ---- */
+
+static void
+bind_var(Ti *t, Node *at, Var *v, Type *ty)
+{
+    if (!ty) {
+        return;
+    }
+    if (ty->kind == TY_STRING || ty->kind == TY_NONE || ty->kind == TY_DTYPE
+        || ty->kind == TY_VOID) {
+        ti_err(t, at, "cannot assign %s to a variable in a kernel",
+            ty->kind == TY_VOID ? "the result of a call that returns nothing" : ti_tstr(t, ty));
+    }
+    Type *old = t->in->vtype[v->id];
+    if (v->is_param && old && old->kind == TY_ARRAY) {
+        ti_err(t, at, "cannot assign to array parameter '%s'; write into its elements "
+            "(%s[i] = ...) instead", v->name, v->name);
+    }
+    if (ty->kind == TY_ARRAY && ty->mem != MEM_GLOBAL && !t->alloc_ok) {
+        ti_err(t, at, "shared and local arrays cannot be copied to another variable; use the "
+            "name they were created with");
+    }
+    if (!old) {
+        t->in->vtype[v->id] = ty;
+        t->changed = 1;
+        return;
+    }
+    if (ty->kind == TY_ARRAY && ty->mem != MEM_GLOBAL && t->alloc_ok && t->final == 0
+        && old != ty && cj_type_eq(old, ty) == 0) {
+        ti_err(t, at, "variable '%s' already holds another array", v->name);
+    }
+    Type *u = cj_unify(t->p->arena, old, ty);
+    if (!u) {
+        ti_err(t, at, "variable '%s' holds %s here but %s elsewhere: a variable keeps one type "
+            "in a kernel; use another name", v->name, ti_tstr(t, ty), ti_tstr(t, old));
+    }
+    if (!cj_type_eq(u, old) || u->kind != old->kind) {
+        t->in->vtype[v->id] = u;
+        t->changed = 1;
+    }
+}
+
+static void
+store_elem(Ti *t, Node *target, Type *ty)
+{
+    Type *arr = t->in->ntype[target->a->id];
+    if (!arr || !ty) {
+        return;
+    }
+    if (arr->kind == TY_TUPLE) {
+        ti_err(t, target, "tuples cannot be changed; assign a new tuple to the variable");
+    }
+    if (arr->readonly) {
+        ti_err(t, target, "array is read-only");
+    }
+    if (!cj_is_numeric(ty)) {
+        ti_err(t, target, "cannot store %s into an element of %s", ti_tstr(t, ty),
+            ti_tstr(t, arr));
+    }
+    if (cj_type_kind(ty) == 'c' && cj_dtypes[arr->dtype].kind != 'c') {
+        ti_err(t, target, "cannot store a complex value into an element of %s; take .real or "
+            "abs() first", ti_tstr(t, arr));
+    }
+}
+
+static void assign_to(Ti *t, Node *target, Node *value, Type *ty);
+
+static void
+assign_tuple(Ti *t, Node *target, Node *value, Type *ty)
+{
+    if (value && value->kind == ND_TUPLE) {
+        if (value->n != target->n) {
+            ti_err(t, target, "cannot unpack %d values into %d targets", value->n, target->n);
+        }
+        for (int i = 0; i < target->n; i++) {
+            assign_to(t, target->list[i], value->list[i], t->in->ntype[value->list[i]->id]);
+        }
+        return;
+    }
+    if (!ty) {
+        return;
+    }
+    if (ty->kind != TY_TUPLE) {
+        ti_err(t, target, "cannot unpack a value of type %s", ti_tstr(t, ty));
+    }
+    if (ty->ntup != target->n) {
+        ti_err(t, target, "cannot unpack %d values into %d targets", ty->ntup, target->n);
+    }
+    for (int i = 0; i < target->n; i++) {
+        assign_to(t, target->list[i], NULL, ty->tup[i]);
+    }
+}
+
+static void
+assign_to(Ti *t, Node *target, Node *value, Type *ty)
+{
+    switch (target->kind) {
+    case ND_VAR:
+        set(t, target, ty);
+        bind_var(t, target, target->var, ty);
+        return;
+    case ND_INDEX:
+        ti_expr(t, target);
+        store_elem(t, target, ty);
+        return;
+    case ND_TUPLE:
+        assign_tuple(t, target, value, ty);
+        return;
+    default:
+        break;
+    }
+    ti_err(t, target, "cannot assign to this expression in a kernel");
+}
+
+/* ---- statements ---- */
+
+static void ti_stmts(Ti *t, Node **list, int n);
+
+static void
+for_stmt(Ti *t, Node *n)
+{
+    Type *ty = NULL;
+    Node *parts[3] = {n->a, n->b, n->c};
+    for (int i = 0; i < 3; i++) {
+        if (!parts[i]) {
+            continue;
+        }
+        Type *x = ti_expr(t, parts[i]);
+        if (!x) {
+            return;
+        }
+        if (!is_int_like(x) || cj_type_kind(x) == 'b') {
+            ti_err(t, parts[i], "range() needs integers, got %s", ti_tstr(t, x));
+        }
+        ty = ty ? cj_promote(ty, x) : x;
+    }
+    if (n->c && n->c->kind == ND_CONST && n->c->cval.i == 0) {
+        ti_err(t, n->c, "range() step must not be zero");
+    }
+    ty = cj_concrete(ty);
+    bind_var(t, n, n->var, ty);
+    t->in->ntype[n->id] = t->in->vtype[n->var->id];
+    ti_stmts(t, n->list, n->n);
+}
+
+static void
+return_stmt(Ti *t, Node *n)
+{
+    if (!t->fn->is_device) {
+        if (n->a) {
+            ti_err(t, n, "a kernel cannot return a value; write the result into an array "
+                "argument (or make this a device function with "
+                "@jit.rawkernel(device=True))");
+        }
+        return;
+    }
+    Type *ty = n->a ? ti_expr(t, n->a) : cj_void();
+    if (!ty) {
+        return;
+    }
+    if (ty->kind == TY_ARRAY || ty->kind == TY_STRING) {
+        ti_err(t, n, "device functions return numbers or tuples of numbers, not %s",
+            ti_tstr(t, ty));
+    }
+    ty = cj_concrete(ty);
+    Inst *in = t->in;
+    if (!in->ret) {
+        in->ret = ty;
+        t->changed = 1;
+        return;
+    }
+    Type *u = (in->ret->kind == TY_VOID || ty->kind == TY_VOID)
+              ? (in->ret->kind == ty->kind ? ty : NULL) : cj_unify(t->p->arena, in->ret, ty);
+    if (!u) {
+        ti_err(t, n, "this return gives %s but another gives %s", ti_tstr(t, ty),
+            ti_tstr(t, in->ret));
+    }
+    if (!cj_type_eq(u, in->ret)) {
+        in->ret = u;
+        t->changed = 1;
+    }
+}
+
+static void
+ti_stmt(Ti *t, Node *n)
+{
+    switch (n->kind) {
+    case ND_ASSIGN: {
+        int alloc = n->a->kind == ND_CALL && (n->a->op == BI_SHARED_MEMORY
+                                             || n->a->op == BI_LOCAL_MEMORY);
+        Type *ty = ti_expr(t, n->a);
+        if (alloc && (n->n != 1 || n->list[0]->kind != ND_VAR)) {
+            ti_err(t, n, "assign a shared or local array to one variable name");
+        }
+        t->alloc_ok = alloc;
+        for (int i = 0; i < n->n; i++) {
+            assign_to(t, n->list[i], n->a, ty);
+        }
+        t->alloc_ok = 0;
+        return;
+    }
+    case ND_AUGASSIGN: {
+        Type *x = ti_expr(t, n->a);
+        Type *y = ti_expr(t, n->b);
+        Type *r = ti_binop_type(t, n, n->op, x, y);
+        if (n->a->kind == ND_VAR) {
+            bind_var(t, n, n->a->var, r);
+        } else {
+            store_elem(t, n->a, r);
+        }
+        set(t, n, r);
+        return;
+    }
+    case ND_IF:
+        need_truth(t, n->a, ti_expr(t, n->a));
+        ti_stmts(t, n->list, n->n);
+        ti_stmts(t, n->list2, n->n2);
+        return;
+    case ND_WHILE:
+        need_truth(t, n->a, ti_expr(t, n->a));
+        ti_stmts(t, n->list, n->n);
+        return;
+    case ND_FOR:
+        for_stmt(t, n);
+        return;
+    case ND_RETURN:
+        return_stmt(t, n);
+        return;
+    case ND_ASSERT:
+        need_truth(t, n->a, ti_expr(t, n->a));
+        t->p->features |= FEAT_ASSERT;
+        return;
+    case ND_EXPR:
+        ti_expr(t, n->a);
+        return;
+    case ND_BREAK:
+    case ND_CONTINUE:
+    case ND_PASS:
+        return;
+    case ND_CONST: case ND_VAR: case ND_BINOP: case ND_UNARY: case ND_COMPARE:
+    case ND_BOOLOP: case ND_IFEXP: case ND_INDEX: case ND_ATTR: case ND_CALL:
+    case ND_TUPLE:
+        break;
+    }
+    cj_unreachable(t->p->try_, "expression in statement position");
+}
+
+static void
+ti_stmts(Ti *t, Node **list, int n)
+{
+    for (int i = 0; i < n; i++) {
+        ti_stmt(t, list[i]);
+    }
+}
+
+/* ---- definite assignment: every read has an assignment on every path ---- */
+
+typedef struct {
+    unsigned char *set;     /* 1 = assigned on every path so far */
+    int dead;               /* after return / break / continue */
+} DA;
+
+static void da_stmts(Ti *t, Node **list, int n, DA *s);
+
+static void
+da_expr(Ti *t, Node *n, DA *s)
+{
+    if (!n) {
+        return;
+    }
+    if (n->kind == ND_VAR) {
+        if (!s->set[n->var->id] && !s->dead) {
+            ti_err(t, n, "variable '%s' may be used before it is assigned: it is not assigned "
+                "on every path to this line", n->var->name);
+        }
+        return;
+    }
+    da_expr(t, n->a, s);
+    da_expr(t, n->b, s);
+    da_expr(t, n->c, s);
+    for (int i = 0; i < n->n; i++) {
+        da_expr(t, n->list[i], s);
+    }
+    for (int i = 0; i < n->n2; i++) {
+        da_expr(t, n->list2[i], s);
+    }
+}
+
+static void
+da_target(Ti *t, Node *n, DA *s)
+{
+    if (n->kind == ND_VAR) {
+        s->set[n->var->id] = 1;
+    } else if (n->kind == ND_TUPLE) {
+        for (int i = 0; i < n->n; i++) {
+            da_target(t, n->list[i], s);
+        }
+    } else {
+        da_expr(t, n, s);
+    }
+}
+
+static DA
+da_copy(Ti *t, DA *s)
+{
+    DA c;
+    int nv = t->fn->nvars;
+    c.set = cj_alloc(t->p->arena, (size_t)nv + 1);
+    memcpy(c.set, s->set, (size_t)nv);
+    c.dead = s->dead;
+    return c;
+}
+
+static void
+da_stmt(Ti *t, Node *n, DA *s)
+{
+    int nv = t->fn->nvars;
+    switch (n->kind) {
+    case ND_ASSIGN:
+        da_expr(t, n->a, s);
+        for (int i = 0; i < n->n; i++) {
+            da_target(t, n->list[i], s);
+        }
+        return;
+    case ND_AUGASSIGN:
+        da_expr(t, n->a, s);
+        da_expr(t, n->b, s);
+        return;
+    case ND_IF: {
+        da_expr(t, n->a, s);
+        DA x = da_copy(t, s), y = da_copy(t, s);
+        da_stmts(t, n->list, n->n, &x);
+        da_stmts(t, n->list2, n->n2, &y);
+        for (int i = 0; i < nv; i++) {
+            s->set[i] = x.dead ? y.set[i] : y.dead ? x.set[i] : (x.set[i] && y.set[i]);
+        }
+        s->dead = s->dead || (x.dead && y.dead);
+        return;
+    }
+    case ND_WHILE: {
+        da_expr(t, n->a, s);
+        DA x = da_copy(t, s);
+        x.dead = 0;
+        da_stmts(t, n->list, n->n, &x);
+        return;
+    }
+    case ND_FOR: {
+        da_expr(t, n->a, s);
+        da_expr(t, n->b, s);
+        da_expr(t, n->c, s);
+        DA x = da_copy(t, s);
+        x.dead = 0;
+        x.set[n->var->id] = 1;
+        da_stmts(t, n->list, n->n, &x);
+        return;
+    }
+    case ND_RETURN:
+        da_expr(t, n->a, s);
+        s->dead = 1;
+        return;
+    case ND_BREAK:
+    case ND_CONTINUE:
+        s->dead = 1;
+        return;
+    case ND_ASSERT:
+    case ND_EXPR:
+        da_expr(t, n->a, s);
+        return;
+    case ND_PASS:
+        return;
+    case ND_CONST: case ND_VAR: case ND_BINOP: case ND_UNARY: case ND_COMPARE:
+    case ND_BOOLOP: case ND_IFEXP: case ND_INDEX: case ND_ATTR: case ND_CALL:
+    case ND_TUPLE:
+        break;
+    }
+    cj_unreachable(t->p->try_, "expression in statement position");
+}
+
+static void
+da_stmts(Ti *t, Node **list, int n, DA *s)
+{
+    for (int i = 0; i < n; i++) {
+        da_stmt(t, list[i], s);
+    }
+}
+
+/* ---- instances ---- */
+
+static void
+add_tuple_types(Program *p, Type *ty)
+{
+    if (!ty || ty->kind != TY_TUPLE) {
+        return;
+    }
+    for (int i = 0; i < ty->ntup; i++) {
+        add_tuple_types(p, ty->tup[i]);
+    }
+    for (int i = 0; i < p->ntuples; i++) {
+        if (cj_type_eq(p->tuples[i], ty)) {
+            return;
+        }
+    }
+    p->tuples = (Type **)cj_vec_push(p->arena, (void **)p->tuples, &p->ntuples, &p->tcap, ty);
+}
+
+static const char *
+mangle(Program *p, Func *fn, Type **args, int nargs)
+{
+    Buf b;
+    buf_init(&b);
+    buf_printf(&b, "%s%s", fn->is_device ? "cj_dev_" : "cj_", fn->name);
+    for (int i = 0; i < nargs; i++) {
+        buf_putc(&b, '_');
+        cj_type_mangle(&b, args[i]);
+    }
+    if (!fn->is_device) {
+        buf_puts(&b, p->idx32 ? "_i32" : "_i64");
+    }
+    const char *s = cj_strdup(p->arena, b.s);
+    buf_free(&b);
+    return s;
+}
+
+static void
+infer_inst(Program *p, Inst *in)
+{
+    Ti ts, *t = &ts;
+    memset(t, 0, sizeof ts);
+    t->p = p;
+    t->in = in;
+    t->fn = in->fn;
+    Func *fn = in->fn;
+    for (int i = 0; i < fn->nparams; i++) {
+        in->vtype[i] = in->args[i];
+        note_type(t, in->args[i]);
+    }
+    DA da;
+    da.set = cj_alloc(p->arena, (size_t)fn->nvars + 1);
+    da.dead = 0;
+    for (int i = 0; i < fn->nparams; i++) {
+        da.set[i] = 1;
+    }
+    da_stmts(t, fn->body, fn->nbody, &da);
+    for (int iter = 0; iter < 64; iter++) {
+        t->changed = 0;
+        ti_stmts(t, fn->body, fn->nbody);
+        if (!t->changed) {
+            break;
+        }
+    }
+    t->final = 1;
+    ti_stmts(t, fn->body, fn->nbody);
+    if (!in->ret) {
+        in->ret = cj_void();
+    }
+    for (int i = 0; i < fn->nvars; i++) {
+        add_tuple_types(p, in->vtype[i]);
+        note_type(t, in->vtype[i]);
+    }
+    add_tuple_types(p, in->ret);
+    in->done = 1;
+}
+
+static Inst *
+new_inst(Program *p, Func *fn, Type **args)
+{
+    Inst *in = cj_alloc(p->arena, sizeof(Inst));
+    in->fn = fn;
+    in->args = args;
+    in->ntype = cj_alloc(p->arena, sizeof(Type *) * (size_t)(fn->nnodes + 1));
+    in->aux = cj_alloc(p->arena, sizeof(int64_t) * (size_t)(fn->nnodes + 1));
+    in->vtype = cj_alloc(p->arena, sizeof(Type *) * (size_t)(fn->nvars + 1));
+    in->callee = cj_alloc(p->arena, sizeof(Inst *) * (size_t)(fn->nnodes + 1));
+    in->cname = mangle(p, fn, args, fn->nparams);
+    return in;
+}
+
+/* The instance of device function `fn` for these argument types, typed. */
+Inst *
+ti_instance(Ti *caller, Node *call, Func *fn, Type **args)
+{
+    Program *p = caller->p;
+    for (int i = 0; i < p->ninsts; i++) {
+        Inst *in = p->insts[i];
+        if (in->fn != fn) {
+            continue;
+        }
+        int same = 1;
+        for (int k = 0; k < fn->nparams && same; k++) {
+            same = cj_type_eq(in->args[k], args[k]);
+        }
+        if (same) {
+            return in;
+        }
+    }
+    if (p->depth > 32) {
+        ti_err(caller, call, "device function '%s' calls itself (directly or through others): "
+            "recursion is not supported in kernels", fn->name);
+    }
+    Inst *in = new_inst(p, fn, args);
+    p->depth++;
+    infer_inst(p, in);
+    p->depth--;
+    p->insts = (Inst **)cj_vec_push(p->arena, (void **)p->insts, &p->ninsts, &p->cap, in);
+    return in;
+}
+
+Program *
+ti_infer(Arena *a, CjTry *tr, Func *kernel, Type **args, int nargs, int idx32)
+{
+    Program *p = cj_alloc(a, sizeof(Program));
+    p->arena = a;
+    p->try_ = tr;
+    p->idx32 = idx32;
+    if (nargs != kernel->nparams) {
+        snprintf(tr->err.msg, sizeof tr->err.msg, "%s() takes %d arguments, got %d",
+                 kernel->name, kernel->nparams, nargs);
+        tr->err.file = kernel->file;
+        tr->err.loc = kernel->loc;
+        tr->err.is_type_error = 1;
+        longjmp(tr->jb, 1);
+    }
+    Inst *in = new_inst(p, kernel, args);
+    p->kernel = in;
+    p->depth = 1;
+    infer_inst(p, in);
+    p->insts = (Inst **)cj_vec_push(a, (void **)p->insts, &p->ninsts, &p->cap, in);
+    return p;
+}
