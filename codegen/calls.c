@@ -27,7 +27,7 @@ math_fn(Cg *g, Node *n, const char *base, const Type *ft)
     const Type *work = f16 ? cj_scalar(DT_F32) : ft;
     const char *suffix = work->dtype == DT_F32 ? "f" : "";
     if (f16) {
-        S("__float2half(");
+        S("cj_half(");
     }
     P("%s%s(", base, suffix);
     for (int i = 0; i < n->n; i++) {
@@ -157,9 +157,9 @@ abs_call(Cg *g, Node *n, int prec)
     } else if (k == 'u' || k == 'b') {
         cg_expr(g, n->list[0], prec);
     } else if (at->dtype == DT_F16) {
-        S("__habs(");
-        cg_expr(g, n->list[0], PR_COMMA);
-        S(")");
+        S("cj_half(fabsf((float)");
+        cg_expr(g, n->list[0], PR_UNARY);
+        S("))");
     } else if (k == 'f') {
         P("%s(", at->dtype == DT_F32 ? "fabsf" : "fabs");
         cg_expr(g, n->list[0], PR_COMMA);
@@ -216,7 +216,7 @@ round_call(Cg *g, Node *n, int prec)
     snprintf(scale, sizeof scale, "1e%lld%s", (long long)(d < 0 ? -d : d),
              work->dtype == DT_F32 ? "f" : "");
     if (at->dtype == DT_F16) {
-        S("__float2half((float)(");
+        S("cj_half((float)(");
     }
     cg_open(g, prec, PR_MUL);
     P("%s(", rint);
@@ -287,7 +287,7 @@ shfl_call(Cg *g, Node *n, int prec)
           ct, fn, fn);
         return;
     }
-    int narrow = cj_dtypes[vt->dtype].size < 4 && vt->dtype != DT_F16;
+    int narrow = cj_dtypes[vt->dtype].size < 4;
     if (narrow) {
         cg_open(g, prec, PR_UNARY);
         P("(%s)", cj_dtypes[vt->dtype].ctype);
@@ -295,7 +295,8 @@ shfl_call(Cg *g, Node *n, int prec)
     P("%s(", fn);
     cg_conv(g, n->list[0], u32, PR_COMMA);
     S(", ");
-    cg_conv(g, n->list[1], narrow ? i32 : vt, PR_COMMA);
+    cg_conv(g, n->list[1], narrow ? (vt->dtype == DT_F16 ? cj_scalar(DT_F32) : i32) : vt,
+            PR_COMMA);
     S(", ");
     cg_conv(g, n->list[2], n->op == BI_SHFL_SYNC || n->op == BI_SHFL_XOR_SYNC ? i32 : u32,
             PR_COMMA);

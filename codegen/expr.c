@@ -50,6 +50,9 @@ static void
 float_lit(Cg *g, double v, int single, int prec)
 {
     char s[64];
+    if (isnan(v) || isinf(v)) {
+        g->p->features |= FEAT_INFNAN;
+    }
     if (isnan(v)) {
         S(single ? "CJ_NAN_F" : "CJ_NAN");
         return;
@@ -134,7 +137,7 @@ literal_prec(Cg *g, const Const *c, const Type *to, int prec)
         return;
     case 'f':
         if (dt == DT_F16) {
-            S("__float2half(");
+            S("cj_half(");
             float_lit(g, re, 1, PR_COMMA);
             S(")");
             return;
@@ -189,10 +192,22 @@ neg_const(Node *n, Const *out)
     return 0;
 }
 
+/* extents (a.size, a.shape[k], len(a)) are Python ints to the type rules
+ * but already have the index type in the generated code */
+static int
+is_extent(Node *n)
+{
+    return (n->kind == ND_ATTR && n->op == AT_SIZE) || (n->kind == ND_CALL && n->op == BI_LEN)
+           || (n->kind == ND_INDEX && n->a->kind == ND_ATTR && n->a->op == AT_SHAPE);
+}
+
 void
 cg_conv(Cg *g, Node *n, const Type *to, int prec)
 {
     const Type *from = cg_type(g, n);
+    if (is_extent(n)) {
+        from = cj_scalar(g->p->idx32 ? DT_I32 : DT_I64);
+    }
     Const nc;
     if (!to || to->kind != TY_SCALAR) {
         cg_expr(g, n, prec);
@@ -227,18 +242,8 @@ cg_conv(Cg *g, Node *n, const Type *to, int prec)
         cj_unreachable(g->p->try_, "complex to real conversion");
     }
     cg_open(g, prec, PR_UNARY);
-    if (from->dtype == DT_F16 && to->dtype != DT_F32) {
-        P("(%s)__half2float(", cj_dtypes[to->dtype].ctype);
-        cg_expr(g, n, PR_COMMA);
-        S(")");
-    } else if (to->dtype == DT_F16 && from->dtype != DT_F32) {
-        S("__float2half((float)");
-        cg_expr(g, n, PR_UNARY);
-        S(")");
-    } else {
-        P("(%s)", cj_dtypes[to->dtype].ctype);
-        cg_expr(g, n, PR_UNARY);
-    }
+    P("(%s)", cj_dtypes[to->dtype].ctype);
+    cg_expr(g, n, PR_UNARY);
     cg_close(g, prec, PR_UNARY);
 }
 
@@ -295,9 +300,11 @@ static void
 infix(Cg *g, int op, Node *x, Node *y, const Type *ct, const Type *rt, int prec)
 {
     int pr = binop_prec(op);
-    int wrap = small_int(rt) || (rt->dtype == DT_BOOL && pr >= PR_BAND && pr <= PR_BOR);
+    int wrap = small_int(rt) || rt->dtype == DT_F16
+               || (rt->dtype == DT_BOOL && pr >= PR_BOR && pr <= PR_BAND);
+    int outer = prec;
     if (wrap) {
-        cg_open(g, prec, PR_UNARY);
+        cg_open(g, outer, PR_UNARY);
         P("(%s)(", cj_dtypes[rt->dtype].ctype);
         prec = PR_COMMA;
     }
@@ -308,7 +315,7 @@ infix(Cg *g, int op, Node *x, Node *y, const Type *ct, const Type *rt, int prec)
     cg_close(g, prec, pr);
     if (wrap) {
         S(")");
-        cg_close(g, PR_PRIMARY, PR_UNARY);
+        cg_close(g, outer, PR_UNARY);
     }
 }
 
@@ -350,7 +357,7 @@ pow_expr(Cg *g, Node *n, const Type *rt, int prec)
         return;
     }
     if (rt->dtype == DT_F16) {
-        S("__float2half(powf(");
+        S("cj_half(powf(");
         cg_conv(g, n->a, cj_scalar(DT_F32), PR_COMMA);
         S(", ");
         cg_conv(g, n->b, cj_scalar(DT_F32), PR_COMMA);
@@ -397,7 +404,7 @@ binop(Cg *g, Node *n, int prec)
         g->p->features |= FEAT_INTDIV;
         if (k == 'f') {
             if (rt->dtype == DT_F16) {
-                P("__float2half(%s(", n->op == OP_MOD ? "cj_modf" : "cj_floordivf");
+                P("cj_half(%s(", n->op == OP_MOD ? "cj_modf" : "cj_floordivf");
                 cg_conv(g, n->a, cj_scalar(DT_F32), PR_COMMA);
                 S(", ");
                 cg_conv(g, n->b, cj_scalar(DT_F32), PR_COMMA);
@@ -434,9 +441,9 @@ truth(Cg *g, Node *n, int prec)
     }
     if (t->kind == TY_SCALAR && t->dtype == DT_F16) {
         cg_open(g, prec, PR_EQ);
-        S("__half2float(");
-        cg_expr(g, n, PR_COMMA);
-        S(") != 0.0f");
+        S("(float)");
+        cg_expr(g, n, PR_UNARY);
+        S(" != 0.0f");
         cg_close(g, prec, PR_EQ);
         return;
     }
@@ -610,11 +617,11 @@ index_value(Cg *g, Node *a, const Type *at, Node *ix, int d, int prec)
         P(", %d, %d)", ix->loc.line, d);
         return;
     }
-    if (neg) {
+    if (neg && (numeric_const(ix) || neg_const(ix, &c))) {
+        int64_t k = numeric_const(ix) ? ix->cval.i : c.i;
         cg_open(g, prec, PR_ADD);
         extent(g, a, at, d);
-        S(" + ");
-        cg_conv(g, ix, it, PR_ADD + 1);
+        P(" - %lld", (long long)-k);
         cg_close(g, prec, PR_ADD);
         return;
     }

@@ -20,14 +20,29 @@ static const char base[] =
     "    return *(T *)((char *)p + off);\n"
     "}\n"
     "template <typename T> CJ_DEVICE T cj_max(T a, T b) { return b > a ? b : a; }\n"
-    "template <typename T> CJ_DEVICE T cj_min(T a, T b) { return b < a ? b : a; }\n"
+    "template <typename T> CJ_DEVICE T cj_min(T a, T b) { return b < a ? b : a; }\n";
+
+static const char infnan[] =
     "#define CJ_INF_F __int_as_float(0x7f800000)\n"
-    "#define CJ_NAN_F __int_as_float(0x7fffffff)\n"
+    "#define CJ_NAN_F __int_as_float(0x7fc00000)\n"
     "#define CJ_INF __longlong_as_double(0x7ff0000000000000LL)\n"
     "#define CJ_NAN __longlong_as_double(0x7ff8000000000000LL)\n";
 
+/* float16 without cuda_fp16.h (a large header): stored as 16 bits, computed
+ * in float32 and rounded back, which is what NumPy does */
 static const char f16[] =
-    "#include <cuda_fp16.h>\n";
+    "struct cj_half {\n"
+    "    unsigned short bits;\n"
+    "    cj_half() = default;\n"
+    "    __device__ cj_half(float f) { asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(bits) : \"f\"(f)); }\n"
+    "    template <typename T> __device__ cj_half(T v) : cj_half((float)v) {}\n"
+    "    __device__ operator float() const\n"
+    "    {\n"
+    "        float f;\n"
+    "        asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(bits));\n"
+    "        return f;\n"
+    "    }\n"
+    "};\n";
 
 static const char complex_part[] =
     "/* complex64 / complex128 with NumPy's layout */\n"
@@ -269,6 +284,9 @@ cg_prelude(Buf *b, unsigned features)
         buf_puts(b, f16);
     }
     buf_puts(b, base);
+    if (features & FEAT_INFNAN) {
+        buf_puts(b, infnan);
+    }
     if (features & FEAT_COMPLEX) {
         buf_puts(b, complex_part);
     }

@@ -288,7 +288,7 @@ struct Inst {
 enum {
     FEAT_F16 = 1 << 0, FEAT_COMPLEX = 1 << 1, FEAT_ATOMIC = 1 << 2, FEAT_PRINT = 1 << 3,
     FEAT_ASSERT = 1 << 4, FEAT_DYNSHARED = 1 << 5, FEAT_MATH = 1 << 6, FEAT_WARP = 1 << 7,
-    FEAT_BOUNDS = 1 << 8, FEAT_INTDIV = 1 << 9,
+    FEAT_BOUNDS = 1 << 8, FEAT_INTDIV = 1 << 9, FEAT_INFNAN = 1 << 10,
 };
 
 typedef struct {

@@ -277,52 +277,44 @@ const_node(Fe *f, Loc loc, Const c)
     return n;
 }
 
-/* The dtype named by a NumPy scalar type, a numpy.dtype or a dtype string. */
+static int
+is_numpy_scalar_type(PyObject *obj)
+{
+    if (!PyType_Check(obj)) {
+        return 0;
+    }
+    for (PyTypeObject *t = (PyTypeObject *)obj; t; t = t->tp_base) {
+        if (strcmp(t->tp_name, "numpy.generic") == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The dtype named by a NumPy scalar type (np.float32), a numpy.dtype
+ * instance or a dtype string. */
 static int
 dtype_of_object(Fe *f, PyObject *obj, DType *dt)
 {
     PyObject *name = NULL;
+    (void)f;
     if (PyUnicode_Check(obj)) {
         return cj_dtype_from_name(PyUnicode_AsUTF8(obj), dt);
     }
-    PyObject *mod = PyObject_GetAttr(obj, names[S___module__]);
-    if (!mod) {
-        PyErr_Clear();
-    }
-    int from_numpy = mod && PyUnicode_Check(mod)
-                     && strncmp(PyUnicode_AsUTF8(mod), "numpy", 5) == 0;
-    Py_XDECREF(mod);
-    if (!from_numpy && !(PyType_Check(obj) && strcmp(Py_TYPE(obj)->tp_name, "numpy.dtype") != 0
-                         && 0)) {
-        /* numpy.dtype instances: their type's name starts with numpy.dtype */
-        if (strncmp(Py_TYPE(obj)->tp_name, "numpy.dtype", 11) != 0) {
-            return 0;
-        }
+    if (strncmp(Py_TYPE(obj)->tp_name, "numpy.dtype", 11) == 0) {
         name = PyObject_GetAttrString(obj, "name");
-    } else if (PyType_Check(obj)) {
+    } else if (is_numpy_scalar_type(obj)) {
         PyObject *npmod = PyImport_ImportModule("numpy");
-        if (!npmod) {
-            PyErr_Clear();
-            return 0;
-        }
-        PyObject *d = PyObject_CallMethod(npmod, "dtype", "O", obj);
-        Py_DECREF(npmod);
-        if (!d) {
-            PyErr_Clear();
-            return 0;
-        }
-        name = PyObject_GetAttrString(d, "name");
-        Py_DECREF(d);
+        PyObject *d = npmod ? PyObject_CallMethod(npmod, "dtype", "O", obj) : NULL;
+        Py_XDECREF(npmod);
+        name = d ? PyObject_GetAttrString(d, "name") : NULL;
+        Py_XDECREF(d);
     } else {
         return 0;
     }
-    if (!name) {
-        PyErr_Clear();
-        return 0;
-    }
-    int ok = PyUnicode_Check(name) && cj_dtype_from_name(PyUnicode_AsUTF8(name), dt);
-    Py_DECREF(name);
-    (void)f;
+    int ok = name && PyUnicode_Check(name) && cj_dtype_from_name(PyUnicode_AsUTF8(name), dt);
+    Py_XDECREF(name);
+    PyErr_Clear();
     return ok;
 }
 

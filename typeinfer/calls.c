@@ -81,14 +81,56 @@ arg(Ti *t, Node *n, int i)
     return ti_expr_pub(t, n->list[i]);
 }
 
+/* An integer known at compile time: a constant, or arithmetic on constants
+ * (TILE + 1, 2 * N, -1, N // 2). */
 static int
 const_int(Node *c, int64_t *v)
 {
-    if (c->kind == ND_CONST && (c->cval.kind == CK_INT || c->cval.kind == CK_UINT)) {
+    int64_t x, y;
+    if (c->kind == ND_CONST && (c->cval.kind == CK_INT || c->cval.kind == CK_UINT
+                                || c->cval.kind == CK_BOOL)) {
         *v = c->cval.i;
         return 1;
     }
-    return 0;
+    if (c->kind == ND_UNARY && (c->op == OP_NEG || c->op == OP_POS) && const_int(c->a, &x)) {
+        *v = c->op == OP_NEG ? -x : x;
+        return 1;
+    }
+    if (c->kind != ND_BINOP || !const_int(c->a, &x) || !const_int(c->b, &y)) {
+        return 0;
+    }
+    switch (c->op) {
+    case OP_ADD: *v = x + y; return 1;
+    case OP_SUB: *v = x - y; return 1;
+    case OP_MUL: *v = x * y; return 1;
+    case OP_FLOORDIV:
+    case OP_MOD:
+        if (y == 0) {
+            return 0;
+        }
+        {
+            int64_t q = x / y, r = x % y;
+            if (r != 0 && ((r < 0) != (y < 0))) {
+                q--;
+                r += y;
+            }
+            *v = c->op == OP_MOD ? r : q;
+        }
+        return 1;
+    case OP_LSHIFT: *v = y >= 0 && y < 63 ? x << y : 0; return y >= 0 && y < 63;
+    case OP_RSHIFT: *v = y >= 0 && y < 63 ? x >> y : 0; return y >= 0 && y < 63;
+    case OP_POW:
+        if (y < 0 || y > 62) {
+            return 0;
+        }
+        *v = 1;
+        while (y--) {
+            *v *= x;
+        }
+        return 1;
+    default:
+        return 0;
+    }
 }
 
 static int
@@ -461,7 +503,7 @@ len_type(Ti *t, Node *n)
         ti_err(t, n->list[0], "len() needs an array of at least one dimension or a tuple, "
                "got %s", ti_tstr(t, x));
     }
-    return ti_idx(t);
+    return cj_weak(TY_WEAK_INT);
 }
 
 static Type *

@@ -383,7 +383,7 @@ attr_type(Ti *t, Node *n)
     }
     switch (n->op) {
     case AT_SIZE:
-        return ti_idx(t);
+        return cj_weak(TY_WEAK_INT);    /* a Python int, as in NumPy */
     case AT_NDIM:
     case AT_DTYPE_ITEMSIZE:
         return cj_weak(TY_WEAK_INT);
@@ -391,7 +391,7 @@ attr_type(Ti *t, Node *n)
     case AT_STRIDES: {
         Type **el = cj_alloc(t->p->arena, sizeof(Type *) * (size_t)(x->ndim + 1));
         for (int i = 0; i < x->ndim; i++) {
-            el[i] = n->op == AT_SHAPE ? ti_idx(t) : cj_scalar(DT_I64);
+            el[i] = cj_weak(TY_WEAK_INT);
         }
         return cj_tuple_type(t->p->arena, el, x->ndim);
     }

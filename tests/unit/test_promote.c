@@ -120,7 +120,7 @@ test_float_for(void)
 static void
 test_dtype_info(void)
 {
-    UNIT_ASSERT_STR(cj_dtypes[DT_F16].ctype, "__half");
+    UNIT_ASSERT_STR(cj_dtypes[DT_F16].ctype, "cj_half");
     UNIT_ASSERT_STR(cj_dtypes[DT_I64].ctype, "long long");
     UNIT_ASSERT_STR(cj_dtypes[DT_C64].ctype, "cj_complex64");
     UNIT_ASSERT_STR(cj_dtypes[DT_U16].name, "uint16");

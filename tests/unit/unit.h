@@ -11,7 +11,7 @@
 #include "cj.h"
 
 #define UNIT_SUITES(X) \
-    X(promote) X(weak) X(unify) X(type_str) X(mangle) X(dtype_names) X(signature)
+    X(promote) X(weak) X(unify) X(type_str) X(mangle) X(dtype_names) X(signature) X(codegen)
 
 #define UNIT_DECLARE(name) void add_##name##_suite(void);
 UNIT_SUITES(UNIT_DECLARE)

@@ -1,0 +1,328 @@
+/* test_codegen.c - IR built in C, typed and printed: operator precedence,
+ * NEP 50 literals, Python division semantics, and typing errors. */
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "unit.h"
+
+/* ---- a tiny IR builder ---- */
+
+typedef struct {
+    Func *fn;
+    int nnodes;
+} B;
+
+static B bld;
+
+static Node *
+node(NodeKind k)
+{
+    Node *n = cj_alloc(unit_arena(), sizeof(Node));
+    n->kind = k;
+    n->id = bld.nnodes++;
+    n->loc.line = 10 + n->id;
+    n->loc.col = 4;
+    return n;
+}
+
+static Var *
+var(const char *name, int is_param)
+{
+    Func *fn = bld.fn;
+    Var *v = cj_alloc(unit_arena(), sizeof(Var));
+    v->name = v->cname = name;
+    v->id = fn->nvars;
+    v->is_param = is_param;
+    fn->vars[fn->nvars++] = v;
+    if (is_param) {
+        fn->nparams++;
+    }
+    return v;
+}
+
+static Node *
+ref(Var *v)
+{
+    Node *n = node(ND_VAR);
+    n->var = v;
+    return n;
+}
+
+static Node *
+num_i(int64_t i)
+{
+    Node *n = node(ND_CONST);
+    n->cval.kind = CK_INT;
+    n->cval.weak = 1;
+    n->cval.dt = DT_I64;
+    n->cval.i = i;
+    return n;
+}
+
+static Node *
+num_f(double f)
+{
+    Node *n = node(ND_CONST);
+    n->cval.kind = CK_FLOAT;
+    n->cval.weak = 1;
+    n->cval.dt = DT_F64;
+    n->cval.f = f;
+    return n;
+}
+
+static Node *
+bin(int op, Node *a, Node *b)
+{
+    Node *n = node(ND_BINOP);
+    n->op = op;
+    n->a = a;
+    n->b = b;
+    return n;
+}
+
+static Node *
+idx(Node *arr, Node *i)
+{
+    Node *n = node(ND_INDEX);
+    n->a = arr;
+    n->list = cj_alloc(unit_arena(), sizeof(Node *));
+    n->list[0] = i;
+    n->n = 1;
+    return n;
+}
+
+static Node *
+assign(Node *target, Node *value)
+{
+    Node *n = node(ND_ASSIGN);
+    n->list = cj_alloc(unit_arena(), sizeof(Node *));
+    n->list[0] = target;
+    n->n = 1;
+    n->a = value;
+    return n;
+}
+
+static void
+begin_func(const char *name)
+{
+    bld.nnodes = 0;
+    bld.fn = cj_alloc(unit_arena(), sizeof(Func));
+    bld.fn->name = name;
+    bld.fn->file = "test.py";
+    bld.fn->loc.line = 1;
+    bld.fn->vars = cj_alloc(unit_arena(), sizeof(Var *) * 16);
+}
+
+static void
+body(Node **stmts, int n)
+{
+    bld.fn->body = stmts;
+    bld.fn->nbody = n;
+    bld.fn->nnodes = bld.nnodes;
+}
+
+static CjTry tr;
+
+/* types and prints the function; NULL (tr.err set) on a compile error */
+static const char *
+emit(Type **args, int nargs, int idx32)
+{
+    static char *last;
+    free(last);
+    last = NULL;
+    memset(&tr, 0, sizeof tr);
+    if (setjmp(tr.jb)) {
+        return NULL;
+    }
+    Program *p = ti_infer(unit_arena(), &tr, bld.fn, args, nargs, idx32);
+    Buf b;
+    buf_init(&b);
+    cg_emit(p, &b);
+    last = buf_steal(&b);
+    return last;
+}
+
+static void
+assert_contains(const char *text, const char *want, unsigned line)
+{
+    int ok = text && strstr(text, want);
+    char cond[512];
+    snprintf(cond, sizeof cond, "generated code contains \"%s\"%s", want,
+             text ? "" : " (compile failed)");
+    CU_assertImplementation(ok, line, cond, __FILE__, "", CU_FALSE);
+    if (!ok && text) {
+        fprintf(stderr, "\n---- generated ----\n%s\n", text);
+    }
+}
+
+#define CONTAINS(text, want) assert_contains((text), (want), __LINE__)
+
+/* out[0] = <value> over params (float32 a, float32[:] x, out[:] of dt) */
+static const char *
+emit_store(Node *(*make)(Var *a, Var *x), DType adt, DType xdt, DType odt)
+{
+    begin_func("k");
+    Var *a = var("a", 1), *x = var("x", 1), *out = var("out", 1);
+    Node **st = cj_alloc(unit_arena(), sizeof(Node *));
+    st[0] = assign(idx(ref(out), num_i(0)), make(a, x));
+    body(st, 1);
+    Type *args[3] = {cj_scalar(adt), cj_array_type(unit_arena(), xdt, 1, 'C'),
+                     cj_array_type(unit_arena(), odt, 1, 'C')};
+    return emit(args, 3, 1);
+}
+
+static Node *
+saxpy_value(Var *a, Var *x)
+{
+    return bin(OP_ADD, bin(OP_MUL, ref(a), idx(ref(x), num_i(0))), num_f(2.5));
+}
+
+static void
+test_nep50_float32_literal(void)
+{
+    const char *s = emit_store(saxpy_value, DT_F32, DT_F32, DT_F32);
+    CONTAINS(s, "out.data[0] = a * x.data[0] + 2.5f;");
+    CU_ASSERT_PTR_NULL(s ? strstr(s, "double") : "double");
+}
+
+static Node *
+paren_value(Var *a, Var *x)
+{
+    /* (a + x[0]) * (a - (x[0] - a)) */
+    return bin(OP_MUL, bin(OP_ADD, ref(a), idx(ref(x), num_i(0))),
+               bin(OP_SUB, ref(a), bin(OP_SUB, idx(ref(x), num_i(0)), ref(a))));
+}
+
+static void
+test_precedence(void)
+{
+    const char *s = emit_store(paren_value, DT_F64, DT_F64, DT_F64);
+    CONTAINS(s, "out.data[0] = (a + x.data[0]) * (a - (x.data[0] - a));");
+}
+
+static Node *
+left_assoc_value(Var *a, Var *x)
+{
+    /* a - x[0] - a: no parentheses */
+    return bin(OP_SUB, bin(OP_SUB, ref(a), idx(ref(x), num_i(0))), ref(a));
+}
+
+static void
+test_left_assoc(void)
+{
+    const char *s = emit_store(left_assoc_value, DT_I32, DT_I32, DT_I32);
+    CONTAINS(s, "out.data[0] = a - x.data[0] - a;");
+}
+
+static Node *
+floordiv_value(Var *a, Var *x)
+{
+    return bin(OP_FLOORDIV, ref(a), idx(ref(x), num_i(0)));
+}
+
+static void
+test_floordiv_ints(void)
+{
+    const char *s = emit_store(floordiv_value, DT_I32, DT_I32, DT_I32);
+    CONTAINS(s, "out.data[0] = cj_floordiv(a, x.data[0]);");
+    CONTAINS(s, "template <typename T> CJ_DEVICE T cj_floordiv(T a, T b)");
+}
+
+static Node *
+truediv_value(Var *a, Var *x)
+{
+    return bin(OP_DIV, ref(a), idx(ref(x), num_i(0)));
+}
+
+static void
+test_truediv_ints_is_float64(void)
+{
+    const char *s = emit_store(truediv_value, DT_I32, DT_I32, DT_F64);
+    CONTAINS(s, "out.data[0] = (double)a / (double)x.data[0];");
+}
+
+static Node *
+int8_wrap_value(Var *a, Var *x)
+{
+    return bin(OP_ADD, idx(ref(x), num_i(0)), num_i(1));
+}
+
+static void
+test_int8_weak_int_wraps(void)
+{
+    /* int8 + 1 stays int8 (NEP 50) and wraps: the C++ int result is cast */
+    const char *s = emit_store(int8_wrap_value, DT_I32, DT_I8, DT_I8);
+    CONTAINS(s, "out.data[0] = (signed char)(x.data[0] + (signed char)1);");
+}
+
+static Node *
+mixed_value(Var *a, Var *x)
+{
+    /* int32 * float32 -> float64 (NumPy's result_type) */
+    return bin(OP_MUL, ref(a), idx(ref(x), num_i(0)));
+}
+
+static void
+test_int32_float32_promotes(void)
+{
+    const char *s = emit_store(mixed_value, DT_I32, DT_F32, DT_F64);
+    CONTAINS(s, "out.data[0] = (double)a * (double)x.data[0];");
+}
+
+static void
+test_unassigned_variable_error(void)
+{
+    /* y is read but never assigned */
+    begin_func("k");
+    Var *out = var("out", 1);
+    Var *y = var("y", 0);
+    Node **st = cj_alloc(unit_arena(), sizeof(Node *));
+    st[0] = assign(idx(ref(out), num_i(0)), ref(y));
+    body(st, 1);
+    Type *args[1] = {cj_array_type(unit_arena(), DT_F32, 1, 'C')};
+    const char *s = emit(args, 1, 1);
+    CU_ASSERT_PTR_NULL(s);
+    CU_ASSERT_PTR_NOT_NULL(strstr(tr.err.msg, "may be used before it is assigned"));
+    CU_ASSERT_EQUAL(tr.err.loc.line, 10 + st[0]->a->id);
+}
+
+static void
+test_index_64bit(void)
+{
+    const char *s;
+    begin_func("k");
+    Var *x = var("x", 1), *out = var("out", 1);
+    Node **st = cj_alloc(unit_arena(), sizeof(Node *));
+    Node *i2 = node(ND_INDEX);
+    i2->a = ref(x);
+    i2->list = cj_alloc(unit_arena(), sizeof(Node *) * 2);
+    i2->list[0] = num_i(1);
+    i2->list[1] = num_i(2);
+    i2->n = 2;
+    st[0] = assign(idx(ref(out), num_i(0)), i2);
+    body(st, 1);
+    Type *args[2] = {cj_array_type(unit_arena(), DT_F32, 2, 'F'),
+                     cj_array_type(unit_arena(), DT_F32, 1, 'C')};
+    s = emit(args, 2, 0);
+    CONTAINS(s, "cj_array<float, 2, long long> x");
+    CONTAINS(s, "out.data[0LL] = x.data[1LL + x.shape[0] * 2LL];");
+}
+
+void
+add_codegen_suite(void)
+{
+    static const UnitTest tests[] = {
+        {"NEP 50: float32 * 2.5 stays float32", test_nep50_float32_literal},
+        {"precedence: parentheses only where needed", test_precedence},
+        {"left-associative subtraction", test_left_assoc},
+        {"floor division of ints floors", test_floordiv_ints},
+        {"int / int is float64", test_truediv_ints_is_float64},
+        {"int8 + weak int wraps in int8", test_int8_weak_int_wraps},
+        {"int32 * float32 is float64", test_int32_float32_promotes},
+        {"unassigned variable is an error at its line", test_unassigned_variable_error},
+        {"64-bit F-order indexing", test_index_64bit},
+        {NULL, NULL},
+    };
+    unit_add_suite("codegen", tests);
+}
