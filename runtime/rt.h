@@ -16,10 +16,15 @@
 
 /* cujit.CudaError (a RuntimeError subclass); created by rt_add_types */
 extern PyObject *rt_CudaError;
+/* cujit.OutOfMemoryError (CudaError and MemoryError): device memory ran out */
+extern PyObject *rt_OutOfMemoryError;
 
-/* Adds DeviceArray, Stream, Event, Device, CudaError and the module-level
- * functions (to_device, empty, zeros, ones, full, empty_like, zeros_like,
- * asnumpy, synchronize, get_device, cache_info, clear_cache) to the module. */
+/* Adds DeviceArray, Stream, Event, Device, CudaError, OutOfMemoryError and
+ * the module-level functions (to_device, empty, zeros, ones, full, empty_like,
+ * zeros_like, ones_like, full_like, asnumpy, synchronize, get_device,
+ * release_memory, memory_info, cache_info, clear_cache, and the private
+ * _cache_key, _cache_store, _cache_load, _nvrtc_compile, _nvrtc_version,
+ * _launch_raw used by tests) to the module.  Needs no driver. */
 int rt_add_types(PyObject *module);
 
 /* ---- NVRTC (works without a GPU or driver) ---- */
@@ -39,6 +44,11 @@ typedef struct {
  * Returns 0 and fills out. */
 int rt_nvrtc_compile(const char *src, const char *name, const char *arch,
                      int want_cubin, RtCompiled *out, char **log);
+/* The same with extra NVRTC options.  `arch` may also be "compute_90" (PTX
+ * only).  *log is set only for a compile error; other failures (NVRTC
+ * missing, a bad option) raise CudaError and leave *log NULL. */
+int rt_nvrtc_compile_ex(const char *src, const char *name, const char *arch, int want_cubin,
+                        const char *const *opts, int nopts, RtCompiled *out, char **log);
 void rt_compiled_free(RtCompiled *c);
 /* NVRTC version as major*1000 + minor*10, or -1 with exception */
 int rt_nvrtc_version(void);
@@ -65,6 +75,23 @@ typedef struct {
 int rt_load_kernel(const char *src, const char *name, const char *key_extra,
                    RtKernel *out, int *hit);
 
+typedef struct {
+    const char *key_extra;          /* mixed into the cache keys; may be NULL */
+    const char *const *opts;        /* extra NVRTC options (also in the keys) */
+    int nopts;
+    double transpile_ms;            /* printed by CUJIT_LOG=1; < 0: not printed */
+    char **log;                     /* NULL, or where an NVRTC error log goes */
+} RtLoadOptions;
+
+/* rt_load_kernel with options (opt may be NULL).  *hit: 0 compiled now, 1
+ * from the disk cache, 2 from the in-process cache.  Returns 0; -1 with an
+ * exception; or -2 when NVRTC rejected the source and opt->log was given:
+ * then *opt->log is the malloc'd NVRTC log and no exception is set (the
+ * caller maps `#line` positions back to Python lines).  Without opt->log a
+ * compile error raises CudaError carrying the log. */
+int rt_load_kernel_ex(const char *src, const char *name, const RtLoadOptions *opt,
+                      RtKernel *out, int *hit);
+
 /* rt_load_kernel, with the caller's transpile time for the CUJIT_LOG line
  * (kernel, signature, ms transpiling, in NVRTC, loading, disk cache hit). */
 int rt_load_kernel_logged(const char *src, const char *name, const char *key_extra,
@@ -73,6 +100,13 @@ int rt_load_kernel_logged(const char *src, const char *name, const char *key_ext
 /* A NumPy / buffer-protocol format string ('f', '<f4', 'Zd'...) as a dtype;
  * 0 on success, -1 with TypeError if unsupported. */
 int rt_dtype_from_format(const char *fmt, Py_ssize_t itemsize, DType *out);
+
+/* ---- device arrays ---- */
+/* Is o a cujit.DeviceArray? */
+int rt_is_device_array(PyObject *o);
+/* A new C-contiguous cujit.DeviceArray on the current device, its memory
+ * allocated (stream-ordered) on `stream`; uninitialised. */
+PyObject *rt_empty(int ndim, const int64_t *shape, DType dt, void *stream);
 
 /* ---- arguments ---- */
 typedef struct {
@@ -92,7 +126,9 @@ typedef struct {
  * NumPy / buffer)?  Cheap; no exception. */
 int rt_is_array(PyObject *o);
 /* Reads an array argument; host arrays are copied to the device on `stream`.
- * `what` names the argument in messages ("argument 'x'"). */
+ * `what` names the argument in messages ("argument 'x'").  When a CUDA Array
+ * Interface producer names a stream, `stream` is made to wait for it (and
+ * out->stream records it). */
 int rt_get_array(PyObject *o, RtArray *out, void *stream, const char *what);
 /* After the launch: copies host arrays back (copy_back) and frees what
  * rt_get_array allocated. */

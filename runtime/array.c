@@ -1,0 +1,1750 @@
+/* array.c - cujit.DeviceArray: an n-d view of device memory (shape, byte
+ * strides, dtype), owning its allocation or viewing another array's; host
+ * copies in and out; export through __cuda_array_interface__ (v3) and DLPack;
+ * basic indexing; and the creation functions (to_device, empty, zeros, ones,
+ * full, *_like, asnumpy). */
+#include <string.h>
+
+#include "rt_impl.h"
+
+#define HOST_FILL_CHUNK (4 << 20)
+
+static int64_t
+shape_size(int ndim, const int64_t *shape)
+{
+    int64_t n = 1;
+    for (int i = 0; i < ndim; i++) {
+        n *= shape[i];
+    }
+    return n;
+}
+
+static void
+c_strides(int ndim, const int64_t *shape, int64_t itemsize, int64_t *out)
+{
+    int64_t s = itemsize;
+    for (int i = ndim - 1; i >= 0; i--) {
+        out[i] = s;
+        s *= shape[i] > 1 ? shape[i] : 1;
+    }
+}
+
+static void
+f_strides(int ndim, const int64_t *shape, int64_t itemsize, int64_t *out)
+{
+    int64_t s = itemsize;
+    for (int i = 0; i < ndim; i++) {
+        out[i] = s;
+        s *= shape[i] > 1 ? shape[i] : 1;
+    }
+}
+
+/* NumPy's rule: extents of 1 do not matter; empty arrays are both */
+void
+rt_contiguity(int ndim, const int64_t *shape, const int64_t *strides, int64_t itemsize, int *c,
+              int *f)
+{
+    int64_t expect = itemsize;
+    *c = *f = 1;
+    if (shape_size(ndim, shape) == 0) {
+        return;
+    }
+    for (int i = ndim - 1; i >= 0; i--) {
+        if (shape[i] != 1) {
+            *c &= strides[i] == expect;
+            expect *= shape[i];
+        }
+    }
+    expect = itemsize;
+    for (int i = 0; i < ndim; i++) {
+        if (shape[i] != 1) {
+            *f &= strides[i] == expect;
+            expect *= shape[i];
+        }
+    }
+}
+
+/* the byte range [lo, hi) that a strided view touches, relative to its first element */
+static void
+span(int ndim, const int64_t *shape, const int64_t *strides, int64_t itemsize, int64_t *lo,
+     int64_t *hi)
+{
+    *lo = 0;
+    *hi = itemsize;
+    for (int i = 0; i < ndim; i++) {
+        int64_t d = (shape[i] - 1) * strides[i];
+        if (d < 0) {
+            *lo += d;
+        } else {
+            *hi += d;
+        }
+    }
+}
+
+/* host-to-host copy between two strided layouts of the same shape (size > 0) */
+static void
+strided_copy(char *dst, const int64_t *ds, const char *src, const int64_t *ss, int ndim,
+             const int64_t *shape, int64_t itemsize)
+{
+    int64_t idx[RT_MAXDIM] = {0};
+    if (ndim == 0) {
+        memcpy(dst, src, (size_t)itemsize);
+        return;
+    }
+    int last = ndim - 1;
+    for (;;) {
+        int64_t so = 0, dof = 0;
+        for (int k = 0; k < last; k++) {
+            so += idx[k] * ss[k];
+            dof += idx[k] * ds[k];
+        }
+        for (int64_t j = 0; j < shape[last]; j++) {
+            memcpy(dst + dof + j * ds[last], src + so + j * ss[last], (size_t)itemsize);
+        }
+        int k = last - 1;
+        while (k >= 0 && ++idx[k] == shape[k]) {
+            idx[k] = 0;
+            k--;
+        }
+        if (k < 0) {
+            break;
+        }
+    }
+}
+
+int
+rt_dtoh(void *dst, CUdeviceptr src, size_t n, CUstream s)
+{
+    CUresult r;
+    Py_BEGIN_ALLOW_THREADS
+    r = rt_cu.cuMemcpyDtoHAsync(dst, src, n, s);
+    if (r == CUDA_SUCCESS) {
+        r = rt_cu.cuStreamSynchronize(s);   /* pinned destinations copy asynchronously */
+    }
+    Py_END_ALLOW_THREADS
+    return r == CUDA_SUCCESS ? 0 : rt_cuda_fail(r, "copying %zu bytes from the device", n);
+}
+
+/* pageable sources are staged before this returns, so they may be reused */
+int
+rt_htod(CUdeviceptr dst, const void *src, size_t n, CUstream s)
+{
+    CUresult r;
+    Py_BEGIN_ALLOW_THREADS
+    r = rt_cu.cuMemcpyHtoDAsync(dst, src, n, s);
+    Py_END_ALLOW_THREADS
+    return r == CUDA_SUCCESS ? 0 : rt_cuda_fail(r, "copying %zu bytes to the device", n);
+}
+
+static int
+same_layout(int ndim, const int64_t *shape, const int64_t *a, const int64_t *b, int64_t itemsize)
+{
+    int ac, af, bc, bf;
+    rt_contiguity(ndim, shape, a, itemsize, &ac, &af);
+    rt_contiguity(ndim, shape, b, itemsize, &bc, &bf);
+    return (ac && bc) || (af && bf);
+}
+
+int
+rt_copy_to_host(void *dst, const int64_t *dst_strides, CUdeviceptr src, const int64_t *src_strides,
+                int ndim, const int64_t *shape, int64_t itemsize, CUstream s)
+{
+    int64_t cs[RT_MAXDIM], lo, hi;
+    int64_t size = shape_size(ndim, shape);
+    if (size == 0) {
+        return 0;
+    }
+    c_strides(ndim, shape, itemsize, cs);
+    dst_strides = dst_strides ? dst_strides : cs;
+    src_strides = src_strides ? src_strides : cs;
+    if (same_layout(ndim, shape, dst_strides, src_strides, itemsize)) {
+        return rt_dtoh(dst, src, (size_t)(size * itemsize), s);
+    }
+    span(ndim, shape, src_strides, itemsize, &lo, &hi);
+    char *tmp = malloc((size_t)(hi - lo));
+    if (!tmp) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    if (rt_dtoh(tmp, src + lo, (size_t)(hi - lo), s) < 0) {
+        free(tmp);
+        return -1;
+    }
+    strided_copy(dst, dst_strides, tmp - lo, src_strides, ndim, shape, itemsize);
+    free(tmp);
+    return 0;
+}
+
+int
+rt_copy_from_host(CUdeviceptr dst, const int64_t *dst_strides, const void *src,
+                  const int64_t *src_strides, int ndim, const int64_t *shape, int64_t itemsize,
+                  CUstream s)
+{
+    int64_t cs[RT_MAXDIM], lo, hi;
+    int dc, df, r;
+    int64_t size = shape_size(ndim, shape);
+    if (size == 0) {
+        return 0;
+    }
+    c_strides(ndim, shape, itemsize, cs);
+    dst_strides = dst_strides ? dst_strides : cs;
+    src_strides = src_strides ? src_strides : cs;
+    size_t nbytes = (size_t)(size * itemsize);
+    if (same_layout(ndim, shape, dst_strides, src_strides, itemsize)) {
+        return rt_htod(dst, src, nbytes, s);
+    }
+    rt_contiguity(ndim, shape, dst_strides, itemsize, &dc, &df);
+    if (dc || df) {
+        /* gather into the destination's layout, then one copy */
+        char *tmp = malloc(nbytes);
+        if (!tmp) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        strided_copy(tmp, dst_strides, src, src_strides, ndim, shape, itemsize);
+        r = rt_htod(dst, tmp, nbytes, s);
+        free(tmp);
+        return r;
+    }
+    /* read the destination's span, scatter into it, write it back */
+    span(ndim, shape, dst_strides, itemsize, &lo, &hi);
+    char *tmp = malloc((size_t)(hi - lo));
+    if (!tmp) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    r = rt_dtoh(tmp, dst + lo, (size_t)(hi - lo), s);
+    if (r == 0) {
+        strided_copy(tmp - lo, dst_strides, src, src_strides, ndim, shape, itemsize);
+        r = rt_htod(dst + lo, tmp, (size_t)(hi - lo), s);
+    }
+    free(tmp);
+    return r;
+}
+
+/* fills n elements at p with one element's bytes: a memset when the bytes
+ * repeat with period 1, 2 or 4, else copies of a host buffer */
+static int
+fill_contig(CUdeviceptr p, int64_t n, int itemsize, const unsigned char *elem, CUstream s)
+{
+    size_t nbytes = (size_t)(n * itemsize);
+    int period = itemsize;
+    CUresult r;
+    if (n == 0) {
+        return 0;
+    }
+    for (int per = 1; per < itemsize; per *= 2) {
+        int ok = 1;
+        for (int i = per; i < itemsize && ok; i++) {
+            ok = elem[i] == elem[i - per];
+        }
+        if (ok) {
+            period = per;
+            break;
+        }
+    }
+    if (period == 1) {
+        r = rt_cu.cuMemsetD8Async(p, elem[0], nbytes, s);
+    } else if (period == 2) {
+        unsigned short v;
+        memcpy(&v, elem, 2);
+        r = rt_cu.cuMemsetD16Async(p, v, nbytes / 2, s);
+    } else if (period == 4) {
+        unsigned v;
+        memcpy(&v, elem, 4);
+        r = rt_cu.cuMemsetD32Async(p, v, nbytes / 4, s);
+    } else {
+        size_t chunk = nbytes < HOST_FILL_CHUNK ? nbytes : HOST_FILL_CHUNK / (size_t)itemsize
+                                                                * (size_t)itemsize;
+        unsigned char *buf = malloc(chunk);
+        if (!buf) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        for (size_t i = 0; i < chunk; i += (size_t)itemsize) {
+            memcpy(buf + i, elem, (size_t)itemsize);
+        }
+        int ret = 0;
+        for (size_t off = 0; off < nbytes && ret == 0; off += chunk) {
+            ret = rt_htod(p + off, buf, nbytes - off < chunk ? nbytes - off : chunk, s);
+        }
+        free(buf);
+        return ret;
+    }
+    return r == CUDA_SUCCESS ? 0 : rt_cuda_fail(r, "filling device memory");
+}
+
+/* fills a view with one element's bytes, whatever its strides */
+static int
+fill_view(RtDeviceArray *a, const unsigned char *elem)
+{
+    int64_t zero[RT_MAXDIM] = {0};
+    int itemsize = cj_dtypes[a->dtype].size;
+    if (a->c_contig || a->f_contig) {
+        return fill_contig(a->ptr, a->size, itemsize, elem, a->stream);
+    }
+    return rt_copy_from_host(a->ptr, a->strides, elem, zero, a->ndim, a->shape, itemsize,
+                             a->stream);
+}
+
+/* ---- construction ---- */
+
+static RtDeviceArray *
+array_struct(int ndim, const int64_t *shape, const int64_t *strides, DType dt, int dev)
+{
+    RtDeviceArray *a = PyObject_New(RtDeviceArray, &rt_DeviceArray_Type);
+    if (!a) {
+        return NULL;
+    }
+    a->ptr = 0;
+    a->ndim = ndim;
+    a->dtype = dt;
+    a->device = dev;
+    a->base = NULL;
+    a->alloc = 0;
+    a->stream = NULL;
+    a->stream_ref = NULL;
+    a->weakreflist = NULL;
+    for (int i = 0; i < ndim; i++) {
+        a->shape[i] = shape[i];
+        a->strides[i] = strides[i];
+    }
+    a->size = shape_size(ndim, shape);
+    rt_contiguity(ndim, shape, strides, cj_dtypes[dt].size, &a->c_contig, &a->f_contig);
+    return a;
+}
+
+RtDeviceArray *
+rt_array_new(int ndim, const int64_t *shape, DType dt, char order, int dev, CUstream s,
+             PyObject *stream_ref)
+{
+    int64_t strides[RT_MAXDIM], nbytes = cj_dtypes[dt].size;
+    for (int i = 0; i < ndim; i++) {
+        if (shape[i] < 0) {
+            PyErr_SetString(PyExc_ValueError, "negative dimensions are not allowed");
+            return NULL;
+        }
+        if (__builtin_mul_overflow(nbytes, shape[i], &nbytes)) {
+            PyErr_SetString(PyExc_ValueError, "array is too big");
+            return NULL;
+        }
+    }
+    if (order == 'F') {
+        f_strides(ndim, shape, cj_dtypes[dt].size, strides);
+    } else {
+        c_strides(ndim, shape, cj_dtypes[dt].size, strides);
+    }
+    RtDeviceArray *a = array_struct(ndim, shape, strides, dt, dev);
+    if (!a) {
+        return NULL;
+    }
+    a->stream = s;
+    a->stream_ref = Py_XNewRef(stream_ref);
+    if (rt_mem_alloc(dev, (size_t)nbytes, s, &a->alloc) < 0) {
+        Py_DECREF(a);
+        return NULL;
+    }
+    a->ptr = a->alloc;
+    return a;
+}
+
+PyObject *
+rt_empty(int ndim, const int64_t *shape, DType dt, void *stream)
+{
+    int dev = rt_ensure_context();
+    if (dev < 0) {
+        return NULL;
+    }
+    return (PyObject *)rt_array_new(ndim, shape, dt, 'C', dev, stream, NULL);
+}
+
+int
+rt_is_device_array(PyObject *o)
+{
+    return PyObject_TypeCheck(o, &rt_DeviceArray_Type);
+}
+
+static PyObject *
+make_view(RtDeviceArray *src, CUdeviceptr ptr, int ndim, const int64_t *shape,
+          const int64_t *strides)
+{
+    RtDeviceArray *v = array_struct(ndim, shape, strides, src->dtype, src->device);
+    if (!v) {
+        return NULL;
+    }
+    v->ptr = ptr;
+    v->stream = src->stream;
+    v->base = Py_NewRef(src->base ? src->base : (PyObject *)src);
+    return (PyObject *)v;
+}
+
+static void
+DeviceArray_dealloc(RtDeviceArray *self)
+{
+    if (self->weakreflist) {
+        PyObject_ClearWeakRefs((PyObject *)self);
+    }
+    if (self->alloc) {
+        rt_mem_free(self->device, self->alloc, self->stream);
+    }
+    Py_CLEAR(self->base);
+    Py_CLEAR(self->stream_ref);
+    PyObject_Free(self);
+}
+
+/* the stream argument of a method: the array's own when None */
+static int
+method_stream(RtDeviceArray *self, PyObject *o, CUstream *s)
+{
+    void *h;
+    if (o == NULL || o == Py_None) {
+        *s = self->stream;
+        return 0;
+    }
+    if (rt_get_stream(o, &h) < 0) {
+        return -1;
+    }
+    *s = h;
+    return 0;
+}
+
+/* makes the array's device current for the copy; -1 with exception */
+static int
+enter_device(RtDeviceArray *a, int *pushed)
+{
+    if (rt_ensure_context() < 0) {
+        return -1;
+    }
+    if (rt_ctx_enter_quiet(a->device, pushed) < 0) {
+        PyErr_Format(rt_CudaError, "cannot make device %d current", a->device);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *
+shape_tuple(int ndim, const int64_t *v)
+{
+    PyObject *t = PyTuple_New(ndim);
+    if (!t) {
+        return NULL;
+    }
+    for (int i = 0; i < ndim; i++) {
+        PyObject *x = PyLong_FromLongLong(v[i]);
+        if (!x) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, i, x);
+    }
+    return t;
+}
+
+/* an int or a sequence of ints */
+static int
+parse_shape(PyObject *o, int64_t *shape, int *ndim)
+{
+    if (PyIndex_Check(o)) {
+        shape[0] = PyLong_AsLongLong(o);
+        if (shape[0] == -1 && PyErr_Occurred()) {
+            PyObject *i = PyErr_Occurred() == PyExc_TypeError ? PyNumber_Index(o) : NULL;
+            if (!i) {
+                return -1;
+            }
+            PyErr_Clear();
+            shape[0] = PyLong_AsLongLong(i);
+            Py_DECREF(i);
+            if (shape[0] == -1 && PyErr_Occurred()) {
+                return -1;
+            }
+        }
+        *ndim = 1;
+    } else {
+        PyObject *seq = PySequence_Fast(o, "shape must be an int or a sequence of ints");
+        if (!seq) {
+            return -1;
+        }
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+        if (n > RT_MAXDIM) {
+            Py_DECREF(seq);
+            PyErr_Format(PyExc_ValueError, "at most %d dimensions are supported", RT_MAXDIM);
+            return -1;
+        }
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *x = PyNumber_Index(PySequence_Fast_GET_ITEM(seq, i));
+            shape[i] = x ? PyLong_AsLongLong(x) : -1;
+            Py_XDECREF(x);
+            if (shape[i] == -1 && PyErr_Occurred()) {
+                Py_DECREF(seq);
+                return -1;
+            }
+        }
+        *ndim = (int)n;
+        Py_DECREF(seq);
+    }
+    for (int i = 0; i < *ndim; i++) {
+        if (shape[i] < 0) {
+            PyErr_SetString(PyExc_ValueError, "negative dimensions are not allowed");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int
+parse_order(const char *order, char *out)
+{
+    if (!order || !strcmp(order, "C") || !strcmp(order, "c")) {
+        *out = 'C';
+    } else if (!strcmp(order, "F") || !strcmp(order, "f")) {
+        *out = 'F';
+    } else if (!strcmp(order, "K") || !strcmp(order, "A")) {
+        *out = 'K';
+    } else {
+        PyErr_Format(PyExc_ValueError, "order must be 'C' or 'F', not '%s'", order);
+        return -1;
+    }
+    return 0;
+}
+
+/* stream argument of a creation function: the handle, and the object to
+ * keep alive while the array lives (not for ints and None) */
+static int
+creation_stream(PyObject *o, CUstream *s, PyObject **ref)
+{
+    void *h = NULL;
+    *ref = NULL;
+    if (o && o != Py_None) {
+        if (rt_get_stream(o, &h) < 0) {
+            return -1;
+        }
+        if (!PyLong_Check(o)) {
+            *ref = o;
+        }
+    }
+    *s = h;
+    return 0;
+}
+
+/* ---- host <-> device ---- */
+
+/* a new NumPy array of the array's shape and dtype, C order */
+static PyObject *
+host_empty(RtDeviceArray *a)
+{
+    PyObject *np = rt_numpy(), *shape, *dt, *res;
+    if (!np) {
+        return NULL;
+    }
+    shape = shape_tuple(a->ndim, a->shape);
+    dt = rt_dtype_object(a->dtype);
+    res = shape && dt ? PyObject_CallMethod(np, "empty", "OO", shape, dt) : NULL;
+    Py_XDECREF(shape);
+    Py_XDECREF(dt);
+    return res;
+}
+
+static int
+check_same(RtDeviceArray *a, int ndim, const int64_t *shape, DType dt, const char *what)
+{
+    int same = ndim == a->ndim && dt == a->dtype;
+    for (int i = 0; same && i < ndim; i++) {
+        same = shape[i] == a->shape[i];
+    }
+    if (!same) {
+        PyObject *s1 = shape_tuple(a->ndim, a->shape), *s2 = shape_tuple(ndim, shape);
+        if (s1 && s2) {
+            PyErr_Format(PyExc_ValueError, "%s: shape %S and dtype %s do not match %S, %s", what,
+                         s2, cj_dtypes[dt].name, s1, cj_dtypes[a->dtype].name);
+        }
+        Py_XDECREF(s1);
+        Py_XDECREF(s2);
+        return -1;
+    }
+    return 0;
+}
+
+/* copies the array into the writable buffer of `out` (shape and dtype checked) */
+static int
+copy_into_host(RtDeviceArray *a, PyObject *out, CUstream s)
+{
+    Py_buffer view;
+    int64_t shape[RT_MAXDIM], strides[RT_MAXDIM];
+    DType dt;
+    int ret = -1, pushed = 0;
+    if (PyObject_GetBuffer(out, &view, PyBUF_RECORDS) < 0) {
+        return -1;
+    }
+    if (view.ndim > RT_MAXDIM || rt_dtype_from_format(view.format, view.itemsize, &dt) < 0) {
+        goto done;
+    }
+    for (int i = 0; i < view.ndim; i++) {
+        shape[i] = view.shape[i];
+        strides[i] = view.strides[i];
+    }
+    if (check_same(a, view.ndim, shape, dt, "copy_to_host") < 0 || enter_device(a, &pushed) < 0) {
+        goto done;
+    }
+    ret = rt_copy_to_host(view.buf, strides, a->ptr, a->strides, a->ndim, a->shape,
+                          cj_dtypes[a->dtype].size, s);
+    rt_ctx_leave(pushed);
+done:
+    PyBuffer_Release(&view);
+    return ret;
+}
+
+static PyObject *
+to_host(RtDeviceArray *a, PyObject *ary, CUstream s)
+{
+    PyObject *out = ary && ary != Py_None ? Py_NewRef(ary) : host_empty(a);
+    if (!out) {
+        return NULL;
+    }
+    if (copy_into_host(a, out, s) < 0) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    return out;
+}
+
+static PyObject *
+DeviceArray_copy_to_host(RtDeviceArray *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"ary", "stream", NULL};
+    PyObject *ary = NULL, *so = NULL;
+    CUstream s;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|OO:copy_to_host", kwlist, &ary, &so)
+        || method_stream(self, so, &s) < 0) {
+        return NULL;
+    }
+    return to_host(self, ary, s);
+}
+
+/* copies any device array (DeviceArray, CAI, DLPack) of the same shape and
+ * dtype into a */
+static int
+copy_from_device(RtDeviceArray *a, PyObject *src, CUstream s)
+{
+    RtArray in;
+    int ret = -1;
+    if (rt_get_array(src, &in, s, "source") < 0) {
+        return -1;
+    }
+    if (check_same(a, in.ndim, in.shape, in.dtype, "copy_to_device") < 0) {
+        goto done;
+    }
+    int64_t itemsize = cj_dtypes[a->dtype].size;
+    if (same_layout(a->ndim, a->shape, a->strides, in.strides, itemsize)) {
+        CUresult r = rt_cu.cuMemcpyDtoDAsync(a->ptr, (CUdeviceptr)(uintptr_t)in.ptr,
+                                            (size_t)(a->size * itemsize), s);
+        ret = r == CUDA_SUCCESS ? 0 : rt_cuda_fail(r, "copying between device arrays");
+        goto done;
+    }
+    /* layouts differ: through the host */
+    char *tmp = malloc((size_t)(a->size * itemsize) + 1);
+    if (!tmp) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    ret = rt_copy_to_host(tmp, NULL, (CUdeviceptr)(uintptr_t)in.ptr, in.strides, in.ndim,
+                          in.shape, itemsize, s);
+    if (ret == 0) {
+        ret = rt_copy_from_host(a->ptr, a->strides, tmp, NULL, a->ndim, a->shape, itemsize, s);
+    }
+    free(tmp);
+done:
+    if (rt_array_release(&in, s, 0) < 0) {
+        ret = -1;
+    }
+    return ret;
+}
+
+/* host data: any buffer or anything numpy.asarray takes, cast to a's dtype
+ * and broadcast to its shape */
+static int
+copy_from_hostobj(RtDeviceArray *a, PyObject *src, CUstream s)
+{
+    PyObject *np = rt_numpy(), *dt = NULL, *h = NULL, *shape = NULL, *b = NULL;
+    Py_buffer view;
+    int ret = -1;
+    if (!np) {
+        return -1;
+    }
+    dt = rt_dtype_object(a->dtype);
+    shape = shape_tuple(a->ndim, a->shape);
+    if (!dt || !shape) {
+        goto done;
+    }
+    h = PyObject_CallMethod(np, "asarray", "OO", src, dt);
+    if (!h) {
+        goto done;
+    }
+    b = PyObject_CallMethod(np, "broadcast_to", "OO", h, shape);
+    if (!b || PyObject_GetBuffer(b, &view, PyBUF_RECORDS_RO) < 0) {
+        goto done;
+    }
+    int64_t strides[RT_MAXDIM];
+    for (int i = 0; i < view.ndim && i < RT_MAXDIM; i++) {
+        strides[i] = view.strides[i];
+    }
+    ret = rt_copy_from_host(a->ptr, a->strides, view.buf, strides, a->ndim, a->shape,
+                            cj_dtypes[a->dtype].size, s);
+    PyBuffer_Release(&view);
+done:
+    Py_XDECREF(dt);
+    Py_XDECREF(shape);
+    Py_XDECREF(h);
+    Py_XDECREF(b);
+    return ret;
+}
+
+static int
+assign(RtDeviceArray *a, PyObject *value, CUstream s)
+{
+    int pushed = 0, ret;
+    if (enter_device(a, &pushed) < 0) {
+        return -1;
+    }
+    if (PyLong_Check(value) || PyFloat_Check(value) || PyComplex_Check(value)
+        || PyBool_Check(value)) {
+        unsigned char elem[16];
+        ret = rt_scalar_to_bytes(value, a->dtype, elem);
+        if (ret == 0) {
+            CUstream keep = a->stream;
+            a->stream = s;
+            ret = fill_view(a, elem);
+            a->stream = keep;
+        }
+    } else if (rt_is_array(value) && !PyObject_CheckBuffer(value)) {
+        ret = copy_from_device(a, value, s);
+    } else {
+        ret = copy_from_hostobj(a, value, s);
+    }
+    rt_ctx_leave(pushed);
+    return ret;
+}
+
+static PyObject *
+DeviceArray_copy_to_device(RtDeviceArray *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"ary", "stream", NULL};
+    PyObject *ary, *so = NULL;
+    CUstream s;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:copy_to_device", kwlist, &ary, &so)
+        || method_stream(self, so, &s) < 0 || assign(self, ary, s) < 0) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+DeviceArray_copy(RtDeviceArray *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"stream", NULL};
+    PyObject *so = NULL;
+    CUstream s;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:copy", kwlist, &so)
+        || method_stream(self, so, &s) < 0 || rt_ensure_context() < 0) {
+        return NULL;
+    }
+    RtDeviceArray *c = rt_array_new(self->ndim, self->shape, self->dtype, 'C', self->device, s,
+                                    so && !PyLong_Check(so) && so != Py_None ? so : NULL);
+    if (!c) {
+        return NULL;
+    }
+    if (assign(c, (PyObject *)self, s) < 0) {
+        Py_DECREF(c);
+        return NULL;
+    }
+    return (PyObject *)c;
+}
+
+/* ---- item access ---- */
+
+static PyObject *
+element_object(const unsigned char *p, DType dt)
+{
+    long long i = 0;
+    unsigned long long u = 0;
+    switch (dt) {
+    case DT_BOOL:
+        return PyBool_FromLong(p[0] != 0);
+    case DT_I8: case DT_I16: case DT_I32: case DT_I64:
+        memcpy(&i, p, (size_t)cj_dtypes[dt].size);
+        i = cj_dtypes[dt].size == 8 ? i : (i << (64 - 8 * cj_dtypes[dt].size))
+                                             >> (64 - 8 * cj_dtypes[dt].size);
+        return PyLong_FromLongLong(i);
+    case DT_U8: case DT_U16: case DT_U32: case DT_U64:
+        memcpy(&u, p, (size_t)cj_dtypes[dt].size);
+        return PyLong_FromUnsignedLongLong(u);
+    case DT_F16:
+#if PY_VERSION_HEX >= 0x030B0000
+        return PyFloat_FromDouble(PyFloat_Unpack2((const char *)p, 1));
+#else
+        return PyFloat_FromDouble(_PyFloat_Unpack2(p, 1));
+#endif
+    case DT_F32: {
+        float f;
+        memcpy(&f, p, 4);
+        return PyFloat_FromDouble(f);
+    }
+    case DT_F64: {
+        double d;
+        memcpy(&d, p, 8);
+        return PyFloat_FromDouble(d);
+    }
+    case DT_C64: {
+        float c[2];
+        memcpy(c, p, 8);
+        return PyComplex_FromDoubles(c[0], c[1]);
+    }
+    case DT_C128: {
+        double c[2];
+        memcpy(c, p, 16);
+        return PyComplex_FromDoubles(c[0], c[1]);
+    }
+    case DT_COUNT:
+        break;
+    }
+    PyErr_SetString(PyExc_SystemError, "bad dtype");
+    return NULL;
+}
+
+static PyObject *
+DeviceArray_item(RtDeviceArray *self, PyObject *noargs)
+{
+    unsigned char buf[16];
+    int pushed;
+    if (self->size != 1) {
+        PyErr_SetString(PyExc_ValueError, "can only convert an array of size 1 to a Python scalar");
+        return NULL;
+    }
+    if (enter_device(self, &pushed) < 0) {
+        return NULL;
+    }
+    int r = rt_dtoh(buf, self->ptr, (size_t)cj_dtypes[self->dtype].size, self->stream);
+    rt_ctx_leave(pushed);
+    return r < 0 ? NULL : element_object(buf, self->dtype);
+}
+
+static PyObject *
+DeviceArray_float(RtDeviceArray *self)
+{
+    PyObject *v = DeviceArray_item(self, NULL), *f;
+    if (!v) {
+        return NULL;
+    }
+    f = PyComplex_Check(v) ? PyFloat_FromDouble(PyComplex_RealAsDouble(v)) : PyNumber_Float(v);
+    Py_DECREF(v);
+    return f;
+}
+
+static PyObject *
+DeviceArray_int(RtDeviceArray *self)
+{
+    PyObject *v = DeviceArray_item(self, NULL), *i;
+    if (!v) {
+        return NULL;
+    }
+    i = PyComplex_Check(v) ? NULL : PyNumber_Long(v);
+    if (PyComplex_Check(v)) {
+        PyErr_SetString(PyExc_TypeError, "cannot convert a complex array to int");
+    }
+    Py_DECREF(v);
+    return i;
+}
+
+static int
+DeviceArray_bool(RtDeviceArray *self)
+{
+    if (self->size != 1) {
+        PyErr_SetString(PyExc_ValueError,
+                        "the truth value of an array with other than one element is ambiguous");
+        return -1;
+    }
+    PyObject *v = DeviceArray_item(self, NULL);
+    if (!v) {
+        return -1;
+    }
+    int t = PyObject_IsTrue(v);
+    Py_DECREF(v);
+    return t;
+}
+
+/* ---- indexing: integers, slices, Ellipsis, None ---- */
+
+static PyObject *
+index_view(RtDeviceArray *self, PyObject *key)
+{
+    PyObject *const *items = &key;
+    Py_ssize_t nitems = 1;
+    int64_t shape[RT_MAXDIM], strides[RT_MAXDIM];
+    int consumed = 0, ellipses = 0, nd = 0, dim = 0;
+    int64_t offset = 0;
+
+    if (PyTuple_Check(key)) {
+        items = &PyTuple_GET_ITEM(key, 0);
+        nitems = PyTuple_GET_SIZE(key);
+    }
+    for (Py_ssize_t i = 0; i < nitems; i++) {
+        if (items[i] == Py_Ellipsis) {
+            ellipses++;
+        } else if (items[i] != Py_None) {
+            consumed++;
+        }
+    }
+    if (ellipses > 1) {
+        PyErr_SetString(PyExc_IndexError, "an index can only have a single ellipsis ('...')");
+        return NULL;
+    }
+    if (consumed > self->ndim) {
+        PyErr_Format(PyExc_IndexError,
+                     "too many indices for array: array is %d-dimensional, but %d were indexed",
+                     self->ndim, consumed);
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < nitems; i++) {
+        PyObject *it = items[i];
+        if (nd >= RT_MAXDIM && (it == Py_None || PySlice_Check(it))) {
+            PyErr_Format(PyExc_IndexError, "at most %d dimensions are supported", RT_MAXDIM);
+            return NULL;
+        }
+        if (it == Py_Ellipsis) {
+            for (int k = 0; k < self->ndim - consumed; k++, dim++, nd++) {
+                shape[nd] = self->shape[dim];
+                strides[nd] = self->strides[dim];
+            }
+        } else if (it == Py_None) {
+            shape[nd] = 1;
+            strides[nd++] = 0;
+        } else if (PySlice_Check(it)) {
+            Py_ssize_t start, stop, step;
+            if (PySlice_Unpack(it, &start, &stop, &step) < 0) {
+                return NULL;
+            }
+            Py_ssize_t len = PySlice_AdjustIndices((Py_ssize_t)self->shape[dim], &start, &stop,
+                                                   step);
+            offset += start * self->strides[dim];
+            shape[nd] = len;
+            strides[nd++] = step * self->strides[dim++];
+        } else if (PyIndex_Check(it) && !PyBool_Check(it)) {
+            Py_ssize_t k = PyNumber_AsSsize_t(it, PyExc_IndexError);
+            if (k == -1 && PyErr_Occurred()) {
+                return NULL;
+            }
+            if (k < 0) {
+                k += (Py_ssize_t)self->shape[dim];
+            }
+            if (k < 0 || k >= self->shape[dim]) {
+                PyErr_Format(PyExc_IndexError,
+                             "index %zd is out of bounds for axis %d with size %lld",
+                             PyNumber_AsSsize_t(it, NULL), dim, (long long)self->shape[dim]);
+                return NULL;
+            }
+            offset += k * self->strides[dim++];
+        } else {
+            PyErr_Format(PyExc_IndexError,
+                         "cujit.DeviceArray supports basic indexing only (integers, slices, "
+                         "'...' and None), not %.100s", Py_TYPE(it)->tp_name);
+            return NULL;
+        }
+    }
+    for (; dim < self->ndim; dim++, nd++) {
+        if (nd >= RT_MAXDIM) {
+            PyErr_Format(PyExc_IndexError, "at most %d dimensions are supported", RT_MAXDIM);
+            return NULL;
+        }
+        shape[nd] = self->shape[dim];
+        strides[nd] = self->strides[dim];
+    }
+    return make_view(self, self->ptr + (CUdeviceptr)offset, nd, shape, strides);
+}
+
+static PyObject *
+DeviceArray_subscript(RtDeviceArray *self, PyObject *key)
+{
+    return index_view(self, key);
+}
+
+static PyObject *
+DeviceArray_item_at(RtDeviceArray *self, Py_ssize_t i)
+{
+    PyObject *k = PyLong_FromSsize_t(i), *r;
+    if (!k) {
+        return NULL;
+    }
+    r = index_view(self, k);
+    Py_DECREF(k);
+    return r;
+}
+
+static int
+DeviceArray_ass_subscript(RtDeviceArray *self, PyObject *key, PyObject *value)
+{
+    if (!value) {
+        PyErr_SetString(PyExc_TypeError, "cannot delete array elements");
+        return -1;
+    }
+    PyObject *v = index_view(self, key);
+    if (!v) {
+        return -1;
+    }
+    int r = assign((RtDeviceArray *)v, value, self->stream);
+    Py_DECREF(v);
+    return r;
+}
+
+static Py_ssize_t
+DeviceArray_length(RtDeviceArray *self)
+{
+    if (self->ndim == 0) {
+        PyErr_SetString(PyExc_TypeError, "len() of unsized object");
+        return -1;
+    }
+    return (Py_ssize_t)self->shape[0];
+}
+
+/* ---- attributes ---- */
+
+static PyObject *
+DeviceArray_get_shape(RtDeviceArray *self, void *c)
+{
+    return shape_tuple(self->ndim, self->shape);
+}
+
+static PyObject *
+DeviceArray_get_strides(RtDeviceArray *self, void *c)
+{
+    return shape_tuple(self->ndim, self->strides);
+}
+
+static PyObject *
+DeviceArray_get_dtype(RtDeviceArray *self, void *c)
+{
+    return rt_dtype_object(self->dtype);
+}
+
+static PyObject *
+DeviceArray_get_size(RtDeviceArray *self, void *c)
+{
+    return PyLong_FromLongLong(self->size);
+}
+
+static PyObject *
+DeviceArray_get_ndim(RtDeviceArray *self, void *c)
+{
+    return PyLong_FromLong(self->ndim);
+}
+
+static PyObject *
+DeviceArray_get_itemsize(RtDeviceArray *self, void *c)
+{
+    return PyLong_FromLong(cj_dtypes[self->dtype].size);
+}
+
+static PyObject *
+DeviceArray_get_nbytes(RtDeviceArray *self, void *c)
+{
+    return PyLong_FromLongLong(self->size * cj_dtypes[self->dtype].size);
+}
+
+static PyObject *
+DeviceArray_get_ptr(RtDeviceArray *self, void *c)
+{
+    return PyLong_FromUnsignedLongLong(self->ptr);
+}
+
+static PyObject *
+DeviceArray_get_device(RtDeviceArray *self, void *c)
+{
+    return rt_device_object(self->device);
+}
+
+static PyObject *
+DeviceArray_get_base(RtDeviceArray *self, void *c)
+{
+    return Py_NewRef(self->base ? self->base : Py_None);
+}
+
+static PyObject *
+DeviceArray_get_c_contig(RtDeviceArray *self, void *c)
+{
+    return PyBool_FromLong(self->c_contig);
+}
+
+static PyObject *
+DeviceArray_get_f_contig(RtDeviceArray *self, void *c)
+{
+    return PyBool_FromLong(self->f_contig);
+}
+
+/* CAI v3.  The data is written by work on the array's stream (the legacy
+ * default stream unless it was created on another), which may still be
+ * running, so "stream" names it: 1 for the legacy default stream. */
+static PyObject *
+DeviceArray_get_cai(RtDeviceArray *self, void *c)
+{
+    PyObject *shape = shape_tuple(self->ndim, self->shape), *strides = NULL, *stream, *d = NULL;
+    if (!shape) {
+        return NULL;
+    }
+    if (self->c_contig) {
+        strides = Py_NewRef(Py_None);
+    } else {
+        strides = shape_tuple(self->ndim, self->strides);
+    }
+    CUstream s = rt_norm_stream(self->stream);
+    stream = PyLong_FromVoidPtr(s);
+    if (strides && stream) {
+        const char *ts = rt_dtype_typestr(self->dtype);
+        d = Py_BuildValue("{s:N,s:s,s:[(s,s)],s:(K,O),s:N,s:i,s:N}", "shape", shape, "typestr", ts,
+                          "descr", "", ts, "data", self->ptr, Py_False, "strides", strides,
+                          "version", 3, "stream", stream);
+        return d;
+    }
+    Py_DECREF(shape);
+    Py_XDECREF(strides);
+    Py_XDECREF(stream);
+    return NULL;
+}
+
+/* ---- DLPack export ---- */
+
+typedef struct {
+    union {
+        RtDLManagedTensor legacy;
+        RtDLManagedTensorVersioned versioned;
+    } t;
+    int64_t shape[RT_MAXDIM];
+    int64_t strides[RT_MAXDIM];
+} Export;
+
+static void
+release_owner(void *ctx)
+{
+    /* consumers may call the deleter from any thread, with or without the
+     * GIL; after interpreter exit the reference is left */
+    if (ctx && Py_IsInitialized()) {
+        PyGILState_STATE g = PyGILState_Ensure();
+        Py_DECREF((PyObject *)ctx);
+        PyGILState_Release(g);
+    }
+}
+
+static void
+legacy_deleter(RtDLManagedTensor *m)
+{
+    release_owner(m->manager_ctx);
+    free(m);
+}
+
+static void
+versioned_deleter(RtDLManagedTensorVersioned *m)
+{
+    release_owner(m->manager_ctx);
+    free(m);
+}
+
+static void
+legacy_capsule_destructor(PyObject *cap)
+{
+    /* still named "dltensor": no consumer took it */
+    if (PyCapsule_IsValid(cap, "dltensor")) {
+        RtDLManagedTensor *m = PyCapsule_GetPointer(cap, "dltensor");
+        if (m && m->deleter) {
+            m->deleter(m);
+        }
+    } else {
+        PyErr_Clear();
+    }
+}
+
+static void
+versioned_capsule_destructor(PyObject *cap)
+{
+    if (PyCapsule_IsValid(cap, "dltensor_versioned")) {
+        RtDLManagedTensorVersioned *m = PyCapsule_GetPointer(cap, "dltensor_versioned");
+        if (m && m->deleter) {
+            m->deleter(m);
+        }
+    } else {
+        PyErr_Clear();
+    }
+}
+
+static void
+fill_dltensor(RtDeviceArray *self, RtDLTensor *t, Export *e)
+{
+    int64_t itemsize = cj_dtypes[self->dtype].size;
+    t->data = (void *)(uintptr_t)self->ptr;
+    t->device.device_type = RT_kDLCUDA;
+    t->device.device_id = self->device;
+    t->ndim = self->ndim;
+    rt_dtype_to_dlpack(self->dtype, &t->dtype.code, &t->dtype.bits);
+    t->dtype.lanes = 1;
+    for (int i = 0; i < self->ndim; i++) {
+        e->shape[i] = self->shape[i];
+        e->strides[i] = self->strides[i] / itemsize;
+    }
+    t->shape = e->shape;
+    t->strides = e->strides;
+    t->byte_offset = 0;
+}
+
+/* the consumer's stream (DLPack's convention) as a CUstream; *none: no sync */
+static int
+dlpack_stream(PyObject *o, CUstream *s, int *none)
+{
+    *none = 0;
+    *s = RT_STREAM_LEGACY;
+    if (o == NULL || o == Py_None) {
+        return 0;
+    }
+    long long v = PyLong_AsLongLong(o);
+    if (v == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    if (v == -1) {
+        *none = 1;
+    } else if (v == 2) {
+        *s = RT_STREAM_PER_THREAD;
+    } else if (v != 0 && v != 1) {
+        *s = (CUstream)(uintptr_t)v;
+    }
+    return 0;
+}
+
+static PyObject *
+DeviceArray_dlpack(RtDeviceArray *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"stream", "max_version", "dl_device", "copy", NULL};
+    PyObject *so = NULL, *maxv = NULL, *dldev = NULL, *copy = NULL;
+    CUstream s;
+    int none, versioned = 0, pushed;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$OOOO:__dlpack__", kwlist, &so, &maxv, &dldev,
+                                     &copy)) {
+        return NULL;
+    }
+    if (dlpack_stream(so, &s, &none) < 0) {
+        return NULL;
+    }
+    if (maxv && maxv != Py_None) {
+        PyObject *major = PySequence_GetItem(maxv, 0);
+        long m = major ? PyLong_AsLong(major) : -1;
+        Py_XDECREF(major);
+        if (m == -1 && PyErr_Occurred()) {
+            return NULL;
+        }
+        versioned = m >= 1;
+    }
+    if (dldev && dldev != Py_None) {
+        int dt, id;
+        if (!PyArg_ParseTuple(dldev, "ii", &dt, &id)) {
+            return NULL;
+        }
+        if (dt != RT_kDLCUDA || id != self->device) {
+            PyErr_SetString(PyExc_BufferError, "cujit.DeviceArray can only be exported to "
+                            "its own CUDA device");
+            return NULL;
+        }
+    }
+    if (copy == Py_True) {
+        PyErr_SetString(PyExc_BufferError, "cujit.DeviceArray.__dlpack__ does not copy");
+        return NULL;
+    }
+    if (!none) {
+        if (enter_device(self, &pushed) < 0) {
+            return NULL;
+        }
+        int r = rt_stream_wait(self->device, s, self->stream);
+        rt_ctx_leave(pushed);
+        if (r < 0) {
+            return NULL;
+        }
+    }
+    Export *e = calloc(1, sizeof *e);
+    if (!e) {
+        return PyErr_NoMemory();
+    }
+    PyObject *cap;
+    if (versioned) {
+        RtDLManagedTensorVersioned *m = &e->t.versioned;
+        m->version.major = 1;
+        m->version.minor = 0;
+        m->manager_ctx = self;
+        m->deleter = versioned_deleter;
+        m->flags = 0;
+        fill_dltensor(self, &m->dl_tensor, e);
+        cap = PyCapsule_New(m, "dltensor_versioned", versioned_capsule_destructor);
+    } else {
+        RtDLManagedTensor *m = &e->t.legacy;
+        m->manager_ctx = self;
+        m->deleter = legacy_deleter;
+        fill_dltensor(self, &m->dl_tensor, e);
+        cap = PyCapsule_New(m, "dltensor", legacy_capsule_destructor);
+    }
+    if (!cap) {
+        free(e);
+        return NULL;
+    }
+    Py_INCREF(self);            /* released by the deleter */
+    return cap;
+}
+
+static PyObject *
+DeviceArray_dlpack_device(RtDeviceArray *self, PyObject *noargs)
+{
+    return Py_BuildValue("(ii)", RT_kDLCUDA, self->device);
+}
+
+static PyObject *
+DeviceArray_array(RtDeviceArray *self, PyObject *args, PyObject *kw)
+{
+    PyErr_SetString(PyExc_TypeError,
+                    "implicit conversion of a cujit.DeviceArray to a NumPy array is not "
+                    "allowed: use .copy_to_host() or cujit.asnumpy()");
+    return NULL;
+}
+
+/* ---- repr ---- */
+
+#define REPR_MAX_ELEMS 1000
+
+static PyObject *
+repr_shape(RtDeviceArray *self)
+{
+    PyObject *shape = shape_tuple(self->ndim, self->shape), *r;
+    if (!shape) {
+        return NULL;
+    }
+    r = PyUnicode_FromFormat("DeviceArray(shape=%S, dtype=%s)", shape, cj_dtypes[self->dtype].name);
+    Py_DECREF(shape);
+    return r;
+}
+
+static PyObject *
+DeviceArray_repr(RtDeviceArray *self)
+{
+    PyObject *np, *host = NULL, *s = NULL, *r = NULL;
+    if (self->size > REPR_MAX_ELEMS || !(np = rt_numpy())) {
+        PyErr_Clear();
+        return repr_shape(self);
+    }
+    host = to_host(self, NULL, self->stream);
+    if (host) {
+        s = PyObject_CallMethod(np, "array2string", "OOOOss", host, Py_None, Py_None, Py_None,
+                                ", ", "DeviceArray(");
+    }
+    if (!s) {
+        PyErr_Clear();
+        Py_XDECREF(host);
+        return repr_shape(self);
+    }
+    r = PyUnicode_FromFormat("DeviceArray(%U, dtype=%s)", s, cj_dtypes[self->dtype].name);
+    Py_DECREF(s);
+    Py_DECREF(host);
+    return r;
+}
+
+static PyNumberMethods DeviceArray_as_number = {
+    .nb_bool = (inquiry)DeviceArray_bool,
+    .nb_int = (unaryfunc)DeviceArray_int,
+    .nb_float = (unaryfunc)DeviceArray_float,
+};
+
+static PySequenceMethods DeviceArray_as_sequence = {
+    .sq_length = (lenfunc)DeviceArray_length,
+    .sq_item = (ssizeargfunc)DeviceArray_item_at,
+};
+
+static PyMappingMethods DeviceArray_as_mapping = {
+    .mp_length = (lenfunc)DeviceArray_length,
+    .mp_subscript = (binaryfunc)DeviceArray_subscript,
+    .mp_ass_subscript = (objobjargproc)DeviceArray_ass_subscript,
+};
+
+static PyGetSetDef DeviceArray_getset[] = {
+    {"shape", (getter)DeviceArray_get_shape, NULL, "tuple of extents", NULL},
+    {"strides", (getter)DeviceArray_get_strides, NULL, "tuple of byte strides", NULL},
+    {"dtype", (getter)DeviceArray_get_dtype, NULL, "numpy.dtype of the elements", NULL},
+    {"size", (getter)DeviceArray_get_size, NULL, "number of elements", NULL},
+    {"ndim", (getter)DeviceArray_get_ndim, NULL, "number of dimensions", NULL},
+    {"itemsize", (getter)DeviceArray_get_itemsize, NULL, "bytes per element", NULL},
+    {"nbytes", (getter)DeviceArray_get_nbytes, NULL, "size * itemsize", NULL},
+    {"ptr", (getter)DeviceArray_get_ptr, NULL, "device address of the first element", NULL},
+    {"device", (getter)DeviceArray_get_device, NULL, "the cujit.Device holding the data", NULL},
+    {"base", (getter)DeviceArray_get_base, NULL, "the array a view looks into, or None", NULL},
+    {"c_contiguous", (getter)DeviceArray_get_c_contig, NULL, "C-contiguous?", NULL},
+    {"f_contiguous", (getter)DeviceArray_get_f_contig, NULL, "Fortran-contiguous?", NULL},
+    {"__cuda_array_interface__", (getter)DeviceArray_get_cai, NULL, "CUDA Array Interface v3",
+     NULL},
+    {NULL},
+};
+
+static PyMethodDef DeviceArray_methods[] = {
+    {"copy_to_host", (PyCFunction)(void (*)(void))DeviceArray_copy_to_host,
+     METH_VARARGS | METH_KEYWORDS,
+     "copy_to_host(ary=None, stream=None): a NumPy array with the data (into ary if given)"},
+    {"copy_to_device", (PyCFunction)(void (*)(void))DeviceArray_copy_to_device,
+     METH_VARARGS | METH_KEYWORDS,
+     "copy_to_device(ary, stream=None): copy host or device data (same shape) into this array"},
+    {"copy", (PyCFunction)(void (*)(void))DeviceArray_copy, METH_VARARGS | METH_KEYWORDS,
+     "copy(stream=None): a C-contiguous copy on the device"},
+    {"item", (PyCFunction)DeviceArray_item, METH_NOARGS, "the one element as a Python scalar"},
+    {"__dlpack__", (PyCFunction)(void (*)(void))DeviceArray_dlpack, METH_VARARGS | METH_KEYWORDS,
+     "__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None)"},
+    {"__dlpack_device__", (PyCFunction)DeviceArray_dlpack_device, METH_NOARGS,
+     "(kDLCUDA, device id)"},
+    {"__array__", (PyCFunction)(void (*)(void))DeviceArray_array, METH_VARARGS | METH_KEYWORDS,
+     "refuses: device data is copied to the host only explicitly"},
+    {NULL},
+};
+
+PyTypeObject rt_DeviceArray_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "cujit.DeviceArray",
+    .tp_basicsize = sizeof(RtDeviceArray),
+    .tp_dealloc = (destructor)DeviceArray_dealloc,
+    .tp_repr = (reprfunc)DeviceArray_repr,
+    .tp_as_number = &DeviceArray_as_number,
+    .tp_as_sequence = &DeviceArray_as_sequence,
+    .tp_as_mapping = &DeviceArray_as_mapping,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "An n-dimensional array in CUDA device memory.  Create with cujit.to_device, "
+              "empty, zeros, ones, full or the *_like functions.",
+    .tp_weaklistoffset = offsetof(RtDeviceArray, weakreflist),
+    .tp_methods = DeviceArray_methods,
+    .tp_getset = DeviceArray_getset,
+};
+
+/* ---- module-level creation functions ---- */
+
+/* to_device(obj, stream=None): a new C-contiguous DeviceArray with a copy of
+ * obj (host data: buffer or anything numpy.asarray takes; or device data) */
+PyObject *
+rt_py_to_device(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"obj", "stream", NULL};
+    PyObject *obj, *so = NULL, *ref, *conv = NULL;
+    Py_buffer view;
+    CUstream s;
+    int64_t shape[RT_MAXDIM], strides[RT_MAXDIM];
+    DType dt;
+    RtDeviceArray *a = NULL;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:to_device", kwlist, &obj, &so)
+        || creation_stream(so, &s, &ref) < 0) {
+        return NULL;
+    }
+    int dev = rt_ensure_context();
+    if (dev < 0) {
+        return NULL;
+    }
+    if (rt_is_array(obj) && !PyObject_CheckBuffer(obj)) {
+        RtArray in;
+        if (rt_get_array(obj, &in, s, "to_device") < 0) {
+            return NULL;
+        }
+        a = rt_array_new(in.ndim, in.shape, in.dtype, 'C', dev, s, ref);
+        rt_array_release(&in, s, 0);
+        if (a && assign(a, obj, s) < 0) {
+            Py_CLEAR(a);
+        }
+        return (PyObject *)a;
+    }
+    if (PyObject_GetBuffer(obj, &view, PyBUF_RECORDS_RO) < 0) {
+        PyObject *np = rt_numpy();
+        PyErr_Clear();
+        conv = np ? PyObject_CallMethod(np, "asarray", "O", obj) : NULL;
+        if (!conv || PyObject_GetBuffer(conv, &view, PyBUF_RECORDS_RO) < 0) {
+            Py_XDECREF(conv);
+            return NULL;
+        }
+    }
+    if (view.ndim > RT_MAXDIM) {
+        PyErr_Format(PyExc_ValueError, "at most %d dimensions are supported", RT_MAXDIM);
+        goto done;
+    }
+    if (rt_dtype_from_format(view.format, view.itemsize, &dt) < 0) {
+        goto done;
+    }
+    for (int i = 0; i < view.ndim; i++) {
+        shape[i] = view.shape ? view.shape[i] : view.len / view.itemsize;
+        strides[i] = view.strides ? view.strides[i] : view.itemsize;
+    }
+    a = rt_array_new(view.ndim, shape, dt, 'C', dev, s, ref);
+    if (a && rt_copy_from_host(a->ptr, a->strides, view.buf, strides, view.ndim, shape,
+                               view.itemsize, s) < 0) {
+        Py_CLEAR(a);
+    }
+done:
+    PyBuffer_Release(&view);
+    Py_XDECREF(conv);
+    return (PyObject *)a;
+}
+
+/* the arguments every creation function shares */
+typedef struct {
+    int ndim;
+    int64_t shape[RT_MAXDIM];
+    DType dt;
+    char order;
+    CUstream s;
+    PyObject *ref;
+} Creation;
+
+static RtDeviceArray *
+create(Creation *c)
+{
+    int dev = rt_ensure_context();
+    if (dev < 0) {
+        return NULL;
+    }
+    return rt_array_new(c->ndim, c->shape, c->dt, c->order == 'F' ? 'F' : 'C', dev, c->s, c->ref);
+}
+
+static int
+creation_args(PyObject *shape, PyObject *dtype, DType dflt, const char *order, PyObject *stream,
+              Creation *c)
+{
+    c->dt = dflt;
+    if (parse_shape(shape, c->shape, &c->ndim) < 0
+        || (dtype && dtype != Py_None && rt_dtype_from_obj(dtype, &c->dt) < 0)
+        || parse_order(order, &c->order) < 0 || creation_stream(stream, &c->s, &c->ref) < 0) {
+        return -1;
+    }
+    return 0;
+}
+
+static RtDeviceArray *
+filled(Creation *c, PyObject *value)
+{
+    unsigned char elem[16];
+    RtDeviceArray *a;
+    if (rt_scalar_to_bytes(value, c->dt, elem) < 0 || !(a = create(c))) {
+        return NULL;
+    }
+    if (fill_contig(a->ptr, a->size, cj_dtypes[a->dtype].size, elem, a->stream) < 0) {
+        Py_DECREF(a);
+        return NULL;
+    }
+    return a;
+}
+
+PyObject *
+rt_py_empty(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"shape", "dtype", "order", "stream", NULL};
+    PyObject *shape, *dtype = NULL, *stream = NULL;
+    const char *order = NULL;
+    Creation c;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OzO:empty", kwlist, &shape, &dtype, &order,
+                                     &stream)
+        || creation_args(shape, dtype, DT_F64, order, stream, &c) < 0) {
+        return NULL;
+    }
+    return (PyObject *)create(&c);
+}
+
+static PyObject *
+const_fill(PyObject *args, PyObject *kw, const char *fname, long value)
+{
+    static char *kwlist[] = {"shape", "dtype", "order", "stream", NULL};
+    PyObject *shape, *dtype = NULL, *stream = NULL, *v, *r;
+    const char *order = NULL;
+    char fmt[32];
+    Creation c;
+    snprintf(fmt, sizeof fmt, "O|OzO:%s", fname);
+    if (!PyArg_ParseTupleAndKeywords(args, kw, fmt, kwlist, &shape, &dtype, &order, &stream)
+        || creation_args(shape, dtype, DT_F64, order, stream, &c) < 0) {
+        return NULL;
+    }
+    v = PyLong_FromLong(value);
+    r = v ? (PyObject *)filled(&c, v) : NULL;
+    Py_XDECREF(v);
+    return r;
+}
+
+PyObject *
+rt_py_zeros(PyObject *self, PyObject *args, PyObject *kw)
+{
+    return const_fill(args, kw, "zeros", 0);
+}
+
+PyObject *
+rt_py_ones(PyObject *self, PyObject *args, PyObject *kw)
+{
+    return const_fill(args, kw, "ones", 1);
+}
+
+/* the dtype NumPy gives a fill value when none is named */
+static int
+value_dtype(PyObject *v, DType *out)
+{
+    if (PyBool_Check(v)) {
+        *out = DT_BOOL;
+    } else if (PyLong_Check(v)) {
+        *out = DT_I64;
+    } else if (PyFloat_Check(v)) {
+        *out = DT_F64;
+    } else if (PyComplex_Check(v)) {
+        *out = DT_C128;
+    } else {
+        PyObject *dt = PyObject_GetAttrString(v, "dtype");     /* NumPy scalars */
+        if (!dt) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError, "fill value must be a number, not %.100s",
+                         Py_TYPE(v)->tp_name);
+            return -1;
+        }
+        int r = rt_dtype_from_obj(dt, out);
+        Py_DECREF(dt);
+        return r;
+    }
+    return 0;
+}
+
+PyObject *
+rt_py_full(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"shape", "fill_value", "dtype", "order", "stream", NULL};
+    PyObject *shape, *value, *dtype = NULL, *stream = NULL;
+    const char *order = NULL;
+    DType dflt;
+    Creation c;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|OzO:full", kwlist, &shape, &value, &dtype,
+                                     &order, &stream)
+        || value_dtype(value, &dflt) < 0
+        || creation_args(shape, dtype, dflt, order, stream, &c) < 0) {
+        return NULL;
+    }
+    return (PyObject *)filled(&c, value);
+}
+
+/* shape, dtype and layout of any array-like (without copying it) */
+static int
+like_args(PyObject *a, PyObject *dtype, const char *order, PyObject *stream, Creation *c)
+{
+    int cc = 1, ff = 0;
+    if (PyObject_TypeCheck(a, &rt_DeviceArray_Type)) {
+        RtDeviceArray *d = (RtDeviceArray *)a;
+        c->ndim = d->ndim;
+        memcpy(c->shape, d->shape, sizeof(int64_t) * (size_t)d->ndim);
+        c->dt = d->dtype;
+        cc = d->c_contig;
+        ff = d->f_contig;
+    } else {
+        PyObject *shape = PyObject_GetAttrString(a, "shape");
+        PyObject *dt = shape ? PyObject_GetAttrString(a, "dtype") : NULL;
+        int r = dt ? parse_shape(shape, c->shape, &c->ndim) : -1;
+        if (r == 0) {
+            r = rt_dtype_from_obj(dt, &c->dt);
+        }
+        Py_XDECREF(shape);
+        Py_XDECREF(dt);
+        if (r < 0) {
+            return -1;
+        }
+    }
+    if ((dtype && dtype != Py_None && rt_dtype_from_obj(dtype, &c->dt) < 0)
+        || parse_order(order ? order : "K", &c->order) < 0
+        || creation_stream(stream, &c->s, &c->ref) < 0) {
+        return -1;
+    }
+    if (c->order == 'K') {
+        c->order = ff && !cc ? 'F' : 'C';
+    }
+    return 0;
+}
+
+static PyObject *
+like(PyObject *args, PyObject *kw, const char *fname, PyObject *value)
+{
+    static char *kwlist[] = {"a", "dtype", "order", "stream", NULL};
+    PyObject *a, *dtype = NULL, *stream = NULL;
+    const char *order = NULL;
+    char fmt[32];
+    Creation c;
+    snprintf(fmt, sizeof fmt, "O|OzO:%s", fname);
+    if (!PyArg_ParseTupleAndKeywords(args, kw, fmt, kwlist, &a, &dtype, &order, &stream)
+        || like_args(a, dtype, order, stream, &c) < 0) {
+        return NULL;
+    }
+    return (PyObject *)(value ? filled(&c, value) : create(&c));
+}
+
+PyObject *
+rt_py_empty_like(PyObject *self, PyObject *args, PyObject *kw)
+{
+    return like(args, kw, "empty_like", NULL);
+}
+
+PyObject *
+rt_py_zeros_like(PyObject *self, PyObject *args, PyObject *kw)
+{
+    PyObject *v = PyLong_FromLong(0), *r = v ? like(args, kw, "zeros_like", v) : NULL;
+    Py_XDECREF(v);
+    return r;
+}
+
+PyObject *
+rt_py_ones_like(PyObject *self, PyObject *args, PyObject *kw)
+{
+    PyObject *v = PyLong_FromLong(1), *r = v ? like(args, kw, "ones_like", v) : NULL;
+    Py_XDECREF(v);
+    return r;
+}
+
+PyObject *
+rt_py_full_like(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"a", "fill_value", "dtype", "order", "stream", NULL};
+    PyObject *a, *value, *dtype = NULL, *stream = NULL;
+    const char *order = NULL;
+    Creation c;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|OzO:full_like", kwlist, &a, &value, &dtype,
+                                     &order, &stream)
+        || like_args(a, dtype, order, stream, &c) < 0) {
+        return NULL;
+    }
+    return (PyObject *)filled(&c, value);
+}
+
+/* asnumpy(a, stream=None): a NumPy array with a's data (device arrays of any
+ * kind are copied; host data goes through numpy.asarray) */
+PyObject *
+rt_py_asnumpy(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"a", "stream", NULL};
+    PyObject *a, *so = NULL, *np, *out = NULL;
+    CUstream s;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:asnumpy", kwlist, &a, &so)) {
+        return NULL;
+    }
+    if (PyObject_TypeCheck(a, &rt_DeviceArray_Type)) {
+        RtDeviceArray *d = (RtDeviceArray *)a;
+        if (method_stream(d, so, &s) < 0) {
+            return NULL;
+        }
+        return to_host(d, NULL, s);
+    }
+    if (!rt_is_array(a) || PyObject_CheckBuffer(a)) {
+        np = rt_numpy();
+        return np ? PyObject_CallMethod(np, "asarray", "O", a) : NULL;
+    }
+    /* a foreign device array: view it as a DeviceArray, then copy */
+    void *h = NULL;
+    RtArray in;
+    if ((so && so != Py_None && rt_get_stream(so, &h) < 0) || rt_ensure_context() < 0
+        || rt_get_array(a, &in, h, "asnumpy") < 0) {
+        return NULL;
+    }
+    RtDeviceArray *v = array_struct(in.ndim, in.shape, in.strides, in.dtype, rt_ensure_context());
+    if (v) {
+        v->ptr = (CUdeviceptr)(uintptr_t)in.ptr;
+        out = to_host(v, NULL, h);
+        Py_DECREF(v);
+    }
+    rt_array_release(&in, h, 0);
+    return out;
+}

@@ -1,0 +1,875 @@
+/* driver.c - the CUDA driver through dlopen: loading, errors, devices and
+ * their primary contexts, device memory, cujit.Device and the module-level
+ * synchronize / get_device / release_memory / memory_info.
+ *
+ * Contexts: cujit works in whatever context is current on the calling thread
+ * (CuPy, PyTorch and Numba all make the device's primary context current), and
+ * when none is, makes device 0's primary context current, as the CUDA runtime
+ * does.  The device of the current context is cached per thread, so the check
+ * on every launch is one cuCtxGetCurrent.
+ *
+ * Memory: a stream-ordered pool of cujit's own per device (cuMemPoolCreate,
+ * release threshold "keep everything"), allocated with cuMemAllocFromPoolAsync
+ * and freed with cuMemFreeAsync on the stream the array was created on (the
+ * legacy default stream unless the caller gave one).  Owning the pool leaves
+ * the device's default pool, which CuPy or PyTorch may tune, alone;
+ * release_memory() trims it.  Devices without memory pools fall back to
+ * cuMemAlloc / cuMemFree. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rt_impl.h"
+#include "structmember.h"
+
+RtDriver rt_cu;
+
+static int drv_state;           /* 0 untried, 1 ready, -1 failed */
+static char drv_error[1024];
+static int ndevices;
+static RtDevice *devices;
+
+/* the context last seen current on this thread, and its device ordinal */
+static _Thread_local CUcontext tls_ctx;
+static _Thread_local int tls_dev;
+
+static const struct {
+    const char *sym;
+    size_t off;
+    int optional;
+} drv_syms[] = {
+#define RT_DRV_SYM(field, sym, opt, params) {sym, offsetof(RtDriver, field), opt},
+    RT_DRIVER_FUNCS(RT_DRV_SYM)
+#undef RT_DRV_SYM
+};
+
+const char *
+rt_cuda_errname(CUresult r)
+{
+    const char *s = NULL;
+    if (drv_state == 1 && rt_cu.cuGetErrorName(r, &s) == CUDA_SUCCESS && s) {
+        return s;
+    }
+    return "CUDA_ERROR_UNKNOWN";
+}
+
+static PyObject *
+cuda_error_type(CUresult r)
+{
+    PyObject *t = r == CUDA_ERROR_OUT_OF_MEMORY ? rt_OutOfMemoryError : rt_CudaError;
+    return t ? t : PyExc_RuntimeError;
+}
+
+int
+rt_cuda_fail(CUresult r, const char *fmt, ...)
+{
+    char what[768];
+    const char *desc = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    if (drv_state != 1 || rt_cu.cuGetErrorString(r, &desc) != CUDA_SUCCESS) {
+        desc = NULL;
+    }
+    if (desc) {
+        PyErr_Format(cuda_error_type(r), "%s: %s (%s)", what, rt_cuda_errname(r), desc);
+    } else {
+        PyErr_Format(cuda_error_type(r), "%s: CUDA error %d", what, (int)r);
+    }
+    return -1;
+}
+
+static void *
+open_libcuda(void)
+{
+    static const char *const names[] = {"libcuda.so.1", "libcuda.so"};
+    char first[512] = "";
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+        if (h) {
+            return h;
+        }
+        if (!first[0]) {
+            const char *e = dlerror();
+            snprintf(first, sizeof first, "%s", e ? e : names[i]);
+        }
+    }
+    snprintf(drv_error, sizeof drv_error,
+             "the CUDA driver is not available: libcuda.so.1 could not be loaded (%s). "
+             "Running kernels and allocating device memory need an NVIDIA GPU and its "
+             "driver; generating CUDA C++ and compiling to PTX work without them", first);
+    return NULL;
+}
+
+static int
+load_symbols(void *h)
+{
+    for (size_t i = 0; i < sizeof drv_syms / sizeof drv_syms[0]; i++) {
+        void *p = NULL;
+        if (strcmp(drv_syms[i].sym, "cuEventElapsedTime") == 0) {
+            p = dlsym(h, "cuEventElapsedTime_v2");     /* CUDA 12.8+ spelling */
+        }
+        if (!p) {
+            p = dlsym(h, drv_syms[i].sym);
+        }
+        if (!p && !drv_syms[i].optional) {
+            snprintf(drv_error, sizeof drv_error,
+                     "the CUDA driver is too old: libcuda.so.1 has no %s", drv_syms[i].sym);
+            return -1;
+        }
+        memcpy((char *)&rt_cu + drv_syms[i].off, &p, sizeof p);
+    }
+    return 0;
+}
+
+static int
+init_devices(void)
+{
+    CUresult r = rt_cu.cuInit(0);
+    const char *desc = NULL;
+    if (r == CUDA_SUCCESS) {
+        r = rt_cu.cuDeviceGetCount(&ndevices);
+    }
+    if (r != CUDA_SUCCESS) {
+        rt_cu.cuGetErrorString(r, &desc);
+        snprintf(drv_error, sizeof drv_error, "cuInit failed: %s (%s)", rt_cuda_errname(r),
+                 desc ? desc : "?");
+        return -1;
+    }
+    if (ndevices <= 0) {
+        snprintf(drv_error, sizeof drv_error, "the CUDA driver found no GPU");
+        return -1;
+    }
+    devices = calloc((size_t)ndevices, sizeof *devices);
+    if (!devices) {
+        snprintf(drv_error, sizeof drv_error, "out of memory");
+        return -1;
+    }
+    for (int i = 0; i < ndevices; i++) {
+        r = rt_cu.cuDeviceGet(&devices[i].dev, i);
+        if (r != CUDA_SUCCESS) {
+            snprintf(drv_error, sizeof drv_error, "cuDeviceGet(%d) failed: %s", i,
+                     rt_cuda_errname(r));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int
+rt_driver_init(void)
+{
+    if (drv_state == 1) {
+        return 0;
+    }
+    if (drv_state == 0) {
+        void *h = open_libcuda();
+        drv_state = -1;
+        if (h && load_symbols(h) == 0) {
+            drv_state = 1;          /* rt_cuda_errname works from here */
+            if (init_devices() < 0) {
+                drv_state = -1;
+            }
+        }
+    }
+    if (drv_state != 1) {
+        PyErr_SetString(rt_CudaError ? rt_CudaError : PyExc_RuntimeError, drv_error);
+        return -1;
+    }
+    return 0;
+}
+
+int
+rt_device_count(void)
+{
+    return rt_driver_init() < 0 ? -1 : ndevices;
+}
+
+RtDevice *
+rt_device(int ordinal)
+{
+    if (rt_driver_init() < 0) {
+        return NULL;
+    }
+    if (ordinal < 0 || ordinal >= ndevices) {
+        PyErr_Format(PyExc_ValueError, "invalid device %d: this machine has %d CUDA device%s",
+                     ordinal, ndevices, ndevices == 1 ? "" : "s");
+        return NULL;
+    }
+    return &devices[ordinal];
+}
+
+CUcontext
+rt_primary_context(int ordinal)
+{
+    RtDevice *d = rt_device(ordinal);
+    if (!d) {
+        return NULL;
+    }
+    if (!d->primary) {
+        CUresult r = rt_cu.cuDevicePrimaryCtxRetain(&d->primary, d->dev);
+        if (r != CUDA_SUCCESS) {
+            d->primary = NULL;
+            rt_cuda_fail(r, "cannot retain the primary context of device %d", ordinal);
+            return NULL;
+        }
+    }
+    return d->primary;
+}
+
+int
+rt_set_device(int ordinal)
+{
+    CUcontext c = rt_primary_context(ordinal);
+    if (!c) {
+        return -1;
+    }
+    CUresult r = rt_cu.cuCtxSetCurrent(c);
+    if (r != CUDA_SUCCESS) {
+        return rt_cuda_fail(r, "cannot make device %d current", ordinal);
+    }
+    tls_ctx = c;
+    tls_dev = ordinal;
+    return 0;
+}
+
+static int
+ordinal_of(CUdevice d)
+{
+    for (int i = 0; i < ndevices; i++) {
+        if (devices[i].dev == d) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* the slow half of rt_ensure_context: a context we have not seen yet */
+static int
+context_changed(CUcontext c)
+{
+    CUdevice d;
+    if (!c) {
+        return rt_set_device(0) < 0 ? -1 : 0;
+    }
+    CUresult r = rt_cu.cuCtxGetDevice(&d);
+    if (r != CUDA_SUCCESS) {
+        return rt_cuda_fail(r, "cannot read the current context's device");
+    }
+    int ord = ordinal_of(d);
+    if (ord < 0) {
+        PyErr_SetString(rt_CudaError, "the current CUDA context's device is unknown");
+        return -1;
+    }
+    tls_ctx = c;
+    tls_dev = ord;
+    return ord;
+}
+
+int
+rt_ensure_context(void)
+{
+    CUcontext c;
+    if (drv_state != 1 && rt_driver_init() < 0) {
+        return -1;
+    }
+    CUresult r = rt_cu.cuCtxGetCurrent(&c);
+    if (r != CUDA_SUCCESS) {
+        return rt_cuda_fail(r, "cuCtxGetCurrent failed");
+    }
+    if (c && c == tls_ctx) {
+        return tls_dev;
+    }
+    return context_changed(c);
+}
+
+int
+rt_ctx_enter_quiet(int dev, int *pushed)
+{
+    CUcontext c = NULL;
+    *pushed = 0;
+    if (drv_state != 1 || dev < 0 || dev >= ndevices
+        || rt_cu.cuCtxGetCurrent(&c) != CUDA_SUCCESS) {
+        return -1;
+    }
+    if (c && c == tls_ctx && tls_dev == dev) {
+        return 0;
+    }
+    if (c) {
+        CUdevice d;
+        if (rt_cu.cuCtxGetDevice(&d) == CUDA_SUCCESS && d == devices[dev].dev) {
+            return 0;
+        }
+    }
+    RtDevice *rd = &devices[dev];
+    if (!rd->primary && rt_cu.cuDevicePrimaryCtxRetain(&rd->primary, rd->dev) != CUDA_SUCCESS) {
+        rd->primary = NULL;
+        return -1;
+    }
+    if (rt_cu.cuCtxPushCurrent(rd->primary) != CUDA_SUCCESS) {
+        return -1;
+    }
+    *pushed = 1;
+    return 0;
+}
+
+void
+rt_ctx_leave(int pushed)
+{
+    if (pushed) {
+        CUcontext c;
+        rt_cu.cuCtxPopCurrent(&c);
+    }
+}
+
+int
+rt_current_arch(char *buf, size_t n)
+{
+    int dev = rt_ensure_context();
+    if (dev < 0) {
+        return -1;
+    }
+    RtDevice *d = &devices[dev];
+    if (!d->cc_major) {
+        CUresult r = rt_cu.cuDeviceGetAttribute(&d->cc_major,
+                                                CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d->dev);
+        if (r == CUDA_SUCCESS) {
+            r = rt_cu.cuDeviceGetAttribute(&d->cc_minor,
+                                           CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d->dev);
+        }
+        if (r != CUDA_SUCCESS) {
+            d->cc_major = 0;
+            return rt_cuda_fail(r, "cannot read the compute capability of device %d", dev);
+        }
+    }
+    snprintf(buf, n, "sm_%d%d", d->cc_major, d->cc_minor);
+    return 0;
+}
+
+static int
+device_attr(RtDevice *d, int attr, int *cache)
+{
+    if (!*cache) {
+        CUresult r = rt_cu.cuDeviceGetAttribute(cache, attr, d->dev);
+        if (r != CUDA_SUCCESS) {
+            *cache = 0;
+            return rt_cuda_fail(r, "cuDeviceGetAttribute(%d) failed", attr);
+        }
+    }
+    return *cache;
+}
+
+int
+rt_max_threads_per_block(void)
+{
+    int dev = rt_ensure_context();
+    if (dev < 0) {
+        return -1;
+    }
+    return device_attr(&devices[dev], CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                       &devices[dev].max_threads);
+}
+
+/* The opt-in maximum: rt_launch raises a function's dynamic shared memory
+ * limit when a launch asks for more than the default 48 KiB. */
+int
+rt_max_shared_per_block(void)
+{
+    int dev = rt_ensure_context();
+    if (dev < 0) {
+        return -1;
+    }
+    RtDevice *d = &devices[dev];
+    int v = device_attr(d, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                        &d->max_shared_optin);
+    if (v <= 0) {
+        PyErr_Clear();
+        v = device_attr(d, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, &d->max_shared);
+    }
+    return v;
+}
+
+int
+rt_default_shared_per_block(int dev)
+{
+    RtDevice *d = &devices[dev];
+    return device_attr(d, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, &d->max_shared);
+}
+
+/* ---- memory ---- */
+
+static void
+pool_init(RtDevice *d, int ordinal)
+{
+    int supported = 0;
+    if (d->pool_state) {
+        return;
+    }
+    d->pool_state = -1;
+    if (!rt_cu.cuMemPoolCreate || !rt_cu.cuMemAllocFromPoolAsync || !rt_cu.cuMemFreeAsync
+        || !rt_cu.cuMemPoolSetAttribute || !rt_cu.cuMemPoolTrimTo) {
+        return;
+    }
+    if (rt_cu.cuDeviceGetAttribute(&supported, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED,
+                                   d->dev) != CUDA_SUCCESS || !supported) {
+        return;
+    }
+    RtMemPoolProps props;
+    memset(&props, 0, sizeof props);
+    props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+    props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    props.location.id = ordinal;
+    if (rt_cu.cuMemPoolCreate(&d->pool, &props) != CUDA_SUCCESS) {
+        d->pool = NULL;
+        return;
+    }
+    /* keep freed memory in the pool across synchronisations (the default,
+     * 0, hands it back to the OS at every synchronize) */
+    unsigned long long keep = ~0ULL;
+    rt_cu.cuMemPoolSetAttribute(d->pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep);
+    d->pool_state = 1;
+}
+
+static CUresult
+alloc_once(RtDevice *d, size_t n, CUstream s, CUdeviceptr *out)
+{
+    if (d->pool_state > 0) {
+        return rt_cu.cuMemAllocFromPoolAsync(out, n, d->pool, s);
+    }
+    return rt_cu.cuMemAlloc(out, n);
+}
+
+int
+rt_mem_alloc(int dev, size_t n, CUstream s, CUdeviceptr *out)
+{
+    RtDevice *d = &devices[dev];
+    CUresult r;
+    *out = 0;
+    if (n == 0) {
+        return 0;
+    }
+    pool_init(d, dev);
+    r = alloc_once(d, n, s, out);
+    if (r == CUDA_ERROR_OUT_OF_MEMORY) {
+        /* let pending frees finish, give cached memory back, try again */
+        Py_BEGIN_ALLOW_THREADS
+        rt_cu.cuCtxSynchronize();
+        if (d->pool_state > 0) {
+            rt_cu.cuMemPoolTrimTo(d->pool, 0);
+        }
+        Py_END_ALLOW_THREADS
+        r = alloc_once(d, n, s, out);
+    }
+    if (r != CUDA_SUCCESS) {
+        *out = 0;
+        return rt_cuda_fail(r, "cannot allocate %zu bytes on device %d", n, dev);
+    }
+    return 0;
+}
+
+void
+rt_mem_free(int dev, CUdeviceptr p, CUstream s)
+{
+    int pushed;
+    if (!p || rt_ctx_enter_quiet(dev, &pushed) < 0) {
+        return;                 /* driver gone (interpreter exit): nothing to do */
+    }
+    RtDevice *d = &devices[dev];
+    if (d->pool_state > 0) {
+        if (rt_cu.cuMemFreeAsync(p, s) != CUDA_SUCCESS && s) {
+            rt_cu.cuMemFreeAsync(p, NULL);
+        }
+    } else {
+        rt_cu.cuMemFree(p);
+    }
+    rt_ctx_leave(pushed);
+}
+
+int
+rt_stream_wait(int dev, CUstream waiter, CUstream producer)
+{
+    CUresult r;
+    if (rt_norm_stream(waiter) == rt_norm_stream(producer)) {
+        return 0;
+    }
+    RtDevice *d = &devices[dev];
+    if (!d->sync_event) {
+        r = rt_cu.cuEventCreate(&d->sync_event, CU_EVENT_DISABLE_TIMING);
+        if (r != CUDA_SUCCESS) {
+            d->sync_event = NULL;
+            return rt_cuda_fail(r, "cannot create an event");
+        }
+    }
+    r = rt_cu.cuEventRecord(d->sync_event, producer);
+    if (r == CUDA_SUCCESS) {
+        r = rt_cu.cuStreamWaitEvent(waiter, d->sync_event, 0);
+    }
+    if (r != CUDA_SUCCESS) {
+        return rt_cuda_fail(r, "cannot order stream %p after stream %p", (void *)waiter,
+                            (void *)producer);
+    }
+    return 0;
+}
+
+/* ---- cujit.Device ---- */
+
+#define DEVICE_STACK 16
+
+typedef struct {
+    PyObject_HEAD
+    int id;
+    int nsaved;
+    CUcontext saved[DEVICE_STACK];      /* contexts __enter__ replaced */
+} DeviceObject;
+
+PyObject *
+rt_device_object(int id)
+{
+    DeviceObject *d = PyObject_New(DeviceObject, &rt_Device_Type);
+    if (d) {
+        d->id = id;
+        d->nsaved = 0;
+    }
+    return (PyObject *)d;
+}
+
+static PyObject *
+Device_new(PyTypeObject *type, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"device", NULL};
+    PyObject *o = Py_None;
+    int id;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:Device", kwlist, &o)) {
+        return NULL;
+    }
+    if (o == Py_None) {
+        id = rt_ensure_context();
+        if (id < 0) {
+            return NULL;
+        }
+    } else {
+        id = rt_as_int(o);
+        if (id == -1 && PyErr_Occurred()) {
+            return NULL;
+        }
+        if (!rt_device(id)) {
+            return NULL;
+        }
+    }
+    DeviceObject *d = (DeviceObject *)type->tp_alloc(type, 0);
+    if (d) {
+        d->id = id;
+    }
+    return (PyObject *)d;
+}
+
+static PyObject *
+Device_name(DeviceObject *self, void *closure)
+{
+    RtDevice *d = rt_device(self->id);
+    if (!d) {
+        return NULL;
+    }
+    if (!d->name[0]) {
+        CUresult r = rt_cu.cuDeviceGetName(d->name, (int)sizeof d->name - 1, d->dev);
+        if (r != CUDA_SUCCESS) {
+            d->name[0] = '\0';
+            rt_cuda_fail(r, "cannot read the name of device %d", self->id);
+            return NULL;
+        }
+    }
+    return PyUnicode_FromString(d->name);
+}
+
+static int
+read_cc(int id, RtDevice **out)
+{
+    RtDevice *d = rt_device(id);
+    if (!d) {
+        return -1;
+    }
+    if (device_attr(d, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &d->cc_major) < 0) {
+        return -1;
+    }
+    /* minor may legitimately be 0: read it whenever major was just read */
+    CUresult r = rt_cu.cuDeviceGetAttribute(&d->cc_minor,
+                                            CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d->dev);
+    if (r != CUDA_SUCCESS) {
+        return rt_cuda_fail(r, "cannot read the compute capability of device %d", id);
+    }
+    *out = d;
+    return 0;
+}
+
+static PyObject *
+Device_compute_capability(DeviceObject *self, void *closure)
+{
+    RtDevice *d;
+    if (read_cc(self->id, &d) < 0) {
+        return NULL;
+    }
+    return Py_BuildValue("(ii)", d->cc_major, d->cc_minor);
+}
+
+static PyObject *
+Device_arch(DeviceObject *self, void *closure)
+{
+    RtDevice *d;
+    if (read_cc(self->id, &d) < 0) {
+        return NULL;
+    }
+    return PyUnicode_FromFormat("sm_%d%d", d->cc_major, d->cc_minor);
+}
+
+static PyObject *
+Device_total_memory(DeviceObject *self, void *closure)
+{
+    size_t n = 0;
+    RtDevice *d = rt_device(self->id);
+    if (!d) {
+        return NULL;
+    }
+    CUresult r = rt_cu.cuDeviceTotalMem(&n, d->dev);
+    if (r != CUDA_SUCCESS) {
+        rt_cuda_fail(r, "cannot read the memory size of device %d", self->id);
+        return NULL;
+    }
+    return PyLong_FromSize_t(n);
+}
+
+static PyObject *
+Device_multiprocessor_count(DeviceObject *self, void *closure)
+{
+    int v = 0;
+    RtDevice *d = rt_device(self->id);
+    if (!d) {
+        return NULL;
+    }
+    CUresult r = rt_cu.cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, d->dev);
+    if (r != CUDA_SUCCESS) {
+        rt_cuda_fail(r, "cannot read device %d's multiprocessor count", self->id);
+        return NULL;
+    }
+    return PyLong_FromLong(v);
+}
+
+static PyObject *
+Device_enter(DeviceObject *self, PyObject *noargs)
+{
+    CUcontext prev = NULL;
+    if (self->nsaved == DEVICE_STACK) {
+        PyErr_SetString(PyExc_RuntimeError, "cujit.Device entered too many times");
+        return NULL;
+    }
+    if (rt_driver_init() < 0) {
+        return NULL;
+    }
+    CUresult r = rt_cu.cuCtxGetCurrent(&prev);
+    if (r != CUDA_SUCCESS) {
+        rt_cuda_fail(r, "cuCtxGetCurrent failed");
+        return NULL;
+    }
+    if (rt_set_device(self->id) < 0) {
+        return NULL;
+    }
+    self->saved[self->nsaved++] = prev;
+    return Py_NewRef(self);
+}
+
+static PyObject *
+Device_exit(DeviceObject *self, PyObject *args)
+{
+    if (self->nsaved > 0) {
+        CUcontext prev = self->saved[--self->nsaved];
+        CUresult r = rt_cu.cuCtxSetCurrent(prev);
+        tls_ctx = NULL;         /* re-read on the next rt_ensure_context */
+        if (r != CUDA_SUCCESS) {
+            rt_cuda_fail(r, "cannot restore the previous CUDA context");
+            return NULL;
+        }
+    }
+    Py_RETURN_FALSE;
+}
+
+static PyObject *
+Device_use(DeviceObject *self, PyObject *noargs)
+{
+    if (rt_set_device(self->id) < 0) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+Device_synchronize(DeviceObject *self, PyObject *noargs)
+{
+    int pushed;
+    CUresult r;
+    if (!rt_device(self->id)) {
+        return NULL;
+    }
+    if (rt_ensure_context() < 0) {
+        return NULL;
+    }
+    if (rt_ctx_enter_quiet(self->id, &pushed) < 0) {
+        PyErr_Format(rt_CudaError, "cannot make device %d current", self->id);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    r = rt_cu.cuCtxSynchronize();
+    Py_END_ALLOW_THREADS
+    rt_ctx_leave(pushed);
+    if (r != CUDA_SUCCESS) {
+        rt_cuda_fail(r, "synchronizing device %d", self->id);
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+Device_repr(DeviceObject *self)
+{
+    return PyUnicode_FromFormat("<cujit.Device %d>", self->id);
+}
+
+static PyObject *
+Device_richcompare(PyObject *a, PyObject *b, int op)
+{
+    if (!PyObject_TypeCheck(b, &rt_Device_Type) || (op != Py_EQ && op != Py_NE)) {
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    int eq = ((DeviceObject *)a)->id == ((DeviceObject *)b)->id;
+    return PyBool_FromLong(op == Py_EQ ? eq : !eq);
+}
+
+static Py_hash_t
+Device_hash(DeviceObject *self)
+{
+    return self->id + 1;        /* -1 is reserved */
+}
+
+static PyObject *
+Device_index(DeviceObject *self)
+{
+    return PyLong_FromLong(self->id);
+}
+
+static PyNumberMethods Device_as_number = {
+    .nb_index = (unaryfunc)Device_index,
+    .nb_int = (unaryfunc)Device_index,
+};
+
+static PyMemberDef Device_members[] = {
+    {"id", T_INT, offsetof(DeviceObject, id), READONLY, "device ordinal"},
+    {NULL},
+};
+
+static PyGetSetDef Device_getset[] = {
+    {"name", (getter)Device_name, NULL, "the GPU's name", NULL},
+    {"compute_capability", (getter)Device_compute_capability, NULL, "(major, minor)", NULL},
+    {"arch", (getter)Device_arch, NULL, "\"sm_90\" for compute capability 9.0", NULL},
+    {"total_memory", (getter)Device_total_memory, NULL, "bytes of device memory", NULL},
+    {"multiprocessor_count", (getter)Device_multiprocessor_count, NULL, "SM count", NULL},
+    {NULL},
+};
+
+static PyMethodDef Device_methods[] = {
+    {"__enter__", (PyCFunction)Device_enter, METH_NOARGS, "make this device current"},
+    {"__exit__", (PyCFunction)Device_exit, METH_VARARGS, "restore the previous device"},
+    {"use", (PyCFunction)Device_use, METH_NOARGS, "make this device current"},
+    {"synchronize", (PyCFunction)Device_synchronize, METH_NOARGS,
+     "wait for all work on this device"},
+    {NULL},
+};
+
+PyTypeObject rt_Device_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "cujit.Device",
+    .tp_basicsize = sizeof(DeviceObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Device(device=None): a CUDA device; as a context manager, makes it "
+              "current (its primary context) and restores the previous one on exit.",
+    .tp_new = Device_new,
+    .tp_repr = (reprfunc)Device_repr,
+    .tp_richcompare = Device_richcompare,
+    .tp_hash = (hashfunc)Device_hash,
+    .tp_as_number = &Device_as_number,
+    .tp_members = Device_members,
+    .tp_getset = Device_getset,
+    .tp_methods = Device_methods,
+};
+
+/* ---- module-level functions ---- */
+
+PyObject *
+rt_py_get_device(PyObject *self, PyObject *noargs)
+{
+    int id = rt_ensure_context();
+    return id < 0 ? NULL : rt_device_object(id);
+}
+
+PyObject *
+rt_py_synchronize(PyObject *self, PyObject *noargs)
+{
+    CUresult r;
+    int dev = rt_ensure_context();
+    if (dev < 0) {
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    r = rt_cu.cuCtxSynchronize();
+    Py_END_ALLOW_THREADS
+    if (r != CUDA_SUCCESS) {
+        rt_cuda_fail(r, "synchronizing device %d", dev);
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+PyObject *
+rt_py_release_memory(PyObject *self, PyObject *noargs)
+{
+    if (drv_state != 1) {
+        Py_RETURN_NONE;         /* nothing was ever allocated */
+    }
+    PyObject *r = rt_py_synchronize(self, noargs);
+    if (!r) {
+        return NULL;
+    }
+    Py_DECREF(r);
+    for (int i = 0; i < ndevices; i++) {
+        if (devices[i].pool_state > 0) {
+            rt_cu.cuMemPoolTrimTo(devices[i].pool, 0);
+        }
+    }
+    Py_RETURN_NONE;
+}
+
+PyObject *
+rt_py_memory_info(PyObject *self, PyObject *noargs)
+{
+    unsigned long long used = 0, reserved = 0;
+    size_t free_ = 0, total = 0;
+    int dev = rt_ensure_context();
+    if (dev < 0) {
+        return NULL;
+    }
+    RtDevice *d = &devices[dev];
+    pool_init(d, dev);
+    if (d->pool_state > 0 && rt_cu.cuMemPoolGetAttribute) {
+        rt_cu.cuMemPoolGetAttribute(d->pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &used);
+        rt_cu.cuMemPoolGetAttribute(d->pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &reserved);
+    }
+    CUresult r = rt_cu.cuMemGetInfo(&free_, &total);
+    if (r != CUDA_SUCCESS) {
+        rt_cuda_fail(r, "cuMemGetInfo failed");
+        return NULL;
+    }
+    return Py_BuildValue("{sisOsKsKsnsn}", "device", dev, "pool",
+                         d->pool_state > 0 ? Py_True : Py_False, "used", used, "reserved",
+                         reserved, "free", (Py_ssize_t)free_, "total", (Py_ssize_t)total);
+}

@@ -1,0 +1,481 @@
+/* dtype.c - dtypes as the outside world spells them: CAI typestrs, buffer
+ * formats, DLPack codes, NumPy dtype objects, torch dtypes, names; and Python
+ * numbers as the bytes of one element. */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "rt_impl.h"
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#error "cujit's runtime assumes a little-endian host"
+#endif
+
+static const char *const typestrs[DT_COUNT] = {
+    [DT_BOOL] = "|b1", [DT_I8] = "|i1", [DT_I16] = "<i2", [DT_I32] = "<i4", [DT_I64] = "<i8",
+    [DT_U8] = "|u1", [DT_U16] = "<u2", [DT_U32] = "<u4", [DT_U64] = "<u8",
+    [DT_F16] = "<f2", [DT_F32] = "<f4", [DT_F64] = "<f8", [DT_C64] = "<c8", [DT_C128] = "<c16",
+};
+
+const char *
+rt_dtype_typestr(DType dt)
+{
+    return typestrs[dt];
+}
+
+static int
+from_kind_size(char kind, int size, DType *out)
+{
+    for (int i = 0; i < DT_COUNT; i++) {
+        if (cj_dtypes[i].kind == kind && cj_dtypes[i].size == size) {
+            *out = (DType)i;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* "<f4", "|b1", "=i8", "f4" (no exception) */
+static int
+parse_typestr(const char *s, DType *out)
+{
+    char kind;
+    int size = 0;
+    if (*s == '<' || *s == '|' || *s == '=') {
+        s++;
+    } else if (*s == '>') {
+        if (s[2] != '1' || s[3] != '\0') {
+            return -1;          /* big-endian data */
+        }
+        s++;
+    }
+    kind = *s++;
+    if (kind == '?') {
+        kind = 'b';
+        size = 1;
+    }
+    if (*s < '1' || *s > '9') {
+        if (*s || !size) {
+            return -1;
+        }
+    }
+    while (*s >= '0' && *s <= '9' && size < 1000) {
+        size = size * 10 + (*s++ - '0');
+    }
+    if (*s) {
+        return -1;
+    }
+    return from_kind_size(kind, size, out);
+}
+
+int
+rt_dtype_from_typestr(const char *s, DType *out)
+{
+    if (parse_typestr(s, out) < 0) {
+        PyErr_Format(PyExc_TypeError, "unsupported array typestr '%s'", s);
+        return -1;
+    }
+    return 0;
+}
+
+int
+rt_dtype_from_format(const char *fmt, Py_ssize_t itemsize, DType *out)
+{
+    const char *f = fmt ? fmt : "B";
+    char kind = 0;
+    if (*f == '@' || *f == '=' || *f == '<') {
+        f++;
+    } else if ((*f == '>' || *f == '!') && itemsize > 1) {
+        goto bad;
+    } else if (*f == '>' || *f == '!') {
+        f++;
+    }
+    switch (*f) {
+    case '?':
+        kind = 'b';
+        break;
+    case 'b': case 'h': case 'i': case 'l': case 'q': case 'n':
+        kind = 'i';
+        break;
+    case 'B': case 'H': case 'I': case 'L': case 'Q': case 'N':
+        kind = 'u';
+        break;
+    case 'e': case 'f': case 'd':
+        kind = 'f';
+        break;
+    case 'Z':
+        f++;
+        kind = *f == 'e' || *f == 'f' || *f == 'd' ? 'c' : 0;
+        break;
+    default:
+        break;
+    }
+    if (!kind || f[1] != '\0' || from_kind_size(kind, (int)itemsize, out) < 0) {
+        goto bad;
+    }
+    return 0;
+bad:
+    PyErr_Format(PyExc_TypeError, "unsupported buffer format '%s' (itemsize %zd)", fmt, itemsize);
+    return -1;
+}
+
+int
+rt_dtype_from_dlpack(int code, int bits, int lanes, DType *out)
+{
+    static const char kinds[] = {[0] = 'i', [1] = 'u', [2] = 'f', [5] = 'c', [6] = 'b'};
+    char kind = code >= 0 && code < (int)sizeof kinds ? kinds[code] : 0;
+    if (lanes != 1 || !kind || bits % 8 || from_kind_size(kind, bits / 8, out) < 0) {
+        PyErr_Format(PyExc_TypeError, "unsupported DLPack dtype (code %d, bits %d, lanes %d)",
+                     code, bits, lanes);
+        return -1;
+    }
+    return 0;
+}
+
+void
+rt_dtype_to_dlpack(DType dt, uint8_t *code, uint8_t *bits)
+{
+    switch (cj_dtypes[dt].kind) {
+    case 'b':
+        *code = 6;      /* kDLBool */
+        break;
+    case 'i':
+        *code = 0;      /* kDLInt */
+        break;
+    case 'u':
+        *code = 1;      /* kDLUInt */
+        break;
+    case 'f':
+        *code = 2;      /* kDLFloat */
+        break;
+    default:
+        *code = 5;      /* kDLComplex */
+        break;
+    }
+    *bits = (uint8_t)(cj_dtypes[dt].size * 8);
+}
+
+PyObject *
+rt_numpy(void)
+{
+    static PyObject *np;
+    if (!np) {
+        np = PyImport_ImportModule("numpy");
+    }
+    return np;
+}
+
+PyObject *
+rt_dtype_object(DType dt)
+{
+    static PyObject *cache[DT_COUNT];
+    if (!cache[dt]) {
+        PyObject *np = rt_numpy();
+        if (!np) {
+            PyErr_Clear();
+            return PyUnicode_FromString(cj_dtypes[dt].name);
+        }
+        cache[dt] = PyObject_CallMethod(np, "dtype", "s", cj_dtypes[dt].name);
+        if (!cache[dt]) {
+            return NULL;
+        }
+    }
+    return Py_NewRef(cache[dt]);
+}
+
+/* names NumPy accepts that are not a dtype's own name or typestr */
+static const struct {
+    const char *name;
+    DType dt;
+} aliases[] = {
+    {"float", DT_F64}, {"int", DT_I64}, {"complex", DT_C128}, {"bool_", DT_BOOL},
+    {"half", DT_F16}, {"single", DT_F32}, {"double", DT_F64}, {"csingle", DT_C64},
+    {"cdouble", DT_C128}, {"byte", DT_I8}, {"ubyte", DT_U8}, {"short", DT_I16},
+    {"ushort", DT_U16}, {"intc", DT_I32}, {"uintc", DT_U32}, {"long", DT_I64},
+    {"ulong", DT_U64}, {"longlong", DT_I64}, {"ulonglong", DT_U64}, {"intp", DT_I64},
+    {"uintp", DT_U64}, {"uint", DT_U64}, {"?", DT_BOOL}, {"b", DT_I8}, {"B", DT_U8},
+    {"h", DT_I16}, {"H", DT_U16}, {"i", DT_I32}, {"I", DT_U32}, {"l", DT_I64}, {"L", DT_U64},
+    {"q", DT_I64}, {"Q", DT_U64}, {"p", DT_I64}, {"P", DT_U64}, {"e", DT_F16}, {"f", DT_F32},
+    {"d", DT_F64}, {"F", DT_C64}, {"D", DT_C128},
+};
+
+static int
+from_name(const char *s, DType *out)
+{
+    if (strncmp(s, "torch.", 6) == 0) {
+        s += 6;
+    }
+    for (int i = 0; i < DT_COUNT; i++) {
+        if (strcmp(s, cj_dtypes[i].name) == 0) {
+            *out = (DType)i;
+            return 0;
+        }
+    }
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++) {
+        if (strcmp(s, aliases[i].name) == 0) {
+            *out = aliases[i].dt;
+            return 0;
+        }
+    }
+    if (strcmp(s, "half") == 0) {
+        *out = DT_F16;
+        return 0;
+    }
+    return parse_typestr(s, out);
+}
+
+/* dtype arguments seen before (dtype objects, scalar types), by identity */
+#define DT_CACHE 32
+static PyObject *seen_obj[DT_CACHE];
+static DType seen_dt[DT_CACHE];
+static int nseen;
+
+static int
+from_numpy(PyObject *o, DType *out)
+{
+    PyObject *np = rt_numpy(), *d = NULL, *s = NULL;
+    int ret = -1;
+    if (!np) {
+        return -1;
+    }
+    d = PyObject_CallMethod(np, "dtype", "O", o);
+    if (!d) {
+        return -1;
+    }
+    s = PyObject_GetAttrString(d, "str");
+    if (!s) {
+        goto done;
+    }
+    const char *ts = PyUnicode_AsUTF8(s);
+    if (!ts) {
+        goto done;
+    }
+    if (parse_typestr(ts, out) < 0) {
+        PyErr_Format(PyExc_TypeError, "cujit does not support dtype %R", d);
+        goto done;
+    }
+    ret = 0;
+done:
+    Py_XDECREF(s);
+    Py_DECREF(d);
+    return ret;
+}
+
+int
+rt_dtype_from_obj(PyObject *o, DType *out)
+{
+    if (PyUnicode_Check(o)) {
+        const char *s = PyUnicode_AsUTF8(o);
+        if (!s) {
+            return -1;
+        }
+        if (from_name(s, out) == 0) {
+            return 0;
+        }
+        return from_numpy(o, out);
+    }
+    if (o == (PyObject *)&PyFloat_Type) {
+        *out = DT_F64;
+        return 0;
+    }
+    if (o == (PyObject *)&PyLong_Type) {
+        *out = DT_I64;
+        return 0;
+    }
+    if (o == (PyObject *)&PyBool_Type) {
+        *out = DT_BOOL;
+        return 0;
+    }
+    if (o == (PyObject *)&PyComplex_Type) {
+        *out = DT_C128;
+        return 0;
+    }
+    for (int i = 0; i < nseen; i++) {
+        if (seen_obj[i] == o) {
+            *out = seen_dt[i];
+            return 0;
+        }
+    }
+    /* torch.float32 and friends print as "torch.float32" */
+    const char *tn = Py_TYPE(o)->tp_name;
+    if (strcmp(tn, "torch.dtype") == 0) {
+        PyObject *s = PyObject_Str(o);
+        const char *c = s ? PyUnicode_AsUTF8(s) : NULL;
+        int bad = !c || from_name(c, out) < 0;
+        if (c && bad) {
+            PyErr_Format(PyExc_TypeError, "cujit does not support dtype %s", c);
+        }
+        Py_XDECREF(s);
+        if (bad) {
+            return -1;
+        }
+    } else if (from_numpy(o, out) < 0) {
+        return -1;
+    }
+    if (nseen < DT_CACHE) {
+        seen_obj[nseen] = Py_NewRef(o);
+        seen_dt[nseen++] = *out;
+    }
+    return 0;
+}
+
+/* ---- numbers to element bytes ---- */
+
+static int
+int_fits(long long v, DType dt)
+{
+    switch (dt) {
+    case DT_I8:
+        return v >= INT8_MIN && v <= INT8_MAX;
+    case DT_I16:
+        return v >= INT16_MIN && v <= INT16_MAX;
+    case DT_I32:
+        return v >= INT32_MIN && v <= INT32_MAX;
+    case DT_U8:
+        return v >= 0 && v <= UINT8_MAX;
+    case DT_U16:
+        return v >= 0 && v <= UINT16_MAX;
+    case DT_U32:
+        return v >= 0 && v <= (long long)UINT32_MAX;
+    case DT_U64:
+        return v >= 0;
+    default:
+        return 1;
+    }
+}
+
+static void
+put_int(unsigned long long v, int size, unsigned char *out)
+{
+    memcpy(out, &v, (size_t)size);     /* little-endian: the low bytes */
+}
+
+static int
+put_float(double x, DType dt, unsigned char *out)
+{
+    if (dt == DT_F16) {
+#if PY_VERSION_HEX >= 0x030B0000
+        return PyFloat_Pack2(x, (char *)out, 1);
+#else
+        return _PyFloat_Pack2(x, out, 1);
+#endif
+    }
+    if (dt == DT_F32) {
+        float f = (float)x;
+        memcpy(out, &f, 4);
+    } else {
+        memcpy(out, &x, 8);
+    }
+    return 0;
+}
+
+/* an integer value into any dtype */
+static int
+from_pyint(PyObject *v, DType dt, unsigned char *out)
+{
+    char kind = cj_dtypes[dt].kind;
+    int size = cj_dtypes[dt].size;
+    int overflow = 0;
+    if (kind == 'f' || kind == 'c') {
+        double x = PyLong_AsDouble(v);
+        if (x == -1.0 && PyErr_Occurred()) {
+            return -1;
+        }
+        if (kind == 'c') {
+            memset(out, 0, (size_t)size);
+            return put_float(x, dt == DT_C64 ? DT_F32 : DT_F64, out);
+        }
+        return put_float(x, dt, out);
+    }
+    if (kind == 'b') {
+        int t = PyObject_IsTrue(v);
+        if (t < 0) {
+            return -1;
+        }
+        out[0] = (unsigned char)t;
+        return 0;
+    }
+    long long s = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (s == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    if (overflow > 0 && dt == DT_U64) {
+        unsigned long long u = PyLong_AsUnsignedLongLong(v);
+        if (u == (unsigned long long)-1 && PyErr_Occurred()) {
+            goto range;
+        }
+        put_int(u, 8, out);
+        return 0;
+    }
+    if (overflow || !int_fits(s, dt)) {
+        goto range;
+    }
+    put_int((unsigned long long)s, size, out);
+    return 0;
+range:
+    PyErr_Clear();
+    PyErr_Format(PyExc_OverflowError, "Python integer %R out of bounds for %s", v,
+                 cj_dtypes[dt].name);
+    return -1;
+}
+
+int
+rt_scalar_to_bytes(PyObject *v, DType dt, unsigned char out[16])
+{
+    char kind = cj_dtypes[dt].kind;
+    memset(out, 0, 16);
+    if (PyBool_Check(v) || PyLong_Check(v)) {
+        return from_pyint(v, dt, out);
+    }
+    if (kind == 'c') {
+        Py_complex c = PyComplex_AsCComplex(v);
+        if (c.real == -1.0 && PyErr_Occurred()) {
+            return -1;
+        }
+        DType part = dt == DT_C64 ? DT_F32 : DT_F64;
+        put_float(c.real, part, out);
+        return put_float(c.imag, part, out + cj_dtypes[part].size);
+    }
+    if (kind == 'b') {
+        int t = PyObject_IsTrue(v);
+        if (t < 0) {
+            return -1;
+        }
+        out[0] = (unsigned char)t;
+        return 0;
+    }
+    if (PyIndex_Check(v) && !PyFloat_Check(v)) {
+        PyObject *i = PyNumber_Index(v);        /* NumPy integer scalars */
+        if (i) {
+            int r = from_pyint(i, dt, out);
+            Py_DECREF(i);
+            return r;
+        }
+        PyErr_Clear();
+    }
+    /* NumPy drops the imaginary part of a complex (with a warning) */
+    double x = PyComplex_Check(v) ? PyComplex_RealAsDouble(v) : PyFloat_AsDouble(v);
+    if (x == -1.0 && PyErr_Occurred()) {
+        return -1;
+    }
+    if (kind == 'f') {
+        return put_float(x, dt, out);
+    }
+    /* float into an integer dtype: truncation, as NumPy's cast */
+    if (!isfinite(x) || x <= -9223372036854775809.0 || x >= 18446744073709551616.0) {
+        PyErr_Format(PyExc_OverflowError, "cannot convert %R to %s", v, cj_dtypes[dt].name);
+        return -1;
+    }
+    x = trunc(x);
+    if (kind == 'u' && x >= 9223372036854775808.0) {
+        put_int((unsigned long long)x, cj_dtypes[dt].size, out);
+        return 0;
+    }
+    long long s = (long long)x;
+    if (!int_fits(s, dt)) {
+        PyErr_Format(PyExc_OverflowError, "cannot convert %R to %s", v, cj_dtypes[dt].name);
+        return -1;
+    }
+    put_int((unsigned long long)s, cj_dtypes[dt].size, out);
+    return 0;
+}

@@ -1,0 +1,459 @@
+/* kernel.c - loading kernels (memory cache per device -> disk cache ->
+ * NVRTC), launching them, and reading their error record. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rt_impl.h"
+
+/* ---- the in-process cache: (device, key) -> loaded kernel ---- */
+
+typedef struct {
+    int used;
+    int dev;
+    RtCacheKey key;
+    RtKernel kernel;
+} MemEntry;
+
+static MemEntry *table;
+static size_t table_cap, table_len;
+
+static size_t
+slot_of(int dev, const RtCacheKey *k, size_t cap)
+{
+    return (size_t)(k->h[0] ^ (k->h[1] >> 7) ^ ((uint64_t)dev * 0x9e3779b97f4a7c15ULL)) & (cap - 1);
+}
+
+static MemEntry *
+mem_find(int dev, const RtCacheKey *k)
+{
+    if (!table) {
+        return NULL;
+    }
+    for (size_t i = slot_of(dev, k, table_cap);; i = (i + 1) & (table_cap - 1)) {
+        MemEntry *e = &table[i];
+        if (!e->used) {
+            return NULL;
+        }
+        if (e->dev == dev && e->key.h[0] == k->h[0] && e->key.h[1] == k->h[1]) {
+            return e;
+        }
+    }
+}
+
+static int
+mem_insert(int dev, const RtCacheKey *k, const RtKernel *kern)
+{
+    if ((table_len + 1) * 2 > table_cap) {
+        size_t ncap = table_cap ? table_cap * 2 : 64;
+        MemEntry *nt = calloc(ncap, sizeof *nt);
+        if (!nt) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        for (size_t i = 0; i < table_cap; i++) {
+            if (table[i].used) {
+                size_t j = slot_of(table[i].dev, &table[i].key, ncap);
+                while (nt[j].used) {
+                    j = (j + 1) & (ncap - 1);
+                }
+                nt[j] = table[i];
+            }
+        }
+        free(table);
+        table = nt;
+        table_cap = ncap;
+    }
+    size_t i = slot_of(dev, k, table_cap);
+    while (table[i].used) {
+        i = (i + 1) & (table_cap - 1);
+    }
+    table[i].used = 1;
+    table[i].dev = dev;
+    table[i].key = *k;
+    table[i].kernel = *kern;
+    table_len++;
+    return 0;
+}
+
+static double
+now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int
+log_enabled(void)
+{
+    const char *v = getenv("CUJIT_LOG");
+    return v && v[0] && strcmp(v, "0") != 0;
+}
+
+/* What NVRTC compiles for a device of arch "sm_XY": CUBIN for it when NVRTC
+ * knows it, else PTX for the newest virtual arch NVRTC knows below it (the
+ * driver JIT-compiles that). */
+static int
+compile_arch(const char *dev_arch, char *buf, size_t n)
+{
+    const int *archs;
+    int cc = atoi(dev_arch + 3), best = 0;
+    int na = rt_nvrtc_supported_archs(&archs);
+    if (na < 0) {
+        return -1;
+    }
+    for (int i = 0; i < na; i++) {
+        if (archs[i] == cc) {
+            snprintf(buf, n, "sm_%d", cc);
+            return 0;
+        }
+        if (archs[i] < cc && archs[i] > best) {
+            best = archs[i];
+        }
+    }
+    if (na == 0 || !best) {
+        snprintf(buf, n, "sm_%d", cc);      /* unknown list: let NVRTC judge */
+    } else {
+        snprintf(buf, n, "compute_%d", best);
+    }
+    return 0;
+}
+
+/* cuModuleLoadData of the CUBIN, or of the PTX when there is no CUBIN or the
+ * driver refuses it */
+static CUresult
+load_module(const RtCompiled *c, CUmodule *m)
+{
+    CUresult r = CUDA_ERROR_INVALID_VALUE;
+    if (c->cubin) {
+        r = rt_cu.cuModuleLoadData(m, c->cubin);
+    }
+    if (r != CUDA_SUCCESS && c->ptx) {
+        r = rt_cu.cuModuleLoadData(m, c->ptx);
+    }
+    return r;
+}
+
+static int
+module_kernel(CUmodule m, const char *name, int dev, RtKernel *out)
+{
+    CUfunction f;
+    CUdeviceptr p = 0;
+    size_t sz = 0;
+    CUresult r = rt_cu.cuModuleGetFunction(&f, m, name);
+    if (r != CUDA_SUCCESS) {
+        return rt_cuda_fail(r, "kernel '%s' is not in the compiled module", name);
+    }
+    r = rt_cu.cuModuleGetGlobal(&p, &sz, m, "cj_error");
+    if (r == CUDA_ERROR_NOT_FOUND) {
+        p = 0;
+    } else if (r != CUDA_SUCCESS) {
+        return rt_cuda_fail(r, "looking up cj_error in kernel '%s'", name);
+    } else if (sz < sizeof(CjErrorRecord)) {
+        PyErr_Format(rt_CudaError, "kernel '%s': cj_error is %zu bytes, expected %zu", name, sz,
+                     sizeof(CjErrorRecord));
+        return -1;
+    }
+    out->function = f;
+    out->module = m;
+    out->err_addr = p;
+    out->device = dev;
+    return 0;
+}
+
+int
+rt_load_kernel_ex(const char *src, const char *name, const RtLoadOptions *opt, RtKernel *out,
+                  int *hit)
+{
+    static const RtLoadOptions none = {NULL, NULL, 0, -1.0, NULL};
+    char arch[32], carch[32], dir[4096];
+    const char *why = NULL;
+    RtCacheKey k;
+    RtCompiled c;
+    CUmodule m = NULL;
+    int disk_hit = 0, stored = 0;
+    double nvrtc_ms = 0;
+
+    opt = opt ? opt : &none;
+    *hit = 0;
+    if (opt->log) {
+        *opt->log = NULL;
+    }
+    int dev = rt_ensure_context();
+    if (dev < 0 || rt_current_arch(arch, sizeof arch) < 0) {
+        return -1;
+    }
+    rt_cache_key(&k, src, name, opt->key_extra, opt->opts, opt->nopts, arch);
+    MemEntry *e = mem_find(dev, &k);
+    if (e) {
+        *out = e->kernel;
+        *hit = 2;
+        return 0;
+    }
+    double t0 = now_ms();
+    int use_disk = rt_cache_dir(dir, sizeof dir);
+    memset(&c, 0, sizeof c);
+    if (use_disk && rt_cache_load(dir, &k, &c)) {
+        if (load_module(&c, &m) == CUDA_SUCCESS) {
+            disk_hit = 1;
+            rt_cache_hits++;
+        } else {
+            rt_cache_rejected++;            /* the driver refuses it: rebuild */
+            rt_compiled_free(&c);
+        }
+    }
+    if (!disk_hit) {
+        if (use_disk) {
+            rt_cache_misses++;
+        }
+        if (compile_arch(arch, carch, sizeof carch) < 0) {
+            return -1;
+        }
+        if (rt_nvrtc_compile_ex(src, name, carch, 1, opt->opts, opt->nopts, &c, opt->log) < 0) {
+            return opt->log && *opt->log ? -2 : -1;
+        }
+        nvrtc_ms = c.ms;
+        if (use_disk) {
+            stored = rt_cache_store(dir, &k, &c, &why) == 0;
+        }
+        CUresult r = load_module(&c, &m);
+        if (r != CUDA_SUCCESS) {
+            rt_compiled_free(&c);
+            return rt_cuda_fail(r, "loading kernel '%s' (%s)", name, carch);
+        }
+    }
+    rt_compiled_free(&c);
+    if (module_kernel(m, name, dev, out) < 0) {
+        rt_cu.cuModuleUnload(m);
+        return -1;
+    }
+    if (mem_insert(dev, &k, out) < 0) {
+        rt_cu.cuModuleUnload(m);
+        return -1;
+    }
+    double load_ms = now_ms() - t0 - nvrtc_ms;
+    if (log_enabled()) {
+        char tr[48] = "";
+        if (opt->transpile_ms >= 0) {
+            snprintf(tr, sizeof tr, "transpile %.2f ms, ", opt->transpile_ms);
+        }
+        fprintf(stderr, "cujit: kernel %s (%s): %snvrtc %.2f ms, load %.2f ms, disk cache %s\n",
+                name, arch, tr, nvrtc_ms, load_ms,
+                disk_hit ? "hit" : !use_disk ? "off" : stored ? "miss (stored)" : why ? why : "miss");
+    }
+    *hit = disk_hit;
+    return 0;
+}
+
+int
+rt_load_kernel(const char *src, const char *name, const char *key_extra, RtKernel *out, int *hit)
+{
+    RtLoadOptions o = {key_extra, NULL, 0, -1.0, NULL};
+    return rt_load_kernel_ex(src, name, &o, out, hit);
+}
+
+int
+rt_load_kernel_logged(const char *src, const char *name, const char *key_extra, double transpile_ms,
+                      RtKernel *out, int *hit)
+{
+    RtLoadOptions o = {key_extra, NULL, 0, transpile_ms, NULL};
+    return rt_load_kernel_ex(src, name, &o, out, hit);
+}
+
+/* ---- launching ---- */
+
+#define DEFAULT_DYNSHARED (48 * 1024)
+
+int
+rt_launch(RtKernel *k, const unsigned grid[3], const unsigned block[3], unsigned shmem,
+          void *stream, void **params, const char *kname)
+{
+    CUresult r;
+    if (shmem > DEFAULT_DYNSHARED) {
+        /* opt in to more dynamic shared memory than the default */
+        r = rt_cu.cuFuncSetAttribute(k->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                     (int)shmem);
+        if (r != CUDA_SUCCESS) {
+            return rt_cuda_fail(r, "kernel '%s' cannot have %u bytes of dynamic shared memory",
+                                kname, shmem);
+        }
+    }
+    r = rt_cu.cuLaunchKernel(k->function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                             shmem, stream, params, NULL);
+    if (r != CUDA_SUCCESS) {
+        return rt_cuda_fail(r, "launching kernel '%s' (grid %u,%u,%u, block %u,%u,%u, "
+                            "%u bytes shared)", kname, grid[0], grid[1], grid[2], block[0],
+                            block[1], block[2], shmem);
+    }
+    return 0;
+}
+
+int
+rt_check_error_record(RtKernel *k, void *stream, const char *kname, CjErrorRecord *rec)
+{
+    CUresult r;
+    int pushed, ret = 0;
+    memset(rec, 0, sizeof *rec);
+    if (rt_ensure_context() < 0) {
+        return -1;
+    }
+    if (rt_ctx_enter_quiet(k->device, &pushed) < 0) {
+        PyErr_Format(rt_CudaError, "cannot make device %d current", k->device);
+        return -1;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    r = rt_cu.cuStreamSynchronize(stream);
+    Py_END_ALLOW_THREADS
+    if (r != CUDA_SUCCESS) {
+        ret = rt_cuda_fail(r, "kernel '%s' failed", kname);
+    } else if (k->err_addr) {
+        r = rt_cu.cuMemcpyDtoH(rec, k->err_addr, sizeof *rec);
+        if (r != CUDA_SUCCESS) {
+            ret = rt_cuda_fail(r, "reading the error record of kernel '%s'", kname);
+        } else if (rec->flag) {
+            r = rt_cu.cuMemsetD8(k->err_addr, 0, sizeof *rec);
+            ret = r == CUDA_SUCCESS ? 1
+                                    : rt_cuda_fail(r, "clearing the error record of '%s'", kname);
+        }
+    }
+    rt_ctx_leave(pushed);
+    return ret;
+}
+
+/* ---- _launch_raw: a launch from Python for tests and experiments ---- */
+
+#define RAW_MAXARGS 64
+
+static int
+dims3(PyObject *o, unsigned out[3], const char *what)
+{
+    out[0] = out[1] = out[2] = 1;
+    if (PyLong_Check(o)) {
+        unsigned long v = PyLong_AsUnsignedLong(o);
+        if (PyErr_Occurred()) {
+            return -1;
+        }
+        out[0] = (unsigned)v;
+        return 0;
+    }
+    if (!PyTuple_Check(o) || PyTuple_GET_SIZE(o) < 1 || PyTuple_GET_SIZE(o) > 3) {
+        PyErr_Format(PyExc_TypeError, "%s must be an int or a tuple of 1 to 3 ints", what);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); i++) {
+        unsigned long v = PyLong_AsUnsignedLong(PyTuple_GET_ITEM(o, i));
+        if (PyErr_Occurred()) {
+            return -1;
+        }
+        out[i] = (unsigned)v;
+    }
+    return 0;
+}
+
+typedef union {
+    long long i;
+    double d;
+    void *p;
+    unsigned char raw[16];
+} RawValue;
+
+/* _launch_raw(src, name, grid, block, args, shmem=0, stream=None,
+ *             key_extra="", check=True) -> (hit, error record tuple or None)
+ * args: arrays (any kind; passed as their device pointer, host arrays copied
+ * back afterwards), Python int (long long), float (double), NumPy scalars
+ * (their bytes). */
+PyObject *
+rt_py_launch_raw(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"src", "name", "grid", "block", "args", "shmem", "stream",
+                             "key_extra", "check", NULL};
+    const char *src, *name, *extra = "";
+    PyObject *grid_o, *block_o, *argt, *so = Py_None, *res = NULL;
+    unsigned shmem = 0, grid[3], block[3];
+    int check = 1, hit = 0, narr = 0;
+    void *stream = NULL, *params[RAW_MAXARGS];
+    RawValue vals[RAW_MAXARGS];
+    RtArray *arrs = NULL;
+    RtKernel k;
+    CjErrorRecord rec;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "ssOOO!|IOsp:_launch_raw", kwlist, &src, &name,
+                                     &grid_o, &block_o, &PyTuple_Type, &argt, &shmem, &so, &extra,
+                                     &check)) {
+        return NULL;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(argt);
+    if (n > RAW_MAXARGS) {
+        PyErr_SetString(PyExc_ValueError, "too many arguments");
+        return NULL;
+    }
+    if (dims3(grid_o, grid, "grid") < 0 || dims3(block_o, block, "block") < 0
+        || rt_get_stream(so, &stream) < 0 || rt_load_kernel(src, name, extra, &k, &hit) < 0) {
+        return NULL;
+    }
+    arrs = PyMem_Calloc((size_t)(n ? n : 1), sizeof *arrs);
+    if (!arrs) {
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *a = PyTuple_GET_ITEM(argt, i);
+        char what[32];
+        memset(&vals[i], 0, sizeof vals[i]);
+        params[i] = &vals[i];
+        if (PyLong_Check(a)) {
+            vals[i].i = PyLong_AsLongLong(a);
+        } else if (PyFloat_Check(a)) {
+            vals[i].d = PyFloat_AsDouble(a);
+        } else if (rt_is_array(a)) {
+            snprintf(what, sizeof what, "argument %zd", i);
+            if (rt_get_array(a, &arrs[narr], stream, what) < 0) {
+                goto done;
+            }
+            vals[i].p = arrs[narr].ptr;
+            narr++;
+        } else {
+            Py_buffer b;
+            if (PyObject_GetBuffer(a, &b, PyBUF_SIMPLE) < 0) {
+                goto done;
+            }
+            if (b.len > 16) {
+                PyBuffer_Release(&b);
+                PyErr_Format(PyExc_TypeError, "argument %zd is too big for a scalar", i);
+                goto done;
+            }
+            memcpy(vals[i].raw, b.buf, (size_t)b.len);
+            PyBuffer_Release(&b);
+        }
+        if (PyErr_Occurred()) {
+            goto done;
+        }
+    }
+    if (rt_launch(&k, grid, block, shmem, stream, params, name) < 0) {
+        goto done;
+    }
+    int rc = 0;
+    if (check) {
+        rc = rt_check_error_record(&k, stream, name, &rec);
+        if (rc < 0) {
+            goto done;
+        }
+    }
+    if (rc == 1) {
+        res = Py_BuildValue("(i(iiii(III)(III)LLi))", hit, rec.kind, rec.line, rec.msg_id, rec.dim,
+                            rec.block[0], rec.block[1], rec.block[2], rec.thread[0],
+                            rec.thread[1], rec.thread[2], rec.index, rec.extent, rec.flag);
+    } else {
+        res = Py_BuildValue("(iO)", hit, Py_None);
+    }
+done:
+    for (int i = 0; i < narr; i++) {
+        if (rt_array_release(&arrs[i], stream, res != NULL) < 0 && res) {
+            Py_CLEAR(res);
+        }
+    }
+    PyMem_Free(arrs);
+    return res;
+}

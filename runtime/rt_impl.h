@@ -1,0 +1,368 @@
+/* rt_impl.h - inside the runtime: the slice of the CUDA driver API that cujit
+ * uses, declared by hand (cuda.h is never included: libcuda is dlopen'ed at
+ * first use), per-device state, and helpers shared by the runtime's .c files.
+ * rt.h is the interface the rest of cujit sees; this header is not. */
+#ifndef RT_IMPL_H
+#define RT_IMPL_H
+
+#include <limits.h>
+
+#include "rt.h"
+
+/* ---- driver API types (cuda.h, CUDA 11.2 .. 13) ---- */
+typedef int CUresult;
+typedef int CUdevice;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUstream_st *CUstream;
+typedef struct CUevent_st *CUevent;
+typedef struct CUmemPoolHandle_st *CUmemoryPool;
+typedef unsigned long long CUdeviceptr;
+
+/* CUmemPoolProps: 88 bytes in every CUDA release that has it */
+typedef struct {
+    int allocType;                  /* CU_MEM_ALLOCATION_TYPE_PINNED */
+    int handleTypes;                /* CU_MEM_HANDLE_TYPE_NONE */
+    struct {
+        int type;                   /* CU_MEM_LOCATION_TYPE_DEVICE */
+        int id;
+    } location;
+    void *win32SecurityAttributes;
+    size_t maxSize;
+    unsigned short usage;
+    unsigned char reserved[54];
+} RtMemPoolProps;
+
+enum {
+    CUDA_SUCCESS = 0,
+    CUDA_ERROR_INVALID_VALUE = 1,
+    CUDA_ERROR_OUT_OF_MEMORY = 2,
+    CUDA_ERROR_DEINITIALIZED = 4,
+    CUDA_ERROR_NO_DEVICE = 100,
+    CUDA_ERROR_NOT_FOUND = 500,
+    CUDA_ERROR_NOT_READY = 600,
+};
+
+enum {
+    CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 1,
+    CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK = 8,
+    CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
+    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
+    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+    CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
+    CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED = 115,
+};
+
+enum {
+    CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+    CU_MEMPOOL_ATTR_RELEASE_THRESHOLD = 4,
+    CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT = 5,
+    CU_MEMPOOL_ATTR_USED_MEM_CURRENT = 7,
+    CU_MEM_ALLOCATION_TYPE_PINNED = 1,
+    CU_MEM_LOCATION_TYPE_DEVICE = 1,
+    CU_STREAM_NON_BLOCKING = 1,
+    CU_EVENT_BLOCKING_SYNC = 1,
+    CU_EVENT_DISABLE_TIMING = 2,
+};
+
+#define RT_STREAM_LEGACY ((CUstream)0x1)
+#define RT_STREAM_PER_THREAD ((CUstream)0x2)
+
+/* Every driver entry point cujit calls: X(field, symbol, optional, params).
+ * `symbol` is the versioned name cuda.h maps the plain one to; optional
+ * entries may be missing in old drivers (the field is then NULL). */
+#define RT_DRIVER_FUNCS(X) \
+    X(cuInit, "cuInit", 0, (unsigned flags)) \
+    X(cuDriverGetVersion, "cuDriverGetVersion", 0, (int *v)) \
+    X(cuGetErrorName, "cuGetErrorName", 0, (CUresult r, const char **s)) \
+    X(cuGetErrorString, "cuGetErrorString", 0, (CUresult r, const char **s)) \
+    X(cuDeviceGet, "cuDeviceGet", 0, (CUdevice *d, int ordinal)) \
+    X(cuDeviceGetCount, "cuDeviceGetCount", 0, (int *n)) \
+    X(cuDeviceGetName, "cuDeviceGetName", 0, (char *name, int len, CUdevice d)) \
+    X(cuDeviceGetAttribute, "cuDeviceGetAttribute", 0, (int *v, int attr, CUdevice d)) \
+    X(cuDeviceTotalMem, "cuDeviceTotalMem_v2", 0, (size_t *bytes, CUdevice d)) \
+    X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", 0, (CUcontext *c, CUdevice d)) \
+    X(cuCtxGetCurrent, "cuCtxGetCurrent", 0, (CUcontext *c)) \
+    X(cuCtxSetCurrent, "cuCtxSetCurrent", 0, (CUcontext c)) \
+    X(cuCtxPushCurrent, "cuCtxPushCurrent_v2", 0, (CUcontext c)) \
+    X(cuCtxPopCurrent, "cuCtxPopCurrent_v2", 0, (CUcontext *c)) \
+    X(cuCtxGetDevice, "cuCtxGetDevice", 0, (CUdevice *d)) \
+    X(cuCtxSynchronize, "cuCtxSynchronize", 0, (void)) \
+    X(cuMemGetInfo, "cuMemGetInfo_v2", 0, (size_t *free_, size_t *total)) \
+    X(cuModuleLoadData, "cuModuleLoadData", 0, (CUmodule *m, const void *image)) \
+    X(cuModuleUnload, "cuModuleUnload", 0, (CUmodule m)) \
+    X(cuModuleGetFunction, "cuModuleGetFunction", 0, (CUfunction *f, CUmodule m, const char *name)) \
+    X(cuModuleGetGlobal, "cuModuleGetGlobal_v2", 0, \
+      (CUdeviceptr *p, size_t *bytes, CUmodule m, const char *name)) \
+    X(cuFuncSetAttribute, "cuFuncSetAttribute", 0, (CUfunction f, int attr, int value)) \
+    X(cuLaunchKernel, "cuLaunchKernel", 0, \
+      (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, \
+       unsigned bz, unsigned shmem, CUstream s, void **params, void **extra)) \
+    X(cuMemAlloc, "cuMemAlloc_v2", 0, (CUdeviceptr *p, size_t n)) \
+    X(cuMemFree, "cuMemFree_v2", 0, (CUdeviceptr p)) \
+    X(cuMemAllocFromPoolAsync, "cuMemAllocFromPoolAsync", 1, \
+      (CUdeviceptr *p, size_t n, CUmemoryPool pool, CUstream s)) \
+    X(cuMemFreeAsync, "cuMemFreeAsync", 1, (CUdeviceptr p, CUstream s)) \
+    X(cuMemPoolCreate, "cuMemPoolCreate", 1, (CUmemoryPool *pool, const RtMemPoolProps *props)) \
+    X(cuMemPoolSetAttribute, "cuMemPoolSetAttribute", 1, (CUmemoryPool pool, int attr, void *v)) \
+    X(cuMemPoolGetAttribute, "cuMemPoolGetAttribute", 1, (CUmemoryPool pool, int attr, void *v)) \
+    X(cuMemPoolTrimTo, "cuMemPoolTrimTo", 1, (CUmemoryPool pool, size_t keep)) \
+    X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", 0, \
+      (CUdeviceptr dst, const void *src, size_t n, CUstream s)) \
+    X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", 0, \
+      (void *dst, CUdeviceptr src, size_t n, CUstream s)) \
+    X(cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", 0, \
+      (CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)) \
+    X(cuMemcpyDtoH, "cuMemcpyDtoH_v2", 0, (void *dst, CUdeviceptr src, size_t n)) \
+    X(cuMemsetD8, "cuMemsetD8_v2", 0, (CUdeviceptr p, unsigned char v, size_t n)) \
+    X(cuMemsetD8Async, "cuMemsetD8Async", 0, (CUdeviceptr p, unsigned char v, size_t n, CUstream s)) \
+    X(cuMemsetD16Async, "cuMemsetD16Async", 0, \
+      (CUdeviceptr p, unsigned short v, size_t n, CUstream s)) \
+    X(cuMemsetD32Async, "cuMemsetD32Async", 0, (CUdeviceptr p, unsigned v, size_t n, CUstream s)) \
+    X(cuStreamCreate, "cuStreamCreate", 0, (CUstream *s, unsigned flags)) \
+    X(cuStreamDestroy, "cuStreamDestroy_v2", 0, (CUstream s)) \
+    X(cuStreamSynchronize, "cuStreamSynchronize", 0, (CUstream s)) \
+    X(cuStreamQuery, "cuStreamQuery", 0, (CUstream s)) \
+    X(cuStreamWaitEvent, "cuStreamWaitEvent", 0, (CUstream s, CUevent e, unsigned flags)) \
+    X(cuEventCreate, "cuEventCreate", 0, (CUevent *e, unsigned flags)) \
+    X(cuEventDestroy, "cuEventDestroy_v2", 0, (CUevent e)) \
+    X(cuEventRecord, "cuEventRecord", 0, (CUevent e, CUstream s)) \
+    X(cuEventSynchronize, "cuEventSynchronize", 0, (CUevent e)) \
+    X(cuEventQuery, "cuEventQuery", 0, (CUevent e)) \
+    X(cuEventElapsedTime, "cuEventElapsedTime", 0, (float *ms, CUevent a, CUevent b))
+
+typedef struct {
+#define RT_DRV_FIELD(field, sym, opt, params) CUresult (*field) params;
+    RT_DRIVER_FUNCS(RT_DRV_FIELD)
+#undef RT_DRV_FIELD
+} RtDriver;
+
+/* the loaded entry points; valid once rt_driver_init() returned 0 */
+extern RtDriver rt_cu;
+
+/* dlopen libcuda.so.1 and cuInit(0) once; -1 with CudaError set */
+int rt_driver_init(void);
+/* CudaError "<what>: CUDA_ERROR_X (description)"; returns -1 */
+int rt_cuda_fail(CUresult r, const char *fmt, ...) CJ_PRINTF(2, 3);
+/* the name of a CUresult ("CUDA_ERROR_ILLEGAL_ADDRESS") */
+const char *rt_cuda_errname(CUresult r);
+
+/* ---- devices ---- */
+typedef struct {
+    CUdevice dev;
+    CUcontext primary;          /* retained on first use, never released */
+    int cc_major, cc_minor;     /* 0 until read */
+    int max_threads;            /* 0 until read */
+    int max_shared, max_shared_optin;
+    int pool_state;             /* 0 unknown, 1 pool, -1 plain cuMemAlloc */
+    CUmemoryPool pool;
+    CUevent sync_event;         /* for cross-stream waits (no timing) */
+    char name[256];
+} RtDevice;
+
+int rt_device_count(void);                   /* -1 with exception */
+PyObject *rt_device_object(int ordinal);     /* a new cujit.Device */
+RtDevice *rt_device(int ordinal);            /* NULL with exception */
+/* Makes the primary context of `ordinal` current (retaining it); -1 on error */
+int rt_set_device(int ordinal);
+/* the primary context of `ordinal` (retained); NULL with exception */
+CUcontext rt_primary_context(int ordinal);
+/* Pushes the primary context of `dev` when the calling thread's current
+ * device is another; *pushed tells rt_ctx_leave what to undo.  Never raises
+ * (used from tp_dealloc); returns -1 if no context could be had. */
+int rt_ctx_enter_quiet(int dev, int *pushed);
+void rt_ctx_leave(int pushed);
+
+/* the default (not opted-in) shared memory limit per block of device dev */
+int rt_default_shared_per_block(int dev);
+
+/* ---- device memory (see driver.c for the allocator) ---- */
+int rt_mem_alloc(int dev, size_t n, CUstream s, CUdeviceptr *out);   /* -1 + exception */
+void rt_mem_free(int dev, CUdeviceptr p, CUstream s);                /* never raises */
+
+/* Makes stream `waiter` wait for the work queued so far on `producer`
+ * (through the device's event); nothing when they are the same stream. */
+int rt_stream_wait(int dev, CUstream waiter, CUstream producer);
+/* NULL and CU_STREAM_LEGACY are the same stream */
+static inline CUstream
+rt_norm_stream(CUstream s)
+{
+    return s ? s : RT_STREAM_LEGACY;
+}
+
+/* a Python int that fits a C int; -1 with exception (PyLong_AsInt is 3.13+) */
+static inline int
+rt_as_int(PyObject *o)
+{
+    long v = PyLong_AsLong(o);
+    if (v == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    if (v < INT_MIN || v > INT_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "integer out of range");
+        return -1;
+    }
+    return (int)v;
+}
+
+/* ---- dtypes (dtype.c) ---- */
+/* dtype argument: numpy dtype / scalar type, Python type, str, torch dtype */
+int rt_dtype_from_obj(PyObject *o, DType *out);
+/* CAI typestr "<f4", "|b1" */
+int rt_dtype_from_typestr(const char *s, DType *out);
+/* DLPack (code, bits, lanes) */
+int rt_dtype_from_dlpack(int code, int bits, int lanes, DType *out);
+void rt_dtype_to_dlpack(DType dt, uint8_t *code, uint8_t *bits);
+/* "<f4" / "|b1" */
+const char *rt_dtype_typestr(DType dt);
+/* numpy.dtype for dt (new reference); the name as str without numpy */
+PyObject *rt_dtype_object(DType dt);
+/* numpy module (borrowed, imported once); NULL with ImportError */
+PyObject *rt_numpy(void);
+/* Python number -> the bytes of one element of dt (NumPy casting rules for
+ * in-range values; OverflowError for integers that do not fit) */
+int rt_scalar_to_bytes(PyObject *v, DType dt, unsigned char out[16]);
+
+/* ---- arrays (array.c) ---- */
+typedef struct {
+    PyObject_HEAD
+    CUdeviceptr ptr;            /* first element of this view */
+    int ndim;
+    DType dtype;
+    int device;
+    int c_contig, f_contig;
+    int64_t size;
+    int64_t shape[RT_MAXDIM];
+    int64_t strides[RT_MAXDIM]; /* bytes */
+    PyObject *base;             /* the owning array of a view; NULL for owners */
+    CUdeviceptr alloc;          /* owners: the allocation to free (0: none) */
+    CUstream stream;            /* the stream it was allocated and is freed on */
+    PyObject *stream_ref;       /* keeps that stream's Python object alive */
+    PyObject *weakreflist;
+} RtDeviceArray;
+
+extern PyTypeObject rt_DeviceArray_Type;
+/* A new owning array: C (order 'C') or Fortran ('F') strides, memory from
+ * device `dev`'s pool on stream s; stream_ref (may be NULL) is kept alive. */
+RtDeviceArray *rt_array_new(int ndim, const int64_t *shape, DType dt, char order, int dev,
+                            CUstream s, PyObject *stream_ref);
+/* C / F contiguity from shape and byte strides */
+void rt_contiguity(int ndim, const int64_t *shape, const int64_t *strides, int64_t itemsize,
+                   int *c, int *f);
+/* one contiguous copy; rt_dtoh waits for the stream (pinned destinations) */
+int rt_dtoh(void *dst, CUdeviceptr src, size_t n, CUstream s);
+int rt_htod(CUdeviceptr dst, const void *src, size_t n, CUstream s);
+/* copy between host memory and a strided device region (any strides; NULL
+ * strides: C-contiguous) */
+int rt_copy_to_host(void *dst, const int64_t *dst_strides, CUdeviceptr src,
+                    const int64_t *src_strides, int ndim, const int64_t *shape,
+                    int64_t itemsize, CUstream s);
+int rt_copy_from_host(CUdeviceptr dst, const int64_t *dst_strides, const void *src,
+                      const int64_t *src_strides, int ndim, const int64_t *shape,
+                      int64_t itemsize, CUstream s);
+
+/* ---- streams (stream.c) ---- */
+typedef struct {
+    PyObject_HEAD
+    CUstream handle;
+    int device;
+    int owned;
+} RtStream;
+
+extern PyTypeObject rt_Stream_Type;
+extern PyTypeObject rt_Event_Type;
+extern PyTypeObject rt_Device_Type;
+
+/* ---- DLPack (dlpack.h, v1.0), written out here ---- */
+enum { RT_kDLCPU = 1, RT_kDLCUDA = 2, RT_kDLCUDAHost = 3, RT_kDLCUDAManaged = 13 };
+
+typedef struct {
+    int32_t device_type;
+    int32_t device_id;
+} RtDLDevice;
+
+typedef struct {
+    uint8_t code;
+    uint8_t bits;
+    uint16_t lanes;
+} RtDLDataType;
+
+typedef struct {
+    void *data;
+    RtDLDevice device;
+    int32_t ndim;
+    RtDLDataType dtype;
+    int64_t *shape;
+    int64_t *strides;           /* elements; NULL: C-contiguous */
+    uint64_t byte_offset;
+} RtDLTensor;
+
+typedef struct RtDLManagedTensor {
+    RtDLTensor dl_tensor;
+    void *manager_ctx;
+    void (*deleter)(struct RtDLManagedTensor *self);
+} RtDLManagedTensor;
+
+typedef struct {
+    uint32_t major;
+    uint32_t minor;
+} RtDLPackVersion;
+
+typedef struct RtDLManagedTensorVersioned {
+    RtDLPackVersion version;
+    void *manager_ctx;
+    void (*deleter)(struct RtDLManagedTensorVersioned *self);
+    uint64_t flags;
+    RtDLTensor dl_tensor;
+} RtDLManagedTensorVersioned;
+
+#define RT_DLPACK_FLAG_READ_ONLY 1ULL
+
+/* ---- disk cache (cache.c) ---- */
+typedef struct {
+    uint64_t h[2];
+} RtCacheKey;
+
+/* the key of a kernel's binary: everything that changes it */
+void rt_cache_key(RtCacheKey *k, const char *src, const char *name, const char *key_extra,
+                  const char *const *opts, int nopts, const char *arch);
+/* the cache directory; 0 when the cache is disabled (CUJIT_CACHE=0 or no home) */
+int rt_cache_dir(char *buf, size_t n);
+/* 1: filled out (malloc'd cubin / ptx), 0: no valid entry.  Never raises. */
+int rt_cache_load(const char *dir, const RtCacheKey *k, RtCompiled *out);
+/* 0: stored, -1: not (reason in *why when non-NULL).  Never raises. */
+int rt_cache_store(const char *dir, const RtCacheKey *k, const RtCompiled *c, const char **why);
+/* in-process counters for cache_info() */
+extern long long rt_cache_hits, rt_cache_misses, rt_cache_rejected;
+
+/* NVRTC identity for cache keys without loading the library ("path:size:mtime") */
+const char *rt_nvrtc_identity(void);
+/* the architectures NVRTC can compile for (cc*10 values); -1 with exception */
+int rt_nvrtc_supported_archs(const int **archs);
+
+/* Python-level functions, registered by rt_add_types (rtmodule.c) */
+PyObject *rt_py_synchronize(PyObject *self, PyObject *noargs);
+PyObject *rt_py_get_device(PyObject *self, PyObject *noargs);
+PyObject *rt_py_release_memory(PyObject *self, PyObject *noargs);
+PyObject *rt_py_memory_info(PyObject *self, PyObject *noargs);
+PyObject *rt_py_cache_info(PyObject *self, PyObject *noargs);
+PyObject *rt_py_clear_cache(PyObject *self, PyObject *noargs);
+PyObject *rt_py_cache_key(PyObject *self, PyObject *args);
+PyObject *rt_py_cache_store(PyObject *self, PyObject *args);
+PyObject *rt_py_cache_load(PyObject *self, PyObject *args);
+PyObject *rt_py_nvrtc_compile(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *rt_py_nvrtc_version(PyObject *self, PyObject *noargs);
+PyObject *rt_py_launch_raw(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *rt_py_to_device(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *rt_py_empty(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *rt_py_zeros(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *rt_py_ones(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *rt_py_full(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *rt_py_empty_like(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *rt_py_zeros_like(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *rt_py_ones_like(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *rt_py_full_like(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *rt_py_asnumpy(PyObject *self, PyObject *args, PyObject *kw);
+
+#endif

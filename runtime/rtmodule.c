@@ -1,0 +1,115 @@
+/* rtmodule.c - what the runtime adds to the cujit extension module. */
+#include "rt_impl.h"
+
+PyObject *rt_CudaError;
+PyObject *rt_OutOfMemoryError;
+
+#define KW (METH_VARARGS | METH_KEYWORDS)
+#define FN(f) ((PyCFunction)(void (*)(void))(f))
+
+static PyMethodDef rt_functions[] = {
+    {"to_device", FN(rt_py_to_device), KW,
+     "to_device(obj, stream=None): a new DeviceArray holding a copy of obj"},
+    {"empty", FN(rt_py_empty), KW,
+     "empty(shape, dtype=float64, order='C', stream=None): an uninitialised DeviceArray"},
+    {"zeros", FN(rt_py_zeros), KW, "zeros(shape, dtype=float64, order='C', stream=None)"},
+    {"ones", FN(rt_py_ones), KW, "ones(shape, dtype=float64, order='C', stream=None)"},
+    {"full", FN(rt_py_full), KW,
+     "full(shape, fill_value, dtype=None, order='C', stream=None): dtype from the value "
+     "when None (bool, int64, float64, complex128 or a NumPy scalar's)"},
+    {"empty_like", FN(rt_py_empty_like), KW, "empty_like(a, dtype=None, order='K', stream=None)"},
+    {"zeros_like", FN(rt_py_zeros_like), KW, "zeros_like(a, dtype=None, order='K', stream=None)"},
+    {"ones_like", FN(rt_py_ones_like), KW, "ones_like(a, dtype=None, order='K', stream=None)"},
+    {"full_like", FN(rt_py_full_like), KW,
+     "full_like(a, fill_value, dtype=None, order='K', stream=None)"},
+    {"asnumpy", FN(rt_py_asnumpy), KW,
+     "asnumpy(a, stream=None): a NumPy array with the data of any array"},
+    {"synchronize", rt_py_synchronize, METH_NOARGS, "wait for all work on the current device"},
+    {"get_device", rt_py_get_device, METH_NOARGS, "the current cujit.Device"},
+    {"release_memory", rt_py_release_memory, METH_NOARGS,
+     "synchronize, then give the memory cujit's pools hold but do not use back to the driver"},
+    {"memory_info", rt_py_memory_info, METH_NOARGS,
+     "dict(device, pool, used, reserved, free, total): bytes of the current device"},
+    {"cache_info", rt_py_cache_info, METH_NOARGS,
+     "dict(dir, enabled, entries, bytes, hits, misses, rejected) of the kernel disk cache"},
+    {"clear_cache", rt_py_clear_cache, METH_NOARGS,
+     "remove cujit's files from the disk cache; returns how many"},
+    {"_cache_key", rt_py_cache_key, METH_VARARGS,
+     "_cache_key(src, name, key_extra='', arch='sm_90', options=()) -> 32 hex digits"},
+    {"_cache_store", rt_py_cache_store, METH_VARARGS,
+     "_cache_store(dir, key, cubin, ptx) -> path of the entry written"},
+    {"_cache_load", rt_py_cache_load, METH_VARARGS,
+     "_cache_load(dir, key) -> (cubin, ptx) or None when no sound entry exists"},
+    {"_nvrtc_compile", FN(rt_py_nvrtc_compile), KW,
+     "_nvrtc_compile(src, name, arch='compute_75', cubin=False, options=(), return_log=False)"
+     " -> (ptx, cubin or None, ms), or the log on a compile error with return_log"},
+    {"_nvrtc_version", rt_py_nvrtc_version, METH_NOARGS, "(major, minor) of NVRTC"},
+    {"_launch_raw", FN(rt_py_launch_raw), KW,
+     "_launch_raw(src, name, grid, block, args, shmem=0, stream=None, key_extra='', "
+     "check=True) -> (hit, error record or None)"},
+    {NULL},
+};
+
+static int
+add_type(PyObject *m, PyTypeObject *t, const char *name)
+{
+    if (PyType_Ready(t) < 0) {
+        return -1;
+    }
+    Py_INCREF(t);
+    if (PyModule_AddObject(m, name, (PyObject *)t) < 0) {
+        Py_DECREF(t);
+        return -1;
+    }
+    return 0;
+}
+
+static int
+add_exceptions(PyObject *m)
+{
+    PyObject *bases = NULL;
+    if (!rt_CudaError) {
+        rt_CudaError = PyErr_NewExceptionWithDoc(
+            "cujit.CudaError",
+            "A CUDA driver, NVRTC or device failure (no driver, out of memory, a faulting kernel).",
+            PyExc_RuntimeError, NULL);
+        if (!rt_CudaError) {
+            return -1;
+        }
+    }
+    if (!rt_OutOfMemoryError) {
+        bases = PyTuple_Pack(2, rt_CudaError, PyExc_MemoryError);
+        if (!bases) {
+            return -1;
+        }
+        rt_OutOfMemoryError = PyErr_NewExceptionWithDoc(
+            "cujit.OutOfMemoryError", "Device memory ran out (a CudaError and a MemoryError).",
+            bases, NULL);
+        Py_DECREF(bases);
+        if (!rt_OutOfMemoryError) {
+            return -1;
+        }
+    }
+    if (PyModule_AddObject(m, "CudaError", Py_NewRef(rt_CudaError)) < 0) {
+        Py_DECREF(rt_CudaError);
+        return -1;
+    }
+    if (PyModule_AddObject(m, "OutOfMemoryError", Py_NewRef(rt_OutOfMemoryError)) < 0) {
+        Py_DECREF(rt_OutOfMemoryError);
+        return -1;
+    }
+    return 0;
+}
+
+int
+rt_add_types(PyObject *module)
+{
+    if (add_exceptions(module) < 0 || add_type(module, &rt_DeviceArray_Type, "DeviceArray") < 0
+        || add_type(module, &rt_Stream_Type, "Stream") < 0
+        || add_type(module, &rt_Event_Type, "Event") < 0
+        || add_type(module, &rt_Device_Type, "Device") < 0
+        || PyModule_AddFunctions(module, rt_functions) < 0) {
+        return -1;
+    }
+    return 0;
+}
