@@ -20,7 +20,7 @@ enum {
     PR_REL, PR_SHIFT, PR_ADD, PR_MUL, PR_UNARY, PR_POSTFIX, PR_PRIMARY,
 };
 
-void cg_prelude(Buf *b, unsigned features);
+void cg_prelude(Buf *b, unsigned features, unsigned atomic_ops);
 /* C++ spelling of a type (weak types as their defaults) */
 const char *cg_ctype(Cg *g, const Type *t);
 void cg_expr(Cg *g, Node *n, int prec);

@@ -109,10 +109,35 @@ store(Cg *g, Node *target)
     }
 }
 
+/* grid(2), a.shape...: tuples whose items print one by one */
+static int
+decomposable(Node *v, Node *target)
+{
+    for (int i = 0; i < target->n; i++) {
+        if (target->list[i]->kind == ND_TUPLE) {
+            return 0;
+        }
+    }
+    return (v->kind == ND_CALL && (v->op == BI_GRID || v->op == BI_GRIDSIZE))
+           || (v->kind == ND_ATTR && (v->op == AT_SHAPE || v->op == AT_STRIDES));
+}
+
+static void store(Cg *g, Node *target);
+
 /* target = value (value already a C++ expression in `val`, or a node) */
 static void
 assign_one(Cg *g, Node *stmt, Node *target, Node *value, const char *tmp)
 {
+    if (target->kind == ND_TUPLE && !tmp && decomposable(value, target)) {
+        for (int i = 0; i < target->n; i++) {
+            begin(g, stmt);
+            store(g, target->list[i]);
+            S(" = ");
+            cg_tuple_elem(g, value, i, PR_ASSIGN);
+            S(";\n");
+        }
+        return;
+    }
     if (target->kind == ND_TUPLE) {
         const char *t = tmp;
         begin(g, stmt);
@@ -788,7 +813,7 @@ cg_emit(Program *p, Buf *out)
         cj_type_str(out, k->args[i]);
     }
     buf_printf(out, "), %s-bit indexing\n", p->idx32 ? "32" : "64");
-    cg_prelude(out, p->features);
+    cg_prelude(out, p->features, p->atomic_ops);
     Buf structs;
     buf_init(&structs);
     tuple_structs(g, &structs);

@@ -349,7 +349,7 @@ pow_expr(Cg *g, Node *n, const Type *rt, int prec)
         return;
     }
     if (k == 'i' || k == 'u' || k == 'b') {
-        g->p->features |= FEAT_INTDIV;
+        g->p->features |= FEAT_IPOW;
         if (small_int(rt)) {
             P("(%s)", cj_dtypes[rt->dtype].ctype);
         }
@@ -372,6 +372,15 @@ binop(Cg *g, Node *n, int prec)
 {
     const Type *rt = cg_type(g, n);
     char k = cj_dtypes[rt->dtype].kind;
+    int64_t folded;
+    if ((k == 'i' || k == 'u') && n->op != OP_DIV && cj_fold_int(n, &folded)) {
+        Const c;
+        memset(&c, 0, sizeof c);
+        c.kind = CK_INT;
+        c.i = folded;
+        literal_prec(g, &c, rt, prec);
+        return;
+    }
     switch (n->op) {
     case OP_ADD:
     case OP_MUL:
@@ -401,7 +410,7 @@ binop(Cg *g, Node *n, int prec)
         return;
     case OP_FLOORDIV:
     case OP_MOD:
-        g->p->features |= FEAT_INTDIV;
+        g->p->features |= k == 'f' ? FEAT_FLOATDIV : FEAT_INTDIV;
         if (k == 'f') {
             if (rt->dtype == DT_F16) {
                 P("cj_half(%s(", n->op == OP_MOD ? "cj_modf" : "cj_floordivf");
@@ -502,6 +511,23 @@ common_type(Cg *g, Node *x, Node *y)
 static void
 compare(Cg *g, Node *n, int prec)
 {
+    int simple = 1;
+    for (int i = 1; i < n->n - 1; i++) {
+        simple &= is_simple(n->list[i]);
+    }
+    if (n->n > 2 && simple) {
+        /* a < b < c with a plain b: (a < b) && (b < c) */
+        cg_open(g, prec, PR_LAND);
+        for (int i = 0; i < n->n - 1; i++) {
+            const Type *ct = common_type(g, n->list[i], n->list[i + 1]);
+            if (i) {
+                S(" && ");
+            }
+            infix(g, n->ops[i], n->list[i], n->list[i + 1], ct, cj_scalar(DT_I32), PR_LAND + 1);
+        }
+        cg_close(g, prec, PR_LAND);
+        return;
+    }
     if (n->n == 2) {
         const Type *ct = common_type(g, n->list[0], n->list[1]);
         infix(g, n->ops[0], n->list[0], n->list[1], ct, cj_scalar(DT_I32), prec);

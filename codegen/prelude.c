@@ -99,7 +99,10 @@ static const char intdiv[] =
     "    }\n"
     "    T r = a % b;\n"
     "    return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;\n"
-    "}\n"
+    "}\n";
+
+static const char floatdiv[] =
+    "/* Python's floor division and modulo of floats (NumPy's npy_divmod) */\n"
     "template <typename T> CJ_DEVICE T cj_floordivf(T a, T b)\n"
     "{\n"
     "    if (b == T(0)) {\n"
@@ -125,7 +128,9 @@ static const char intdiv[] =
     "        return ((b < T(0)) != (m < T(0))) ? m + b : m;\n"
     "    }\n"
     "    return copysign(T(0), b);\n"
-    "}\n"
+    "}\n";
+
+static const char ipow[] =
     "/* integer power: exponent < 0 gives 0 except for bases 1 and -1 */\n"
     "template <typename T> CJ_DEVICE T cj_ipow(T a, T b)\n"
     "{\n"
@@ -184,31 +189,12 @@ static const char bounds[] =
     "    return (I)i;\n"
     "}\n";
 
-static const char atomics[] =
+static const char atomic_common[] =
     "/* atomics for every dtype cujit allows; the old value is returned */\n"
     "#define CJ_AT_NATIVE(name, fn, T) CJ_DEVICE T name(T *p, T v) { return fn(p, v); }\n"
-    "#define CJ_AT_VIA(name, fn, T, U) CJ_DEVICE T name(T *p, T v) { return (T)fn((U *)p, (U)v); }\n"
-    "CJ_AT_NATIVE(cj_atomic_add, atomicAdd, int)\n"
-    "CJ_AT_NATIVE(cj_atomic_add, atomicAdd, unsigned int)\n"
-    "CJ_AT_NATIVE(cj_atomic_add, atomicAdd, unsigned long long)\n"
-    "CJ_AT_VIA(cj_atomic_add, atomicAdd, long long, unsigned long long)\n"
-    "CJ_AT_NATIVE(cj_atomic_add, atomicAdd, float)\n"
-    "CJ_AT_NATIVE(cj_atomic_add, atomicAdd, double)\n"
-    "CJ_AT_NATIVE(cj_atomic_sub, atomicSub, int)\n"
-    "CJ_AT_NATIVE(cj_atomic_sub, atomicSub, unsigned int)\n"
-    "CJ_DEVICE unsigned long long cj_atomic_sub(unsigned long long *p, unsigned long long v) { return atomicAdd(p, 0ULL - v); }\n"
-    "CJ_DEVICE long long cj_atomic_sub(long long *p, long long v) { return (long long)atomicAdd((unsigned long long *)p, 0ULL - (unsigned long long)v); }\n"
-    "CJ_DEVICE float cj_atomic_sub(float *p, float v) { return atomicAdd(p, -v); }\n"
-    "CJ_DEVICE double cj_atomic_sub(double *p, double v) { return atomicAdd(p, -v); }\n"
-    "CJ_AT_NATIVE(cj_atomic_max, atomicMax, int)\n"
-    "CJ_AT_NATIVE(cj_atomic_max, atomicMax, unsigned int)\n"
-    "CJ_AT_NATIVE(cj_atomic_max, atomicMax, long long)\n"
-    "CJ_AT_NATIVE(cj_atomic_max, atomicMax, unsigned long long)\n"
-    "CJ_AT_NATIVE(cj_atomic_min, atomicMin, int)\n"
-    "CJ_AT_NATIVE(cj_atomic_min, atomicMin, unsigned int)\n"
-    "CJ_AT_NATIVE(cj_atomic_min, atomicMin, long long)\n"
-    "CJ_AT_NATIVE(cj_atomic_min, atomicMin, unsigned long long)\n"
-    "/* float max / min through compare-and-swap; NaN in memory stays */\n"
+    "#define CJ_AT_VIA(name, fn, T, U) CJ_DEVICE T name(T *p, T v) { return (T)fn((U *)p, (U)v); }\n";
+
+static const char atomic_fminmax[] =
     "#define CJ_AT_FMINMAX(name, T, U, tobits, frombits, better) \\\n"
     "    CJ_DEVICE T name(T *p, T v) \\\n"
     "    { \\\n"
@@ -221,26 +207,58 @@ static const char atomics[] =
     "            old = atomicCAS(q, assumed, (U)tobits(v)); \\\n"
     "        } while (old != assumed); \\\n"
     "        return frombits(old); \\\n"
-    "    }\n"
+    "    }\n";
+
+static const char atomic_bits[] =
+    "#define CJ_AT_BITS(name, fn) \\\n"
+    "    CJ_AT_NATIVE(name, fn, int) CJ_AT_NATIVE(name, fn, unsigned int) \\\n"
+    "    CJ_AT_NATIVE(name, fn, unsigned long long) CJ_AT_VIA(name, fn, long long, unsigned long long)\n";
+
+/* by op - BI_ATOMIC_ADD */
+static const char *const atomic_ops[] = {
+    /* add */
+    "CJ_AT_NATIVE(cj_atomic_add, atomicAdd, int)\n"
+    "CJ_AT_NATIVE(cj_atomic_add, atomicAdd, unsigned int)\n"
+    "CJ_AT_NATIVE(cj_atomic_add, atomicAdd, unsigned long long)\n"
+    "CJ_AT_VIA(cj_atomic_add, atomicAdd, long long, unsigned long long)\n"
+    "CJ_AT_NATIVE(cj_atomic_add, atomicAdd, float)\n"
+    "CJ_AT_NATIVE(cj_atomic_add, atomicAdd, double)\n",
+    /* sub */
+    "CJ_AT_NATIVE(cj_atomic_sub, atomicSub, int)\n"
+    "CJ_AT_NATIVE(cj_atomic_sub, atomicSub, unsigned int)\n"
+    "CJ_DEVICE unsigned long long cj_atomic_sub(unsigned long long *p, unsigned long long v) { return atomicAdd(p, 0ULL - v); }\n"
+    "CJ_DEVICE long long cj_atomic_sub(long long *p, long long v) { return (long long)atomicAdd((unsigned long long *)p, 0ULL - (unsigned long long)v); }\n"
+    "CJ_DEVICE float cj_atomic_sub(float *p, float v) { return atomicAdd(p, -v); }\n"
+    "CJ_DEVICE double cj_atomic_sub(double *p, double v) { return atomicAdd(p, -v); }\n",
+    /* max */
+    "CJ_AT_NATIVE(cj_atomic_max, atomicMax, int)\n"
+    "CJ_AT_NATIVE(cj_atomic_max, atomicMax, unsigned int)\n"
+    "CJ_AT_NATIVE(cj_atomic_max, atomicMax, long long)\n"
+    "CJ_AT_NATIVE(cj_atomic_max, atomicMax, unsigned long long)\n"
     "CJ_AT_FMINMAX(cj_atomic_max, float, int, __float_as_int, __int_as_float, v > cur || cur != cur)\n"
+    "CJ_AT_FMINMAX(cj_atomic_max, double, unsigned long long, __double_as_longlong, __longlong_as_double, v > cur || cur != cur)\n",
+    /* min */
+    "CJ_AT_NATIVE(cj_atomic_min, atomicMin, int)\n"
+    "CJ_AT_NATIVE(cj_atomic_min, atomicMin, unsigned int)\n"
+    "CJ_AT_NATIVE(cj_atomic_min, atomicMin, long long)\n"
+    "CJ_AT_NATIVE(cj_atomic_min, atomicMin, unsigned long long)\n"
     "CJ_AT_FMINMAX(cj_atomic_min, float, int, __float_as_int, __int_as_float, v < cur || cur != cur)\n"
-    "CJ_AT_FMINMAX(cj_atomic_max, double, unsigned long long, __double_as_longlong, __longlong_as_double, v > cur || cur != cur)\n"
-    "CJ_AT_FMINMAX(cj_atomic_min, double, unsigned long long, __double_as_longlong, __longlong_as_double, v < cur || cur != cur)\n"
+    "CJ_AT_FMINMAX(cj_atomic_min, double, unsigned long long, __double_as_longlong, __longlong_as_double, v < cur || cur != cur)\n",
+    /* exch */
     "CJ_AT_NATIVE(cj_atomic_exch, atomicExch, int)\n"
     "CJ_AT_NATIVE(cj_atomic_exch, atomicExch, unsigned int)\n"
     "CJ_AT_NATIVE(cj_atomic_exch, atomicExch, unsigned long long)\n"
     "CJ_AT_VIA(cj_atomic_exch, atomicExch, long long, unsigned long long)\n"
     "CJ_AT_NATIVE(cj_atomic_exch, atomicExch, float)\n"
-    "CJ_DEVICE double cj_atomic_exch(double *p, double v) { return __longlong_as_double((long long)atomicExch((unsigned long long *)p, (unsigned long long)__double_as_longlong(v))); }\n"
-    "#define CJ_AT_BITS(name, fn) \\\n"
-    "    CJ_AT_NATIVE(name, fn, int) CJ_AT_NATIVE(name, fn, unsigned int) \\\n"
-    "    CJ_AT_NATIVE(name, fn, unsigned long long) CJ_AT_VIA(name, fn, long long, unsigned long long)\n"
-    "CJ_AT_BITS(cj_atomic_and, atomicAnd)\n"
-    "CJ_AT_BITS(cj_atomic_or, atomicOr)\n"
-    "CJ_AT_BITS(cj_atomic_xor, atomicXor)\n"
+    "CJ_DEVICE double cj_atomic_exch(double *p, double v) { return __longlong_as_double((long long)atomicExch((unsigned long long *)p, (unsigned long long)__double_as_longlong(v))); }\n",
+    /* and */
+    "CJ_AT_BITS(cj_atomic_and, atomicAnd)\n",
+    /* or */
+    "CJ_AT_BITS(cj_atomic_or, atomicOr)\n",
+    /* xor */
+    "CJ_AT_BITS(cj_atomic_xor, atomicXor)\n",
+    /* inc */
     "CJ_AT_NATIVE(cj_atomic_inc, atomicInc, unsigned int)\n"
-    "CJ_AT_NATIVE(cj_atomic_dec, atomicDec, unsigned int)\n"
-    "/* 64-bit inc / dec with CUDA's wrap rules, through compare-and-swap */\n"
     "CJ_DEVICE unsigned long long cj_atomic_inc(unsigned long long *p, unsigned long long v)\n"
     "{\n"
     "    unsigned long long old = *p, assumed;\n"
@@ -249,7 +267,9 @@ static const char atomics[] =
     "        old = atomicCAS(p, assumed, assumed >= v ? 0ULL : assumed + 1);\n"
     "    } while (old != assumed);\n"
     "    return old;\n"
-    "}\n"
+    "}\n",
+    /* dec */
+    "CJ_AT_NATIVE(cj_atomic_dec, atomicDec, unsigned int)\n"
     "CJ_DEVICE unsigned long long cj_atomic_dec(unsigned long long *p, unsigned long long v)\n"
     "{\n"
     "    unsigned long long old = *p, assumed;\n"
@@ -258,14 +278,15 @@ static const char atomics[] =
     "        old = atomicCAS(p, assumed, (assumed == 0 || assumed > v) ? v : assumed - 1);\n"
     "    } while (old != assumed);\n"
     "    return old;\n"
-    "}\n"
+    "}\n",
+    /* cas */
     "CJ_DEVICE int cj_atomic_cas(int *p, int c, int v) { return atomicCAS(p, c, v); }\n"
     "CJ_DEVICE unsigned int cj_atomic_cas(unsigned int *p, unsigned int c, unsigned int v) { return atomicCAS(p, c, v); }\n"
     "CJ_DEVICE unsigned long long cj_atomic_cas(unsigned long long *p, unsigned long long c, unsigned long long v) { return atomicCAS(p, c, v); }\n"
     "CJ_DEVICE long long cj_atomic_cas(long long *p, long long c, long long v) { return (long long)atomicCAS((unsigned long long *)p, (unsigned long long)c, (unsigned long long)v); }\n"
     "CJ_DEVICE float cj_atomic_cas(float *p, float c, float v) { return __int_as_float(atomicCAS((int *)p, __float_as_int(c), __float_as_int(v))); }\n"
-    "CJ_DEVICE double cj_atomic_cas(double *p, double c, double v) { return __longlong_as_double((long long)atomicCAS((unsigned long long *)p, (unsigned long long)__double_as_longlong(c), (unsigned long long)__double_as_longlong(v))); }\n";
-
+    "CJ_DEVICE double cj_atomic_cas(double *p, double c, double v) { return __longlong_as_double((long long)atomicCAS((unsigned long long *)p, (unsigned long long)__double_as_longlong(c), (unsigned long long)__double_as_longlong(v))); }\n",
+};
 static const char warp[] =
     "CJ_DEVICE int cj_laneid(void)\n"
     "{\n"
@@ -277,8 +298,25 @@ static const char warp[] =
 static const char dynshared[] =
     "extern __shared__ __align__(16) unsigned char cj_dyn_smem[];\n";
 
+static void
+atomics(Buf *b, unsigned used)
+{
+    buf_puts(b, atomic_common);
+    if (used & ((1u << (BI_ATOMIC_MAX - BI_ATOMIC_ADD)) | (1u << (BI_ATOMIC_MIN - BI_ATOMIC_ADD)))) {
+        buf_puts(b, atomic_fminmax);
+    }
+    if (used & (7u << (BI_ATOMIC_AND - BI_ATOMIC_ADD))) {
+        buf_puts(b, atomic_bits);
+    }
+    for (int op = 0; op <= BI_ATOMIC_CAS - BI_ATOMIC_ADD; op++) {
+        if (used & (1u << op)) {
+            buf_puts(b, atomic_ops[op]);
+        }
+    }
+}
+
 void
-cg_prelude(Buf *b, unsigned features)
+cg_prelude(Buf *b, unsigned features, unsigned atomic_ops_used)
 {
     if (features & FEAT_F16) {
         buf_puts(b, f16);
@@ -293,6 +331,12 @@ cg_prelude(Buf *b, unsigned features)
     if (features & FEAT_INTDIV) {
         buf_puts(b, intdiv);
     }
+    if (features & FEAT_FLOATDIV) {
+        buf_puts(b, floatdiv);
+    }
+    if (features & FEAT_IPOW) {
+        buf_puts(b, ipow);
+    }
     if (features & (FEAT_ASSERT | FEAT_BOUNDS)) {
         buf_puts(b, errrec);
     }
@@ -300,7 +344,7 @@ cg_prelude(Buf *b, unsigned features)
         buf_puts(b, bounds);
     }
     if (features & FEAT_ATOMIC) {
-        buf_puts(b, atomics);
+        atomics(b, atomic_ops_used);
     }
     if (features & FEAT_WARP) {
         buf_puts(b, warp);

@@ -288,7 +288,8 @@ struct Inst {
 enum {
     FEAT_F16 = 1 << 0, FEAT_COMPLEX = 1 << 1, FEAT_ATOMIC = 1 << 2, FEAT_PRINT = 1 << 3,
     FEAT_ASSERT = 1 << 4, FEAT_DYNSHARED = 1 << 5, FEAT_MATH = 1 << 6, FEAT_WARP = 1 << 7,
-    FEAT_BOUNDS = 1 << 8, FEAT_INTDIV = 1 << 9, FEAT_INFNAN = 1 << 10,
+    FEAT_BOUNDS = 1 << 8, FEAT_INTDIV = 1 << 9, FEAT_INFNAN = 1 << 10, FEAT_FLOATDIV = 1 << 11,
+    FEAT_IPOW = 1 << 12,
 };
 
 typedef struct {
@@ -300,6 +301,7 @@ typedef struct {
     int idx32;          /* index arithmetic in 32 bits */
     int depth;          /* nesting of device-function typing (recursion guard) */
     unsigned features;
+    unsigned atomic_ops;    /* bit (op - BI_ATOMIC_ADD) for each atomic used */
     const char **msgs;  /* assert messages, by msg_id in the error record */
     int nmsgs, mcap;
     Type **tuples;      /* tuple types that need a C++ struct */
@@ -314,6 +316,9 @@ void cg_emit(Program *p, Buf *out);
 const char *cg_kernel_name(Program *p);
 
 /* ---- small utilities ---- */
+/* an integer expression of constants (TILE + 1, N // 2, -1) evaluated; 0 if
+ * it is not one */
+int cj_fold_int(const Node *n, int64_t *v);
 uint64_t cj_hash64(const void *data, size_t n, uint64_t seed);
 int cj_is_cpp_reserved(const char *name);
 

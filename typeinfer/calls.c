@@ -81,56 +81,10 @@ arg(Ti *t, Node *n, int i)
     return ti_expr_pub(t, n->list[i]);
 }
 
-/* An integer known at compile time: a constant, or arithmetic on constants
- * (TILE + 1, 2 * N, -1, N // 2). */
 static int
 const_int(Node *c, int64_t *v)
 {
-    int64_t x, y;
-    if (c->kind == ND_CONST && (c->cval.kind == CK_INT || c->cval.kind == CK_UINT
-                                || c->cval.kind == CK_BOOL)) {
-        *v = c->cval.i;
-        return 1;
-    }
-    if (c->kind == ND_UNARY && (c->op == OP_NEG || c->op == OP_POS) && const_int(c->a, &x)) {
-        *v = c->op == OP_NEG ? -x : x;
-        return 1;
-    }
-    if (c->kind != ND_BINOP || !const_int(c->a, &x) || !const_int(c->b, &y)) {
-        return 0;
-    }
-    switch (c->op) {
-    case OP_ADD: *v = x + y; return 1;
-    case OP_SUB: *v = x - y; return 1;
-    case OP_MUL: *v = x * y; return 1;
-    case OP_FLOORDIV:
-    case OP_MOD:
-        if (y == 0) {
-            return 0;
-        }
-        {
-            int64_t q = x / y, r = x % y;
-            if (r != 0 && ((r < 0) != (y < 0))) {
-                q--;
-                r += y;
-            }
-            *v = c->op == OP_MOD ? r : q;
-        }
-        return 1;
-    case OP_LSHIFT: *v = y >= 0 && y < 63 ? x << y : 0; return y >= 0 && y < 63;
-    case OP_RSHIFT: *v = y >= 0 && y < 63 ? x >> y : 0; return y >= 0 && y < 63;
-    case OP_POW:
-        if (y < 0 || y > 62) {
-            return 0;
-        }
-        *v = 1;
-        while (y--) {
-            *v *= x;
-        }
-        return 1;
-    default:
-        return 0;
-    }
+    return cj_fold_int(c, v);
 }
 
 static int
@@ -305,6 +259,7 @@ atomic_type(Ti *t, Node *n)
     need(t, n->list[2], v, is_num(v) && kind(v) != 'c', "a real number value", n);
     need(t, cas ? n->list[3] : n->list[2], c, is_num(c) && kind(c) != 'c', "a number", n);
     t->p->features |= FEAT_ATOMIC;
+    t->p->atomic_ops |= 1u << (n->op - BI_ATOMIC_ADD);
     return cj_scalar(a->dtype);
 }
 
