@@ -159,8 +159,8 @@ CASES = (
     + [(float_ops, _float_args(dt)()) for dt in (np.float16, np.float32, np.float64)]
     + [
         (float_ops, _float_args(np.float32)(), [("double", False)]),
-        (float_ops, _float_args(np.float16)(), [("cuda_fp16", True)]),
-        (float_ops, _float_args(np.float64)(), [("cuda_fp16", False)]),
+        (float_ops, _float_args(np.float16)(), [("cj_half", True)]),
+        (float_ops, _float_args(np.float64)(), [("cj_half", False)]),
         (true_division, (rand(16, np.int32), rand(16, np.int32, 1, 9), poison(16, np.float64)),
          [("double", True)]),
         (true_division, (rand(16, np.uint8, 0, 9), rand(16, np.int64, 1, 9),

@@ -148,7 +148,7 @@ CASES = (
        for dt in ALL_DTYPES if np.dtype(dt).kind != "c"]
     + [(fill_scalar, (s, _out_for(s))) for s in SCALARS]
     + [
-        (copy_any, (rand(8, np.float32), poison(8, np.float32)), [("cuda_fp16", False)]),
+        (copy_any, (rand(8, np.float32), poison(8, np.float32)), [("cj_half", False)]),
         (nep50_float32, (rand(16, np.float32), poison(16, np.float32)), [("double", False)]),
         (nep50_float32, (rand(16, np.float16), poison(16, np.float16)), [("double", False)]),
         (nep50_weak_ints, (rand(16, np.int8, 100, 127), poison((16, 3), np.int64))),
