@@ -1633,7 +1633,7 @@ like_args(PyObject *a, PyObject *dtype, const char *order, PyObject *stream, Cre
         c->dt = d->dtype;
         cc = d->c_contig;
         ff = d->f_contig;
-    } else {
+    } else if (PyObject_HasAttrString(a, "shape") && PyObject_HasAttrString(a, "dtype")) {
         PyObject *shape = PyObject_GetAttrString(a, "shape");
         PyObject *dt = shape ? PyObject_GetAttrString(a, "dtype") : NULL;
         int r = dt ? parse_shape(shape, c->shape, &c->ndim) : -1;
@@ -1643,6 +1643,20 @@ like_args(PyObject *a, PyObject *dtype, const char *order, PyObject *stream, Cre
         Py_XDECREF(shape);
         Py_XDECREF(dt);
         if (r < 0) {
+            return -1;
+        }
+    } else {
+        /* a device array known only through CAI or DLPack */
+        RtArray in;
+        if (rt_ensure_context() < 0 || rt_get_array(a, &in, NULL, "the array") < 0) {
+            return -1;
+        }
+        c->ndim = in.ndim;
+        memcpy(c->shape, in.shape, sizeof(int64_t) * (size_t)in.ndim);
+        c->dt = in.dtype;
+        cc = in.c_contig;
+        ff = in.f_contig;
+        if (rt_array_release(&in, NULL, 0) < 0) {
             return -1;
         }
     }

@@ -206,6 +206,7 @@ rt_load_kernel_ex(const char *src, const char *name, const RtLoadOptions *opt, R
         }
     }
     if (!disk_hit) {
+        double t1 = now_ms();
         if (use_disk) {
             rt_cache_misses++;
         }
@@ -215,7 +216,7 @@ rt_load_kernel_ex(const char *src, const char *name, const RtLoadOptions *opt, R
         if (rt_nvrtc_compile_ex(src, name, carch, 1, opt->opts, opt->nopts, &c, opt->log) < 0) {
             return opt->log && *opt->log ? -2 : -1;
         }
-        nvrtc_ms = c.ms;
+        nvrtc_ms = now_ms() - t1;           /* with loading NVRTC the first time */
         if (use_disk) {
             stored = rt_cache_store(dir, &k, &c, &why) == 0;
         }
