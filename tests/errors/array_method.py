@@ -1,0 +1,14 @@
+"""An array method."""
+import math
+
+import numpy as np
+
+from cujit import jit
+
+
+@jit.rawkernel()
+def bad(x, out):
+    out[0] = x.sum()  # ERROR: not supported
+
+
+ARGS = {"bad": (np.zeros(8, np.float32), np.zeros(8, np.float32))}

@@ -1,0 +1,15 @@
+"""Subtracting booleans (NumPy refuses it too)."""
+import math
+
+import numpy as np
+
+from cujit import jit
+
+
+@jit.rawkernel()
+def bad(p, q, out):
+    i = jit.grid(1)
+    out[i] = p[i] - q[i]  # ERROR: boolean
+
+
+ARGS = {"bad": (np.zeros(8, np.bool_), np.zeros(8, np.bool_), np.zeros(8, np.bool_))}

@@ -1,0 +1,15 @@
+"""yield makes a generator."""
+import math
+
+import numpy as np
+
+from cujit import jit
+
+
+@jit.rawkernel()
+def bad(x):
+    i = jit.grid(1)
+    yield x[i]  # ERROR: not supported
+
+
+ARGS = {"bad": (np.zeros(8, np.float32),)}

@@ -1,0 +1,14 @@
+"""math.foo."""
+import math
+
+import numpy as np
+
+from cujit import jit
+
+
+@jit.rawkernel()
+def bad(out):
+    out[0] = math.foo(1.0)  # ERROR: attribute
+
+
+ARGS = {"bad": (np.zeros(8, np.float32),)}

@@ -1,0 +1,16 @@
+"""A class inside a kernel."""
+import math
+
+import numpy as np
+
+from cujit import jit
+
+
+@jit.rawkernel()
+def bad(x):
+    class Point:  # ERROR: not supported
+        pass
+    x[0] = 1
+
+
+ARGS = {"bad": (np.zeros(8, np.float32),)}

@@ -1,0 +1,15 @@
+"""import inside a kernel."""
+import math
+
+import numpy as np
+
+from cujit import jit
+
+
+@jit.rawkernel()
+def bad(x):
+    import cmath  # ERROR: not supported
+    x[0] = 1
+
+
+ARGS = {"bad": (np.zeros(8, np.float32),)}

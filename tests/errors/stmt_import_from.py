@@ -1,0 +1,15 @@
+"""from ... import inside a kernel."""
+import math
+
+import numpy as np
+
+from cujit import jit
+
+
+@jit.rawkernel()
+def bad(x):
+    from math import sqrt  # ERROR: not supported
+    x[0] = sqrt(x[1])
+
+
+ARGS = {"bad": (np.zeros(8, np.float32),)}

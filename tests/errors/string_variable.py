@@ -1,0 +1,15 @@
+"""A string held in a variable."""
+import math
+
+import numpy as np
+
+from cujit import jit
+
+
+@jit.rawkernel()
+def bad(out):
+    s = "label"  # ERROR: str
+    out[0] = 1
+
+
+ARGS = {"bad": (np.zeros(8, np.float32),)}

@@ -1,0 +1,19 @@
+"""if / elif without else."""
+import math
+
+import numpy as np
+
+from cujit import jit
+
+
+@jit.rawkernel()
+def bad(x, out):
+    i = jit.grid(1)
+    if x[i] > 0:
+        y = 1.0
+    elif x[i] < 0:
+        y = -1.0
+    out[i] = y  # ERROR: not assigned
+
+
+ARGS = {"bad": (np.zeros(8, np.float32), np.zeros(8, np.float32))}
