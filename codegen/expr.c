@@ -344,8 +344,17 @@ pow_expr(Cg *g, Node *n, const Type *rt, int prec)
 {
     char k = cj_dtypes[rt->dtype].kind;
     int64_t e;
-    if (const_int_value(n->b, &e) && e == 2 && is_simple(n->a) && k != 'b') {
+    int two = (const_int_value(n->b, &e) && e == 2)
+              || (n->b->kind == ND_CONST && n->b->cval.kind == CK_FLOAT && n->b->cval.f == 2.0);
+    if (two && is_simple(n->a) && k != 'b') {
         infix(g, OP_MUL, n->a, n->a, rt, rt, prec);
+        return;
+    }
+    if (two && k != 'b' && rt->dtype != DT_F16) {
+        /* x ** 2 is x * x, exactly rounded (NumPy's fast path) */
+        S("cj_sq(");
+        cg_conv(g, n->a, rt, PR_COMMA);
+        S(")");
         return;
     }
     if (k == 'i' || k == 'u' || k == 'b') {
@@ -501,11 +510,32 @@ unary(Cg *g, Node *n, int prec)
     cj_unreachable(g->p->try_, "unary operator");
 }
 
+static int
+int_fits(int64_t v, DType dt)
+{
+    const DTypeInfo *d = &cj_dtypes[dt];
+    if (d->kind == 'u') {
+        return v >= 0 && (d->size == 8 || v < ((int64_t)1 << (8 * d->size)));
+    }
+    return d->size == 8 || (v >= -((int64_t)1 << (8 * d->size - 1))
+                            && v < ((int64_t)1 << (8 * d->size - 1)));
+}
+
+/* the type two operands are compared in; a Python int outside the other
+ * operand's integer range (uint8 x >= -3) widens it, as NumPy 2 does */
 static const Type *
 common_type(Cg *g, Node *x, Node *y)
 {
     const Type *a = g->in->ntype[x->id], *b = g->in->ntype[y->id];
-    return cj_concrete(cj_promote(a, b));
+    const Type *ct = cj_concrete(cj_promote(a, b));
+    char k = cj_dtypes[ct->dtype].kind;
+    int64_t v;
+    if (ct->kind == TY_SCALAR && (k == 'i' || k == 'u')
+        && ((cj_is_weak(a) && cj_fold_int(x, &v) && !int_fits(v, ct->dtype))
+            || (cj_is_weak(b) && cj_fold_int(y, &v) && !int_fits(v, ct->dtype)))) {
+        return cj_scalar(ct->dtype == DT_U64 ? DT_F64 : DT_I64);
+    }
+    return ct;
 }
 
 static void

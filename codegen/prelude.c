@@ -20,7 +20,8 @@ static const char base[] =
     "    return *(T *)((char *)p + off);\n"
     "}\n"
     "template <typename T> CJ_DEVICE T cj_max(T a, T b) { return b > a ? b : a; }\n"
-    "template <typename T> CJ_DEVICE T cj_min(T a, T b) { return b < a ? b : a; }\n";
+    "template <typename T> CJ_DEVICE T cj_min(T a, T b) { return b < a ? b : a; }\n"
+    "template <typename T> CJ_DEVICE T cj_sq(T x) { return x * x; }\n";
 
 static const char infnan[] =
     "#define CJ_INF_F __int_as_float(0x7f800000)\n"

@@ -382,6 +382,9 @@ object_const(Fe *f, PyObject *obj, Loc loc)
         c.kind = CK_BOOL;
         c.dt = DT_BOOL;
         c.i = obj == Py_True;
+    } else if (!PyLong_CheckExact(obj) && !PyFloat_CheckExact(obj)
+               && !PyComplex_CheckExact(obj) && numpy_scalar_const(f, obj, &c)) {
+        /* np.float64 subclasses float, but is a strong NumPy scalar */
     } else if (PyLong_Check(obj)) {
         int overflow;
         c.kind = CK_INT;
@@ -426,7 +429,7 @@ object_const(Fe *f, PyObject *obj, Loc loc)
             }
         }
         return t;
-    } else if (!numpy_scalar_const(f, obj, &c)) {
+    } else {
         return NULL;
     }
     return const_node(f, loc, c);

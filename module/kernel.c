@@ -442,6 +442,7 @@ transpile(KernelObject *k, const ArgKey *keys, int n, int idx32)
     e->nmsgs = p->nmsgs;
     e->check_errors = (p->features & (FEAT_ASSERT | FEAT_BOUNDS)) != 0;
     e->has_dynshared = (p->features & FEAT_DYNSHARED) != 0;
+    e->has_print = (p->features & FEAT_PRINT) != 0;
     e->transpile_ms = now_ms() - t0;
     const char *dump = getenv("CUJIT_DUMP");
     if (dump && *dump && strcmp(dump, "0") != 0) {
@@ -827,7 +828,7 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
     ArgKey keys[MAXARGS];
     int isarr[MAXARGS];
     Py_ssize_t got = 0;
-    int idx32 = 1;
+    int idx32 = 1, printing = 0;
     PyObject *result = NULL;
     for (; got < n; got++) {
         DType dt;
@@ -851,6 +852,7 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
     if (!e || load_entry(k, e, dev) < 0) {
         goto done;
     }
+    printing = e->has_print;
     if (e->has_dynshared && c->shmem == 0) {
         PyErr_Format(PyExc_ValueError, "%U uses jit.shared_memory(dtype, None): give the "
                      "dynamic shared memory size at launch, k[grid, block, stream, nbytes]",
@@ -924,6 +926,9 @@ done:
         if (isarr[i] && rt_array_release(&arrs[i], c->stream, result != NULL) < 0 && result) {
             Py_CLEAR(result);
         }
+    }
+    if (printing) {
+        fflush(stdout);
     }
     return result;
 }

@@ -36,6 +36,7 @@ typedef struct Entry {
     int nmsgs;
     int check_errors;       /* asserts or boundscheck: read the error record */
     int has_dynshared;
+    int has_print;          /* flush stdout after a synchronising launch */
     double transpile_ms;
     RtKernel rk[8];         /* per device */
     char loaded[8];

@@ -823,6 +823,7 @@ rt_py_synchronize(PyObject *self, PyObject *noargs)
     Py_BEGIN_ALLOW_THREADS
     r = rt_cu.cuCtxSynchronize();
     Py_END_ALLOW_THREADS
+    fflush(stdout);     /* what kernels printed reaches the C stdout at a sync */
     if (r != CUDA_SUCCESS) {
         rt_cuda_fail(r, "synchronizing device %d", dev);
         return NULL;

@@ -16,6 +16,7 @@ template <typename T, typename I> CJ_DEVICE T &cj_at(T *p, I off)
 }
 template <typename T> CJ_DEVICE T cj_max(T a, T b) { return b > a ? b : a; }
 template <typename T> CJ_DEVICE T cj_min(T a, T b) { return b < a ? b : a; }
+template <typename T> CJ_DEVICE T cj_sq(T x) { return x * x; }
 /* Python's floor division and modulo (NumPy: x // 0 == 0, x % 0 == 0 for ints) */
 template <typename T> CJ_DEVICE T cj_floordiv(T a, T b)
 {

@@ -16,6 +16,7 @@ template <typename T, typename I> CJ_DEVICE T &cj_at(T *p, I off)
 }
 template <typename T> CJ_DEVICE T cj_max(T a, T b) { return b > a ? b : a; }
 template <typename T> CJ_DEVICE T cj_min(T a, T b) { return b < a ? b : a; }
+template <typename T> CJ_DEVICE T cj_sq(T x) { return x * x; }
 
 /* saxpy at @GOLDEN@/saxpy.py:7 */
 extern "C" __global__ void cj_saxpy_f4_f4a1C_f4a1C_f4a1C_i32(float a, cj_array<float, 1, int> x, cj_array<float, 1, int> y, cj_array<float, 1, int> out)

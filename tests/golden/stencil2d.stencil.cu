@@ -16,6 +16,7 @@ template <typename T, typename I> CJ_DEVICE T &cj_at(T *p, I off)
 }
 template <typename T> CJ_DEVICE T cj_max(T a, T b) { return b > a ? b : a; }
 template <typename T> CJ_DEVICE T cj_min(T a, T b) { return b < a ? b : a; }
+template <typename T> CJ_DEVICE T cj_sq(T x) { return x * x; }
 
 /* stencil at @GOLDEN@/stencil2d.py:7 */
 extern "C" __global__ void cj_stencil_f8a2A_f4a2F_i32(cj_array<double, 2, int> src, cj_array<float, 2, int> dst)
