@@ -231,6 +231,14 @@ rt_load_kernel_ex(const char *src, const char *name, const RtLoadOptions *opt, R
         rt_cu.cuModuleUnload(m);
         return -1;
     }
+    e = mem_find(dev, &k);
+    if (e) {
+        /* another thread loaded it while NVRTC ran without the GIL */
+        rt_cu.cuModuleUnload(m);
+        *out = e->kernel;
+        *hit = 2;
+        return 0;
+    }
     if (mem_insert(dev, &k, out) < 0) {
         rt_cu.cuModuleUnload(m);
         return -1;

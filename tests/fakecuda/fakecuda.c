@@ -1,0 +1,519 @@
+/* fakecuda.c - a stand-in libcuda.so.1 for testing cujit's runtime on
+ * machines without a GPU (tests/test_runtime_nogpu.py builds it and runs
+ * Python with it first on LD_LIBRARY_PATH).
+ *
+ * Two devices (sm_90 and sm_86); device memory is host memory; contexts,
+ * streams and events are bookkeeping; a launch runs a host version of a few
+ * kernels chosen by name:
+ *   scale2(float *x, long long n)   x[i] *= 2 for i < n
+ *   fail()                          records an assert failure in cj_error
+ *   crash()                         the next synchronize reports an illegal address
+ * Environment: FAKECUDA_NODEV=1 (cuInit fails), FAKECUDA_NOPOOL=1 (no memory
+ * pools).  Counters (fake_allocs, fake_frees, fake_launches, fake_waits) are
+ * exported for ctypes. */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef int CUresult;
+typedef unsigned long long CUdeviceptr;
+
+#define NDEV 2
+
+typedef struct {
+    int dev;
+} Ctx;
+
+typedef struct {
+    void *errrec;               /* 64 bytes when the image mentions cj_error */
+} Module;
+
+typedef struct {
+    Module *m;
+    char name[64];
+} Func;
+
+typedef struct {
+    long long used, reserved;
+} Pool;
+
+typedef struct {
+    double t;
+} Event;
+
+long long fake_allocs, fake_frees, fake_launches, fake_waits;
+
+static Ctx primaries[NDEV] = {{0}, {1}};
+static _Thread_local Ctx *stack[64];
+static _Thread_local int depth;         /* stack[depth - 1] is current */
+static CUresult sticky;
+
+static double
+now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+CUresult
+cuInit(unsigned flags)
+{
+    return getenv("FAKECUDA_NODEV") ? 100 : 0;
+}
+
+CUresult
+cuDriverGetVersion(int *v)
+{
+    *v = 13000;
+    return 0;
+}
+
+/* NVRTC asks libcuda for this when it finds one */
+CUresult
+cuGetExportTable(const void **table, const void *id)
+{
+    return 801;
+}
+
+CUresult
+cuGetErrorName(CUresult r, const char **s)
+{
+    switch (r) {
+    case 0: *s = "CUDA_SUCCESS"; break;
+    case 1: *s = "CUDA_ERROR_INVALID_VALUE"; break;
+    case 2: *s = "CUDA_ERROR_OUT_OF_MEMORY"; break;
+    case 100: *s = "CUDA_ERROR_NO_DEVICE"; break;
+    case 200: *s = "CUDA_ERROR_INVALID_IMAGE"; break;
+    case 201: *s = "CUDA_ERROR_INVALID_CONTEXT"; break;
+    case 500: *s = "CUDA_ERROR_NOT_FOUND"; break;
+    case 700: *s = "CUDA_ERROR_ILLEGAL_ADDRESS"; break;
+    default: *s = NULL; return 1;
+    }
+    return 0;
+}
+
+CUresult
+cuGetErrorString(CUresult r, const char **s)
+{
+    switch (r) {
+    case 2: *s = "out of memory"; break;
+    case 100: *s = "no CUDA-capable device is detected"; break;
+    case 700: *s = "an illegal memory access was encountered"; break;
+    default: *s = "fake error"; break;
+    }
+    return 0;
+}
+
+CUresult
+cuDeviceGet(int *d, int ordinal)
+{
+    if (ordinal < 0 || ordinal >= NDEV) {
+        return 101;
+    }
+    *d = ordinal;
+    return 0;
+}
+
+CUresult
+cuDeviceGetCount(int *n)
+{
+    *n = NDEV;
+    return 0;
+}
+
+CUresult
+cuDeviceGetName(char *name, int len, int d)
+{
+    snprintf(name, (size_t)len, "Fake GPU %d", d);
+    return 0;
+}
+
+CUresult
+cuDeviceGetAttribute(int *v, int attr, int d)
+{
+    switch (attr) {
+    case 1: *v = 1024; break;                       /* max threads per block */
+    case 8: *v = 49152; break;                      /* shared memory per block */
+    case 16: *v = 132; break;                       /* SMs */
+    case 75: *v = d == 0 ? 9 : 8; break;            /* compute capability */
+    case 76: *v = d == 0 ? 0 : 6; break;
+    case 97: *v = 232448; break;                    /* opt-in shared memory */
+    case 115: *v = getenv("FAKECUDA_NOPOOL") ? 0 : 1; break;
+    default: *v = 0; break;
+    }
+    return 0;
+}
+
+CUresult
+cuDeviceTotalMem_v2(size_t *bytes, int d)
+{
+    *bytes = (size_t)80 << 30;
+    return 0;
+}
+
+CUresult
+cuDevicePrimaryCtxRetain(Ctx **c, int d)
+{
+    *c = &primaries[d];
+    return 0;
+}
+
+CUresult
+cuCtxGetCurrent(Ctx **c)
+{
+    *c = depth ? stack[depth - 1] : NULL;
+    return 0;
+}
+
+CUresult
+cuCtxSetCurrent(Ctx *c)
+{
+    if (!c) {
+        depth = depth ? depth - 1 : 0;
+        return 0;
+    }
+    depth = depth ? depth : 1;
+    stack[depth - 1] = c;
+    return 0;
+}
+
+CUresult
+cuCtxPushCurrent_v2(Ctx *c)
+{
+    stack[depth++] = c;
+    return 0;
+}
+
+CUresult
+cuCtxPopCurrent_v2(Ctx **c)
+{
+    if (!depth) {
+        return 201;
+    }
+    *c = stack[--depth];
+    return 0;
+}
+
+CUresult
+cuCtxGetDevice(int *d)
+{
+    if (!depth) {
+        return 201;
+    }
+    *d = stack[depth - 1]->dev;
+    return 0;
+}
+
+CUresult
+cuCtxSynchronize(void)
+{
+    return depth ? sticky : 201;
+}
+
+CUresult
+cuMemGetInfo_v2(size_t *free_, size_t *total)
+{
+    *free_ = (size_t)70 << 30;
+    *total = (size_t)80 << 30;
+    return 0;
+}
+
+/* the size of an ELF image (section headers come last), or a string's */
+static size_t
+image_size(const unsigned char *u)
+{
+    if (memcmp(u, "\x7f" "ELF", 4) == 0) {
+        uint64_t shoff;
+        uint16_t shentsize, shnum;
+        memcpy(&shoff, u + 0x28, 8);
+        memcpy(&shentsize, u + 0x3a, 2);
+        memcpy(&shnum, u + 0x3c, 2);
+        return shoff + (size_t)shentsize * shnum;
+    }
+    return strlen((const char *)u);
+}
+
+CUresult
+cuModuleLoadData(Module **m, const void *image)
+{
+    if (!depth) {
+        return 201;
+    }
+    if (memcmp(image, "BAD", 3) == 0) {
+        return 200;
+    }
+    Module *x = calloc(1, sizeof *x);
+    x->errrec = memmem(image, image_size(image), "cj_error", 8) ? calloc(1, 64) : NULL;
+    *m = x;
+    return 0;
+}
+
+CUresult
+cuModuleUnload(Module *m)
+{
+    free(m->errrec);
+    free(m);
+    return 0;
+}
+
+CUresult
+cuModuleGetFunction(Func **f, Module *m, const char *name)
+{
+    Func *x = calloc(1, sizeof *x);
+    x->m = m;
+    snprintf(x->name, sizeof x->name, "%s", name);
+    *f = x;
+    return 0;
+}
+
+CUresult
+cuModuleGetGlobal_v2(CUdeviceptr *p, size_t *size, Module *m, const char *name)
+{
+    if (strcmp(name, "cj_error") != 0 || !m->errrec) {
+        return 500;
+    }
+    *p = (CUdeviceptr)(uintptr_t)m->errrec;
+    *size = 64;
+    return 0;
+}
+
+CUresult
+cuFuncSetAttribute(Func *f, int attr, int value)
+{
+    return 0;
+}
+
+CUresult
+cuLaunchKernel(Func *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+               unsigned bz, unsigned shmem, void *stream, void **params, void **extra)
+{
+    if (!depth) {
+        return 201;
+    }
+    fake_launches++;
+    if (strcmp(f->name, "scale2") == 0) {
+        float *x = *(float **)params[0];
+        long long n = *(long long *)params[1];
+        for (long long i = 0; i < n; i++) {
+            x[i] *= 2;
+        }
+    } else if (strcmp(f->name, "fail") == 0 && f->m->errrec) {
+        /* flag, kind (assert), line, msg_id, block xyz, thread xyz */
+        int rec[10] = {1, 1, 42, -1, 3, 0, 0, 5, 0, 0};
+        memcpy(f->m->errrec, rec, sizeof rec);
+    } else if (strcmp(f->name, "crash") == 0) {
+        sticky = 700;
+    }
+    return 0;
+}
+
+CUresult
+cuMemAlloc_v2(CUdeviceptr *p, size_t n)
+{
+    *p = (CUdeviceptr)(uintptr_t)malloc(n);
+    fake_allocs++;
+    return 0;
+}
+
+CUresult
+cuMemFree_v2(CUdeviceptr p)
+{
+    free((void *)(uintptr_t)p);
+    fake_frees++;
+    return 0;
+}
+
+CUresult
+cuMemPoolCreate(Pool **p, const void *props)
+{
+    *p = calloc(1, sizeof **p);
+    return 0;
+}
+
+CUresult
+cuMemPoolSetAttribute(Pool *p, int attr, void *v)
+{
+    return 0;
+}
+
+CUresult
+cuMemPoolGetAttribute(Pool *p, int attr, void *v)
+{
+    *(unsigned long long *)v = (unsigned long long)(attr == 7 ? p->used : p->reserved);
+    return 0;
+}
+
+CUresult
+cuMemPoolTrimTo(Pool *p, size_t keep)
+{
+    p->reserved = p->used;
+    return 0;
+}
+
+CUresult
+cuMemAllocFromPoolAsync(CUdeviceptr *p, size_t n, Pool *pool, void *stream)
+{
+    if (!depth) {
+        return 201;
+    }
+    if (n > ((size_t)1 << 40)) {
+        return 2;
+    }
+    size_t *b = malloc(n + 16);
+    b[0] = n;
+    b[1] = (size_t)(uintptr_t)pool;
+    *p = (CUdeviceptr)(uintptr_t)(b + 2);
+    pool->used += (long long)n;
+    pool->reserved = pool->used > pool->reserved ? pool->used : pool->reserved;
+    fake_allocs++;
+    return 0;
+}
+
+CUresult
+cuMemFreeAsync(CUdeviceptr p, void *stream)
+{
+    size_t *b = (size_t *)(uintptr_t)p - 2;
+    ((Pool *)(uintptr_t)b[1])->used -= (long long)b[0];
+    free(b);
+    fake_frees++;
+    return 0;
+}
+
+CUresult
+cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *s, size_t n, void *stream)
+{
+    memcpy((void *)(uintptr_t)d, s, n);
+    return 0;
+}
+
+CUresult
+cuMemcpyDtoHAsync_v2(void *d, CUdeviceptr s, size_t n, void *stream)
+{
+    memcpy(d, (void *)(uintptr_t)s, n);
+    return 0;
+}
+
+CUresult
+cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, void *stream)
+{
+    memmove((void *)(uintptr_t)d, (void *)(uintptr_t)s, n);
+    return 0;
+}
+
+CUresult
+cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n)
+{
+    memcpy(d, (void *)(uintptr_t)s, n);
+    return 0;
+}
+
+CUresult
+cuMemsetD8_v2(CUdeviceptr p, unsigned char v, size_t n)
+{
+    memset((void *)(uintptr_t)p, v, n);
+    return 0;
+}
+
+CUresult
+cuMemsetD8Async(CUdeviceptr p, unsigned char v, size_t n, void *stream)
+{
+    memset((void *)(uintptr_t)p, v, n);
+    return 0;
+}
+
+CUresult
+cuMemsetD16Async(CUdeviceptr p, unsigned short v, size_t n, void *stream)
+{
+    unsigned short *q = (void *)(uintptr_t)p;
+    for (size_t i = 0; i < n; i++) {
+        q[i] = v;
+    }
+    return 0;
+}
+
+CUresult
+cuMemsetD32Async(CUdeviceptr p, unsigned v, size_t n, void *stream)
+{
+    unsigned *q = (void *)(uintptr_t)p;
+    for (size_t i = 0; i < n; i++) {
+        q[i] = v;
+    }
+    return 0;
+}
+
+CUresult
+cuStreamCreate(void **s, unsigned flags)
+{
+    *s = malloc(8);
+    return 0;
+}
+
+CUresult
+cuStreamDestroy_v2(void *s)
+{
+    free(s);
+    return 0;
+}
+
+CUresult
+cuStreamSynchronize(void *s)
+{
+    return sticky;
+}
+
+CUresult
+cuStreamQuery(void *s)
+{
+    return 0;
+}
+
+CUresult
+cuStreamWaitEvent(void *s, Event *e, unsigned flags)
+{
+    fake_waits++;
+    return 0;
+}
+
+CUresult
+cuEventCreate(Event **e, unsigned flags)
+{
+    *e = calloc(1, sizeof **e);
+    return 0;
+}
+
+CUresult
+cuEventDestroy_v2(Event *e)
+{
+    free(e);
+    return 0;
+}
+
+CUresult
+cuEventRecord(Event *e, void *stream)
+{
+    e->t = now_ms();
+    return 0;
+}
+
+CUresult
+cuEventSynchronize(Event *e)
+{
+    return 0;
+}
+
+CUresult
+cuEventQuery(Event *e)
+{
+    return 0;
+}
+
+CUresult
+cuEventElapsedTime(float *ms, Event *a, Event *b)
+{
+    *ms = (float)(b->t - a->t);
+    return 0;
+}

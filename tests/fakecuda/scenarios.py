@@ -1,0 +1,384 @@
+"""Runtime scenarios run against the fake libcuda (fakecuda.c), each in a
+fresh process started by tests/test_runtime_nogpu.py:
+
+    python scenarios.py NAME
+
+Device memory is host memory there, so everything but real kernels can be
+checked: arrays and views, copies, exports (CAI, DLPack), imports from every
+kind of array, streams, events, devices, kernel loading through NVRTC and the
+disk cache, error records, and that every allocation is given back."""
+import ctypes
+import gc
+import os
+import sys
+
+import numpy as np
+
+import cujit
+from cujit import _cujit as C
+
+FAKE = ctypes.CDLL("libcuda.so.1")
+SCALE2 = ('extern "C" __global__ void scale2(float *x, long long n)'
+          '{ long long i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] *= 2; }')
+FAIL = ('struct R { int v[16]; }; __device__ R cj_error;\n'
+        'extern "C" __global__ void fail() { cj_error.v[0] = 1; }')
+CRASH = 'extern "C" __global__ void crash() { }'
+RNG = np.random.default_rng()
+
+
+def counter(name):
+    return ctypes.c_longlong.in_dll(FAKE, name).value
+
+
+def rand(*shape, dtype=np.float32):
+    return RNG.random(shape).astype(dtype)
+
+
+# ---- mock producers of each kind rt_get_array reads ----
+
+class CAI:
+    def __init__(self, a, stream=None):
+        self.a, self.s = a, stream
+
+    @property
+    def __cuda_array_interface__(self):
+        d = dict(self.a.__cuda_array_interface__)
+        d["stream"] = self.s
+        return d
+
+
+class DL:
+    def __init__(self, a):
+        self.a = a
+
+    def __dlpack__(self, stream=None):
+        return self.a.__dlpack__(stream=stream)
+
+    def __dlpack_device__(self):
+        return self.a.__dlpack_device__()
+
+
+class _Mem:
+    def __init__(self, p):
+        self.ptr = p
+
+
+class CupyLike(type("ndarray", (), {"__module__": "cupy"})):
+    def __init__(self, a):
+        self.data, self.shape, self.strides, self.dtype = _Mem(a.ptr), a.shape, a.strides, a.dtype
+
+
+class TorchLike(type("Tensor", (), {"__module__": "torch"})):
+    is_cuda = True
+
+    def __init__(self, a):
+        self.a, self.shape, self.dtype = a, a.shape, a.dtype
+
+    def data_ptr(self):
+        return self.a.ptr
+
+    def stride(self):
+        return tuple(s // self.a.itemsize for s in self.a.strides)
+
+
+def arrays():
+    h = rand(5, 4)
+    d = cujit.to_device(h)
+    assert d.shape == (5, 4) and d.strides == (16, 4) and d.dtype == np.float32
+    assert (d.size, d.ndim, d.nbytes, d.itemsize, len(d)) == (20, 2, 80, 4, 5)
+    assert d.c_contiguous and not d.f_contiguous and d.base is None
+    assert (d.copy_to_host() == h).all() and (cujit.asnumpy(d) == h).all()
+    for key in (np.s_[1:4, ::2], np.s_[3], np.s_[2, 1:], np.s_[::-1, ::-2], np.s_[..., None, 1],
+                np.s_[-1], np.s_[:, -2], np.s_[1:1]):
+        v = d[key]
+        assert v.base is d and v.shape == h[key].shape, key
+        assert (v.copy_to_host() == h[key]).all(), key
+    assert d[1:4, ::2].strides == (16, 8) and not d[1:4, ::2].c_contiguous
+    assert d[1, 2].item() == float(h[1, 2]) == float(d[1, 2])
+    assert [x.item() for x in cujit.to_device(np.arange(3))] == [0, 1, 2]
+    out = np.empty((5, 4), np.float32)
+    assert d.copy_to_host(out) is out and (out == h).all()
+    # writes: scalars and arrays, into views of any layout
+    d[1:3, 0] = 9.5
+    h[1:3, 0] = 9.5
+    d[0] = np.arange(4)
+    h[0] = np.arange(4)
+    d[::2, 1::2] = rand(3, 2)[::-1]
+    h[::2, 1::2] = d[::2, 1::2].copy_to_host()
+    assert (d.copy_to_host() == h).all()
+    d2 = cujit.empty_like(d)
+    d2.copy_to_device(d)
+    assert (d2.copy_to_host() == h).all()
+    d2.copy_to_device(h[::-1])
+    assert (d2.copy_to_host() == h[::-1]).all()
+    assert (d.copy().copy_to_host() == h).all() and (d[::2].copy().copy_to_host() == h[::2]).all()
+    # creation
+    assert (cujit.zeros((3, 4), dtype="f4").copy_to_host() == 0).all()
+    assert (cujit.ones(5, dtype=np.complex64).copy_to_host() == 1).all()
+    f = cujit.full((2, 3), 7)
+    assert f.dtype == np.int64 and (f.copy_to_host() == 7).all()
+    assert (cujit.full(3, 2.5, dtype=np.float16).copy_to_host() == 2.5).all()
+    assert (cujit.full(4, 1 - 2j).copy_to_host() == 1 - 2j).all()
+    assert (cujit.full(3, 2**64 - 1, dtype=np.uint64).copy_to_host() == 2**64 - 1).all()
+    assert (cujit.full(2, np.float32(1.25)).copy_to_host() == 1.25).all()
+    assert cujit.full(2, np.float32(1.25)).dtype == np.float32
+    assert (cujit.full(3, True).copy_to_host() == True).all()           # noqa: E712
+    assert (cujit.ones_like(d).copy_to_host() == 1).all()
+    assert (cujit.full_like(h, 3).copy_to_host() == 3).all()
+    assert cujit.zeros_like(h, dtype=np.int8).dtype == np.int8
+    assert cujit.empty((2, 3), order="F").strides == (8, 16)
+    assert cujit.empty_like(cujit.empty((2, 3), order="F")).strides == (8, 16)
+    assert cujit.empty(0).size == 0 and cujit.empty((3, 0)).copy_to_host().shape == (3, 0)
+    for dt, name in (("f4", "float32"), (np.int16, "int16"), (bool, "bool"), (float, "float64"),
+                     (int, "int64"), ("complex128", "complex128"), (np.dtype("u4"), "uint32"),
+                     ("e", "float16"), ("<i8", "int64")):
+        assert cujit.empty(1, dtype=dt).dtype == np.dtype(name), dt
+    for obj in ([1, 2, 3], 5, np.float32(1.5), np.array([True, False]),
+                np.arange(4, dtype=np.float16), rand(3, 4)[::2, ::-1], np.asfortranarray(rand(3, 2))):
+        a = np.asarray(obj)
+        t = cujit.to_device(obj)
+        assert t.dtype == a.dtype and t.shape == a.shape and (t.copy_to_host() == a).all()
+    # repr
+    assert repr(cujit.to_device(np.arange(3, dtype=np.int32))) == \
+        "DeviceArray([0, 1, 2], dtype=int32)"
+    assert repr(cujit.empty((2000, 3))) == "DeviceArray(shape=(2000, 3), dtype=float64)"
+    # CAI v3 export
+    cai = d.__cuda_array_interface__
+    assert cai["version"] == 3 and cai["typestr"] == "<f4" and cai["shape"] == (5, 4)
+    assert cai["strides"] is None and cai["data"] == (d.ptr, False) and cai["stream"] == 1
+    assert d[::2].__cuda_array_interface__["strides"] == (32, 4)
+    assert cujit.to_device(np.zeros(2, bool)).__cuda_array_interface__["typestr"] == "|b1"
+    # DLPack export
+    assert d.__dlpack_device__() == (2, 0)
+    assert "dltensor" in repr(d.__dlpack__())
+    assert "dltensor_versioned" in repr(d.__dlpack__(max_version=(1, 0)))
+    assert "dltensor" in repr(d.__dlpack__(stream=-1))
+    print("arrays ok")
+
+
+def errors():
+    d = cujit.to_device(rand(3, 4))
+    expect = [
+        (lambda: d[1, 2, 3], IndexError, "too many indices"),
+        (lambda: d[5], IndexError, "out of bounds"),
+        (lambda: d[[1, 2]], IndexError, "basic indexing"),
+        (lambda: d[True], IndexError, "basic indexing"),
+        (lambda: cujit.full(3, 300, dtype=np.int8), OverflowError, "out of bounds for int8"),
+        (lambda: cujit.full(3, -1, dtype=np.uint8), OverflowError, "out of bounds for uint8"),
+        (lambda: cujit.empty(-1), ValueError, "negative"),
+        (lambda: cujit.empty(3, dtype="bfloat16"), TypeError, ""),
+        (lambda: cujit.empty(3, order="X"), ValueError, "order"),
+        (lambda: np.asarray(d), TypeError, "copy_to_host"),
+        (lambda: len(d[0, 0]), TypeError, "unsized"),
+        (lambda: bool(d), ValueError, "ambiguous"),
+        (lambda: cujit.Device(5), ValueError, "invalid device 5"),
+        (lambda: d.copy_to_device(np.zeros((2, 2))), ValueError, "broadcast"),
+        (lambda: d.copy_to_host(np.zeros((3, 4))), ValueError, "do not match"),
+        (lambda: d.__dlpack__(dl_device=(1, 0)), BufferError, ""),
+        (lambda: C._launch_raw(SCALE2, "scale2", 1, 32, ("x", 0)), TypeError, ""),
+        (lambda: C._launch_raw(SCALE2, "scale2", 1, 32, (object(), 0)), TypeError, ""),
+        (lambda: C._launch_raw(SCALE2, "scale2", 1, 32, (np.zeros(3, object), 0)), TypeError,
+         "argument 0"),
+        (lambda: cujit.Stream(non_blocking=True).wait_event(1), TypeError, "cujit.Event"),
+        (lambda: C._launch_raw(SCALE2, "scale2", 1, 32, (d, 0), stream="s"), TypeError,
+         "expected a stream"),
+    ]
+    for fn, exc, text in expect:
+        try:
+            fn()
+        except exc as e:
+            assert text in str(e), (text, str(e))
+        else:
+            raise AssertionError("no %s for %s" % (exc.__name__, text))
+    print("errors ok")
+
+
+def imports():
+    h = rand(3, 4)
+    d = cujit.to_device(h)
+    for wrap in (CAI, DL, CupyLike, TorchLike):
+        for view in (d, d[1:, ::2], d[::-1]):
+            w = wrap(view)
+            exp = view.copy_to_host()
+            got = cujit.asnumpy(w)
+            assert got.shape == exp.shape and (got == exp).all(), wrap
+            assert (cujit.to_device(w).copy_to_host() == exp).all(), wrap
+            z = cujit.zeros_like(w)
+            assert z.shape == exp.shape and z.dtype == exp.dtype, wrap
+        x = cujit.to_device(np.arange(8, dtype=np.float32))
+        C._launch_raw(SCALE2, "scale2", 1, 32, (wrap(x), 8))
+        assert (x.copy_to_host() == 2 * np.arange(8)).all(), wrap
+    # a CAI producer's stream: the launch stream is made to wait for it
+    s = cujit.Stream()
+    x = cujit.to_device(np.arange(8, dtype=np.float32))
+    waits = counter("fake_waits")
+    C._launch_raw(SCALE2, "scale2", 1, 32, (CAI(x, stream=1), 8))        # same stream
+    assert counter("fake_waits") == waits
+    C._launch_raw(SCALE2, "scale2", 1, 32, (CAI(x, stream=s.handle), 8))
+    assert counter("fake_waits") == waits + 1
+    # host data: copied in and back (contiguous, strided, read-only, F order)
+    for h in (rand(10), rand(20)[::2], np.asfortranarray(rand(2, 5))):
+        h0 = h.copy()
+        C._launch_raw(SCALE2, "scale2", 1, 32, (h, 10))
+        assert np.allclose(h, 2 * h0)
+    big = rand(20)
+    big0 = big.copy()
+    C._launch_raw(SCALE2, "scale2", 1, 32, (big[::2], 10))
+    assert np.allclose(big[::2], 2 * big0[::2]) and (big[1::2] == big0[1::2]).all()
+    r = rand(10)
+    r0 = r.copy()
+    r.flags.writeable = False
+    C._launch_raw(SCALE2, "scale2", 1, 32, (r, 10))
+    assert (r == r0).all()
+    print("imports ok")
+
+
+def streams():
+    s = cujit.Stream()
+    nb = cujit.Stream(non_blocking=True)
+    assert s.handle == s.ptr != 0 and s.__cuda_stream__() == (0, s.handle)
+    e1, e2 = cujit.Event(), cujit.Event(timing=True, blocking=True)
+    e1.record()
+    y = cujit.ones(1000, stream=s)
+    e2.record(s)
+    e2.synchronize()
+    assert e1.elapsed_time(e2) >= 0 and e2.query() and s.query()
+    s.synchronize()
+    s.wait_event(e1)
+    e1.wait(nb)
+    assert y.__cuda_array_interface__["stream"] == s.handle
+
+    class TorchStream:
+        cuda_stream = 0
+
+    class CupyStream:
+        ptr = 0
+
+    class Protocol:
+        def __cuda_stream__(self):
+            return (0, nb.handle)
+
+    for so in (None, 0, 1, s, TorchStream(), CupyStream(), Protocol()):
+        C._launch_raw(SCALE2, "scale2", 1, 32, (y, 0), stream=so)
+    del s                       # y keeps its stream alive until it goes
+    gc.collect()
+    assert (y.copy_to_host() == 1).all()
+    del y
+    cujit.synchronize()
+    print("streams ok")
+
+
+def devices():
+    assert cujit.is_available()
+    d0 = cujit.get_device()
+    assert d0.id == 0 and d0 == cujit.Device(0) and d0.name == "Fake GPU 0"
+    assert d0.compute_capability == (9, 0) and d0.arch == "sm_90"
+    assert cujit.Device(1).compute_capability == (8, 6) and int(cujit.Device(1)) == 1
+    assert d0.total_memory > 0 and d0.multiprocessor_count == 132
+    with cujit.Device(1) as dv:
+        assert cujit.get_device() == dv
+        a1 = cujit.ones(4)
+        assert a1.device.id == 1
+        with cujit.Device(0):
+            assert cujit.get_device().id == 0
+            b = cujit.zeros(2)
+        assert cujit.get_device().id == 1
+        del b                   # freed from device 1's context
+    assert cujit.get_device().id == 0
+    assert (a1.copy_to_host() == 1).all()
+    del a1                      # freed from device 0's context
+    cujit.Device(1).synchronize()
+    cujit.Device(1).use()
+    assert cujit.get_device().id == 1
+    cujit.Device(0).use()
+    info = cujit.memory_info()
+    assert info["device"] == 0 and info["total"] > 0
+    cujit.release_memory()
+    print("devices ok")
+
+
+def no_leaks():
+    def work():
+        d = cujit.to_device(rand(5, 6))
+        v = d[1:, ::2]
+        v.copy_to_host()
+        repr(v)
+        del v
+        cap = d.__dlpack__(max_version=(1, 0))
+        del cap
+        cujit.asnumpy(DL(d))
+        C._launch_raw(SCALE2, "scale2", 1, 32, (rand(10)[::2], 4))
+        C._launch_raw(SCALE2, "scale2", 1, 32, (DL(d), 4))
+        cujit.full((3, 3), 1 + 2j).copy_to_host()
+        d[1:3] = 5
+        with cujit.Device(1):
+            cujit.ones(3)
+        s = cujit.Stream()
+        cujit.empty(10, stream=s)
+
+    work()
+    gc.collect()
+    live = counter("fake_allocs") - counter("fake_frees")
+    for _ in range(200):
+        work()
+    gc.collect()
+    assert counter("fake_allocs") - counter("fake_frees") == live
+    assert cujit.memory_info()["used"] == 0
+    print("no_leaks ok")
+
+
+def kernels():
+    """Loads through NVRTC and the disk cache; run twice: compile, then hit."""
+    first = sys.argv[2] == "first"
+    hit, rec = C._launch_raw(SCALE2, "scale2", 1, 32, (cujit.zeros(4), 4))
+    assert rec is None and hit == (0 if first else 1), hit
+    assert C._launch_raw(SCALE2, "scale2", 1, 32, (cujit.zeros(4), 4))[0] == 2     # in memory
+    hit, rec = C._launch_raw(FAIL, "fail", 1, 1, ())
+    assert rec is not None and rec[:2] == (1, 42) and rec[4] == (3, 0, 0) and rec[5] == (5, 0, 0)
+    info = cujit.cache_info()
+    assert info["enabled"] and info["entries"] >= 2
+    assert (info["hits"], info["misses"]) == ((0, 2) if first else (2, 0)), info
+    print("kernels ok", info)
+
+
+def sticky_error():
+    C._launch_raw(SCALE2, "scale2", 1, 32, (cujit.zeros(4), 4))
+    try:
+        C._launch_raw(CRASH, "crash", 1, 1, ())
+    except cujit.CudaError as e:
+        assert "kernel 'crash' failed" in str(e) and "CUDA_ERROR_ILLEGAL_ADDRESS" in str(e), e
+    else:
+        raise AssertionError("no CudaError")
+    try:
+        cujit.synchronize()
+    except cujit.CudaError as e:
+        assert "CUDA_ERROR_ILLEGAL_ADDRESS" in str(e)
+    else:
+        raise AssertionError("no CudaError")
+    print("sticky_error ok")
+
+
+def no_device():
+    assert not cujit.is_available()
+    for fn in (lambda: cujit.zeros(3), lambda: cujit.get_device(), lambda: cujit.Stream()):
+        try:
+            fn()
+        except cujit.CudaError as e:
+            assert "cuInit failed: CUDA_ERROR_NO_DEVICE" in str(e), e
+        else:
+            raise AssertionError("no CudaError")
+    print("no_device ok")
+
+
+def no_pool():
+    assert not cujit.memory_info()["pool"]
+    allocs = counter("fake_allocs") - counter("fake_frees")
+    d = cujit.to_device(rand(100))
+    assert counter("fake_allocs") - counter("fake_frees") == allocs + 1
+    del d
+    assert counter("fake_allocs") - counter("fake_frees") == allocs
+    print("no_pool ok")
+
+
+if __name__ == "__main__":
+    globals()[sys.argv[1]]()

@@ -1,0 +1,244 @@
+"""The runtime without a GPU: NVRTC to PTX, the disk cache's file format,
+import and error behaviour without a driver, and - against a fake libcuda
+(tests/fakecuda) - arrays, copies, exports, imports, streams, devices,
+kernel loading through the disk cache and error records."""
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import cujit
+from cujit import _cujit as C
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FAKE_DIR = os.path.join(ROOT, "tests", "fakecuda")
+
+KERNEL = ('extern "C" __global__ void k(float *x, int n)'
+          '{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] *= 2.0f; }')
+
+
+def nvrtc_or_skip():
+    try:
+        return C._nvrtc_version()
+    except cujit.CudaError as e:
+        pytest.skip("NVRTC not available: %s" % e)
+
+
+# ---- NVRTC ----
+
+def test_nvrtc_ptx():
+    nvrtc_or_skip()
+    ptx, cubin, ms = C._nvrtc_compile(KERNEL, "k")
+    assert cubin is None and ms > 0
+    assert ".visible .entry k(" in ptx and ".target sm_75" in ptx
+    ptx, cubin, _ = C._nvrtc_compile(KERNEL, "k", arch="compute_80")
+    assert ".target sm_80" in ptx and cubin is None
+    # -lineinfo: #line directives reach the PTX as .loc / .file
+    ptx, _, _ = C._nvrtc_compile('#line 7 "saxpy.py"\n' + KERNEL, "k")
+    assert "saxpy.py" in ptx and ".loc" in ptx
+
+
+def test_nvrtc_cubin():
+    nvrtc_or_skip()
+    ptx, cubin, _ = C._nvrtc_compile(KERNEL, "k", arch="sm_80", cubin=True)
+    assert cubin[:4] == b"\x7fELF" and ".target sm_80" in ptx
+    _, cubin, _ = C._nvrtc_compile(KERNEL, "k", arch="compute_80", cubin=True)
+    assert cubin is None            # a virtual arch gives PTX only
+
+
+def test_nvrtc_options():
+    nvrtc_or_skip()
+    src = 'extern "C" __global__ void k(float *x) { x[0] = VALUE; }'
+    ptx, _, _ = C._nvrtc_compile(src, "k", options=["-DVALUE=2.5f"])
+    assert "1075838976" in ptx      # the bits of 2.5f
+    with pytest.raises(cujit.CudaError, match="NVRTC"):
+        C._nvrtc_compile(src, "k", options=["--no-such-option"])
+
+
+def test_nvrtc_error_log():
+    nvrtc_or_skip()
+    bad = 'extern "C" __global__ void k(float *x)\n{\n    x[0] = y;\n}\n'
+    log = C._nvrtc_compile('#line 10 "user.py"\n' + bad, "k", return_log=True)
+    assert isinstance(log, str) and 'user.py(12): error: identifier "y" is undefined' in log
+    with pytest.raises(cujit.CudaError) as e:
+        C._nvrtc_compile(bad, "k")
+    assert "NVRTC failed to compile 'k'" in str(e.value) and "is undefined" in str(e.value)
+
+
+def test_nvrtc_version():
+    major, minor = nvrtc_or_skip()
+    assert major >= 11 and minor >= 0
+
+
+# ---- disk cache format ----
+
+def test_cache_keys():
+    k = C._cache_key("src", "k", "", "sm_90")
+    assert len(k) == 32 and int(k, 16) >= 0
+    assert k == C._cache_key("src", "k", "", "sm_90")
+    others = {C._cache_key("src2", "k", "", "sm_90"), C._cache_key("src", "k2", "", "sm_90"),
+              C._cache_key("src", "k", "x", "sm_90"), C._cache_key("src", "k", "", "sm_80"),
+              C._cache_key("src", "k", "", "sm_90", ["-DX"])}
+    assert len(others) == 5 and k not in others
+
+
+def test_cache_roundtrip(tmp_path):
+    d = str(tmp_path / "a" / "b")          # created on first store
+    k = C._cache_key("src", "k")
+    assert C._cache_load(d, k) is None
+    cubin, ptx = os.urandom(3000), ".version 9.0\n// ptx\n"
+    path = C._cache_store(d, k, cubin, ptx)
+    assert path == os.path.join(d, k + ".cjc")
+    assert C._cache_load(d, k) == (cubin, ptx)
+    assert not [f for f in os.listdir(d) if f.startswith(".")]     # no temp file left
+    k2, k3 = C._cache_key("ptx only", "k"), C._cache_key("cubin only", "k")
+    C._cache_store(d, k2, None, ptx)
+    C._cache_store(d, k3, cubin, None)
+    assert C._cache_load(d, k2) == (None, ptx) and C._cache_load(d, k3) == (cubin, None)
+    C._cache_store(d, k, b"new", "new ptx")                         # replaced
+    assert C._cache_load(d, k) == (b"new", "new ptx")
+
+
+def test_cache_rejects_damaged_entries(tmp_path):
+    d = str(tmp_path)
+    k = C._cache_key("src", "k")
+    cubin, ptx = os.urandom(4000), ".version 9.0\n" + "// x\n" * 100
+    path = C._cache_store(d, k, cubin, ptx)
+    data = open(path, "rb").read()
+
+    def write(b):
+        with open(path, "wb") as f:
+            f.write(b)
+
+    for n in (0, 1, 8, 40, 71, 72, 100, len(data) - 1):            # truncated
+        write(data[:n])
+        assert C._cache_load(d, k) is None, n
+    for i in (0, 8, 12, 20, 40, 48, 56, 64, 100, 3000, len(data) - 2, len(data) - 1):
+        b = bytearray(data)                                           # one bit flipped
+        b[i] ^= 0x10
+        write(bytes(b))
+        assert C._cache_load(d, k) is None, i
+    write(data + b"\0")                                               # trailing bytes
+    assert C._cache_load(d, k) is None
+    other = C._cache_store(d, C._cache_key("other source", "k"), cubin, ptx)
+    os.replace(other, path)                                           # foreign entry
+    assert C._cache_load(d, k) is None
+    write(b"CUJITC01" + os.urandom(200))
+    assert C._cache_load(d, k) is None
+    write(data)
+    assert C._cache_load(d, k) == (cubin, ptx)
+
+
+def test_cache_info_and_clear(tmp_path, monkeypatch):
+    monkeypatch.setenv("CUJIT_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("CUJIT_CACHE", raising=False)
+    info = cujit.cache_info()
+    assert info["dir"] == str(tmp_path) and info["enabled"] and info["entries"] == 0
+    for key in ("bytes", "hits", "misses", "rejected"):
+        assert key in info
+    for i in range(3):
+        C._cache_store(str(tmp_path), C._cache_key("s%d" % i, "k"), b"x" * 10, "p")
+    (tmp_path / "unrelated.txt").write_text("keep me")
+    (tmp_path / ".cjtmp-0-1-2.tmp").write_text("stale temp file")
+    info = cujit.cache_info()
+    assert info["entries"] == 3 and info["bytes"] > 30
+    assert cujit.clear_cache() == 4
+    assert os.listdir(tmp_path) == ["unrelated.txt"]
+    monkeypatch.setenv("CUJIT_CACHE", "0")
+    assert not cujit.cache_info()["enabled"]
+
+
+# ---- without a driver ----
+
+def test_import_loads_no_cuda_library():
+    code = ("import cujit, sys\n"
+            "maps = open('/proc/self/maps').read()\n"
+            "sys.exit(('libcuda' in maps) * 1 + ('libnvrtc' in maps) * 2)\n")
+    if not os.path.exists("/proc/self/maps"):
+        pytest.skip("needs /proc")
+    r = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, PYTHONPATH=ROOT))
+    assert r.returncode == 0, "import cujit loaded libcuda (1) / libnvrtc (2): %d" % r.returncode
+
+
+def test_no_driver_raises_cuda_error():
+    if cujit.is_available():
+        pytest.skip("a CUDA driver and GPU are present")
+    assert issubclass(cujit.CudaError, RuntimeError)
+    assert issubclass(cujit.OutOfMemoryError, cujit.CudaError)
+    assert issubclass(cujit.OutOfMemoryError, MemoryError)
+    for fn in (lambda: cujit.zeros(3), lambda: cujit.to_device(np.arange(3)),
+               lambda: cujit.empty((2, 2)), lambda: cujit.get_device(), lambda: cujit.Stream(),
+               lambda: cujit.Event(), lambda: cujit.synchronize(), lambda: cujit.Device(0)):
+        with pytest.raises(cujit.CudaError) as e:
+            fn()
+        msg = str(e.value)
+        assert "libcuda.so.1" in msg or "cuInit" in msg or "no GPU" in msg, msg
+    # what does not need the driver keeps working
+    cujit.release_memory()
+    assert isinstance(cujit.cache_info(), dict)
+
+
+# ---- against the fake driver ----
+
+@pytest.fixture(scope="module")
+def fake_driver(tmp_path_factory):
+    cc = os.environ.get("CC", "cc")
+    if not shutil.which(cc) or not sys.platform.startswith("linux"):
+        pytest.skip("needs a C compiler on Linux to build the fake libcuda")
+    out = tmp_path_factory.mktemp("fakecuda")
+    lib = str(out / "libcuda.so.1")
+    r = subprocess.run([cc, "-shared", "-fPIC", "-O1", "-o", lib,
+                        os.path.join(FAKE_DIR, "fakecuda.c")], capture_output=True, text=True)
+    if r.returncode != 0:
+        pytest.skip("cannot build the fake libcuda: " + r.stderr[-500:])
+    return str(out)
+
+
+def run_scenario(fake_driver, name, cache_dir, *args, **env):
+    e = dict(os.environ, PYTHONPATH=ROOT, CUJIT_CACHE_DIR=str(cache_dir),
+             LD_LIBRARY_PATH=fake_driver + os.pathsep + os.environ.get("LD_LIBRARY_PATH", ""))
+    e.pop("CUJIT_CACHE", None)
+    e.update(env)
+    r = subprocess.run([sys.executable, os.path.join(FAKE_DIR, "scenarios.py"), name] + list(args),
+                       env=e, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, "scenario %s failed:\n%s\n%s" % (name, r.stdout, r.stderr)
+    assert "%s ok" % name in r.stdout
+    return r
+
+
+@pytest.mark.parametrize("name", ["arrays", "errors", "imports", "streams", "devices", "no_leaks"])
+def test_fake_driver(fake_driver, tmp_path, name):
+    run_scenario(fake_driver, name, tmp_path)
+
+
+def test_fake_driver_without_pools(fake_driver, tmp_path):
+    run_scenario(fake_driver, "no_pool", tmp_path, FAKECUDA_NOPOOL="1")
+
+
+def test_fake_driver_no_device(fake_driver, tmp_path):
+    run_scenario(fake_driver, "no_device", tmp_path, FAKECUDA_NODEV="1")
+
+
+def test_fake_driver_kernels_and_disk_cache(fake_driver, tmp_path):
+    nvrtc_or_skip()
+    r = run_scenario(fake_driver, "kernels", tmp_path, "first", CUJIT_LOG="1")
+    assert "cujit: kernel scale2 (sm_90): nvrtc" in r.stderr and "disk cache miss" in r.stderr
+    entries = sorted(f for f in os.listdir(tmp_path) if f.endswith(".cjc"))
+    assert len(entries) == 2
+    r = run_scenario(fake_driver, "kernels", tmp_path, "second", CUJIT_LOG="1")
+    assert r.stderr.count("disk cache hit") == 2
+    # a damaged entry is ignored, recompiled and replaced
+    for f in entries:
+        p = tmp_path / f
+        p.write_bytes(p.read_bytes()[:-7])
+    run_scenario(fake_driver, "kernels", tmp_path, "first")
+    run_scenario(fake_driver, "kernels", tmp_path, "second")
+    assert sorted(f for f in os.listdir(tmp_path) if f.endswith(".cjc")) == entries
+
+
+def test_fake_driver_sticky_error(fake_driver, tmp_path):
+    nvrtc_or_skip()
+    run_scenario(fake_driver, "sticky_error", tmp_path)
