@@ -1348,6 +1348,10 @@ parse_source(Fe *f, const char *src, PyObject *filename)
     }
     keep(f, mod);
     PyObject *body = get(f, mod, S_body);
+    if (PyList_GET_SIZE(body) >= 1 && is(PyList_GET_ITEM(body, 0), A_AsyncFunctionDef)) {
+        fail(f, loc_of(f, PyList_GET_ITEM(body, 0)), "async functions are not supported as kernels; "
+             "use a plain def");
+    }
     if (PyList_GET_SIZE(body) < 1 || (!is(PyList_GET_ITEM(body, 0), A_FunctionDef))) {
         Loc l = {f->line0 + 1, 0, 0};
         fail(f, l, "cujit could not find the function's definition in its source");
