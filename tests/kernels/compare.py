@@ -104,6 +104,9 @@ def _su_args():
     u = rand(64, np.uint64, 0, 5)
     b = rand(64, np.int32, -5, 5)
     w = rand(64, np.uint32, 0, 5)
+    # beyond 2**53, where a comparison through double would round
+    a[:4] = [2 ** 60 + 1, 2 ** 62, -1, 2 ** 53 + 1]
+    u[:4] = [2 ** 60, 2 ** 62 + 1, 2 ** 64 - 1, 2 ** 53 + 1]
     return a, u, b, w, poison((64, 4), np.bool_)
 
 

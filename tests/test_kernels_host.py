@@ -1,0 +1,257 @@
+"""Runs the generated CUDA C++ of the RUN entries of tests/kernels/ on the CPU
+(no GPU needed) and compares the outputs with the NumPy references, the same
+way tests/gpu/test_kernels_gpu.py does on a GPU.
+
+The CUDA text from ``inspect_cuda`` is compiled with the host C++ compiler
+behind a small shim (``__global__`` and ``__device__`` erased, ``threadIdx``
+and friends as globals, the kernel called once per thread, one thread after
+another).  This checks the *semantics* of what cujit generates: Python
+division, NEP 50 promotion, wrap-around, comparisons, casts, math...
+
+Kernels whose meaning needs threads running together (barriers, shuffles,
+votes, shared memory) or PTX (inline asm: float16) are skipped with the
+reason; so are entries whose arguments the shim cannot pass."""
+import ctypes
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import pytest
+
+import cujit  # noqa: F401  (a missing extension fails here)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "gpu"))
+import kernels  # noqa: E402
+from test_kernels_gpu import ENTRIES, compare  # noqa: E402
+
+CXX = os.environ.get("CXX") or shutil.which("g++") or shutil.which("clang++")
+
+# what needs threads that run together, or the GPU itself
+NEEDS_GPU = ["__syncthreads", "__syncwarp", "_sync(", "__activemask", "__shared__", "asm(",
+             "%%laneid", "cj_half"]
+
+SHIM = r"""
+#include <math.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmath>
+#include <algorithm>
+struct cj_dim3 { unsigned x, y, z; };
+static cj_dim3 threadIdx, blockIdx, blockDim, gridDim;
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __noinline__
+#define __restrict__
+static inline float __int_as_float(int i) { float f; memcpy(&f, &i, 4); return f; }
+static inline int __float_as_int(float f) { int i; memcpy(&i, &f, 4); return i; }
+static inline double __longlong_as_double(long long i) { double f; memcpy(&f, &i, 8); return f; }
+static inline long long __double_as_longlong(double f) { long long i; memcpy(&i, &f, 8); return i; }
+static inline void __threadfence() {}
+static inline void __threadfence_block() {}
+static inline void __threadfence_system() {}
+template <typename T> static T cj_host_atomic(T *p, T v, int op, T c = T(0))
+{
+    T old = *p;
+    switch (op) {
+    case 0: *p = old + v; break;
+    case 1: *p = old - v; break;
+    case 2: *p = v > old ? v : old; break;
+    case 3: *p = v < old ? v : old; break;
+    case 4: *p = v; break;
+    case 5: *p = old == c ? v : old; break;
+    }
+    return old;
+}
+template <typename T, typename U> static T atomicAdd(T *p, U v) { return cj_host_atomic(p, (T)v, 0); }
+template <typename T, typename U> static T atomicSub(T *p, U v) { return cj_host_atomic(p, (T)v, 1); }
+template <typename T, typename U> static T atomicMax(T *p, U v) { return cj_host_atomic(p, (T)v, 2); }
+template <typename T, typename U> static T atomicMin(T *p, U v) { return cj_host_atomic(p, (T)v, 3); }
+template <typename T, typename U> static T atomicExch(T *p, U v) { return cj_host_atomic(p, (T)v, 4); }
+template <typename T, typename U, typename V> static T atomicCAS(T *p, U c, V v) { return cj_host_atomic(p, (T)v, 5, (T)c); }
+template <typename T, typename U> static T atomicAnd(T *p, U v) { T o = *p; *p = o & (T)v; return o; }
+template <typename T, typename U> static T atomicOr(T *p, U v) { T o = *p; *p = o | (T)v; return o; }
+template <typename T, typename U> static T atomicXor(T *p, U v) { T o = *p; *p = o ^ (T)v; return o; }
+template <typename T, typename U> static T atomicInc(T *p, U v) { T o = *p; *p = o >= (T)v ? 0 : o + 1; return o; }
+template <typename T, typename U> static T atomicDec(T *p, U v) { T o = *p; *p = (o == 0 || o > (T)v) ? (T)v : o - 1; return o; }
+static inline int __popc(unsigned x) { return __builtin_popcount(x); }
+static inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+static inline int __clz(int x) { return x ? __builtin_clz((unsigned)x) : 32; }
+static inline int __clzll(long long x) { return x ? __builtin_clzll((unsigned long long)x) : 64; }
+static inline int __ffs(int x) { return __builtin_ffs(x); }
+static inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+static inline unsigned __brev(unsigned x) { unsigned r = 0; for (int k = 0; k < 32; k++) { r = (r << 1) | (x & 1); x >>= 1; } return r; }
+static inline unsigned long long __brevll(unsigned long long x) { unsigned long long r = 0; for (int k = 0; k < 64; k++) { r = (r << 1) | (x & 1); x >>= 1; } return r; }
+"""
+
+LAUNCH = r"""
+extern "C" void cj_host_launch(void **args, const unsigned *grid, const unsigned *block)
+{
+    gridDim = {grid[0], grid[1], grid[2]};
+    blockDim = {block[0], block[1], block[2]};
+    for (unsigned bz = 0; bz < grid[2]; bz++)
+    for (unsigned by = 0; by < grid[1]; by++)
+    for (unsigned bx = 0; bx < grid[0]; bx++)
+    for (unsigned tz = 0; tz < block[2]; tz++)
+    for (unsigned ty = 0; ty < block[1]; ty++)
+    for (unsigned tx = 0; tx < block[0]; tx++) {
+        blockIdx = {bx, by, bz};
+        threadIdx = {tx, ty, tz};
+        %s(%s);
+    }
+    fflush(stdout);
+}
+"""
+
+CTYPES = {
+    "bool": ctypes.c_bool, "signed char": ctypes.c_int8, "unsigned char": ctypes.c_uint8,
+    "short": ctypes.c_int16, "unsigned short": ctypes.c_uint16, "int": ctypes.c_int32,
+    "unsigned int": ctypes.c_uint32, "long long": ctypes.c_int64,
+    "unsigned long long": ctypes.c_uint64, "float": ctypes.c_float, "double": ctypes.c_double,
+}
+COMPLEX = {"cj_complex64": ctypes.c_float, "cj_complex128": ctypes.c_double}
+ENTRY = re.compile(r'extern "C" __global__ void (\w+)\((.*)\)\s*$', re.M)
+ARRAY = re.compile(r"cj_array<(.+), (\d+), (int|long long)>$")
+
+
+def split_params(text):
+    """Top-level comma split of a C++ parameter list."""
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+def param_type(p):
+    return p.rsplit(" ", 1)[0].strip()
+
+
+def scalar_ctype(t):
+    if t in CTYPES:
+        return CTYPES[t]
+    if t in COMPLEX:
+        class C(ctypes.Structure):
+            _fields_ = [("re", COMPLEX[t]), ("im", COMPLEX[t])]
+        return C
+    return None
+
+
+def array_struct(t):
+    m = ARRAY.match(t)
+    if not m or scalar_ctype(m.group(1)) is None:
+        return None
+    n = int(m.group(2))
+    idx = ctypes.c_int32 if m.group(3) == "int" else ctypes.c_int64
+    fields = [("data", ctypes.c_void_p)]
+    if n:
+        fields += [("shape", idx * n), ("strides", idx * n)]
+    return type("cj_array", (ctypes.Structure,), {"_fields_": fields})
+
+
+def marshal(t, value):
+    """A ctypes object for one kernel parameter of C++ type t."""
+    st = array_struct(t)
+    if st is not None:
+        a = value
+        s = st()
+        s.data = a.__array_interface__["data"][0]
+        if a.ndim:
+            s.shape[:] = list(a.shape)
+            s.strides[:] = list(a.strides)
+        return s
+    if t.startswith("cj_array"):
+        raise NotImplementedError("array of " + t)
+    ct = scalar_ctype(t)
+    if ct is None:
+        raise NotImplementedError("parameter type " + t)
+    if t in COMPLEX:
+        z = complex(value)
+        return ct(z.real, z.imag)
+    if t == "bool":
+        return ct(bool(value))
+    if t in ("float", "double"):
+        return ct(float(value))
+    return ct(int(value))
+
+
+_BUILT = {}
+
+
+def build(src, name, nparams, tmp):
+    key = hashlib.sha1(src.encode()).hexdigest()[:16]
+    if key in _BUILT:
+        return _BUILT[key]
+    call = ", ".join("*(P%d *)args[%d]" % (k, k) for k in range(nparams))
+    m = ENTRY.search(src)
+    types = [param_type(p) for p in split_params(m.group(2))]
+    typedefs = "".join("typedef %s P%d;\n" % (t, k) for k, t in enumerate(types))
+    cpp = os.path.join(tmp, key + ".cpp")
+    so = os.path.join(tmp, key + ".so")
+    with open(cpp, "w") as f:
+        f.write(SHIM + src + "\n" + typedefs + LAUNCH % (name, call))
+    r = subprocess.run([CXX, "-std=c++17", "-O1", "-w", "-shared", "-fPIC", "-o", so, cpp],
+                       capture_output=True, text=True)
+    if r.returncode:
+        raise RuntimeError("host compile failed:\n" + r.stderr[-3000:])
+    lib = ctypes.CDLL(so)
+    lib.cj_host_launch.argtypes = [ctypes.POINTER(ctypes.c_void_p),
+                                   ctypes.POINTER(ctypes.c_uint), ctypes.POINTER(ctypes.c_uint)]
+    _BUILT[key] = lib
+    return lib
+
+
+def dim3(v):
+    v = (v,) if isinstance(v, int) else tuple(v)
+    return (ctypes.c_uint * 3)(*(v + (1,) * (3 - len(v))))
+
+
+@pytest.fixture(scope="module")
+def tmpdir_host():
+    d = tempfile.mkdtemp(prefix="cujit-host-")
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def host_launcher(tmp):
+    def launch(kernel, grid, block, args, shared_mem=0):
+        src = kernel.inspect_cuda(*args)
+        for what in NEEDS_GPU:
+            if what in src:
+                pytest.skip("needs a GPU (%s)" % what.strip("(_"))
+        m = ENTRY.search(src)
+        types = [param_type(p) for p in split_params(m.group(2))]
+        try:
+            objs = [marshal(t, a) for t, a in zip(types, args)]
+        except NotImplementedError as e:
+            pytest.skip("the host shim cannot pass this argument: %s" % e)
+        lib = build(src, m.group(1), len(types), tmp)
+        ptrs = (ctypes.c_void_p * len(objs))(*[ctypes.addressof(o) for o in objs])
+        lib.cj_host_launch(ptrs, dim3(grid), dim3(block))
+    return launch
+
+
+@pytest.mark.skipif(CXX is None, reason="no host C++ compiler (g++ or clang++)")
+@pytest.mark.parametrize("entry", ENTRIES)
+def test_run_on_host(entry, tmpdir_host, capfd):
+    from test_kernels_gpu import run_entry
+    run_entry(entry, "numpy", capfd, launcher=host_launcher(tmpdir_host))
+
