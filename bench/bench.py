@@ -1,0 +1,901 @@
+"""cujit beside CuPy RawKernel, cupyx.jit and numba-cuda, measured in one run.
+
+    make bench                      # or: PYTHONPATH=. python3 bench/bench.py
+    PYTHONPATH=. python3 bench/bench.py --quick          # smoke test, small N and sizes
+    CUJIT_BENCH_OUT=/tmp/bench.json make bench           # also write every number as JSON
+
+Sections (DESIGN.md section 5 has the figures and goals):
+
+1. host time per launch: 1 int32 array + 1 int, 1 block of 32 threads, body
+   `if i < n: x[i] = x[i] + 1`.  N launches timed with perf_counter, one
+   synchronize after the clock stops, median of several repetitions; beside a
+   C program (bench/launch_floor.c) that calls cuLaunchKernel N times.
+2. first call in a new process: saxpy (n = 2^20), timed from just before the
+   decorator / kernel creation to after the first launch and a synchronize,
+   imports and array creation excluded; empty and warm disk caches; median of
+   several processes.
+3. saxpy bandwidth on 2^28 float32 (3 x 1 GiB moved per launch), CUDA events
+   around each launch, median; against a device-to-device copy measured here.
+
+Every section and every library is guarded: a failure is printed and the run
+goes on.  The last lines printed are a summary table and the ratios.
+"""
+import argparse
+import json
+import math
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+import traceback
+import warnings
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+# numba-cuda: no low-occupancy warnings for the 1-block launches (set before import)
+os.environ.setdefault("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0")
+warnings.filterwarnings("ignore", message=".*[Gg]rid size.*")
+warnings.filterwarnings("ignore", message=".*under-utilization.*")
+
+RESULTS = {"errors": {}, "notes": []}
+T_START = time.perf_counter()
+
+
+def log(*a):
+    print(*a, flush=True)
+
+
+def err(where, e):
+    """Records and prints a failure, then the run goes on."""
+    msg = f"{type(e).__name__}: {e}"
+    RESULTS["errors"][where] = msg
+    log(f"  !! {where}: {msg}")
+    tb = traceback.format_exc()
+    if tb and "NoneType: None" not in tb:
+        log(textwrap.indent("\n".join(tb.strip().splitlines()[-8:]), "     "))
+
+
+def median(v):
+    return statistics.median(v) if v else None
+
+
+# ---------------------------------------------------------------------------
+# libraries, each optional
+
+cujit = jit = None
+try:
+    import cujit
+    from cujit import jit
+except Exception as e:      # noqa: BLE001
+    err("import cujit", e)
+
+cp = cpjit = None
+try:
+    import cupy as cp
+    try:
+        from cupyx import jit as cpjit
+    except Exception as e:  # noqa: BLE001
+        err("import cupyx.jit", e)
+except Exception as e:      # noqa: BLE001
+    err("import cupy", e)
+
+cuda = None
+try:
+    if not hasattr(np, "row_stack"):
+        np.row_stack = np.vstack        # numba-cuda 0.30 under NumPy 2.5
+    from numba import cuda
+    try:
+        from numba.core.errors import NumbaPerformanceWarning
+        warnings.simplefilter("ignore", NumbaPerformanceWarning)
+    except Exception:       # noqa: BLE001
+        pass
+except Exception as e:      # noqa: BLE001
+    err("import numba.cuda", e)
+
+
+# ---------------------------------------------------------------------------
+# kernels: the same work in each library (globals resolved at compile time)
+
+def inc_cujit(x, n):
+    i = jit.grid(1)
+    if i < n:
+        x[i] = x[i] + 1
+
+
+def inc_cupyx(x, n):
+    i = cpjit.grid(1)
+    if i < n:
+        x[i] = x[i] + 1
+
+
+def inc_numba(x, n):
+    i = cuda.grid(1)
+    if i < n:
+        x[i] = x[i] + 1
+
+
+def saxpy_cujit(a, x, y, out):
+    i = jit.grid(1)
+    if i < out.size:
+        out[i] = a * x[i] + y[i]
+
+
+def saxpy_cupyx(a, x, y, out, n):
+    i = cpjit.grid(1)
+    if i < n:
+        out[i] = a * x[i] + y[i]
+
+
+def saxpy_numba(a, x, y, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a * x[i] + y[i]
+
+
+INC_CUDA = r'''
+extern "C" __global__ void inc(int *x, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        x[i] = x[i] + 1;
+    }
+}
+'''
+
+SAXPY_CUDA = r'''
+extern "C" __global__ void saxpy(float a, const float *x, const float *y, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        out[i] = a * x[i] + y[i];
+    }
+}
+'''
+
+
+# ---------------------------------------------------------------------------
+# 1. host time per launch
+
+NELEM = 32
+
+
+def host_loop_time(loop, sync, n_launch, reps, warm):
+    """loop(k) makes k launches; returns (median us/launch, all reps, launches made)."""
+    loop(1)                     # compile / first-call costs out of the way
+    loop(warm)
+    sync()
+    per = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        loop(n_launch)
+        t1 = time.perf_counter()
+        sync()
+        per.append((t1 - t0) / n_launch * 1e6)
+    return median(per), per, 1 + warm + reps * n_launch
+
+
+def check_counts(name, got, start, launches):
+    ok = bool(np.array_equal(np.asarray(got).astype(np.int64),
+                             start.astype(np.int64) + launches))
+    if not ok:
+        RESULTS["notes"].append(f"{name}: WRONG RESULT after {launches} launches "
+                                f"(x[:4] = {np.asarray(got)[:4]}, expected {start[:4] + launches})")
+        log(f"  !! {name}: result wrong after {launches} launches")
+    return ok
+
+
+def section_launch(args):
+    log("\n== 1. host time per launch (1 int32 array + 1 int, grid 1 x 32) ==")
+    res = RESULTS.setdefault("launch", {})
+    N, reps, warm = args.launches, args.reps, args.warm
+    res["N"], res["reps"] = N, reps
+    rng = np.random.default_rng(1)
+    n = NELEM
+
+    def record(key, name, loop, sync, readback, start):
+        try:
+            med, per, total = host_loop_time(loop, sync, N, reps, warm)
+            ok = check_counts(name, readback(), start, total)
+            res[key] = {"us": med, "reps_us": per, "correct": ok}
+            log(f"  {name:<44} {med:8.3f} us/launch   reps {[round(p, 3) for p in per]}"
+                f"{'' if ok else '   WRONG RESULT'}")
+        except Exception as e:  # noqa: BLE001
+            err(f"launch/{key}", e)
+
+    def fresh_start():
+        return rng.integers(0, 1000, n).astype(np.int32)
+
+    # C floor
+    try:
+        floor = run_launch_floor(N, reps)
+        if floor is not None:
+            res["c_floor"] = {"us": floor}
+    except Exception as e:      # noqa: BLE001
+        err("launch/c_floor", e)
+
+    if cujit is not None:
+        try:
+            k = jit.rawkernel()(inc_cujit)
+        except Exception as e:  # noqa: BLE001
+            err("launch/cujit decorate", e)
+            k = None
+        if k is not None and cp is not None:
+            s = fresh_start()
+            x = cp.asarray(s)
+
+            def loop(m, k=k, x=x, n=n):
+                for _ in range(m):
+                    k[1, 32](x, n)
+            record("cujit_cupy", "cujit k[1, 32](x, n), CuPy array", loop,
+                   cujit.synchronize, lambda x=x: x.get(), s)
+
+            s = fresh_start()
+            x = cp.asarray(s)
+
+            def loop(m, k=k, x=x, n=n):
+                kc = k[1, 32]
+                for _ in range(m):
+                    kc(x, n)
+            record("cujit_cupy_bound", "cujit kc = k[1, 32]; kc(x, n), CuPy array", loop,
+                   cujit.synchronize, lambda x=x: x.get(), s)
+
+            s = fresh_start()
+            x = cp.asarray(s)
+
+            def loop(m, k=k, x=x, n=n):
+                for _ in range(m):
+                    k((1,), (32,), (x, n))
+            record("cujit_cupy_style", "cujit k((1,), (32,), (x, n)), CuPy array", loop,
+                   cujit.synchronize, lambda x=x: x.get(), s)
+        if k is not None:
+            try:
+                s = fresh_start()
+                xd = cujit.to_device(s)
+
+                def loop(m, k=k, x=xd, n=n):
+                    for _ in range(m):
+                        k[1, 32](x, n)
+                record("cujit_devarray", "cujit k[1, 32](x, n), cujit DeviceArray", loop,
+                       cujit.synchronize, lambda x=xd: x.copy_to_host(), s)
+            except Exception as e:  # noqa: BLE001
+                err("launch/cujit_devarray", e)
+
+    if cp is not None:
+        try:
+            rk = cp.RawKernel(INC_CUDA, "inc")
+            s = fresh_start()
+            x = cp.asarray(s)
+
+            def loop(m, rk=rk, x=x, n=n):
+                for _ in range(m):
+                    rk((1,), (32,), (x, np.int32(n)))
+            record("cupy_raw", "CuPy RawKernel rk((1,), (32,), (x, np.int32(n)))", loop,
+                   cp.cuda.Device().synchronize, lambda x=x: x.get(), s)
+        except Exception as e:  # noqa: BLE001
+            err("launch/cupy_raw", e)
+
+    if cpjit is not None:
+        try:
+            ck = cpjit.rawkernel()(inc_cupyx)
+            s = fresh_start()
+            x = cp.asarray(s)
+
+            def loop(m, ck=ck, x=x, n=n):
+                for _ in range(m):
+                    ck((1,), (32,), (x, n))
+            record("cupyx_jit", "cupyx.jit ck((1,), (32,), (x, n))", loop,
+                   cp.cuda.Device().synchronize, lambda x=x: x.get(), s)
+        except Exception as e:  # noqa: BLE001
+            err("launch/cupyx_jit", e)
+
+    if cuda is not None:
+        try:
+            nk = cuda.jit(inc_numba)
+            s = fresh_start()
+            xd = cuda.to_device(s)
+
+            def loop(m, nk=nk, x=xd, n=n):
+                for _ in range(m):
+                    nk[1, 32](x, n)
+            record("numba_devarray", "numba-cuda nk[1, 32](x, n), numba device array", loop,
+                   cuda.synchronize, lambda x=xd: x.copy_to_host(), s)
+            if cp is not None:
+                s = fresh_start()
+                x = cp.asarray(s)
+
+                def loop(m, nk=nk, x=x, n=n):
+                    for _ in range(m):
+                        nk[1, 32](x, n)
+                record("numba_cupy", "numba-cuda nk[1, 32](x, n), CuPy array", loop,
+                       cuda.synchronize, lambda x=x: x.get(), s)
+        except Exception as e:  # noqa: BLE001
+            err("launch/numba", e)
+
+
+def cuda_lib_dirs():
+    """Folders that may hold libcuda / libnvrtc, existing ones only."""
+    home = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH") or "/usr/local/cuda"
+    cands = [os.path.join(home, "lib64"), os.path.join(home, "targets/x86_64-linux/lib"),
+             "/usr/local/cuda/lib64", "/usr/local/nvidia/lib64", "/usr/local/nvidia/lib",
+             "/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib/wsl/lib"]
+    out = []
+    for d in cands:
+        if os.path.isdir(d) and d not in out:
+            out.append(d)
+    return out, home
+
+
+def build_launch_floor():
+    """Compiles bench/launch_floor.c; returns (exe, needs_module_file)."""
+    dirs, home = cuda_lib_dirs()
+    inc = [f"-I{os.path.join(home, 'include')}", "-I/usr/local/cuda/include"]
+    libs = [f"-L{d}" for d in dirs] + [f"-Wl,-rpath,{d}" for d in dirs]
+    stubs = os.path.join(home, "lib64", "stubs")
+    if os.path.isdir(stubs):
+        libs.append(f"-L{stubs}")   # link-time only, last: the driver's libcuda wins at run time
+    exe = os.path.join(tempfile.gettempdir(), "launch_floor")
+    src = os.path.join(HERE, "launch_floor.c")
+    tries = [(["-lcuda", "-lnvrtc"], [], False), (["-lcuda"], ["-DFLOOR_NO_NVRTC"], True)]
+    last = ""
+    for ldlibs, defs, needs_module in tries:
+        cmd = ["gcc", "-O2", src, *defs, *inc, *libs, *ldlibs, "-o", exe]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        if p.returncode == 0:
+            log(f"  built {exe}: {' '.join(cmd)}")
+            return exe, needs_module
+        last = p.stderr.strip()[-1500:]
+        log(f"  build failed ({' '.join(ldlibs + defs)}): {last.splitlines()[-1] if last else ''}")
+    raise RuntimeError("cannot build launch_floor.c: " + last)
+
+
+def floor_module_file():
+    """A CUBIN of the inc kernel through nvcc, for a launch_floor built without NVRTC."""
+    _, home = cuda_lib_dirs()
+    nvcc = shutil.which("nvcc") or os.path.join(home, "bin", "nvcc")
+    d = tempfile.mkdtemp(prefix="cujit_floor_")
+    cu = os.path.join(d, "inc.cu")
+    with open(cu, "w") as f:
+        f.write(INC_CUDA)
+    arch = "native"
+    if cp is not None:
+        try:
+            cc = cp.cuda.Device().compute_capability
+            arch = f"sm_{cc}"
+        except Exception:   # noqa: BLE001
+            pass
+    out = os.path.join(d, "inc.cubin")
+    p = subprocess.run([nvcc, "-cubin", f"-arch={arch}", cu, "-o", out],
+                       capture_output=True, text=True, timeout=120)
+    if p.returncode != 0:
+        raise RuntimeError("nvcc -cubin failed: " + p.stderr.strip()[-500:])
+    return out
+
+
+def run_launch_floor(N, reps):
+    exe, needs_module = build_launch_floor()
+    argv = [exe, str(N), str(reps)]
+    if needs_module:
+        argv.append(floor_module_file())
+    env = dict(os.environ)
+    dirs, _ = cuda_lib_dirs()
+    env["LD_LIBRARY_PATH"] = ":".join(dirs + [env.get("LD_LIBRARY_PATH", "")]).rstrip(":")
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=240, env=env)
+    out = p.stdout + p.stderr
+    m = re.search(r"floor_us_median\s+([0-9.eE+-]+)", p.stdout)
+    if p.returncode != 0 or not m:
+        raise RuntimeError(f"launch_floor rc={p.returncode}: {out.strip()[-800:]}")
+    reps_us = [float(v) for v in re.findall(r"rep \d+: ([0-9.]+) us", p.stdout)]
+    log(f"  {'C floor cuLaunchKernel (bench/launch_floor.c)':<44} {float(m.group(1)):8.3f} "
+        f"us/launch   reps {reps_us}")
+    RESULTS.setdefault("launch", {})["c_floor_output"] = p.stdout[-2000:]
+    return float(m.group(1))
+
+
+# ---------------------------------------------------------------------------
+# 2. first call in a new process
+
+FIRST_PRELUDE = r'''
+import os, sys, time
+import numpy as np
+N = 1 << 20
+BLOCKS = (N + 255) // 256
+rng = np.random.default_rng(2)
+hx = rng.random(N, dtype=np.float32)
+hy = rng.random(N, dtype=np.float32)
+A = np.float32(2.0)
+REF = A * hx + hy
+def report(t0, t1, got):
+    ok = bool(np.allclose(np.asarray(got), REF, rtol=1e-5, atol=1e-6))
+    print("RESULT %.6f %s" % ((t1 - t0) * 1e3, ok), flush=True)
+'''
+
+FIRST_SCRIPTS = {
+    "cujit": r'''
+import cujit
+from cujit import jit
+try:
+    x = cujit.to_device(hx); y = cujit.to_device(hy); out = cujit.empty(N, dtype=np.float32)
+    back = lambda a: a.copy_to_host()
+except Exception as e:
+    print("NOTE cujit arrays failed (%s: %s); using CuPy arrays" % (type(e).__name__, e))
+    import cupy as cp
+    x = cp.asarray(hx); y = cp.asarray(hy); out = cp.empty(N, dtype=cp.float32)
+    back = lambda a: a.get()
+cujit.synchronize()
+t0 = time.perf_counter()
+@jit.rawkernel()
+def saxpy(a, x, y, out):
+    i = jit.grid(1)
+    if i < out.size:
+        out[i] = a * x[i] + y[i]
+saxpy[BLOCKS, 256](np.float32(2.0), x, y, out)
+cujit.synchronize()
+t1 = time.perf_counter()
+report(t0, t1, back(out))
+''',
+    "cupy_raw": r'''
+import cupy as cp
+x = cp.asarray(hx); y = cp.asarray(hy); out = cp.empty(N, dtype=cp.float32)
+cp.cuda.Device().synchronize()
+SRC = """SAXPY_CUDA"""
+t0 = time.perf_counter()
+k = cp.RawKernel(SRC, "saxpy")
+k((BLOCKS,), (256,), (np.float32(2.0), x, y, out, np.int32(N)))
+cp.cuda.Device().synchronize()
+t1 = time.perf_counter()
+report(t0, t1, out.get())
+''',
+    "cupyx_jit": r'''
+import cupy as cp
+from cupyx import jit as cpjit
+x = cp.asarray(hx); y = cp.asarray(hy); out = cp.empty(N, dtype=cp.float32)
+cp.cuda.Device().synchronize()
+t0 = time.perf_counter()
+@cpjit.rawkernel()
+def saxpy(a, x, y, out, n):
+    i = cpjit.grid(1)
+    if i < n:
+        out[i] = a * x[i] + y[i]
+saxpy((BLOCKS,), (256,), (np.float32(2.0), x, y, out, N))
+cp.cuda.Device().synchronize()
+t1 = time.perf_counter()
+report(t0, t1, out.get())
+''',
+    "numba": r'''
+import warnings
+os.environ.setdefault("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0")
+warnings.simplefilter("ignore")
+if not hasattr(np, "row_stack"):
+    np.row_stack = np.vstack
+from numba import cuda
+x = cuda.to_device(hx); y = cuda.to_device(hy); out = cuda.device_array(N, dtype=np.float32)
+cuda.synchronize()
+CACHE = os.environ.get("BENCH_NUMBA_CACHE") == "1"
+def _probe(a):
+    a[0] = 1
+if CACHE:
+    try:
+        cuda.jit(cache=True)(_probe)
+    except Exception as e:
+        print("NOTE numba cache=True unavailable: %s: %s" % (type(e).__name__, e))
+        CACHE = False
+print("NOTE numba cache=%s" % CACHE)
+t0 = time.perf_counter()
+@cuda.jit(cache=CACHE)
+def saxpy(a, x, y, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a * x[i] + y[i]
+saxpy[BLOCKS, 256](np.float32(2.0), x, y, out)
+cuda.synchronize()
+t1 = time.perf_counter()
+report(t0, t1, out.copy_to_host())
+''',
+}
+
+CACHE_ENV = {"cujit": "CUJIT_CACHE_DIR", "cupy_raw": "CUPY_CACHE_DIR",
+             "cupyx_jit": "CUPY_CACHE_DIR", "numba": "NUMBA_CACHE_DIR"}
+
+
+def run_first(lib, script, cache_dir, timeout):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env["PYTHONUNBUFFERED"] = "1"
+    env[CACHE_ENV[lib]] = cache_dir
+    if lib == "numba":
+        env["BENCH_NUMBA_CACHE"] = "1"
+    p = subprocess.run([sys.executable, script], capture_output=True, text=True,
+                       timeout=timeout, env=env, cwd=ROOT)
+    notes = [ln[5:] for ln in p.stdout.splitlines() if ln.startswith("NOTE ")]
+    m = None
+    for ln in p.stdout.splitlines():
+        if ln.startswith("RESULT "):
+            m = ln.split()
+    if p.returncode != 0 or not m:
+        tail = (p.stdout + p.stderr).strip()[-1200:]
+        raise RuntimeError(f"{lib} first-call process rc={p.returncode}: {tail}")
+    return float(m[1]), m[2] == "True", notes
+
+
+def count_files(d):
+    return sum(len(fs) for _, _, fs in os.walk(d))
+
+
+def section_first(args):
+    log("\n== 2. first call in a new process (saxpy, n = 2^20; imports and arrays excluded) ==")
+    res = RESULTS.setdefault("first", {})
+    runs = args.first_runs
+    deadline = time.perf_counter() + args.first_budget
+    work = tempfile.mkdtemp(prefix="cujit_first_")
+    avail = {"cujit": cujit is not None, "cupy_raw": cp is not None,
+             "cupyx_jit": cpjit is not None, "numba": cuda is not None}
+    for lib, body in FIRST_SCRIPTS.items():
+        if not avail[lib]:
+            log(f"  {lib}: skipped (not importable here)")
+            continue
+        if time.perf_counter() > deadline:
+            RESULTS["notes"].append(f"first-call: {lib} skipped (time budget spent)")
+            continue
+        script = os.path.join(work, f"first_{lib}.py")
+        with open(script, "w") as f:
+            f.write(FIRST_PRELUDE + body.replace("SAXPY_CUDA", SAXPY_CUDA))
+        entry = res.setdefault(lib, {})
+        try:
+            empty, oks, notes = [], [], set()
+            for r in range(runs):
+                if time.perf_counter() > deadline:
+                    RESULTS["notes"].append(f"first-call: {lib} empty runs cut short (time budget)")
+                    break
+                ms, ok, nt = run_first(lib, script, tempfile.mkdtemp(dir=work), args.first_timeout)
+                empty.append(ms)
+                oks.append(ok)
+                notes.update(nt)
+            warm_dir = tempfile.mkdtemp(dir=work)
+            fill_ms, ok, nt = run_first(lib, script, warm_dir, args.first_timeout)
+            oks.append(ok)
+            notes.update(nt)
+            nfiles = count_files(warm_dir)
+            warm = []
+            for r in range(runs):
+                if time.perf_counter() > deadline:
+                    RESULTS["notes"].append(f"first-call: {lib} warm runs cut short (time budget)")
+                    break
+                ms, ok, nt = run_first(lib, script, warm_dir, args.first_timeout)
+                warm.append(ms)
+                oks.append(ok)
+                notes.update(nt)
+            entry.update({"empty_ms": median(empty), "empty_runs_ms": empty,
+                          "warm_ms": median(warm), "warm_runs_ms": warm, "fill_ms": fill_ms,
+                          "cache_files": nfiles, "correct": all(oks), "notes": sorted(notes)})
+            log(f"  {lib:<10} empty {fmt(median(empty))} ms {[round(v, 2) for v in empty]}   "
+                f"warm {fmt(median(warm))} ms {[round(v, 2) for v in warm]}   "
+                f"(fill {fill_ms:.1f} ms, {nfiles} cache files)"
+                f"{'' if all(oks) else '   WRONG RESULT'}")
+            for nt in sorted(notes):
+                log(f"      note: {nt}")
+            if not all(oks):
+                RESULTS["notes"].append(f"first-call: {lib} gave a WRONG saxpy result")
+        except Exception as e:  # noqa: BLE001
+            err(f"first/{lib}", e)
+    shutil.rmtree(work, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------
+# 3. saxpy bandwidth
+
+def gpu_time_ms(fn, warm=3, iters=20):
+    """Median and mean ms per call, CUDA events on CuPy's current stream around each call."""
+    for _ in range(warm):
+        fn()
+    cp.cuda.Device().synchronize()
+    evs = [(cp.cuda.Event(), cp.cuda.Event()) for _ in range(iters)]
+    for s, e in evs:
+        s.record()
+        fn()
+        e.record()
+    evs[-1][1].synchronize()
+    cp.cuda.Device().synchronize()
+    per = [cp.cuda.get_elapsed_time(s, e) for s, e in evs]
+    total = cp.cuda.get_elapsed_time(evs[0][0], evs[-1][1]) / iters
+    return median(per), total, per
+
+
+def section_saxpy(args):
+    log(f"\n== 3. saxpy bandwidth (n = 2^{int(math.log2(args.n))} float32, "
+        f"{3 * 4 * args.n / 2**30:.2f} GiB moved per launch) ==")
+    if cp is None:
+        raise RuntimeError("CuPy is needed for section 3 (arrays and events)")
+    res = RESULTS.setdefault("saxpy", {})
+    n = args.n
+    blocks = (n + 255) // 256
+    a = np.float32(2.0)
+    res["n"] = n
+    cp.random.seed(3)
+    x = cp.random.rand(n, dtype=cp.float32)
+    y = cp.random.rand(n, dtype=cp.float32)
+    out = cp.empty(n, dtype=cp.float32)
+    ref = a * x + y
+    cp.cuda.Device().synchronize()
+    idx = cp.asarray(np.random.default_rng(4).integers(0, n, min(n, 1 << 16)))
+    hx, hy = x[idx].get(), y[idx].get()
+    href = a * hx + hy
+    saxpy_bytes = 3 * 4 * n
+
+    # reference: device-to-device copy of one array, read + write counted
+    copy_gbs = {}
+    nbytes = x.nbytes
+
+    def copy_elementwise():
+        cp.copyto(out, x)
+
+    def copy_memcpy():
+        cp.cuda.runtime.memcpyAsync(out.data.ptr, x.data.ptr, nbytes,
+                                    cp.cuda.runtime.memcpyDeviceToDevice,
+                                    cp.cuda.get_current_stream().ptr)
+    for key, fn in (("cupy_copyto", copy_elementwise), ("cudaMemcpyAsync_D2D", copy_memcpy)):
+        try:
+            med, mean, _ = gpu_time_ms(fn, args.bw_warm, args.bw_iters)
+            copy_gbs[key] = 2 * nbytes / (med * 1e-3) / 1e9
+            log(f"  copy {key:<28} {med:8.4f} ms  {copy_gbs[key]:8.1f} GB/s (read+write)")
+        except Exception as e:  # noqa: BLE001
+            err(f"saxpy/copy {key}", e)
+    copy_ref = max(copy_gbs.values()) if copy_gbs else None
+    res["copy_gbs"] = copy_gbs
+    res["copy_ref_gbs"] = copy_ref
+
+    impls = []
+    if cujit is not None:
+        try:
+            ks = jit.rawkernel()(saxpy_cujit)
+            impls.append(("cujit", "cujit saxpy[blocks, 256](a, x, y, out)",
+                          lambda: ks[blocks, 256](a, x, y, out)))
+        except Exception as e:  # noqa: BLE001
+            err("saxpy/cujit decorate", e)
+    try:
+        rk = cp.RawKernel(SAXPY_CUDA, "saxpy")
+        n32 = np.int32(n)
+        impls.append(("cupy_raw", "CuPy RawKernel",
+                      lambda: rk((blocks,), (256,), (a, x, y, out, n32))))
+    except Exception as e:      # noqa: BLE001
+        err("saxpy/cupy_raw", e)
+    if cpjit is not None:
+        try:
+            ck = cpjit.rawkernel()(saxpy_cupyx)
+            impls.append(("cupyx_jit", "cupyx.jit",
+                          lambda: ck((blocks,), (256,), (a, x, y, out, n))))
+        except Exception as e:  # noqa: BLE001
+            err("saxpy/cupyx_jit", e)
+    if cuda is not None:
+        try:
+            nks = cuda.jit(saxpy_numba)
+            nx, ny, nout = cuda.as_cuda_array(x), cuda.as_cuda_array(y), cuda.as_cuda_array(out)
+            impls.append(("numba", "numba-cuda (views of the CuPy arrays)",
+                          lambda: nks[blocks, 256](a, nx, ny, nout)))
+        except Exception as e:  # noqa: BLE001
+            err("saxpy/numba", e)
+
+    for key, name, fn in impls:
+        try:
+            out.fill(np.nan)                    # poison: every element must be written
+            cp.cuda.Device().synchronize()
+            fn()
+            cp.cuda.Device().synchronize()
+            full_ok = bool(cp.allclose(out, ref, rtol=1e-5, atol=1e-6))
+            sample_ok = bool(np.allclose(out[idx].get(), href, rtol=1e-5, atol=1e-6))
+            med, mean, per = gpu_time_ms(fn, args.bw_warm, args.bw_iters)
+            gbs = saxpy_bytes / (med * 1e-3) / 1e9
+            pct = 100.0 * gbs / copy_ref if copy_ref else None
+            res[key] = {"ms": med, "mean_ms": mean, "per_launch_ms": per, "gbs": gbs,
+                        "pct_copy": pct, "correct": full_ok and sample_ok,
+                        "correct_full": full_ok, "correct_sample": sample_ok}
+            log(f"  {name:<40} {med:8.4f} ms (mean {mean:.4f})  {gbs:8.1f} GB/s  "
+                f"{fmt(pct, 1)} % of copy"
+                f"{'' if full_ok and sample_ok else '   WRONG RESULT (full %s, sample %s)' % (full_ok, sample_ok)}")
+            if not (full_ok and sample_ok):
+                RESULTS["notes"].append(f"saxpy: {key} result is NOT correct vs a*x+y")
+        except Exception as e:  # noqa: BLE001
+            err(f"saxpy/{key}", e)
+    del x, y, out, ref, impls
+    try:
+        cp.get_default_memory_pool().free_all_blocks()
+    except Exception:           # noqa: BLE001
+        pass
+
+
+# ---------------------------------------------------------------------------
+# summary
+
+def fmt(v, nd=2):
+    if v is None:
+        return "n/a"
+    if isinstance(v, float) and (math.isnan(v) or math.isinf(v)):
+        return str(v)
+    return f"{v:.{nd}f}"
+
+
+def get(*path):
+    d = RESULTS
+    for p in path:
+        if not isinstance(d, dict) or p not in d:
+            return None
+        d = d[p]
+    return d
+
+
+def met(value, limit, le=True):
+    if value is None or limit is None:
+        return "?"
+    return "yes" if (value <= limit if le else value >= limit) else "NO"
+
+
+def summary():
+    L = get("launch") or {}
+    F = get("first") or {}
+    S = get("saxpy") or {}
+    floor = get("launch", "c_floor", "us")
+    raw_empty = get("first", "cupy_raw", "empty_ms")
+    copy_ref = S.get("copy_ref_gbs")
+
+    def us(k):
+        return get("launch", k, "us")
+
+    rows = []
+    lim = 1.2 * floor if floor else None
+    rows.append(["launch us, CuPy array", us("cujit_cupy"), us("cupy_raw"), us("cupyx_jit"),
+                 us("numba_cupy"), floor, f"<= {fmt(lim)} (1.2x C)" if lim else "<= 1.2x C",
+                 met(us("cujit_cupy"), lim)])
+    rows.append(["launch us, own array", us("cujit_devarray"), None, None,
+                 us("numba_devarray"), floor, f"<= {fmt(lim)} (1.2x C)" if lim else "<= 1.2x C",
+                 met(us("cujit_devarray"), lim)])
+    rows.append(["launch us, k[1,32] bound", us("cujit_cupy_bound"), None, None, None, floor,
+                 "(info)", ""])
+    rows.append(["launch us, k(grid,blk,args)", us("cujit_cupy_style"), us("cupy_raw"), us("cupyx_jit"),
+                 None, floor, "(info)", ""])
+    e_lim = 1.3 * raw_empty if raw_empty else None
+    rows.append(["first call ms, empty cache", get("first", "cujit", "empty_ms"), raw_empty,
+                 get("first", "cupyx_jit", "empty_ms"), get("first", "numba", "empty_ms"), None,
+                 f"<= {fmt(e_lim, 1)} (1.3x Raw)" if e_lim else "<= 1.3x Raw",
+                 met(get("first", "cujit", "empty_ms"), e_lim)])
+    rows.append(["first call ms, warm cache", get("first", "cujit", "warm_ms"),
+                 get("first", "cupy_raw", "warm_ms"), get("first", "cupyx_jit", "warm_ms"),
+                 get("first", "numba", "warm_ms"), None, "<= 1.00",
+                 met(get("first", "cujit", "warm_ms"), 1.0)])
+    rows.append(["saxpy GB/s (C col: copy)", get("saxpy", "cujit", "gbs"),
+                 get("saxpy", "cupy_raw", "gbs"), get("saxpy", "cupyx_jit", "gbs"),
+                 get("saxpy", "numba", "gbs"), copy_ref,
+                 f">= {fmt(0.95 * copy_ref, 0)}" if copy_ref else ">= 95% copy",
+                 met(get("saxpy", "cujit", "gbs"), 0.95 * copy_ref if copy_ref else None, le=False)])
+    rows.append(["saxpy % of copy bandwidth", get("saxpy", "cujit", "pct_copy"),
+                 get("saxpy", "cupy_raw", "pct_copy"), get("saxpy", "cupyx_jit", "pct_copy"),
+                 get("saxpy", "numba", "pct_copy"), 100.0 if copy_ref else None, ">= 95.0",
+                 met(get("saxpy", "cujit", "pct_copy"), 95.0, le=False)])
+
+    head = ["measurement", "cujit", "CuPy Raw", "cupyx.jit", "numba-cuda", "C floor", "goal", "met?"]
+    w = [28, 10, 10, 10, 10, 10, 22, 4]
+    line = " | ".join(h.ljust(w[i]) if i in (0, 6, 7) else h.rjust(w[i]) for i, h in enumerate(head))
+    out = ["", "=" * len(line), "SUMMARY (numba 'CuPy array' row: a CuPy array passed; "
+           "'own array': cujit DeviceArray / numba device array)", line, "-" * len(line)]
+    for r in rows:
+        cells = [r[0].ljust(w[0])]
+        for i in range(1, 6):
+            cells.append(fmt(r[i]).rjust(w[i]) if not isinstance(r[i], str) else r[i].rjust(w[i]))
+        cells += [r[6].ljust(w[6]), r[7].ljust(w[7])]
+        out.append(" | ".join(cells))
+    RESULTS["summary_rows"] = [dict(zip(head, r)) for r in rows]
+
+    def ratio(a, b):
+        return a / b if a is not None and b else None
+    rat = {
+        "launch cujit(CuPy arr) / C floor": ratio(us("cujit_cupy"), floor),
+        "launch cujit(DeviceArray) / C floor": ratio(us("cujit_devarray"), floor),
+        "launch CuPy RawKernel / C floor": ratio(us("cupy_raw"), floor),
+        "launch cupyx.jit / C floor": ratio(us("cupyx_jit"), floor),
+        "launch numba(own arr) / C floor": ratio(us("numba_devarray"), floor),
+        "launch numba(CuPy arr) / C floor": ratio(us("numba_cupy"), floor),
+        "launch cujit(CuPy arr) / RawKernel": ratio(us("cujit_cupy"), us("cupy_raw")),
+        "first empty cujit / RawKernel": ratio(get("first", "cujit", "empty_ms"), raw_empty),
+        "first empty cujit / cupyx.jit": ratio(get("first", "cujit", "empty_ms"),
+                                               get("first", "cupyx_jit", "empty_ms")),
+        "first empty cujit / numba": ratio(get("first", "cujit", "empty_ms"),
+                                           get("first", "numba", "empty_ms")),
+        "first warm cujit / RawKernel": ratio(get("first", "cujit", "warm_ms"),
+                                              get("first", "cupy_raw", "warm_ms")),
+        "saxpy cujit / RawKernel (GB/s)": ratio(get("saxpy", "cujit", "gbs"),
+                                                get("saxpy", "cupy_raw", "gbs")),
+    }
+    RESULTS["ratios"] = rat
+    out.append("-" * len(line))
+    items = [f"{k} = {fmt(v)}" + ("x" if v is not None else "") for k, v in rat.items()]
+    for i in range(0, len(items), 2):
+        out.append("  " + "   ".join(s.ljust(52) for s in items[i:i + 2]).rstrip())
+    bad = [f"{k}: {'ok' if v.get('correct') else 'WRONG'}"
+           for sec in ("launch", "first", "saxpy") for k, v in (get(sec) or {}).items()
+           if isinstance(v, dict) and "correct" in v and not v.get("correct")]
+    out.append("correctness: " + ("all checked results right" if not bad else "; ".join(bad)))
+    if RESULTS["errors"]:
+        out.append(f"errors ({len(RESULTS['errors'])}):")
+        for k, v in RESULTS["errors"].items():
+            out.append(f"  {k}: {v[:150]}")
+    for nt in RESULTS["notes"]:
+        out.append(f"note: {nt[:160]}")
+    out.append(f"device: {RESULTS.get('env', {}).get('device', '?')}   "
+               f"total {time.perf_counter() - T_START:.1f} s")
+    log("\n".join(out))
+
+
+def environment():
+    envi = {"python": platform.python_version(), "numpy": np.__version__}
+    try:
+        envi["cujit"] = getattr(cujit, "__version__", "?") if cujit else None
+    except Exception:           # noqa: BLE001
+        pass
+    try:
+        import importlib.metadata as md
+        for pkg in ("cupy-cuda13x", "cupy-cuda12x", "cupy", "numba", "numba-cuda"):
+            try:
+                envi[pkg] = md.version(pkg)
+            except Exception:   # noqa: BLE001
+                pass
+    except Exception:           # noqa: BLE001
+        pass
+    if cp is not None:
+        try:
+            props = cp.cuda.runtime.getDeviceProperties(0)
+            name = props["name"]
+            envi["device"] = name.decode() if isinstance(name, bytes) else str(name)
+            envi["driver"] = cp.cuda.runtime.driverGetVersion()
+            envi["runtime"] = cp.cuda.runtime.runtimeGetVersion()
+        except Exception as e:  # noqa: BLE001
+            err("env/device", e)
+    RESULTS["env"] = envi
+    log("environment: " + ", ".join(f"{k} {v}" for k, v in envi.items()))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="small N and sizes: a smoke test")
+    ap.add_argument("--sections", default="1,2,3", help="which sections, e.g. 1,3")
+    args = ap.parse_args()
+    if args.quick:
+        args.launches, args.reps, args.warm = 1000, 3, 100
+        args.first_runs, args.first_budget, args.first_timeout = 1, 150.0, 90
+        args.n, args.bw_warm, args.bw_iters = 1 << 22, 2, 5
+    else:
+        args.launches, args.reps, args.warm = 20000, 5, 1000
+        args.first_runs, args.first_budget, args.first_timeout = 3, 170.0, 90
+        args.n, args.bw_warm, args.bw_iters = 1 << 28, 3, 20
+    RESULTS["args"] = {k: v for k, v in vars(args).items()}
+    want = {s.strip() for s in args.sections.split(",")}
+    environment()
+    for key, fn in (("1", section_launch), ("2", section_first), ("3", section_saxpy)):
+        if key not in want:
+            continue
+        try:
+            fn(args)
+        except Exception as e:  # noqa: BLE001
+            err(f"section {key}", e)
+    try:
+        summary()
+    except Exception as e:      # noqa: BLE001
+        err("summary", e)
+    path = os.environ.get("CUJIT_BENCH_OUT")
+    if path:
+        try:
+            with open(path, "w") as f:
+                json.dump(RESULTS, f, indent=1, default=str)
+            log(f"wrote {path}")
+        except Exception as e:  # noqa: BLE001
+            err("json out", e)
+
+
+if __name__ == "__main__":
+    main()
