@@ -813,6 +813,13 @@ rt_py_get_device(PyObject *self, PyObject *noargs)
 }
 
 PyObject *
+rt_py_device_count(PyObject *self, PyObject *noargs)
+{
+    int n = rt_device_count();
+    return n < 0 ? NULL : PyLong_FromLong(n);
+}
+
+PyObject *
 rt_py_synchronize(PyObject *self, PyObject *noargs)
 {
     CUresult r;

@@ -22,9 +22,9 @@ extern PyObject *rt_OutOfMemoryError;
 /* Adds DeviceArray, Stream, Event, Device, CudaError, OutOfMemoryError and
  * the module-level functions (to_device, empty, zeros, ones, full, empty_like,
  * zeros_like, ones_like, full_like, asnumpy, synchronize, get_device,
- * release_memory, memory_info, cache_info, clear_cache, and the private
- * _cache_key, _cache_store, _cache_load, _nvrtc_compile, _nvrtc_version,
- * _launch_raw used by tests) to the module.  Needs no driver. */
+ * device_count, release_memory, memory_info, cache_info, clear_cache, and
+ * the private _cache_key, _cache_store, _cache_load, _nvrtc_compile,
+ * _nvrtc_version, _launch_raw used by tests) to the module.  Needs no driver. */
 int rt_add_types(PyObject *module);
 
 /* ---- NVRTC (works without a GPU or driver) ---- */

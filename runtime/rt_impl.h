@@ -344,6 +344,7 @@ int rt_nvrtc_supported_archs(const int **archs);
 /* Python-level functions, registered by rt_add_types (rtmodule.c) */
 PyObject *rt_py_synchronize(PyObject *self, PyObject *noargs);
 PyObject *rt_py_get_device(PyObject *self, PyObject *noargs);
+PyObject *rt_py_device_count(PyObject *self, PyObject *noargs);
 PyObject *rt_py_release_memory(PyObject *self, PyObject *noargs);
 PyObject *rt_py_memory_info(PyObject *self, PyObject *noargs);
 PyObject *rt_py_cache_info(PyObject *self, PyObject *noargs);

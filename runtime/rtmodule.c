@@ -26,6 +26,7 @@ static PyMethodDef rt_functions[] = {
      "asnumpy(a, stream=None): a NumPy array with the data of any array"},
     {"synchronize", rt_py_synchronize, METH_NOARGS, "wait for all work on the current device"},
     {"get_device", rt_py_get_device, METH_NOARGS, "the current cujit.Device"},
+    {"device_count", rt_py_device_count, METH_NOARGS, "the number of CUDA devices"},
     {"release_memory", rt_py_release_memory, METH_NOARGS,
      "synchronize, then give the memory cujit's pools hold but do not use back to the driver"},
     {"memory_info", rt_py_memory_info, METH_NOARGS,
