@@ -743,19 +743,18 @@ DeviceArray_copy(RtDeviceArray *self, PyObject *args, PyObject *kw)
     static char *kwlist[] = {"stream", NULL};
     PyObject *so = NULL;
     CUstream s;
+    int pushed;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:copy", kwlist, &so)
-        || method_stream(self, so, &s) < 0 || rt_ensure_context() < 0) {
+        || method_stream(self, so, &s) < 0 || enter_device(self, &pushed) < 0) {
         return NULL;
     }
+    /* on the array's own device */
     RtDeviceArray *c = rt_array_new(self->ndim, self->shape, self->dtype, 'C', self->device, s,
                                     so && !PyLong_Check(so) && so != Py_None ? so : NULL);
-    if (!c) {
-        return NULL;
+    if (c && assign(c, (PyObject *)self, s) < 0) {
+        Py_CLEAR(c);
     }
-    if (assign(c, (PyObject *)self, s) < 0) {
-        Py_DECREF(c);
-        return NULL;
-    }
+    rt_ctx_leave(pushed);
     return (PyObject *)c;
 }
 

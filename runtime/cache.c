@@ -15,7 +15,9 @@
  * and a checksum over header and payload; anything else (truncated, torn,
  * corrupted, foreign) is a miss, recompiled and replaced.  CUJIT_CACHE=0
  * turns the cache off. */
-#define _GNU_SOURCE
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

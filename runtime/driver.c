@@ -15,7 +15,9 @@
  * the device's default pool, which CuPy or PyTorch may tune, alone;
  * release_memory() trims it.  Devices without memory pools fall back to
  * cuMemAlloc / cuMemFree. */
-#define _GNU_SOURCE
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
 #include <dlfcn.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -376,6 +378,17 @@ rt_max_threads_per_block(void)
 
 /* The opt-in maximum: rt_launch raises a function's dynamic shared memory
  * limit when a launch asks for more than the default 48 KiB. */
+int
+rt_multiprocessor_count(void)
+{
+    int dev = rt_ensure_context();
+    if (dev < 0) {
+        return -1;
+    }
+    return device_attr(&devices[dev], CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                       &devices[dev].sm_count);
+}
+
 int
 rt_max_shared_per_block(void)
 {

@@ -1,6 +1,8 @@
 /* kernel.c - loading kernels (memory cache per device -> disk cache ->
  * NVRTC), launching them, and reading their error record. */
-#define _GNU_SOURCE
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,6 +164,12 @@ module_kernel(CUmodule m, const char *name, int dev, RtKernel *out)
     out->err_addr = p;
     out->device = dev;
     return 0;
+}
+
+int
+rt_kernel_sibling(const RtKernel *k, const char *name, RtKernel *out)
+{
+    return module_kernel((CUmodule)k->module, name, k->device, out);
 }
 
 int

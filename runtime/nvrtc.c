@@ -6,7 +6,9 @@
  * nvidia/cuda_nvrtc) on sys.path, then by its bare name.  Loading it costs
  * tens of milliseconds, so a warm disk cache never does: the cache key uses
  * the library file's path, size and mtime instead of nvrtcVersion(). */
-#define _GNU_SOURCE
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
