@@ -35,7 +35,21 @@ CXX = os.environ.get("CXX") or shutil.which("g++") or shutil.which("clang++")
 
 # what needs threads that run together, or the GPU itself
 NEEDS_GPU = ["__syncthreads", "__syncwarp", "_sync(", "__activemask", "__shared__", "asm(",
-             "%%laneid", "cj_half"]
+             "%%laneid"]
+
+# float16 conversions written in PTX, and their host equivalents (_Float16)
+HOST_ASM = [
+    (re.compile(r'asm\("cvt\.rn\.f16\.f32 %0, %1;" : "=h"\((\w+)\) : "f"\((\w+)\)\);'),
+     r"{ _Float16 cj_h = (_Float16)\2; memcpy(&\1, &cj_h, 2); }"),
+    (re.compile(r'asm\("cvt\.f32\.f16 %0, %1;" : "=f"\((\w+)\) : "h"\((\w+)\)\);'),
+     r"{ _Float16 cj_h; memcpy(&cj_h, &\2, 2); \1 = (float)cj_h; }"),
+]
+
+
+def host_source(src):
+    for pat, rep in HOST_ASM:
+        src = pat.sub(rep, src)
+    return src
 
 SHIM = r"""
 #include <math.h>
@@ -117,6 +131,7 @@ CTYPES = {
     "short": ctypes.c_int16, "unsigned short": ctypes.c_uint16, "int": ctypes.c_int32,
     "unsigned int": ctypes.c_uint32, "long long": ctypes.c_int64,
     "unsigned long long": ctypes.c_uint64, "float": ctypes.c_float, "double": ctypes.c_double,
+    "cj_half": ctypes.c_uint16,
 }
 COMPLEX = {"cj_complex64": ctypes.c_float, "cj_complex128": ctypes.c_double}
 ENTRY = re.compile(r'extern "C" __global__ void (\w+)\((.*)\)\s*$', re.M)
@@ -188,6 +203,8 @@ def marshal(t, value):
         return ct(z.real, z.imag)
     if t == "bool":
         return ct(bool(value))
+    if t == "cj_half":
+        return ct(int(np.float16(value).view(np.uint16)))
     if t in ("float", "double"):
         return ct(float(value))
     return ct(int(value))
@@ -233,7 +250,7 @@ def tmpdir_host():
 
 def host_launcher(tmp):
     def launch(kernel, grid, block, args, shared_mem=0):
-        src = kernel.inspect_cuda(*args)
+        src = host_source(kernel.inspect_cuda(*args))
         for what in NEEDS_GPU:
             if what in src:
                 pytest.skip("needs a GPU (%s)" % what.strip("(_"))

@@ -62,16 +62,19 @@ def float_ops(a, b, out):
         out[i, 9] = x * 2.5 + 1.0
         out[i, 10] = y ** -1
         out[i, 11] = 2 ** y
+        out[i, 12] = x ** 3                      # a negative base with an int exponent
+        out[i, 13] = (x - 4.5) ** -2
 
 
 def _float_ops_ref(a, b, out):
+    t = a.dtype.type
     cols = [a + b, a - b, a * b, a / b, -a, +a, np.abs(a) ** 0.5, a ** 2, np.abs(a) ** b,
-            a * 2.5 + 1.0, b ** -1.0, 2.0 ** b]
+            a * 2.5 + 1.0, b ** -1.0, 2.0 ** b, a ** 3, (a - t(4.5)) ** t(-2)]
     return {2: np.stack([c.astype(np.float64) for c in cols], axis=1).astype(out.dtype)}
 
 
 def _float_args(dt):
-    return lambda: (rand(96, dt, -4, 4), rand(96, dt, 0.5, 4), poison((96, 12), dt))
+    return lambda: (rand(96, dt, -4, 4), rand(96, dt, 0.5, 4), poison((96, 14), dt))
 
 
 @jit.rawkernel()
