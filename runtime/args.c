@@ -83,7 +83,8 @@ classify_type(PyTypeObject *t)
     PyObject *mro = t->tp_mro;
     for (Py_ssize_t i = 0; mro && PyTuple_Check(mro) && i < PyTuple_GET_SIZE(mro); i++) {
         PyTypeObject *b = (PyTypeObject *)PyTuple_GET_ITEM(mro, i);
-        if (type_is(b, "cupy", "ndarray") || type_is(b, "cupy._core.core", "_ndarray_base")) {
+        if (type_is(b, "cupy", "ndarray") || type_is(b, "cupy._core.core", "_ndarray_base")
+            || type_is(b, "cupy._core.core", "ndarray")) {
             return K_CUPY;
         }
         if (type_is(b, "torch", "Tensor") || type_is(b, "torch._C", "TensorBase")

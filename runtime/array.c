@@ -116,6 +116,9 @@ int
 rt_dtoh(void *dst, CUdeviceptr src, size_t n, CUstream s)
 {
     CUresult r;
+    if (n == 0) {
+        return 0;
+    }
     Py_BEGIN_ALLOW_THREADS
     r = rt_cu.cuMemcpyDtoHAsync(dst, src, n, s);
     if (r == CUDA_SUCCESS) {
@@ -130,6 +133,9 @@ int
 rt_htod(CUdeviceptr dst, const void *src, size_t n, CUstream s)
 {
     CUresult r;
+    if (n == 0) {
+        return 0;
+    }
     Py_BEGIN_ALLOW_THREADS
     r = rt_cu.cuMemcpyHtoDAsync(dst, src, n, s);
     Py_END_ALLOW_THREADS
@@ -445,18 +451,11 @@ static int
 parse_shape(PyObject *o, int64_t *shape, int *ndim)
 {
     if (PyIndex_Check(o)) {
-        shape[0] = PyLong_AsLongLong(o);
+        PyObject *i = PyNumber_Index(o);
+        shape[0] = i ? PyLong_AsLongLong(i) : -1;
+        Py_XDECREF(i);
         if (shape[0] == -1 && PyErr_Occurred()) {
-            PyObject *i = PyErr_Occurred() == PyExc_TypeError ? PyNumber_Index(o) : NULL;
-            if (!i) {
-                return -1;
-            }
-            PyErr_Clear();
-            shape[0] = PyLong_AsLongLong(i);
-            Py_DECREF(i);
-            if (shape[0] == -1 && PyErr_Occurred()) {
-                return -1;
-            }
+            return -1;
         }
         *ndim = 1;
     } else {
