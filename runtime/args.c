@@ -459,13 +459,16 @@ from_dlpack(PyObject *o, RtArray *out, void *stream, const char *what)
     if (!cap) {
         goto done;
     }
-    RtDLManagedTensor *m = PyCapsule_GetPointer(cap, "dltensor");
-    if (!m) {
-        goto done;
-    }
     /* not consumed: the capsule's destructor gives the export back, the
      * memory stays the producer's (alive as long as `o`) */
-    r = read_dltensor(&m->dl_tensor, out, what);
+    if (PyCapsule_IsValid(cap, "dltensor_versioned")) {
+        RtDLManagedTensorVersioned *v = PyCapsule_GetPointer(cap, "dltensor_versioned");
+        r = v ? read_dltensor(&v->dl_tensor, out, what) : -1;
+        out->readonly = v && (v->flags & RT_DLPACK_FLAG_READ_ONLY) != 0;
+    } else {
+        RtDLManagedTensor *m = PyCapsule_GetPointer(cap, "dltensor");
+        r = m ? read_dltensor(&m->dl_tensor, out, what) : -1;
+    }
 done:
     Py_XDECREF(cap);
     Py_XDECREF(meth);

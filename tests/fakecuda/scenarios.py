@@ -58,6 +58,11 @@ class DL:
         return self.a.__dlpack_device__()
 
 
+class DLVersioned(DL):
+    def __dlpack__(self, stream=None):
+        return self.a.__dlpack__(stream=stream, max_version=(1, 0))
+
+
 class _Mem:
     def __init__(self, p):
         self.ptr = p
@@ -196,7 +201,7 @@ def errors():
 def imports():
     h = rand(3, 4)
     d = cujit.to_device(h)
-    for wrap in (CAI, DL, CupyLike, TorchLike):
+    for wrap in (CAI, DL, DLVersioned, CupyLike, TorchLike):
         for view in (d, d[1:, ::2], d[::-1]):
             w = wrap(view)
             exp = view.copy_to_host()
