@@ -376,8 +376,6 @@ rt_max_threads_per_block(void)
                        &devices[dev].max_threads);
 }
 
-/* The opt-in maximum: rt_launch raises a function's dynamic shared memory
- * limit when a launch asks for more than the default 48 KiB. */
 int
 rt_multiprocessor_count(void)
 {
@@ -389,6 +387,8 @@ rt_multiprocessor_count(void)
                        &devices[dev].sm_count);
 }
 
+/* The opt-in maximum: rt_launch raises a function's dynamic shared memory
+ * limit when a launch asks for more than the default 48 KiB. */
 int
 rt_max_shared_per_block(void)
 {

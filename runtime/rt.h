@@ -108,6 +108,13 @@ int rt_is_device_array(PyObject *o);
  * allocated (stream-ordered) on `stream`; uninitialised. */
 PyObject *rt_empty(int ndim, const int64_t *shape, DType dt, void *stream);
 
+/* A Python number as the bytes of one element of dt (NumPy casting for
+ * in-range values; OverflowError for integers that do not fit). */
+int rt_scalar_to_bytes(PyObject *v, DType dt, unsigned char out[16]);
+
+/* Another entry of the module `k` came from (a reduction's second pass). */
+int rt_kernel_sibling(const RtKernel *k, const char *name, RtKernel *out);
+
 /* ---- arguments ---- */
 typedef struct {
     void *ptr;              /* device pointer */
@@ -145,6 +152,7 @@ int rt_launch(RtKernel *k, const unsigned grid[3], const unsigned block[3],
 /* Device limits for launch checks */
 int rt_max_threads_per_block(void);
 int rt_max_shared_per_block(void);
+int rt_multiprocessor_count(void);
 
 /* The record a kernel's `__device__ CjErrorRecord cj_error` holds after a
  * failed assert or bounds check (first failing thread wins; layout shared with

@@ -154,6 +154,7 @@ typedef struct {
     CUcontext primary;          /* retained on first use, never released */
     int cc_major, cc_minor;     /* 0 until read */
     int max_threads;            /* 0 until read */
+    int sm_count;               /* 0 until read */
     int max_shared, max_shared_optin;
     int pool_state;             /* 0 unknown, 1 pool, -1 plain cuMemAlloc */
     CUmemoryPool pool;
