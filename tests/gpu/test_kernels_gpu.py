@@ -220,3 +220,14 @@ def test_failed_assert_is_reported():
     with pytest.raises(Exception) as info:
         statements.with_assert[1, 32](x, poison(3, np.float32))
     assert "non-negative" in str(info.value) or "assert" in str(info.value).lower()
+
+
+def test_boundscheck_reports_out_of_range():
+    """boundscheck=True: an index past the end raises on the host instead of
+    reading or writing out of bounds."""
+    from kernels import compare
+    from kernels._common import poison
+    x = np.ones(8, np.float32)
+    with pytest.raises(Exception) as info:
+        compare.out_of_range_read[1, 32](x, poison(32, np.int32))
+    assert "index" in str(info.value).lower() or "bound" in str(info.value).lower()

@@ -89,6 +89,13 @@ def short_circuit(x, out):
             out[i] = 0
 
 
+@jit.rawkernel(boundscheck=True)
+def out_of_range_read(x, out):
+    i = jit.grid(1)
+    if i < out.size:
+        out[i] = x[i] > 0        # x is shorter than out: checked, never read past its end
+
+
 @jit.rawkernel()
 def signed_unsigned_compare(a, u, b, w, out):
     i = jit.grid(1)
@@ -159,6 +166,7 @@ CASES = [
     (compare_ops, _nan_args()),
     (ternary_and_truth, _ternary_args()),
     (short_circuit, (rand(20, np.float32), poison(20, np.int32))),
+    (out_of_range_read, (rand(8, np.float32), poison(32, np.int32))),
     (signed_unsigned_compare, _su_args()),
     (thread_index_signed, (poison((8, 3), np.bool_), poison((8, 3), np.int64))),
     (bool_arrays, (rand(32, np.bool_), rand(32, np.bool_), poison((32, 6), np.bool_))),

@@ -66,6 +66,21 @@ def triangle(n):
     return s
 
 
+@jit.rawkernel(device=True)
+def store_if_positive(arr, i, v):
+    if v <= 0:
+        return                                   # an early bare return
+    arr[i] = v
+
+
+@jit.rawkernel()
+def use_void_return(x, out):
+    i = jit.grid(1)
+    if i < x.size:
+        out[i] = -1.0
+        store_if_positive(out, i, x[i])
+
+
 @jit.rawkernel()
 def use_clamp(f, k, out_f, out_k):
     i = jit.grid(1)
@@ -142,6 +157,7 @@ CASES = [
     (use_nested, (rand(32, np.float32), poison((32, 4), np.float64))),
     (use_nested, (rand(32, np.int16), poison((32, 4), np.float64))),
     (intrinsics_in_device_fn, (rand(64, np.float32), poison(2, np.float32))),
+    (use_void_return, (rand(16, np.float32), poison(16, np.float32))),
 ]
 
 RUN = [
@@ -155,4 +171,6 @@ RUN = [
      _nested_ref),
     (intrinsics_in_device_fn, 1, 64, lambda: (rand(64, np.float64), poison(2, np.float64)),
      lambda x, out: {1: x.reshape(2, 32).sum(axis=1)}),
+    (use_void_return, 1, 16, lambda: (rand(16, np.float32), poison(16, np.float32)),
+     lambda x, out: {1: np.where(x > 0, x, np.float32(-1))}),
 ]

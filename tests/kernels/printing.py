@@ -43,12 +43,23 @@ def _values_out(out):
         assert int(m.group(4)) == [3, 2 ** 63 + 5][i]
 
 
+def pytest_fail(out):
+    raise AssertionError("unexpected output: %r" % out)
+
+
 def _values_args():
     return (np.array([1.5, -0.25], np.float32), np.array([-7, 123456789012], np.int64),
             np.array([3, 2 ** 63 + 5], np.uint64))
 
 
+@jit.rawkernel()
+def no_arguments():
+    if jit.grid(1) == 0:
+        print("a kernel without parameters")
+
+
 CASES = [
+    (no_arguments, ("()",)),
     (hello, (42,), [("printf", True)]),
     (print_values, _values_args()),
     (print_values, (rand(4, np.float64), rand(4, np.int8), rand(4, np.uint16))),
@@ -56,6 +67,8 @@ CASES = [
 ]
 
 RUN = [
+    (no_arguments, 1, 32, lambda: (), lambda: {},
+     {"stdout": lambda out: "a kernel without parameters\n" in out or pytest_fail(out)}),
     (hello, 1, 32, lambda: (42,), lambda n: {}, {"stdout": _hello_out}),
     (print_values, 1, 32, _values_args, lambda x, k, u: {}, {"stdout": _values_out}),
 ]
