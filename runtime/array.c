@@ -355,6 +355,16 @@ rt_array_new(int ndim, const int64_t *shape, DType dt, char order, int dev, CUst
 }
 
 PyObject *
+rt_empty_order(int ndim, const int64_t *shape, DType dt, char order, void *stream)
+{
+    int dev = rt_ensure_context();
+    if (dev < 0) {
+        return NULL;
+    }
+    return (PyObject *)rt_array_new(ndim, shape, dt, order, dev, stream, NULL);
+}
+
+PyObject *
 rt_empty(int ndim, const int64_t *shape, DType dt, void *stream)
 {
     int dev = rt_ensure_context();
@@ -1417,8 +1427,9 @@ PyTypeObject rt_DeviceArray_Type = {
 
 /* ---- module-level creation functions ---- */
 
-/* to_device(obj, stream=None): a new C-contiguous DeviceArray with a copy of
- * obj (host data: buffer or anything numpy.asarray takes; or device data) */
+/* to_device(obj, stream=None): a new DeviceArray (C-contiguous, or Fortran
+ * when obj is) with a copy of obj: host data (a buffer or anything
+ * numpy.asarray takes) or device data */
 PyObject *
 rt_py_to_device(PyObject *self, PyObject *args, PyObject *kw)
 {
@@ -1470,7 +1481,13 @@ rt_py_to_device(PyObject *self, PyObject *args, PyObject *kw)
         shape[i] = view.shape ? view.shape[i] : view.len / view.itemsize;
         strides[i] = view.strides ? view.strides[i] : view.itemsize;
     }
-    a = rt_array_new(view.ndim, shape, dt, 'C', dev, s, ref);
+    /* Fortran-ordered data stays Fortran-ordered (one copy); any other
+     * layout becomes C-contiguous */
+    char order = 'C';
+    if (!PyBuffer_IsContiguous(&view, 'C') && PyBuffer_IsContiguous(&view, 'F')) {
+        order = 'F';
+    }
+    a = rt_array_new(view.ndim, shape, dt, order, dev, s, ref);
     if (a && rt_copy_from_host(a->ptr, a->strides, view.buf, strides, view.ndim, shape,
                                view.itemsize, s) < 0) {
         Py_CLEAR(a);

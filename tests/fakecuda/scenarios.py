@@ -143,6 +143,8 @@ def arrays():
         a = np.asarray(obj)
         t = cujit.to_device(obj)
         assert t.dtype == a.dtype and t.shape == a.shape and (t.copy_to_host() == a).all()
+    fo = np.asfortranarray(rand(3, 5))
+    assert cujit.to_device(fo).strides == fo.strides        # Fortran order kept
     # repr
     assert repr(cujit.to_device(np.arange(3, dtype=np.int32))) == \
         "DeviceArray([0, 1, 2], dtype=int32)"
