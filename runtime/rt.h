@@ -107,6 +107,8 @@ int rt_is_device_array(PyObject *o);
 /* A new C-contiguous cujit.DeviceArray on the current device, its memory
  * allocated (stream-ordered) on `stream`; uninitialised. */
 PyObject *rt_empty(int ndim, const int64_t *shape, DType dt, void *stream);
+/* the same in C ('C') or Fortran ('F') order */
+PyObject *rt_empty_order(int ndim, const int64_t *shape, DType dt, char order, void *stream);
 
 /* A Python number as the bytes of one element of dt (NumPy casting for
  * in-range values; OverflowError for integers that do not fit). */
