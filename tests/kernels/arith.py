@@ -94,6 +94,15 @@ def int_pow_float(a, out):
 
 
 @jit.rawkernel()
+def python_int_powers(out):
+    if jit.grid(1) == 0:
+        out[0] = 2 ** -1             # Python ints: a negative exponent gives a float
+        out[1] = 10 ** -2
+        out[2] = (-2) ** 3
+        out[3] = 2 ** 10
+
+
+@jit.rawkernel()
 def aug_ops(a, out, fout):
     i = jit.grid(1)
     if i < a.size:
@@ -169,6 +178,7 @@ CASES = (
         (true_division, (rand(16, np.uint8, 0, 9), rand(16, np.int64, 1, 9),
                          poison(16, np.float32))),
         (int_pow_float, (rand(16, np.int32, 0, 9), poison((16, 3), np.float64))),
+        (python_int_powers, (poison(4, np.float64),)),
         (aug_ops, (rand(32, np.int64), poison(32, np.int64), poison((32, 2), np.float64))),
         (small_int_wrap, _wrap_args(np.int8)()),
         (small_int_wrap, _wrap_args(np.uint8)()),
@@ -187,6 +197,8 @@ RUN = (
          lambda a, b, out: {2: a / b}),
         (int_pow_float, 1, 32, lambda: (rand(16, np.int32, 0, 9), poison((16, 3), np.float64)),
          lambda a, out: {1: np.stack([a ** 0.5, a ** 3, 2.0 ** a], axis=1)}),
+        (python_int_powers, 1, 1, lambda: (poison(4, np.float64),),
+         lambda out: {0: np.array([2 ** -1, 10 ** -2, (-2) ** 3, 2 ** 10])}),
         (aug_ops, 1, 64,
          lambda: (rand(40, np.int64, -1000, 1000), poison(40, np.int64),
                   poison((40, 2), np.float64)),

@@ -251,7 +251,21 @@ def annotated_assign(x, out):
         out[i] = v
 
 
+@jit.rawkernel()
+def loop_variable_rebound(out):
+    if jit.grid(1) == 0:
+        count = 0
+        total = 0
+        for k in range(5):
+            count += 1
+            k += 10          # rebinding the loop variable does not change the iteration
+            total += k
+        out[0] = count
+        out[1] = total
+
+
 CASES = [
+    (loop_variable_rebound, (poison(2, np.int64),)),
     (assign_forms, (rand(64, np.int32), poison((64, 6), np.int64))),
     (assign_forms, (rand(64, np.float32), poison((64, 6), np.float32))),
     (swap_elements, (rand(16, np.int32),)),
@@ -270,6 +284,8 @@ CASES = [
 ]
 
 RUN = [
+    (loop_variable_rebound, 1, 1, lambda: (poison(2, np.int64),),
+     lambda out: {0: np.array([5, sum(k + 10 for k in range(5))], np.int64)}),
     (assign_forms, 1, 64, lambda: (rand(64, np.int32, -1000, 1000), poison((64, 6), np.int64)),
      _assign_forms_ref),
     (swap_elements, 1, 32, lambda: (rand(16, np.int32),), lambda x: {0: x[::-1].copy()}),
