@@ -70,8 +70,9 @@ typedef struct {
 
 /* Compiles (or finds in the memory / disk cache) and loads `src` with entry
  * `name` for the current device.  `key_extra` is mixed into the disk cache key
- * (cujit version, options...).  Fills `out`; *hit tells whether the disk
- * cache served it.  CUJIT_LOG=1 prints one line per compilation. */
+ * (cujit version, options...).  Fills `out`; *hit: 0 compiled now, 1 from
+ * the disk cache, 2 from the in-process cache (per device).  CUJIT_LOG=1
+ * prints one line per compilation or disk load. */
 int rt_load_kernel(const char *src, const char *name, const char *key_extra,
                    RtKernel *out, int *hit);
 
