@@ -41,8 +41,12 @@ def poison(shape, dtype=np.float32):
     return np.full(shape, SENTINEL[dt.kind], dt)
 
 
-def scalar(value, dtype):
-    return np.dtype(dtype).type(value)
+def huge(dtype, n=(1 << 31) + 5):
+    """A 1-d array of more than 2**31 elements that costs no memory: a
+    zero-stride view (for inspect_cuda only, never launched); it forces
+    64-bit index arithmetic."""
+    base = np.zeros(1, dtype)
+    return np.lib.stride_tricks.as_strided(base, shape=(n,), strides=(0,))
 
 
 INT_DTYPES = [np.int8, np.int16, np.int32, np.int64,

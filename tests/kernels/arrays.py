@@ -6,14 +6,7 @@ import numpy as np
 
 from cujit import jit
 
-from ._common import poison, rand
-
-
-def huge(dtype, n=(1 << 31) + 5):
-    """A 1-d array of more than 2**31 elements that costs no memory: a
-    zero-stride view (it is only inspected, never launched)."""
-    base = np.zeros(1, dtype)
-    return np.lib.stride_tricks.as_strided(base, shape=(n,), strides=(0,))
+from ._common import huge, poison, rand
 
 
 @jit.rawkernel()

@@ -6,7 +6,7 @@ import numpy as np
 
 from cujit import jit
 
-from ._common import ALL_DTYPES, poison, rand
+from ._common import ALL_DTYPES, huge, poison, rand
 
 
 @jit.rawkernel()
@@ -137,11 +137,6 @@ def index_arith_width(x, out):
         out[i] = x[x.size - 1 - i]
 
 
-def _huge(dtype, n=(1 << 31) + 5):
-    base = np.zeros(1, dtype)
-    return np.lib.stride_tricks.as_strided(base, shape=(n,), strides=(0,))
-
-
 CASES = (
     [(copy_any, (rand(8, dt), poison(8, dt))) for dt in ALL_DTYPES]
     + [(copy_any, (rand(8, dt), poison(8, np.float64)))
@@ -162,7 +157,7 @@ CASES = (
         (float32_accumulate, (rand((16, 8), np.float32), poison(16, np.float32)),
          [("double", False)]),
         (index_arith_width, (rand(16, np.float32), poison(16, np.float32))),
-        (index_arith_width, (_huge(np.float32), _huge(np.float32))),
+        (index_arith_width, (huge(np.float32), huge(np.float32))),
     ]
 )
 
