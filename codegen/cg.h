@@ -36,5 +36,8 @@ void cg_tuple_elem(Cg *g, Node *n, int k, int prec);
 /* a[ix] where ix is one integer or a tuple of them */
 void cg_element(Cg *g, Node *a, Node *ix);
 void cg_truth(Cg *g, Node *n, int prec);
+/* prelude, tuple structs, the functions `roots` reach and then `tail` */
+void cg_emit_roots(Program *p, Inst **roots, int nroots, const char *tail, Buf *out);
+void cg_form_prelude(Buf *b, unsigned features);
 
 #endif

@@ -538,6 +538,57 @@ common_type(Cg *g, Node *x, Node *y)
     return ct;
 }
 
+/* int64 against uint64 (NumPy goes through float64): compared exactly by a
+ * three-way helper, signed operand first */
+static int
+mixed_sign64(Cg *g, Node *x, Node *y, Node **sgn, Node **uns)
+{
+    const Type *a = cj_concrete(g->in->ntype[x->id]), *b = cj_concrete(g->in->ntype[y->id]);
+    if (a->kind != TY_SCALAR || b->kind != TY_SCALAR) {
+        return 0;
+    }
+    char ka = cj_dtypes[a->dtype].kind, kb = cj_dtypes[b->dtype].kind;
+    if (ka == 'i' && b->dtype == DT_U64) {
+        *sgn = x;
+        *uns = y;
+        return 1;
+    }
+    if (kb == 'i' && a->dtype == DT_U64) {
+        *sgn = y;
+        *uns = x;
+        return 1;
+    }
+    return 0;
+}
+
+static void
+pair(Cg *g, int op, Node *x, Node *y, int prec)
+{
+    Node *s, *u;
+    if (mixed_sign64(g, x, y, &s, &u)) {
+        g->p->features |= FEAT_SU_CMP;
+        cg_open(g, prec, binop_prec(op));
+        if (s != x) {
+            S("0 ");
+            S(binop_str(op));
+            S(" ");
+        }
+        S("cj_su_cmp(");
+        cg_conv(g, s, cj_scalar(DT_I64), PR_COMMA);
+        S(", ");
+        cg_conv(g, u, cj_scalar(DT_U64), PR_COMMA);
+        S(")");
+        if (s == x) {
+            S(" ");
+            S(binop_str(op));
+            S(" 0");
+        }
+        cg_close(g, prec, binop_prec(op));
+        return;
+    }
+    infix(g, op, x, y, common_type(g, x, y), cj_scalar(DT_I32), prec);
+}
+
 static void
 compare(Cg *g, Node *n, int prec)
 {
@@ -549,18 +600,16 @@ compare(Cg *g, Node *n, int prec)
         /* a < b < c with a plain b: (a < b) && (b < c) */
         cg_open(g, prec, PR_LAND);
         for (int i = 0; i < n->n - 1; i++) {
-            const Type *ct = common_type(g, n->list[i], n->list[i + 1]);
             if (i) {
                 S(" && ");
             }
-            infix(g, n->ops[i], n->list[i], n->list[i + 1], ct, cj_scalar(DT_I32), PR_LAND + 1);
+            pair(g, n->ops[i], n->list[i], n->list[i + 1], PR_LAND + 1);
         }
         cg_close(g, prec, PR_LAND);
         return;
     }
     if (n->n == 2) {
-        const Type *ct = common_type(g, n->list[0], n->list[1]);
-        infix(g, n->ops[0], n->list[0], n->list[1], ct, cj_scalar(DT_I32), prec);
+        pair(g, n->ops[0], n->list[0], n->list[1], prec);
         return;
     }
     /* a < b < c: middle operands evaluated once, as in Python */

@@ -23,6 +23,13 @@ static const char base[] =
     "template <typename T> CJ_DEVICE T cj_min(T a, T b) { return b < a ? b : a; }\n"
     "template <typename T> CJ_DEVICE T cj_sq(T x) { return x * x; }\n";
 
+static const char su_cmp[] =
+    "/* int64 against uint64, exactly: -1, 0 or 1 */\n"
+    "CJ_DEVICE int cj_su_cmp(long long a, unsigned long long b)\n"
+    "{\n"
+    "    return a < 0 ? -1 : ((unsigned long long)a < b ? -1 : (unsigned long long)a > b);\n"
+    "}\n";
+
 static const char infnan[] =
     "#define CJ_INF_F __int_as_float(0x7f800000)\n"
     "#define CJ_NAN_F __int_as_float(0x7fc00000)\n"
@@ -325,6 +332,9 @@ cg_prelude(Buf *b, unsigned features, unsigned atomic_ops_used)
     buf_puts(b, base);
     if (features & FEAT_INFNAN) {
         buf_puts(b, infnan);
+    }
+    if (features & FEAT_SU_CMP) {
+        buf_puts(b, su_cmp);
     }
     if (features & FEAT_COMPLEX) {
         buf_puts(b, complex_part);

@@ -289,7 +289,7 @@ enum {
     FEAT_F16 = 1 << 0, FEAT_COMPLEX = 1 << 1, FEAT_ATOMIC = 1 << 2, FEAT_PRINT = 1 << 3,
     FEAT_ASSERT = 1 << 4, FEAT_DYNSHARED = 1 << 5, FEAT_MATH = 1 << 6, FEAT_WARP = 1 << 7,
     FEAT_BOUNDS = 1 << 8, FEAT_INTDIV = 1 << 9, FEAT_INFNAN = 1 << 10, FEAT_FLOATDIV = 1 << 11,
-    FEAT_IPOW = 1 << 12,
+    FEAT_IPOW = 1 << 12, FEAT_PACK = 1 << 13, FEAT_SU_CMP = 1 << 14,
 };
 
 typedef struct {
@@ -306,14 +306,41 @@ typedef struct {
     int nmsgs, mcap;
     Type **tuples;      /* tuple types that need a C++ struct */
     int ntuples, tcap;
+    const char *ew_name;    /* the entry of an elementwise or reduction form */
 } Program;
+
+/* an elementwise kernel around a scalar function (p->kernel) */
+typedef struct {
+    int nin, nout;
+    Type **in;          /* per input: an array (TY_ARRAY) or a scalar passed by value */
+    DType *out;
+    int ndim;           /* 0: contiguous operands of one shape, a flat index */
+    int vec;            /* flat: elements per aligned access (1: none) */
+} EwSpec;
+
+/* a reduction kernel (two passes) around a combiner and an optional map */
+typedef struct {
+    Inst *combine, *map;
+    Type *acc;          /* accumulator type */
+    DType in, out;
+    int has_identity;
+    Const identity;
+    int outer;          /* reduced dimensions are not the innermost */
+    int contiguous;     /* each output's elements are one contiguous run */
+    int vec;            /* contiguous: elements per aligned access */
+    int nkeep, nred;    /* dimensions kept (first) and reduced (last) in x */
+} RedSpec;
 
 /* typeinfer/: types for a kernel given its argument types; longjmps on error */
 Program *ti_infer(Arena *a, CjTry *t, Func *kernel, Type **args, int nargs, int idx32);
+/* another function typed into the same program (a reduction's map) */
+Inst *ti_add(Program *p, Func *fn, Type **args);
 /* codegen/: CUDA C++ for a typed program */
 void cg_emit(Program *p, Buf *out);
 /* the entry's name in the generated code */
 const char *cg_kernel_name(Program *p);
+void cg_emit_elementwise(Program *p, const EwSpec *s, Buf *out);
+void cg_emit_reduction(Program *p, const RedSpec *s, Buf *out);
 
 /* ---- small utilities ---- */
 /* an integer expression of constants (TILE + 1, N // 2, -1) evaluated; 0 if

@@ -5,6 +5,7 @@ names here exist only inside kernels: cujit's compiler recognises them (by
 their ``__cujit_builtin__`` tag) and calling them from Python raises.
 """
 from cujit._cujit import Kernel
+from cujit._forms import reduce, vectorize   # noqa: F401
 
 __all__ = ["rawkernel", "threadIdx", "blockIdx", "blockDim", "gridDim", "grid",
            "gridsize", "laneid", "warpsize", "syncthreads", "syncwarp", "threadfence",

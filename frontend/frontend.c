@@ -41,7 +41,8 @@ static PyTypeObject *ast_types[A_COUNT];
     X(lineno) X(col_offset) X(end_col_offset) X(end_lineno) X(name) \
     X(co_filename) X(co_firstlineno) X(co_freevars) X(__code__) X(__globals__) \
     X(__closure__) X(cell_contents) X(__cujit_builtin__) X(__module__) \
-    X(__name__) X(dtype) X(item) X(getlines) X(returns) X(type_comment)
+    X(__name__) X(dtype) X(item) X(getlines) X(returns) X(type_comment) X(co_varnames) \
+    X(co_argcount) X(walk)
 
 enum {
 #define ATTR_ENUM(n) S_##n,
@@ -59,6 +60,7 @@ static const char *const attr_strs[] = {
 static PyObject *names[S_COUNT];
 static PyObject *builtins_dict;
 static PyObject *linecache_getlines;
+static PyObject *ast_walk;
 
 static int
 fe_init(void)
@@ -96,7 +98,13 @@ fe_init(void)
     }
     linecache_getlines = PyObject_GetAttrString(lc, "getlines");
     Py_DECREF(lc);
-    return linecache_getlines ? 0 : -1;
+    PyObject *astmod = PyImport_ImportModule("ast");
+    if (!astmod) {
+        return -1;
+    }
+    ast_walk = PyObject_GetAttrString(astmod, "walk");
+    Py_DECREF(astmod);
+    return linecache_getlines && ast_walk ? 0 : -1;
 }
 
 /* ---- per-function state ---- */
@@ -753,9 +761,18 @@ resolved_value(Fe *f, Resolved *r, PyObject *e, Loc loc)
     case R_DEVFUNC:
     case R_KERNEL:
         fail(f, loc, "a kernel or device function can only be called here, not used as a value");
-    case R_NAMESPACE:
+    case R_NAMESPACE: {
+        PyObject *tag = PyObject_GetAttr(r->obj, names[S___cujit_builtin__]);
+        if (tag && PyUnicode_Check(tag)) {
+            const char *t = utf8(f, tag);
+            Py_DECREF(tag);
+            fail(f, loc, "jit.%s is not a value: use jit.%s.x, jit.%s.y or jit.%s.z", t, t, t, t);
+        }
+        Py_XDECREF(tag);
+        PyErr_Clear();
         fail(f, loc, "module or namespace '%s' cannot be used as a value in a kernel",
              module_name(r->obj) ? module_name(r->obj) : "jit");
+    }
     case R_NONE:
     case R_OTHER:
         break;
@@ -867,6 +884,11 @@ call(Fe *f, PyObject *e, Loc loc)
     }
     switch (r.kind) {
     case R_BUILTIN:
+        if (r.bi == BI_THREADIDX || r.bi == BI_BLOCKIDX || r.bi == BI_BLOCKDIM
+            || r.bi == BI_GRIDDIM) {
+            fail(f, loc, "%s.%c is a number, not a function: it cannot be called; drop the ()",
+                 cj_builtin_names[r.bi], "xyz"[r.axis]);
+        }
         n->op = r.bi;
         n->axis = r.axis;
         break;
@@ -1426,6 +1448,103 @@ source_lines(Fe *f, PyObject *code, PyObject *filename, int *first)
     return lines;
 }
 
+/* Lines [from, from + n) dedented by the first one's indentation. */
+static const char *
+chunk(Fe *f, PyObject *lines, int from, int n)
+{
+    Buf b;
+    buf_init(&b);
+    const char *l0 = PyUnicode_AsUTF8(PyList_GET_ITEM(lines, from));
+    int k = l0 ? indent_of(l0) : 0;
+    for (int i = from; i < from + n && i < PyList_GET_SIZE(lines); i++) {
+        const char *l = PyUnicode_AsUTF8(PyList_GET_ITEM(lines, i));
+        if (!l) {
+            PyErr_Clear();
+            break;
+        }
+        buf_puts(&b, indent_of(l) >= k ? l + k : l + indent_of(l));
+        if (b.len == 0 || b.s[b.len - 1] != '\n') {
+            buf_putc(&b, '\n');
+        }
+    }
+    f->line0 = from;
+    f->dedent = k;
+    char *r = cj_strdup(f->cx->arena, b.s ? b.s : "");
+    buf_free(&b);
+    return r;
+}
+
+/* does this Lambda node take the code object's parameters? */
+static int
+lambda_matches(Fe *f, PyObject *lam, PyObject *code)
+{
+    PyObject *args = get(f, get(f, lam, S_args), S_args);
+    PyObject *varnames = get(f, code, S_co_varnames);
+    int argc = get_int(f, code, S_co_argcount);
+    if (PyList_GET_SIZE(args) != argc || PyTuple_GET_SIZE(varnames) < argc) {
+        return 0;
+    }
+    for (int i = 0; i < argc; i++) {
+        int eq = PyObject_RichCompareBool(get(f, PyList_GET_ITEM(args, i), S_arg),
+                                          PyTuple_GET_ITEM(varnames, i), Py_EQ);
+        if (eq != 1) {
+            PyErr_Clear();
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The Lambda node of a lambda function: the smallest run of lines around
+ * its first line that parses, searched for a lambda with its parameters. */
+static PyObject *
+find_lambda(Fe *f, PyObject *lines, int first, PyObject *code, PyObject *filename)
+{
+    PyCompilerFlags flags = _PyCompilerFlags_INIT;
+    flags.cf_flags = PyCF_ONLY_AST;
+    for (int back = 0; back <= 10 && first - back >= 0; back++) {
+        for (int n = back + 1; n <= back + 40 && first - back + n <= PyList_GET_SIZE(lines); n++) {
+            const char *src = chunk(f, lines, first - back, n);
+            PyObject *mod = Py_CompileStringObject(src, filename, Py_file_input, &flags, -1);
+            if (!mod) {
+                PyErr_Clear();
+                continue;
+            }
+            keep(f, mod);
+            PyObject *it = PyObject_CallOneArg(ast_walk, mod);
+            PyObject *list = it ? PySequence_List(it) : NULL;
+            Py_XDECREF(it);
+            if (!list) {
+                Loc l = {first + 1, 0, 0};
+                fail_py(f, l, "cujit could not read the lambda's source");
+            }
+            keep(f, list);
+            for (Py_ssize_t i = 0; i < PyList_GET_SIZE(list); i++) {
+                PyObject *node = PyList_GET_ITEM(list, i);
+                if (is(node, A_Lambda) && lambda_matches(f, node, code)) {
+                    f->fn->src_hash = cj_hash64(src, strlen(src), 0);
+                    return node;
+                }
+            }
+            break;      /* it parsed but holds no such lambda: look further back */
+        }
+    }
+    Loc l = {first + 1, 0, 0};
+    fail(f, l, "cujit could not find the source of this lambda; define the function with def");
+}
+
+/* a lambda's body as `return <expression>` */
+static void
+lambda_body(Fe *f, PyObject *lam)
+{
+    Func *fn = f->fn;
+    Node *r = new_node(f, ND_RETURN, loc_of(f, lam));
+    r->a = expr(f, get(f, lam, S_body));
+    fn->body = cj_alloc(f->cx->arena, sizeof(Node *));
+    fn->body[0] = r;
+    fn->nbody = 1;
+}
+
 Func *
 fe_read(FeCtx *cx, PyObject *pyfunc, int is_device, int boundscheck)
 {
@@ -1467,16 +1586,25 @@ fe_read(FeCtx *cx, PyObject *pyfunc, int is_device, int boundscheck)
     read_closure(f, pyfunc, code);
     int first;
     PyObject *lines = source_lines(f, code, filename, &first);
-    const char *src = function_source(f, lines, first);
-    fn->src_hash = cj_hash64(src, strlen(src), 0);
-    PyObject *def = parse_source(f, src, filename);
-    fn->loc = loc_of(f, def);
     f->locals = keep(f, PySet_New(NULL));
-    read_params(f, def);
-    fn->nparams = f->nvars;
-    PyObject *body = get(f, def, S_body);
-    bound_names(f, body);
-    fn->body = stmts(f, body, &fn->nbody);
+    if (strcmp(fn->name, "<lambda>") == 0) {
+        PyObject *lam = find_lambda(f, lines, first, code, filename);
+        fn->name = cj_aprintf(cx->arena, "lambda%d", first + 1);
+        fn->loc = loc_of(f, lam);
+        read_params(f, lam);
+        fn->nparams = f->nvars;
+        lambda_body(f, lam);
+    } else {
+        const char *src = function_source(f, lines, first);
+        fn->src_hash = cj_hash64(src, strlen(src), 0);
+        PyObject *def = parse_source(f, src, filename);
+        fn->loc = loc_of(f, def);
+        read_params(f, def);
+        fn->nparams = f->nvars;
+        PyObject *body = get(f, def, S_body);
+        bound_names(f, body);
+        fn->body = stmts(f, body, &fn->nbody);
+    }
     fn->vars = f->vars;
     fn->nvars = f->nvars;
     fn->nnodes = f->nnodes;

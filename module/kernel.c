@@ -13,8 +13,8 @@
 
 PyObject *cj_CompileError;
 
-static double
-now_ms(void)
+double
+mod_now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -24,8 +24,8 @@ now_ms(void)
 /* ---- compile errors ---- */
 
 /* CompileError(msg, (file, line, offset, text, end_line, end_offset)) */
-static void
-raise_compile_error(const CjError *e)
+void
+mod_raise_compile_error(const CjError *e)
 {
     char line[1024];
     const char *file = e->file ? e->file : "<unknown>";
@@ -44,8 +44,8 @@ raise_compile_error(const CjError *e)
 }
 
 /* NVRTC's log names Python lines through #line: "file.py(12): error: ..." */
-static void
-raise_nvrtc_error(const char *log, const char *src)
+void
+mod_raise_nvrtc_error(const char *log, const char *src)
 {
     CjError e;
     memset(&e, 0, sizeof e);
@@ -75,7 +75,7 @@ raise_nvrtc_error(const char *log, const char *src)
         snprintf(e.msg, sizeof e.msg, "NVRTC failed: %s", log ? log : "(no log)");
     }
     (void)src;
-    raise_compile_error(&e);
+    mod_raise_compile_error(&e);
 }
 
 /* ---- argument types ---- */
@@ -109,8 +109,8 @@ layout_of(int ndim, const int64_t *shape, const int64_t *strides, int itemsize)
 }
 
 /* 32-bit indexing is safe when every element's byte offset fits */
-static int
-fits32(int ndim, const int64_t *shape, const int64_t *strides)
+int
+mod_fits32(int ndim, const int64_t *shape, const int64_t *strides)
 {
     int64_t size = 1, span = 0;
     for (int i = 0; i < ndim; i++) {
@@ -241,8 +241,8 @@ numpy_scalar_dtype(PyObject *o, DType *dt)
 }
 
 /* the scalar dtype of a Python or NumPy number; 0 if o is none */
-static int
-scalar_dtype(PyObject *o, DType *dt)
+int
+mod_scalar_dtype(PyObject *o, DType *dt)
 {
     if (PyBool_Check(o)) {
         *dt = DT_BOOL;
@@ -304,7 +304,7 @@ keys_from_args(KernelObject *k, PyObject *const *args, Py_ssize_t n, ArgKey *key
     *idx32 = 1;
     for (Py_ssize_t i = 0; i < n; i++) {
         DType dt;
-        if (scalar_dtype(args[i], &dt)) {
+        if (mod_scalar_dtype(args[i], &dt)) {
             keys[i] = scalar_key(dt);
             continue;
         }
@@ -322,7 +322,7 @@ keys_from_args(KernelObject *k, PyObject *const *args, Py_ssize_t n, ArgKey *key
         keys[i] = array_key(d.dtype, d.ndim,
                             layout_of(d.ndim, d.shape, d.strides, cj_dtypes[d.dtype].size),
                             d.readonly);
-        *idx32 &= fits32(d.ndim, d.shape, d.strides);
+        *idx32 &= mod_fits32(d.ndim, d.shape, d.strides);
     }
     return 0;
 }
@@ -382,7 +382,7 @@ signature_text(Buf *b, Type **types, int n)
 static Entry *
 transpile(KernelObject *k, const ArgKey *keys, int n, int idx32)
 {
-    double t0 = now_ms();
+    double t0 = mod_now_ms();
     Arena arena;
     cj_arena_init(&arena);
     CjTry tr;
@@ -404,7 +404,7 @@ transpile(KernelObject *k, const ArgKey *keys, int n, int idx32)
             goto error;
         }
         PyErr_Clear();
-        raise_compile_error(&tr.err);
+        mod_raise_compile_error(&tr.err);
         goto error;
     }
     Func *fn = fe_read(&cx, k->pyfunc, 0, k->boundscheck);
@@ -443,7 +443,7 @@ transpile(KernelObject *k, const ArgKey *keys, int n, int idx32)
     e->check_errors = (p->features & (FEAT_ASSERT | FEAT_BOUNDS)) != 0;
     e->has_dynshared = (p->features & FEAT_DYNSHARED) != 0;
     e->has_print = (p->features & FEAT_PRINT) != 0;
-    e->transpile_ms = now_ms() - t0;
+    e->transpile_ms = mod_now_ms() - t0;
     const char *dump = getenv("CUJIT_DUMP");
     if (dump && *dump && strcmp(dump, "0") != 0) {
         fprintf(stderr, "// ---- cujit: %s%s ----\n%s\n", PyUnicode_AsUTF8(k->name), e->sig,
@@ -581,7 +581,7 @@ compile_binary(PyObject *self, PyObject *const *args, Py_ssize_t nargsf, PyObjec
     memset(&c, 0, sizeof c);
     if (rt_nvrtc_compile(e->src, e->kname, arch, cubin, &c, &log) < 0) {
         if (!PyErr_Occurred()) {
-            raise_nvrtc_error(log, e->src);
+            mod_raise_nvrtc_error(log, e->src);
         }
         free(log);
         return NULL;
@@ -720,8 +720,8 @@ check_config(LaunchConfig *c)
     return 0;
 }
 
-static void
-put(unsigned char *buf, size_t *off, const void *v, size_t size, size_t align)
+void
+mod_put(unsigned char *buf, size_t *off, const void *v, size_t size, size_t align)
 {
     *off = (*off + align - 1) & ~(align - 1);
     memcpy(buf + *off, v, size);
@@ -733,15 +733,15 @@ static void
 pack_array(unsigned char *buf, size_t *off, const RtArray *a, int idx32)
 {
     uint64_t ptr = (uint64_t)(uintptr_t)a->ptr;
-    put(buf, off, &ptr, 8, 8);
+    mod_put(buf, off, &ptr, 8, 8);
     for (int pass = 0; pass < 2; pass++) {
         for (int d = 0; d < a->ndim; d++) {
             int64_t v = pass ? a->strides[d] : a->shape[d];
             if (idx32) {
                 int32_t w = (int32_t)v;
-                put(buf, off, &w, 4, 4);
+                mod_put(buf, off, &w, 4, 4);
             } else {
-                put(buf, off, &v, 8, 8);
+                mod_put(buf, off, &v, 8, 8);
             }
         }
     }
@@ -749,8 +749,8 @@ pack_array(unsigned char *buf, size_t *off, const RtArray *a, int idx32)
 }
 
 /* a scalar argument converted to dtype dt */
-static int
-pack_scalar(unsigned char *buf, size_t *off, PyObject *o, DType dt)
+int
+mod_pack_scalar(unsigned char *buf, size_t *off, PyObject *o, DType dt)
 {
     const DTypeInfo *d = &cj_dtypes[dt];
     union {
@@ -769,7 +769,7 @@ pack_scalar(unsigned char *buf, size_t *off, PyObject *o, DType dt)
             PyErr_SetString(PyExc_TypeError, "scalar argument of unexpected size");
             return -1;
         }
-        put(buf, off, view.buf, (size_t)view.len, (size_t)(d->size > 8 ? 8 : d->size));
+        mod_put(buf, off, view.buf, (size_t)view.len, (size_t)(d->size > 8 ? 8 : d->size));
         PyBuffer_Release(&view);
         return 0;
     }
@@ -801,7 +801,7 @@ pack_scalar(unsigned char *buf, size_t *off, PyObject *o, DType dt)
         PyErr_SetString(PyExc_TypeError, "unexpected scalar type");
         return -1;
     }
-    put(buf, off, &v, (size_t)d->size, (size_t)(d->size > 8 ? 8 : d->size));
+    mod_put(buf, off, &v, (size_t)d->size, (size_t)(d->size > 8 ? 8 : d->size));
     return 0;
 }
 
@@ -833,7 +833,7 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
     for (; got < n; got++) {
         DType dt;
         isarr[got] = 0;
-        if (scalar_dtype(args[got], &dt)) {
+        if (mod_scalar_dtype(args[got], &dt)) {
             keys[got] = scalar_key(dt);
             continue;
         }
@@ -846,7 +846,7 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
         RtArray *a = &arrs[got];
         char lay = a->c_contig ? 'C' : (a->f_contig && a->ndim >= 2) ? 'F' : 'A';
         keys[got] = array_key(a->dtype, a->ndim, lay, a->readonly);
-        idx32 &= fits32(a->ndim, a->shape, a->strides);
+        idx32 &= mod_fits32(a->ndim, a->shape, a->strides);
     }
     Entry *e = get_entry(k, keys, (int)n, idx32);
     if (!e || load_entry(k, e, dev) < 0) {
@@ -873,7 +873,7 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
             size_t al = (size_t)(sz > 8 ? 8 : sz);
             off = (off + al - 1) & ~(al - 1);
             before = off;
-            if (pack_scalar(buf, &off, args[i], (DType)keys[i].dtype) < 0) {
+            if (mod_pack_scalar(buf, &off, args[i], (DType)keys[i].dtype) < 0) {
                 goto done;
             }
         }

@@ -14,6 +14,18 @@ extern PyTypeObject KernelType;
 extern PyTypeObject LauncherType;
 
 int kernel_add_types(PyObject *m);
+int ufunc_add_types(PyObject *m);
+
+/* shared by kernel.c and ufunc.c */
+double mod_now_ms(void);
+void mod_raise_compile_error(const CjError *e);
+void mod_raise_nvrtc_error(const char *log, const char *src);
+/* the dtype of a Python or NumPy number; 0 if o is not one */
+int mod_scalar_dtype(PyObject *o, DType *dt);
+int mod_fits32(int ndim, const int64_t *shape, const int64_t *strides);
+void mod_put(unsigned char *buf, size_t *off, const void *v, size_t size, size_t align);
+/* a scalar argument packed as its own dtype dt */
+int mod_pack_scalar(unsigned char *buf, size_t *off, PyObject *o, DType dt);
 
 /* one argument's type as the launch path sees it: a compact key */
 typedef struct {

@@ -194,6 +194,10 @@ ti_binop_type(Ti *t, Node *n, int op, Type *x, Type *y)
             ti_err(t, n, "complex powers are not supported in kernels; multiply the values "
                 "or use math on .real and .imag");
         }
+        int64_t e;
+        if (op == OP_POW && weak && k == 'i' && n && n->b && cj_fold_int(n->b, &e) && e < 0) {
+            return cj_weak(TY_WEAK_FLOAT);      /* Python: 2 ** -1 == 0.5 */
+        }
         return k == 'b' ? cj_scalar(DT_I8) : r;
     case OP_LSHIFT:
     case OP_RSHIFT:
@@ -1011,4 +1015,14 @@ ti_infer(Arena *a, CjTry *tr, Func *kernel, Type **args, int nargs, int idx32)
     infer_inst(p, in);
     p->insts = (Inst **)cj_vec_push(a, (void **)p->insts, &p->ninsts, &p->cap, in);
     return p;
+}
+
+Inst *
+ti_add(Program *p, Func *fn, Type **args)
+{
+    Inst *in = new_inst(p, fn, args);
+    p->depth = 1;
+    infer_inst(p, in);
+    p->insts = (Inst **)cj_vec_push(p->arena, (void **)p->insts, &p->ninsts, &p->cap, in);
+    return in;
 }

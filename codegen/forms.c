@@ -1,0 +1,467 @@
+/* forms.c - the kernels around scalar functions: elementwise (@vectorize)
+ * and reductions (@reduce).  The scalar functions are device functions
+ * typed like any other; these wrappers are written here as text. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cg.h"
+
+#define P(...) buf_printf(b, __VA_ARGS__)
+#define S(s) buf_puts(b, (s))
+
+static const char packs[] =
+    "/* N elements loaded or stored as one aligned access */\n"
+    "template <typename T, int N> struct alignas(sizeof(T) * N) cj_pack {\n"
+    "    T v[N];\n"
+    "};\n";
+
+static const char *
+ity(Program *p)
+{
+    return p->idx32 ? "int" : "long long";
+}
+
+static const char *
+ctype_of(Cg *g, const Type *t)
+{
+    return cg_ctype(g, t);
+}
+
+/* ---- elementwise ---- */
+
+/* the call of the scalar function on element expressions args[] */
+static void
+ew_call(Buf *b, Inst *fn, const char *const *args, int nin)
+{
+    P("%s(", fn->cname);
+    for (int i = 0; i < nin; i++) {
+        P("%s%s", i ? ", " : "", args[i]);
+    }
+    S(")");
+}
+
+/* out_k = result (or result.f_k for tuple returns) */
+static void
+ew_store(Cg *g, Buf *b, const EwSpec *s, const char *const *outs, const char *res)
+{
+    for (int k = 0; k < s->nout; k++) {
+        const char *ct = cj_dtypes[s->out[k]].ctype;
+        if (s->nout == 1) {
+            P("            %s = (%s)(%s);\n", outs[k], ct, res);
+        } else {
+            P("            %s = (%s)%s.f%d;\n", outs[k], ct, res, k);
+        }
+    }
+    (void)g;
+}
+
+static void
+ew_params(Cg *g, Buf *b, const EwSpec *s)
+{
+    Program *p = g->p;
+    for (int i = 0; i < s->nin; i++) {
+        const Type *t = s->in[i];
+        if (t->kind != TY_ARRAY) {
+            P("%s%s in%d", i ? ", " : "", ctype_of(g, t), i);
+        } else if (s->ndim == 0) {
+            P("%sconst %s *__restrict__ in%d", i ? ", " : "", cj_dtypes[t->dtype].ctype, i);
+        } else {
+            P("%scj_array<%s, %d, %s> in%d", i ? ", " : "", cj_dtypes[t->dtype].ctype, s->ndim,
+              ity(p), i);
+        }
+    }
+    for (int k = 0; k < s->nout; k++) {
+        if (s->ndim == 0) {
+            P(", %s *out%d", cj_dtypes[s->out[k]].ctype, k);
+        } else {
+            P(", cj_array<%s, %d, %s> out%d", cj_dtypes[s->out[k]].ctype, s->ndim, ity(p), k);
+        }
+    }
+    P(", %s n)\n", ity(p));
+}
+
+/* contiguous operands of one shape: the flat index is the only index; with
+ * vec > 1 each thread moves vec elements per aligned access */
+static void
+ew_flat(Cg *g, Buf *b, const EwSpec *s, Inst *fn)
+{
+    Program *p = g->p;
+    const char *I = ity(p);
+    const char *args[64], *outs[16];
+    P("    %s i = (%s)blockIdx.x * blockDim.x + threadIdx.x;\n", I, I);
+    P("    const %s stride = (%s)blockDim.x * gridDim.x;\n", I, I);
+    if (s->vec > 1) {
+        int v = s->vec;
+        P("    const %s nv = n / %d;\n", I, v);
+        P("    for (%s j = i; j < nv; j += stride) {\n", I);
+        for (int k = 0; k < s->nin; k++) {
+            if (s->in[k]->kind == TY_ARRAY) {
+                const char *ct = cj_dtypes[s->in[k]->dtype].ctype;
+                P("        const cj_pack<%s, %d> a%d = ((const cj_pack<%s, %d> *)in%d)[j];\n", ct,
+                  v, k, ct, v, k);
+            }
+        }
+        for (int k = 0; k < s->nout; k++) {
+            P("        cj_pack<%s, %d> r%d;\n", cj_dtypes[s->out[k]].ctype, v, k);
+        }
+        P("#pragma unroll\n        for (int e = 0; e < %d; e++) {\n", v);
+        for (int k = 0; k < s->nin; k++) {
+            args[k] = s->in[k]->kind == TY_ARRAY ? cj_aprintf(p->arena, "a%d.v[e]", k)
+                                                 : cj_aprintf(p->arena, "in%d", k);
+        }
+        for (int k = 0; k < s->nout; k++) {
+            outs[k] = cj_aprintf(p->arena, "r%d.v[e]", k);
+        }
+        S("            auto res = ");
+        ew_call(b, fn, args, s->nin);
+        S(";\n");
+        ew_store(g, b, s, outs, "res");
+        S("        }\n");
+        for (int k = 0; k < s->nout; k++) {
+            const char *ct = cj_dtypes[s->out[k]].ctype;
+            P("        ((cj_pack<%s, %d> *)out%d)[j] = r%d;\n", ct, v, k, k);
+        }
+        S("    }\n");
+        P("    i += nv * %d;\n", v);
+    }
+    P("    for (; i < n; i += stride) {\n");
+    for (int k = 0; k < s->nin; k++) {
+        args[k] = s->in[k]->kind == TY_ARRAY ? cj_aprintf(p->arena, "in%d[i]", k)
+                                             : cj_aprintf(p->arena, "in%d", k);
+    }
+    for (int k = 0; k < s->nout; k++) {
+        outs[k] = cj_aprintf(p->arena, "out%d[i]", k);
+    }
+    S("        {\n            auto res = ");
+    ew_call(b, fn, args, s->nin);
+    S(";\n");
+    ew_store(g, b, s, outs, "res");
+    S("        }\n    }\n");
+}
+
+/* any shapes and strides: the flat index is split over the output's shape;
+ * broadcast inputs have stride 0 there */
+static void
+ew_strided(Cg *g, Buf *b, const EwSpec *s, Inst *fn)
+{
+    Program *p = g->p;
+    const char *I = ity(p);
+    const char *args[64], *outs[16];
+    P("    const %s stride = (%s)blockDim.x * gridDim.x;\n", I, I);
+    P("    for (%s i = (%s)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {\n", I, I);
+    P("        %s rem = i", I);
+    for (int k = 0; k < s->nin; k++) {
+        if (s->in[k]->kind == TY_ARRAY) {
+            P(", o%d = 0", k);
+        }
+    }
+    for (int k = 0; k < s->nout; k++) {
+        P(", q%d = 0", k);
+    }
+    S(";\n");
+    for (int d = s->ndim - 1; d >= 0; d--) {
+        P("        {\n            const %s c = rem %% out0.shape[%d];\n", I, d);
+        if (d) {
+            P("            rem /= out0.shape[%d];\n", d);
+        }
+        for (int k = 0; k < s->nin; k++) {
+            if (s->in[k]->kind == TY_ARRAY) {
+                P("            o%d += c * in%d.strides[%d];\n", k, k, d);
+            }
+        }
+        for (int k = 0; k < s->nout; k++) {
+            P("            q%d += c * out%d.strides[%d];\n", k, k, d);
+        }
+        S("        }\n");
+    }
+    for (int k = 0; k < s->nin; k++) {
+        args[k] = s->in[k]->kind == TY_ARRAY ? cj_aprintf(p->arena, "cj_at(in%d.data, o%d)", k, k)
+                                             : cj_aprintf(p->arena, "in%d", k);
+    }
+    for (int k = 0; k < s->nout; k++) {
+        outs[k] = cj_aprintf(p->arena, "cj_at(out%d.data, q%d)", k, k);
+    }
+    S("        {\n            auto res = ");
+    ew_call(b, fn, args, s->nin);
+    S(";\n");
+    ew_store(g, b, s, outs, "res");
+    S("        }\n    }\n");
+}
+
+void
+cg_emit_elementwise(Program *p, const EwSpec *s, Buf *out)
+{
+    Cg gs, *g = &gs;
+    memset(g, 0, sizeof gs);
+    g->p = p;
+    Buf w, *b = &w;
+    buf_init(&w);
+    Inst *fn = p->kernel;
+    p->ew_name = cj_aprintf(p->arena, "cj_vec_%s%s%d", fn->cname + 7,
+                            s->ndim == 0 ? "_flat" : "_nd", s->ndim ? s->ndim : s->vec);
+    P("\n/* elementwise over %s: %s */\n", fn->fn->name,
+      s->ndim == 0 ? (s->vec > 1 ? "contiguous operands, aligned packs" : "contiguous operands")
+                   : "strided and broadcast operands");
+    P("extern \"C\" __global__ void %s(", p->ew_name);
+    ew_params(g, b, s);
+    S("{\n");
+    if (s->ndim == 0) {
+        ew_flat(g, b, s, fn);
+    } else {
+        ew_strided(g, b, s, fn);
+    }
+    S("}\n");
+    if (s->vec > 1) {
+        p->features |= FEAT_PACK;
+    }
+    cg_emit_roots(p, &p->kernel, 1, w.s, out);
+    buf_free(&w);
+}
+
+/* ---- reductions ---- */
+
+static const char block_reduce[] =
+    "/* the block's values combined in a fixed order: warps by shuffles, then the\n"
+    " * warp results by the first warp (blockDim.x a multiple of 32, at most 1024) */\n"
+    "template <typename T, typename F> static __device__ T cj_block_reduce(T v, F combine)\n"
+    "{\n"
+    "    __shared__ T part[32];\n"
+    "    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;\n"
+    "#pragma unroll\n"
+    "    for (int d = 16; d > 0; d >>= 1) {\n"
+    "        v = combine(v, cj_shfl_down(v, d));\n"
+    "    }\n"
+    "    if (lane == 0) {\n"
+    "        part[warp] = v;\n"
+    "    }\n"
+    "    __syncthreads();\n"
+    "    const int nw = blockDim.x >> 5;\n"
+    "    if (warp == 0) {\n"
+    "        v = part[0];\n"
+    "        for (int w = 1; w < nw; w++) {\n"
+    "            v = combine(v, part[w]);\n"
+    "        }\n"
+    "    }\n"
+    "    __syncthreads();\n"
+    "    return v;\n"
+    "}\n";
+
+/* shuffles of any value type, 32 bits at a time */
+static const char shfl_any[] =
+    "template <typename T> static __device__ __forceinline__ T cj_shfl_down(T v, int d)\n"
+    "{\n"
+    "    constexpr int W = (sizeof(T) + 3) / 4;\n"
+    "    union {\n"
+    "        T t;\n"
+    "        unsigned u[W];\n"
+    "    } x;\n"
+    "    x.t = v;\n"
+    "#pragma unroll\n"
+    "    for (int k = 0; k < W; k++) {\n"
+    "        x.u[k] = __shfl_down_sync(0xffffffffu, x.u[k], d);\n"
+    "    }\n"
+    "    return x.t;\n"
+    "}\n";
+
+/* the accumulator: with no identity it carries "has a value" */
+static void
+red_types(Cg *g, Buf *b, const RedSpec *s)
+{
+    const char *T = ctype_of(g, s->acc);
+    if (s->has_identity) {
+        P("typedef %s cj_acc;\n", T);
+        P("static __device__ __forceinline__ cj_acc cj_combine(cj_acc a, cj_acc b) { return (cj_acc)%s(a, b); }\n",
+          s->combine->cname);
+        S("static __device__ __forceinline__ cj_acc cj_ident(void) { return ");
+        Buf *save = g->out;
+        g->out = b;
+        cg_literal(g, &s->identity, s->acc);
+        g->out = save;
+        S("; }\n");
+        S("static __device__ __forceinline__ cj_acc cj_lift(cj_acc v) { return v; }\n");
+        S("#define CJ_RESULT(a) (a)\n");
+        return;
+    }
+    P("struct cj_acc {\n    %s v;\n    bool has;\n};\n", T);
+    P("static __device__ __forceinline__ cj_acc cj_combine(cj_acc a, cj_acc b)\n{\n"
+      "    if (!a.has) {\n        return b;\n    }\n    if (!b.has) {\n        return a;\n    }\n"
+      "    return cj_acc{(%s)%s(a.v, b.v), true};\n}\n", T, s->combine->cname);
+    P("static __device__ __forceinline__ cj_acc cj_ident(void) { return cj_acc{%s(), false}; }\n", T);
+    P("static __device__ __forceinline__ cj_acc cj_lift(%s v) { return cj_acc{v, true}; }\n", T);
+    S("#define CJ_RESULT(a) ((a).v)\n");
+}
+
+/* one element, mapped, as an accumulator */
+static void
+red_element(Cg *g, Buf *b, const RedSpec *s, const char *load)
+{
+    const char *T = ctype_of(g, s->acc);
+    if (s->map) {
+        P("cj_lift((%s)%s(%s))", T, s->map->cname, load);
+    } else {
+        P("cj_lift((%s)(%s))", T, load);
+    }
+}
+
+/* offsets of the kept (o) and reduced (r) coordinates */
+static void
+red_offset(Buf *b, const char *I, const char *var, const char *idx, int first, int n,
+           const char *shape, const char *strides)
+{
+    if (n == 1) {
+        P("        const %s %s = %s * %s[%d];\n", I, var, idx, strides, first);
+        return;
+    }
+    P("        %s %s = 0;\n        {\n            %s rem = %s;\n", I, var, I, idx);
+    for (int d = first + n - 1; d >= first; d--) {
+        P("            %s += (rem %% %s[%d]) * %s[%d];\n", var, shape, d, strides, d);
+        if (d > first) {
+            P("            rem /= %s[%d];\n", shape, d);
+        }
+    }
+    S("        }\n");
+}
+
+/* pass 1: block (x: split, y..: output) reduces its share of one output's
+ * elements; splits > 1 leaves partials for pass 2 */
+static void
+red_inner(Cg *g, Buf *b, const RedSpec *s)
+{
+    Program *p = g->p;
+    const char *I = ity(p);
+    const char *X = cj_dtypes[s->in].ctype;
+    int nd = s->nkeep + s->nred;
+    P("extern \"C\" __global__ void %s(cj_array<%s, %d, %s> x, cj_acc *part, %s *out, "
+      "%s nout, %s nred, %s splits, %s chunk)\n{\n", p->ew_name, X, nd > 0 ? nd : 1, I,
+      cj_dtypes[s->out].ctype, I, I, I, I);
+    P("    const %s o = (%s)blockIdx.y * gridDim.z + blockIdx.z;\n", I, I);
+    S("    if (o >= nout) {\n        return;\n    }\n");
+    P("    const %s lo = (%s)blockIdx.x * chunk;\n", I, I);
+    P("    const %s hi = lo + chunk < nred ? lo + chunk : nred;\n", I);
+    S("    cj_acc acc = cj_ident();\n");
+    if (s->nkeep) {
+        red_offset(b, I, "ko", "o", 0, s->nkeep, "x.shape", "x.strides");
+    } else {
+        P("    const %s ko = 0;\n", I);
+    }
+    if (s->contiguous && s->vec > 1) {
+        int v = s->vec;
+        /* a contiguous run per output: aligned packs (the host makes chunk a
+         * multiple of v and checks the alignment) */
+        P("    {\n        const cj_pack<%s, %d> *px = (const cj_pack<%s, %d> *)((const char *)x.data + ko + lo * (%s)sizeof(%s));\n",
+          X, v, X, v, I, X);
+        P("        const %s nv = (hi - lo) / %d;\n", I, v);
+        P("        for (%s j = threadIdx.x; j < nv; j += blockDim.x) {\n", I);
+        P("            const cj_pack<%s, %d> a = px[j];\n#pragma unroll\n", X, v);
+        P("            for (int e = 0; e < %d; e++) {\n                acc = cj_combine(acc, ", v);
+        red_element(g, b, s, "a.v[e]");
+        S(");\n            }\n        }\n");
+        P("        for (%s r = lo + nv * %d + threadIdx.x; r < hi; r += blockDim.x) {\n", I, v);
+        S("            acc = cj_combine(acc, ");
+        red_element(g, b, s, "cj_at(x.data, ko + r * (long long)sizeof(x.data[0]))");
+        S(");\n        }\n    }\n");
+    } else {
+        P("    for (%s r = lo + threadIdx.x; r < hi; r += blockDim.x) {\n", I);
+        if (s->contiguous) {
+            P("        const %s off = ko + r * (%s)sizeof(%s);\n", I, I, X);
+        } else {
+            red_offset(b, I, "ro", "r", s->nkeep, s->nred, "x.shape", "x.strides");
+            P("        const %s off = ko + ro;\n", I);
+        }
+        S("        acc = cj_combine(acc, ");
+        red_element(g, b, s, "cj_at(x.data, off)");
+        S(");\n    }\n");
+    }
+    S("    acc = cj_block_reduce(acc, cj_combine);\n");
+    S("    if (threadIdx.x == 0) {\n");
+    S("        if (splits == 1) {\n");
+    P("            out[o] = (%s)CJ_RESULT(acc);\n", cj_dtypes[s->out].ctype);
+    S("        } else {\n            part[o * splits + blockIdx.x] = acc;\n        }\n    }\n}\n");
+}
+
+/* pass 1 when the reduced dimensions are not the innermost: a thread per
+ * output (coalesced), blocks along y take chunks of the reduction */
+static void
+red_outer(Cg *g, Buf *b, const RedSpec *s)
+{
+    Program *p = g->p;
+    const char *I = ity(p);
+    const char *X = cj_dtypes[s->in].ctype;
+    int nd = s->nkeep + s->nred;
+    P("extern \"C\" __global__ void %s(cj_array<%s, %d, %s> x, cj_acc *part, %s *out, "
+      "%s nout, %s nred, %s splits, %s chunk)\n{\n", p->ew_name, X, nd, I,
+      cj_dtypes[s->out].ctype, I, I, I, I);
+    P("    const %s o = (%s)blockIdx.x * blockDim.x + threadIdx.x;\n", I, I);
+    S("    if (o >= nout) {\n        return;\n    }\n");
+    P("    const %s lo = (%s)blockIdx.y * chunk;\n", I, I);
+    P("    const %s hi = lo + chunk < nred ? lo + chunk : nred;\n", I);
+    red_offset(b, I, "ko", "o", 0, s->nkeep, "x.shape", "x.strides");
+    S("    cj_acc acc = cj_ident();\n");
+    P("#pragma unroll 4\n    for (%s r = lo; r < hi; r++) {\n", I);
+    red_offset(b, I, "ro", "r", s->nkeep, s->nred, "x.shape", "x.strides");
+    S("        acc = cj_combine(acc, ");
+    red_element(g, b, s, "cj_at(x.data, ko + ro)");
+    S(");\n    }\n");
+    S("    if (splits == 1) {\n");
+    P("        out[o] = (%s)CJ_RESULT(acc);\n", cj_dtypes[s->out].ctype);
+    S("    } else {\n        part[blockIdx.y * nout + o] = acc;\n    }\n}\n");
+}
+
+/* pass 2: the partials of each output, combined in split order */
+static void
+red_final(Cg *g, Buf *b, const RedSpec *s)
+{
+    Program *p = g->p;
+    const char *I = ity(p);
+    P("extern \"C\" __global__ void %s_final(const cj_acc *part, %s *out, %s nout, %s splits, "
+      "int outer)\n{\n", p->ew_name, cj_dtypes[s->out].ctype, I, I);
+    S("    if (outer) {\n");
+    P("        const %s o = (%s)blockIdx.x * blockDim.x + threadIdx.x;\n", I, I);
+    S("        if (o < nout) {\n            cj_acc acc = cj_ident();\n");
+    P("            for (%s k = 0; k < splits; k++) {\n", I);
+    S("                acc = cj_combine(acc, part[k * nout + o]);\n            }\n");
+    P("            out[o] = (%s)CJ_RESULT(acc);\n        }\n        return;\n    }\n",
+      cj_dtypes[s->out].ctype);
+    P("    const %s o = (%s)blockIdx.x;\n", I, I);
+    S("    cj_acc acc = cj_ident();\n");
+    P("    for (%s k = threadIdx.x; k < splits; k += blockDim.x) {\n", I);
+    S("        acc = cj_combine(acc, part[o * splits + k]);\n    }\n");
+    S("    acc = cj_block_reduce(acc, cj_combine);\n");
+    P("    if (threadIdx.x == 0) {\n        out[o] = (%s)CJ_RESULT(acc);\n    }\n}\n",
+      cj_dtypes[s->out].ctype);
+}
+
+void
+cg_emit_reduction(Program *p, const RedSpec *s, Buf *out)
+{
+    Cg gs, *g = &gs;
+    memset(g, 0, sizeof gs);
+    g->p = p;
+    Buf w, *b = &w;
+    buf_init(&w);
+    p->ew_name = cj_aprintf(p->arena, "cj_red_%s_%s_%s%d_%d", s->combine->fn->name,
+                            cj_dtypes[s->in].code, s->outer ? "o" : "i", s->nkeep, s->nred);
+    P("\n/* reduction by %s%s%s */\n", s->combine->fn->name, s->map ? " of " : "",
+      s->map ? s->map->fn->name : "");
+    red_types(g, b, s);
+    S(shfl_any);
+    S(block_reduce);
+    if (s->outer) {
+        red_outer(g, b, s);
+    } else {
+        red_inner(g, b, s);
+    }
+    red_final(g, b, s);
+    p->features |= FEAT_PACK;
+    Inst *roots[2] = {s->combine, s->map};
+    cg_emit_roots(p, roots, s->map ? 2 : 1, w.s, out);
+    buf_free(&w);
+}
+
+void
+cg_form_prelude(Buf *b, unsigned features)
+{
+    if (features & FEAT_PACK) {
+        buf_puts(b, packs);
+    }
+}

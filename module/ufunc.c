@@ -1,0 +1,1670 @@
+/* ufunc.c - cujit.Vectorize (@vectorize: an elementwise kernel around a
+ * scalar function, NumPy broadcasting) and cujit.Reduce (@reduce: a
+ * two-pass reduction around a binary combiner, any axes). */
+#include "module.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../frontend/fe.h"
+
+#define MAXIN 32
+#define MAXOUT 8
+
+/* ---- compiled forms, keyed by bytes ---- */
+
+typedef struct Form {
+    struct Form *next;
+    unsigned char key[512];
+    size_t keylen;
+    char *src, *kname;
+    double transpile_ms;
+    int nout;
+    DType out[MAXOUT];      /* vectorize: result dtypes; reduce: out[0] */
+    int acc_size;           /* reduce: bytes of one accumulator */
+    PyObject *keep;         /* code objects the key points at */
+    RtKernel rk[8], rk2[8];
+    char loaded[8];
+} Form;
+
+typedef struct {
+    unsigned char b[512];
+    size_t n;
+} Key;
+
+static void
+key_put(Key *k, const void *p, size_t n)
+{
+    if (k->n + n <= sizeof k->b) {
+        memcpy(k->b + k->n, p, n);
+    }
+    k->n += n;
+}
+
+static void
+key_int(Key *k, int64_t v)
+{
+    key_put(k, &v, sizeof v);
+}
+
+static Form *
+form_find(Form *list, const Key *k)
+{
+    for (Form *f = list; f; f = f->next) {
+        if (f->keylen == k->n && memcmp(f->key, k->b, k->n) == 0) {
+            return f;
+        }
+    }
+    return NULL;
+}
+
+static void
+form_free(Form *f)
+{
+    free(f->src);
+    free(f->kname);
+    Py_XDECREF(f->keep);
+    free(f);
+}
+
+static char *
+dupstr(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = malloc(n);
+    if (p) {
+        memcpy(p, s, n);
+    }
+    return p;
+}
+
+/* loads a form for the current device (the second entry for reductions) */
+static int
+form_load(Form *f, const char *second)
+{
+    int dev = rt_ensure_context();
+    if (dev < 0) {
+        return -1;
+    }
+    if (dev >= 8) {
+        PyErr_SetString(PyExc_RuntimeError, "cujit supports devices 0 to 7");
+        return -1;
+    }
+    if (f->loaded[dev]) {
+        return dev;
+    }
+    int hit;
+    if (rt_load_kernel_logged(f->src, f->kname, "cujit " CJ_VERSION, f->transpile_ms,
+                              &f->rk[dev], &hit) < 0) {
+        return -1;
+    }
+    if (second) {
+        char name[512];
+        snprintf(name, sizeof name, "%s%s", f->kname, second);
+        if (rt_kernel_sibling(&f->rk[dev], name, &f->rk2[dev]) < 0) {
+            return -1;
+        }
+    }
+    f->loaded[dev] = 1;
+    return dev;
+}
+
+/* a compilation's frame: arena, error jump, frontend context */
+typedef struct {
+    Arena arena;
+    CjTry tr;
+    FeCtx cx;
+    double t0;
+} Frame;
+
+static int
+frame_open(Frame *fr)
+{
+    memset(fr, 0, sizeof *fr);
+    cj_arena_init(&fr->arena);
+    fr->cx.arena = &fr->arena;
+    fr->cx.try_ = &fr->tr;
+    fr->cx.keep = PyList_New(0);
+    fr->t0 = mod_now_ms();
+    return fr->cx.keep ? 0 : -1;
+}
+
+static void
+frame_close(Frame *fr)
+{
+    Py_XDECREF(fr->cx.keep);
+    cj_arena_free(&fr->arena);
+}
+
+/* the Python function behind a map= / scalar function argument */
+static PyObject *
+scalar_function(PyObject *o);
+
+/* ---- shared argument handling ---- */
+
+typedef struct {
+    int is_array;
+    int weak;               /* a Python number: NEP 50 weak */
+    DType dt;
+    PyObject *obj;
+    RtArray a;
+} Operand;
+
+static int
+operand(PyObject *o, Operand *op, void *stream, const char *what)
+{
+    memset(op, 0, sizeof *op);
+    op->obj = o;
+    if (mod_scalar_dtype(o, &op->dt)) {
+        op->weak = PyLong_CheckExact(o) || PyFloat_CheckExact(o) || PyComplex_CheckExact(o);
+        return 0;
+    }
+    if (rt_get_array(o, &op->a, stream, what) < 0) {
+        return -1;
+    }
+    op->is_array = 1;
+    op->dt = op->a.dtype;
+    return 0;
+}
+
+static void
+release(Operand *ops, int n, void *stream, int copy_back)
+{
+    for (int i = 0; i < n; i++) {
+        if (ops[i].is_array) {
+            rt_array_release(&ops[i].a, stream, copy_back);
+        }
+    }
+}
+
+static Type *
+operand_type(const Operand *op)
+{
+    if (op->weak) {
+        char k = cj_dtypes[op->dt].kind;
+        return cj_weak(k == 'c' ? TY_WEAK_COMPLEX : k == 'f' ? TY_WEAK_FLOAT : TY_WEAK_INT);
+    }
+    return cj_scalar(op->dt);
+}
+
+static unsigned
+grid_for(int64_t work, int block)
+{
+    int sms = rt_multiprocessor_count();
+    int64_t g = (work + block - 1) / block;
+    int64_t cap = (int64_t)(sms > 0 ? sms : 132) * 32;
+    if (g > cap) {
+        g = cap;
+    }
+    return (unsigned)(g < 1 ? 1 : g);
+}
+
+/* ---- Vectorize ---- */
+
+typedef struct {
+    DType in[MAXIN];
+    DType out[MAXOUT];
+    int nout;
+} Sig;
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *pyfunc;
+    PyObject *name;
+    int nparams;
+    Sig *sigs;
+    int nsigs;
+    Form *forms;
+    vectorcallfunc vectorcall;
+} VectorizeObject;
+
+static PyTypeObject VectorizeType;
+
+/* the first eager signature every input casts to safely (Python numbers by
+ * kind, as NumPy's value-based rules for weak scalars); -1 if none */
+static int
+pick_sig(VectorizeObject *v, Operand *ops, int n)
+{
+    for (int s = 0; s < v->nsigs; s++) {
+        int ok = 1;
+        for (int i = 0; i < n && ok; i++) {
+            DType to = v->sigs[s].in[i];
+            if (ops[i].weak) {
+                char fk = cj_dtypes[ops[i].dt].kind, tk = cj_dtypes[to].kind;
+                ok = fk == 'i' ? tk != 'b' : fk == 'f' ? (tk == 'f' || tk == 'c') : tk == 'c';
+            } else {
+                ok = cj_can_cast_safe(ops[i].dt, to);
+            }
+        }
+        if (ok) {
+            return s;
+        }
+    }
+    return -1;
+}
+
+static void
+sig_error(VectorizeObject *v, Operand *ops, int n)
+{
+    Buf b;
+    buf_init(&b);
+    buf_printf(&b, "%s() has no signature for inputs (", PyUnicode_AsUTF8(v->name));
+    for (int i = 0; i < n; i++) {
+        buf_printf(&b, "%s%s", i ? ", " : "", ops[i].weak ? (cj_dtypes[ops[i].dt].kind == 'f'
+                                                              ? "float" : cj_dtypes[ops[i].dt].kind
+                                                              == 'c' ? "complex" : "int")
+                                                           : cj_dtypes[ops[i].dt].name);
+    }
+    buf_puts(&b, "); its signatures are:");
+    for (int s = 0; s < v->nsigs; s++) {
+        buf_puts(&b, s ? ", " : " ");
+        buf_printf(&b, "%s(", cj_dtypes[v->sigs[s].out[0]].name);
+        for (int i = 0; i < v->nparams; i++) {
+            buf_printf(&b, "%s%s", i ? ", " : "", cj_dtypes[v->sigs[s].in[i]].name);
+        }
+        buf_puts(&b, ")");
+    }
+    PyErr_SetString(PyExc_TypeError, b.s);
+    buf_free(&b);
+}
+
+typedef struct {
+    int n;                      /* inputs */
+    Type **fn_args;             /* the scalar function's parameter types */
+    int ndim, vec, idx32;
+    int nout_given;             /* out= arrays */
+    DType out_given[MAXOUT];
+} EwPlan;
+
+/* types the scalar function for `plan` and emits the kernel */
+static Form *
+ew_compile(VectorizeObject *v, Operand *ops, EwPlan *plan, const Key *key, int typing_only)
+{
+    Frame fr;
+    Form *volatile f = NULL;
+    Buf src;
+    buf_init(&src);
+    if (frame_open(&fr) < 0) {
+        return NULL;
+    }
+    if (setjmp(fr.tr.jb)) {
+        if (f) {
+            form_free(f);
+            f = NULL;
+        }
+        if (!PyErr_Occurred() || !fr.tr.err.internal) {
+            PyErr_Clear();
+            mod_raise_compile_error(&fr.tr.err);
+        }
+        goto done;
+    }
+    Func *fn = fe_read(&fr.cx, v->pyfunc, 1, 0);
+    Program *p = ti_infer(&fr.arena, &fr.tr, fn, plan->fn_args, plan->n, plan->idx32);
+    Type *ret = cj_concrete(p->kernel->ret);
+    DType outs[MAXOUT];
+    int nout = 0;
+    if (ret->kind == TY_SCALAR) {
+        outs[nout++] = ret->dtype;
+    } else if (ret->kind == TY_TUPLE && ret->ntup <= MAXOUT) {
+        for (int k = 0; k < ret->ntup; k++) {
+            Type *e = cj_concrete(ret->tup[k]);
+            if (e->kind != TY_SCALAR) {
+                break;
+            }
+            outs[nout++] = e->dtype;
+        }
+    }
+    if (nout == 0 || (ret->kind == TY_TUPLE && nout != ret->ntup)) {
+        CjError e = fr.tr.err;
+        e.file = fn->file;
+        e.loc = fn->loc;
+        snprintf(e.msg, sizeof e.msg, "a vectorized function must return a number or a tuple "
+                 "of numbers, not %s", ret->kind == TY_VOID ? "nothing" : "this");
+        mod_raise_compile_error(&e);
+        goto done;
+    }
+    for (int k = 0; k < plan->nout_given && k < nout; k++) {
+        outs[k] = plan->out_given[k];
+    }
+    f = calloc(1, sizeof(Form));
+    if (!f) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    f->nout = nout;
+    memcpy(f->out, outs, sizeof outs);
+    if (typing_only) {
+        goto done;
+    }
+    EwSpec s;
+    memset(&s, 0, sizeof s);
+    s.nin = plan->n;
+    s.in = cj_alloc(&fr.arena, sizeof(Type *) * (size_t)(plan->n + 1));
+    for (int i = 0; i < plan->n; i++) {
+        s.in[i] = ops[i].is_array ? cj_array_type(&fr.arena, ops[i].dt, plan->ndim, 'C')
+                                  : plan->fn_args[i];
+    }
+    s.nout = nout;
+    s.out = outs;
+    s.ndim = plan->ndim;
+    s.vec = plan->vec;
+    cg_emit_elementwise(p, &s, &src);
+    f->src = buf_steal(&src);
+    f->kname = dupstr(p->ew_name);
+    f->transpile_ms = mod_now_ms() - fr.t0;
+    memcpy(f->key, key->b, key->n);
+    f->keylen = key->n;
+    if (!f->kname) {
+        form_free(f);
+        f = NULL;
+        PyErr_NoMemory();
+    }
+    const char *dump = getenv("CUJIT_DUMP");
+    if (f && dump && *dump && strcmp(dump, "0") != 0) {
+        fprintf(stderr, "// ---- cujit: vectorize %s ----\n%s\n", PyUnicode_AsUTF8(v->name),
+                f->src);
+    }
+done:
+    buf_free(&src);
+    frame_close(&fr);
+    return f;
+}
+
+/* NumPy broadcasting of the array operands' shapes */
+static int
+broadcast(Operand *ops, int n, int *ndim, int64_t *shape)
+{
+    *ndim = 0;
+    for (int i = 0; i < n; i++) {
+        if (ops[i].is_array && ops[i].a.ndim > *ndim) {
+            *ndim = ops[i].a.ndim;
+        }
+    }
+    for (int d = 0; d < *ndim; d++) {
+        shape[d] = 1;
+    }
+    for (int i = 0; i < n; i++) {
+        if (!ops[i].is_array) {
+            continue;
+        }
+        int off = *ndim - ops[i].a.ndim;
+        for (int d = 0; d < ops[i].a.ndim; d++) {
+            int64_t s = ops[i].a.shape[d];
+            if (s != 1 && shape[off + d] != 1 && s != shape[off + d]) {
+                PyErr_Format(PyExc_ValueError, "operands could not be broadcast together: "
+                             "input %d has shape dimension %lld where another has %lld", i + 1,
+                             (long long)s, (long long)shape[off + d]);
+                return -1;
+            }
+            if (s != 1) {
+                shape[off + d] = s;
+            }
+        }
+    }
+    return 0;
+}
+
+/* strides of operand `a` seen with the broadcast shape (0 where broadcast) */
+static void
+bstrides(const RtArray *a, int ndim, const int64_t *shape, int64_t *out)
+{
+    int off = ndim - a->ndim;
+    for (int d = 0; d < ndim; d++) {
+        int k = d - off;
+        out[d] = (k < 0 || (a->shape[k] == 1 && shape[d] != 1)) ? 0 : a->strides[k];
+    }
+}
+
+/* Merges dimensions that every operand steps through contiguously and
+ * drops extents of 1; returns the new ndim. st[k] holds operand k. */
+static int
+collapse(int ndim, int64_t *shape, int64_t st[][RT_MAXDIM], int nops)
+{
+    int nd = 0;
+    for (int d = 0; d < ndim; d++) {
+        if (shape[d] == 1) {
+            continue;
+        }
+        int merge = nd > 0;
+        for (int k = 0; k < nops && merge; k++) {
+            merge = st[k][nd - 1] == st[k][d] * shape[d];
+        }
+        if (merge) {
+            shape[nd - 1] *= shape[d];
+            for (int k = 0; k < nops; k++) {
+                st[k][nd - 1] = st[k][d];
+            }
+            continue;
+        }
+        shape[nd] = shape[d];
+        for (int k = 0; k < nops; k++) {
+            st[k][nd] = st[k][d];
+        }
+        nd++;
+    }
+    if (nd == 0) {
+        shape[0] = 1;
+        for (int k = 0; k < nops; k++) {
+            st[k][0] = 0;
+        }
+        nd = 1;
+    }
+    return nd;
+}
+
+static void
+pack_view(unsigned char *buf, size_t *off, uint64_t ptr, int nd, const int64_t *shape,
+          const int64_t *strides, int idx32)
+{
+    *off = (*off + 7) & ~(size_t)7;
+    mod_put(buf, off, &ptr, 8, 8);
+    for (int pass = 0; pass < 2; pass++) {
+        for (int d = 0; d < nd; d++) {
+            int64_t v = pass ? strides[d] : shape[d];
+            if (idx32) {
+                int32_t w = (int32_t)v;
+                mod_put(buf, off, &w, 4, 4);
+            } else {
+                mod_put(buf, off, &v, 8, 8);
+            }
+        }
+    }
+    *off = (*off + 7) & ~(size_t)7;
+}
+
+static void
+pack_index(unsigned char *buf, size_t *off, int64_t v, int idx32)
+{
+    if (idx32) {
+        int32_t w = (int32_t)v;
+        mod_put(buf, off, &w, 4, 4);
+    } else {
+        mod_put(buf, off, &v, 8, 8);
+    }
+}
+
+/* a scalar operand as the kernel parameter of type t */
+static int
+pack_operand_scalar(unsigned char *buf, size_t *off, const Operand *op, const Type *t)
+{
+    DType dt = cj_concrete(t)->dtype;
+    unsigned char bytes[16];
+    if (rt_scalar_to_bytes(op->obj, dt, bytes) < 0) {
+        return -1;
+    }
+    int sz = cj_dtypes[dt].size;
+    mod_put(buf, off, bytes, (size_t)sz, (size_t)(sz > 8 ? 8 : sz));
+    return 0;
+}
+
+static int
+is_contig(const RtArray *a, char order)
+{
+    return order == 'F' ? a->f_contig : a->c_contig;
+}
+
+static PyObject *
+vectorize_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    VectorizeObject *v = (VectorizeObject *)self;
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    PyObject *out_arg = NULL, *stream_arg = NULL;
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (Py_ssize_t k = 0; k < nkw; k++) {
+        const char *kn = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
+        if (kn && strcmp(kn, "out") == 0) {
+            out_arg = args[n + k];
+        } else if (kn && strcmp(kn, "stream") == 0) {
+            stream_arg = args[n + k];
+        } else {
+            PyErr_Format(PyExc_TypeError, "%U() got an unexpected keyword argument '%s' "
+                         "(it takes out= and stream=)", v->name, kn ? kn : "?");
+            return NULL;
+        }
+    }
+    if (n != v->nparams) {
+        PyErr_Format(PyExc_TypeError, "%U() takes %d input%s, got %zd", v->name, v->nparams,
+                     v->nparams == 1 ? "" : "s", n);
+        return NULL;
+    }
+    if (n > MAXIN) {
+        PyErr_SetString(PyExc_TypeError, "too many inputs");
+        return NULL;
+    }
+    void *stream = NULL;
+    if (rt_get_stream(stream_arg ? stream_arg : Py_None, &stream) < 0) {
+        return NULL;
+    }
+    Operand ops[MAXIN], outs[MAXOUT];
+    int nops = 0, nouts = 0;
+    PyObject *result = NULL, *made[MAXOUT] = {NULL};
+    Arena ta;
+    cj_arena_init(&ta);
+    for (; nops < n; nops++) {
+        char what[48];
+        snprintf(what, sizeof what, "input %d", nops + 1);
+        if (operand(args[nops], &ops[nops], stream, what) < 0) {
+            goto done;
+        }
+    }
+    /* the scalar function's parameter types */
+    EwPlan plan;
+    memset(&plan, 0, sizeof plan);
+    plan.n = (int)n;
+    plan.fn_args = cj_alloc(&ta, sizeof(Type *) * (size_t)(n + 1));
+    int sig = -1;
+    if (v->nsigs) {
+        sig = pick_sig(v, ops, (int)n);
+        if (sig < 0) {
+            sig_error(v, ops, (int)n);
+            goto done;
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        plan.fn_args[i] = sig >= 0 ? cj_scalar(v->sigs[sig].in[i]) : operand_type(&ops[i]);
+    }
+    int ndim;
+    int64_t shape[RT_MAXDIM];
+    if (broadcast(ops, (int)n, &ndim, shape) < 0) {
+        goto done;
+    }
+    int64_t total = 1;
+    for (int d = 0; d < ndim; d++) {
+        total *= shape[d];
+    }
+    /* outputs given */
+    if (out_arg && out_arg != Py_None) {
+        int tup = PyTuple_Check(out_arg);
+        int k = tup ? (int)PyTuple_GET_SIZE(out_arg) : 1;
+        for (; nouts < k && nouts < MAXOUT; nouts++) {
+            PyObject *o = tup ? PyTuple_GET_ITEM(out_arg, nouts) : out_arg;
+            if (rt_get_array(o, &outs[nouts].a, stream, "out") < 0) {
+                goto done;
+            }
+            outs[nouts].is_array = 1;
+            outs[nouts].obj = o;
+            RtArray *a = &outs[nouts].a;
+            int same = a->ndim == ndim;
+            for (int d = 0; same && d < ndim; d++) {
+                same = a->shape[d] == shape[d];
+            }
+            if (!same) {
+                PyErr_Format(PyExc_ValueError, "%U(): out= has the wrong shape for the "
+                             "broadcast inputs", v->name);
+                nouts++;
+                goto done;
+            }
+            plan.out_given[nouts] = a->dtype;
+        }
+        plan.nout_given = nouts;
+    }
+    /* layout: flat when every array operand is contiguous in one order with
+     * the full shape; otherwise strided */
+    char order = 'C';
+    int any_f = 0, all_f = 1;
+    for (int i = 0; i < n; i++) {
+        if (ops[i].is_array) {
+            any_f |= ops[i].a.f_contig && !ops[i].a.c_contig;
+            all_f &= ops[i].a.f_contig;
+        }
+    }
+    if (any_f && all_f) {
+        order = 'F';
+    }
+    int flat = 1;
+    for (int i = 0; i < n && flat; i++) {
+        if (ops[i].is_array) {
+            flat = is_contig(&ops[i].a, order) && ops[i].a.ndim == ndim;
+            for (int d = 0; flat && d < ndim; d++) {
+                flat = ops[i].a.shape[d] == shape[d];
+            }
+        }
+    }
+    for (int k = 0; k < nouts && flat; k++) {
+        flat = is_contig(&outs[k].a, order);
+    }
+    /* typing: result dtypes */
+    Key tk;
+    tk.n = 0;
+    key_int(&tk, 0);
+    for (int i = 0; i < n; i++) {
+        key_int(&tk, (ops[i].is_array ? 1 : 0) | (ops[i].weak ? 2 : 0) | (ops[i].dt << 4)
+                     | ((int64_t)(sig >= 0 ? v->sigs[sig].in[i] : 99) << 12));
+    }
+    for (int k = 0; k < nouts; k++) {
+        key_int(&tk, 1000 + plan.out_given[k]);
+    }
+    Form *typed = form_find(v->forms, &tk);
+    if (!typed) {
+        typed = ew_compile(v, ops, &plan, &tk, 1);
+        if (!typed) {
+            goto done;
+        }
+        memcpy(typed->key, tk.b, tk.n);
+        typed->keylen = tk.n;
+        typed->next = v->forms;
+        v->forms = typed;
+    }
+    if (sig >= 0) {
+        for (int k = 0; k < typed->nout && k < v->sigs[sig].nout; k++) {
+            if (k >= nouts) {
+                typed->out[k] = v->sigs[sig].out[k];
+            }
+        }
+    }
+    if (nouts && nouts != typed->nout) {
+        PyErr_Format(PyExc_ValueError, "%U() has %d outputs but out= gives %d", v->name,
+                     typed->nout, nouts);
+        goto done;
+    }
+    /* outputs made here */
+    for (; nouts < typed->nout; nouts++) {
+        /* F-ordered inputs give F-ordered results (NumPy's order='K') */
+        made[nouts] = rt_empty_order(ndim, shape, typed->out[nouts], order, stream);
+        if (!made[nouts]) {
+            goto done;
+        }
+        if (rt_get_array(made[nouts], &outs[nouts].a, stream, "out") < 0) {
+            goto done;
+        }
+        outs[nouts].is_array = 1;
+        outs[nouts].obj = made[nouts];
+    }
+    if (total == 0) {
+        goto finish;
+    }
+    int idx32 = total < INT32_MAX;
+    int maxsize = 1;
+    for (int i = 0; i < n; i++) {
+        if (ops[i].is_array) {
+            idx32 &= mod_fits32(ops[i].a.ndim, ops[i].a.shape, ops[i].a.strides);
+            if (cj_dtypes[ops[i].dt].size > maxsize) {
+                maxsize = cj_dtypes[ops[i].dt].size;
+            }
+        }
+    }
+    for (int k = 0; k < nouts; k++) {
+        idx32 &= mod_fits32(outs[k].a.ndim, outs[k].a.shape, outs[k].a.strides);
+        if (cj_dtypes[outs[k].a.dtype].size > maxsize) {
+            maxsize = cj_dtypes[outs[k].a.dtype].size;
+        }
+    }
+    plan.idx32 = idx32;
+    int64_t st[MAXIN + MAXOUT][RT_MAXDIM];
+    int64_t cshape[RT_MAXDIM];
+    int nd = 0;
+    plan.vec = 1;
+    if (flat) {
+        int vec = 16 / maxsize;
+        if (vec > 8) {
+            vec = 8;
+        }
+        for (int i = 0; i < n && vec > 1; i++) {
+            if (ops[i].is_array
+                && (uintptr_t)ops[i].a.ptr % ((uintptr_t)cj_dtypes[ops[i].dt].size * vec)) {
+                vec = 1;
+            }
+        }
+        for (int k = 0; k < nouts && vec > 1; k++) {
+            if ((uintptr_t)outs[k].a.ptr % ((uintptr_t)cj_dtypes[outs[k].a.dtype].size * vec)) {
+                vec = 1;
+            }
+        }
+        plan.vec = vec > 1 ? vec : 1;
+        plan.ndim = 0;
+    } else {
+        memcpy(cshape, shape, sizeof(int64_t) * (size_t)ndim);
+        int k = 0;
+        for (int i = 0; i < n; i++) {
+            if (ops[i].is_array) {
+                bstrides(&ops[i].a, ndim, shape, st[k++]);
+            }
+        }
+        for (int j = 0; j < nouts; j++) {
+            bstrides(&outs[j].a, ndim, shape, st[k++]);
+        }
+        nd = collapse(ndim, cshape, st, k);
+        plan.ndim = nd;
+    }
+    /* the kernel */
+    Key kk = tk;
+    key_int(&kk, 7777);
+    key_int(&kk, plan.ndim);
+    key_int(&kk, plan.vec);
+    key_int(&kk, plan.idx32);
+    for (int k = 0; k < nouts; k++) {
+        key_int(&kk, outs[k].a.dtype);
+    }
+    Form *f = form_find(v->forms, &kk);
+    if (!f) {
+        for (int k = 0; k < nouts; k++) {
+            plan.out_given[k] = outs[k].a.dtype;
+        }
+        plan.nout_given = nouts;
+        f = ew_compile(v, ops, &plan, &kk, 0);
+        if (!f) {
+            goto done;
+        }
+        f->next = v->forms;
+        v->forms = f;
+    }
+    int dev = form_load(f, NULL);
+    if (dev < 0) {
+        goto done;
+    }
+    unsigned char buf[(MAXIN + MAXOUT + 2) * (8 + 16 * RT_MAXDIM)] __attribute__((aligned(16)));
+    void *params[MAXIN + MAXOUT + 1];
+    size_t off = 0;
+    int np = 0, k = 0;
+    for (int i = 0; i < n; i++) {
+        size_t before;
+        if (!ops[i].is_array) {
+            int sz = cj_dtypes[cj_concrete(plan.fn_args[i])->dtype].size;
+            size_t al = (size_t)(sz > 8 ? 8 : sz);
+            off = (off + al - 1) & ~(al - 1);
+            before = off;
+            if (pack_operand_scalar(buf, &off, &ops[i], plan.fn_args[i]) < 0) {
+                goto done;
+            }
+        } else if (plan.ndim == 0) {
+            off = (off + 7) & ~(size_t)7;
+            before = off;
+            uint64_t ptr = (uint64_t)(uintptr_t)ops[i].a.ptr;
+            mod_put(buf, &off, &ptr, 8, 8);
+        } else {
+            off = (off + 7) & ~(size_t)7;
+            before = off;
+            pack_view(buf, &off, (uint64_t)(uintptr_t)ops[i].a.ptr, nd, cshape, st[k++], idx32);
+        }
+        params[np++] = buf + before;
+    }
+    for (int j = 0; j < nouts; j++) {
+        off = (off + 7) & ~(size_t)7;
+        size_t before = off;
+        if (plan.ndim == 0) {
+            uint64_t ptr = (uint64_t)(uintptr_t)outs[j].a.ptr;
+            mod_put(buf, &off, &ptr, 8, 8);
+        } else {
+            pack_view(buf, &off, (uint64_t)(uintptr_t)outs[j].a.ptr, nd, cshape, st[k++], idx32);
+        }
+        params[np++] = buf + before;
+    }
+    off = (off + 7) & ~(size_t)7;
+    params[np++] = buf + off;
+    pack_index(buf, &off, total, idx32);
+    unsigned grid[3] = {grid_for(total / plan.vec + 1, 256), 1, 1}, block[3] = {256, 1, 1};
+    if (rt_launch(&f->rk[dev], grid, block, 0, stream, params, PyUnicode_AsUTF8(v->name)) < 0) {
+        goto done;
+    }
+finish:
+    if (typed->nout == 1) {
+        result = outs[0].obj;
+        Py_INCREF(result);
+    } else {
+        result = PyTuple_New(typed->nout);
+        for (int j = 0; result && j < typed->nout; j++) {
+            Py_INCREF(outs[j].obj);
+            PyTuple_SET_ITEM(result, j, outs[j].obj);
+        }
+    }
+done:
+    release(ops, nops, stream, 0);
+    release(outs, nouts, stream, result != NULL);
+    for (int j = 0; j < MAXOUT; j++) {
+        Py_XDECREF(made[j]);
+    }
+    cj_arena_free(&ta);
+    return result;
+}
+
+/* "float32(float32, float32)" strings, Numba's eager signatures */
+static int
+parse_sigs(VectorizeObject *v, PyObject *list)
+{
+    Py_ssize_t ns = PySequence_Size(list);
+    if (ns < 0) {
+        return -1;
+    }
+    v->sigs = calloc((size_t)ns + 1, sizeof(Sig));
+    if (!v->sigs) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t s = 0; s < ns; s++) {
+        PyObject *item = PySequence_GetItem(list, s);
+        if (!item) {
+            return -1;
+        }
+        if (!PyUnicode_Check(item)) {
+            Py_DECREF(item);
+            PyErr_SetString(PyExc_TypeError, "vectorize signatures are strings like "
+                            "'float32(float32, float32)'");
+            return -1;
+        }
+        Arena a;
+        cj_arena_init(&a);
+        Type **types, *ret;
+        char msg[512];
+        int nt = cj_parse_signature(&a, PyUnicode_AsUTF8(item), &types, &ret, msg, sizeof msg);
+        Py_DECREF(item);
+        int ok = nt >= 0 && nt == v->nparams && nt <= MAXIN && ret && ret->kind != TY_VOID;
+        for (int i = 0; ok && i < nt; i++) {
+            ok = types[i]->kind == TY_SCALAR;
+            v->sigs[s].in[i] = types[i]->dtype;
+        }
+        if (ok && ret->kind == TY_SCALAR) {
+            v->sigs[s].out[0] = ret->dtype;
+            v->sigs[s].nout = 1;
+        } else if (ok && ret->kind == TY_TUPLE && ret->ntup <= MAXOUT) {
+            for (int k = 0; k < ret->ntup; k++) {
+                v->sigs[s].out[k] = ret->tup[k]->dtype;
+            }
+            v->sigs[s].nout = ret->ntup;
+        } else {
+            ok = 0;
+        }
+        cj_arena_free(&a);
+        if (!ok) {
+            PyErr_Format(PyExc_TypeError, "vectorize signature %zd: %s", s + 1,
+                         nt < 0 ? msg : "expected 'ret(arg, ...)' with scalar types and one "
+                         "argument per parameter");
+            return -1;
+        }
+        v->nsigs++;
+    }
+    return 0;
+}
+
+static int
+param_count(PyObject *func)
+{
+    PyObject *code = PyFunction_GET_CODE(func);
+    return ((PyCodeObject *)code)->co_argcount;
+}
+
+static PyObject *
+vectorize_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"func", "signatures", NULL};
+    PyObject *func, *sigs = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|O:Vectorize", kwlist, &func, &sigs)) {
+        return NULL;
+    }
+    PyObject *pf = scalar_function(func);
+    if (!pf) {
+        return NULL;
+    }
+    VectorizeObject *v = (VectorizeObject *)type->tp_alloc(type, 0);
+    if (!v) {
+        return NULL;
+    }
+    v->pyfunc = pf;
+    Py_INCREF(pf);
+    v->name = PyObject_GetAttrString(pf, "__name__");
+    v->nparams = param_count(pf);
+    v->vectorcall = vectorize_call;
+    if (!v->name || (sigs && sigs != Py_None && parse_sigs(v, sigs) < 0)) {
+        Py_DECREF(v);
+        return NULL;
+    }
+    return (PyObject *)v;
+}
+
+static void
+vectorize_dealloc(PyObject *self)
+{
+    VectorizeObject *v = (VectorizeObject *)self;
+    Py_XDECREF(v->pyfunc);
+    Py_XDECREF(v->name);
+    free(v->sigs);
+    while (v->forms) {
+        Form *f = v->forms;
+        v->forms = f->next;
+        form_free(f);
+    }
+    Py_TYPE(self)->tp_free(self);
+}
+
+static PyObject *
+vectorize_inspect_cuda(PyObject *self, PyObject *noargs)
+{
+    VectorizeObject *v = (VectorizeObject *)self;
+    PyObject *l = PyList_New(0);
+    for (Form *f = v->forms; l && f; f = f->next) {
+        if (!f->src) {
+            continue;
+        }
+        PyObject *s = PyUnicode_FromString(f->src);
+        if (!s || PyList_Append(l, s) < 0) {
+            Py_XDECREF(s);
+            Py_CLEAR(l);
+        } else {
+            Py_DECREF(s);
+        }
+    }
+    return l;
+}
+
+static PyObject *
+get_pyfunc(PyObject *self, void *c)
+{
+    return Py_NewRef(((VectorizeObject *)self)->pyfunc);
+}
+
+static PyObject *
+get_name(PyObject *self, void *c)
+{
+    return Py_NewRef(((VectorizeObject *)self)->name);
+}
+
+static PyGetSetDef vectorize_getset[] = {
+    {"py_func", get_pyfunc, NULL, "the scalar Python function", NULL},
+    {"__name__", get_name, NULL, NULL, NULL},
+    {NULL},
+};
+
+static PyMethodDef vectorize_methods[] = {
+    {"inspect_cuda", vectorize_inspect_cuda, METH_NOARGS,
+     "the CUDA C++ of every kernel compiled so far, as a list"},
+    {NULL},
+};
+
+static PyTypeObject VectorizeType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "cujit.Vectorize",
+    .tp_basicsize = sizeof(VectorizeObject),
+    .tp_dealloc = vectorize_dealloc,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(VectorizeObject, vectorcall),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_methods = vectorize_methods,
+    .tp_getset = vectorize_getset,
+    .tp_new = vectorize_new,
+    .tp_doc = "A scalar function applied elementwise with NumPy broadcasting (@vectorize).",
+};
+
+/* ---- Reduce ---- */
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *pyfunc;
+    PyObject *name;
+    PyObject *identity;     /* None: no identity */
+    Form *forms;
+} ReduceObject;
+
+static PyTypeObject ReduceType;
+
+static PyObject *
+scalar_function(PyObject *o)
+{
+    if (PyObject_TypeCheck(o, &VectorizeType)) {
+        return ((VectorizeObject *)o)->pyfunc;
+    }
+    if (PyObject_TypeCheck(o, &ReduceType)) {
+        return ((ReduceObject *)o)->pyfunc;
+    }
+    int dev;
+    PyObject *k = fe_kernel_function(o, &dev);
+    if (k) {
+        if (!dev) {
+            PyErr_SetString(PyExc_TypeError, "a kernel cannot be used as a scalar function; "
+                            "use @jit.rawkernel(device=True)");
+            return NULL;
+        }
+        return k;
+    }
+    if (PyFunction_Check(o)) {
+        return o;
+    }
+    PyErr_Format(PyExc_TypeError, "expected a Python function (def or lambda), a vectorize or "
+                 "a device function, got %s", Py_TYPE(o)->tp_name);
+    return NULL;
+}
+
+static int
+const_of(PyObject *o, Const *c)
+{
+    memset(c, 0, sizeof *c);
+    c->weak = 1;
+    if (PyBool_Check(o)) {
+        c->kind = CK_BOOL;
+        c->i = o == Py_True;
+    } else if (PyLong_Check(o)) {
+        c->kind = CK_INT;
+        c->i = PyLong_AsLongLong(o);
+    } else if (PyFloat_Check(o)) {
+        c->kind = CK_FLOAT;
+        c->f = PyFloat_AsDouble(o);
+    } else if (PyComplex_Check(o)) {
+        c->kind = CK_COMPLEX;
+        c->f = PyComplex_RealAsDouble(o);
+        c->im = PyComplex_ImagAsDouble(o);
+    } else {
+        PyObject *item = PyObject_CallMethod(o, "item", NULL);
+        if (!item) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError, "identity must be a number, got %s",
+                         Py_TYPE(o)->tp_name);
+            return -1;
+        }
+        int r = PyNumber_Check(item) ? const_of(item, c) : -1;
+        Py_DECREF(item);
+        if (r < 0 && !PyErr_Occurred()) {
+            PyErr_SetString(PyExc_TypeError, "identity must be a number");
+        }
+        return r;
+    }
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+typedef struct {
+    DType in, elem, out;    /* array dtype, dtype= (elements cast to it), out= dtype or -1 */
+    int has_out;
+    PyObject *map;          /* a Python function or NULL */
+    int outer, contiguous, vec, nkeep, nred, idx32;
+} RedPlan;
+
+static Form *
+red_compile(ReduceObject *r, RedPlan *pl, const Key *key)
+{
+    Frame fr;
+    Form *volatile f = NULL;
+    Buf src;
+    buf_init(&src);
+    if (frame_open(&fr) < 0) {
+        return NULL;
+    }
+    if (setjmp(fr.tr.jb)) {
+        if (f) {
+            form_free(f);
+            f = NULL;
+        }
+        if (!PyErr_Occurred() || !fr.tr.err.internal) {
+            PyErr_Clear();
+            mod_raise_compile_error(&fr.tr.err);
+        }
+        goto done;
+    }
+    Func *comb = fe_read(&fr.cx, r->pyfunc, 1, 0);
+    Func *map = pl->map ? fe_read(&fr.cx, pl->map, 1, 0) : NULL;
+    Type *elem = cj_scalar(pl->elem);
+    Program *p;
+    Inst *mi = NULL;
+    if (map) {
+        if (map->nparams != 1) {
+            CjError e = fr.tr.err;
+            e.file = map->file;
+            e.loc = map->loc;
+            snprintf(e.msg, sizeof e.msg, "map= takes a function of one argument");
+            mod_raise_compile_error(&e);
+            goto done;
+        }
+        p = ti_infer(&fr.arena, &fr.tr, map, &elem, 1, pl->idx32);
+        mi = p->kernel;
+        elem = cj_concrete(mi->ret);
+    }
+    Type *two[2] = {elem, elem};
+    Inst *ci;
+    if (map) {
+        ci = ti_add(p, comb, two);
+    } else {
+        p = ti_infer(&fr.arena, &fr.tr, comb, two, 2, pl->idx32);
+        ci = p->kernel;
+    }
+    Type *acc = cj_concrete(ci->ret);
+    if (acc->kind != TY_SCALAR && acc->kind != TY_TUPLE) {
+        CjError e = fr.tr.err;
+        e.file = comb->file;
+        e.loc = comb->loc;
+        snprintf(e.msg, sizeof e.msg, "a reduction's combiner must return a value of the "
+                 "elements' kind");
+        mod_raise_compile_error(&e);
+        goto done;
+    }
+    if (!cj_type_eq(acc, elem)) {
+        Type *again[2] = {acc, acc};
+        ci = ti_add(p, comb, again);
+        if (!cj_type_eq(cj_concrete(ci->ret), acc)) {
+            CjError e = fr.tr.err;
+            e.file = comb->file;
+            e.loc = comb->loc;
+            snprintf(e.msg, sizeof e.msg, "the combiner's result type changes when it is fed "
+                     "its own results; return the type of its arguments");
+            mod_raise_compile_error(&e);
+            goto done;
+        }
+        if (map) {
+            /* the map's results are lifted into the accumulator type */
+        }
+    }
+    RedSpec s;
+    memset(&s, 0, sizeof s);
+    s.combine = ci;
+    s.map = mi;
+    s.acc = acc;
+    s.in = pl->in;
+    s.out = pl->has_out ? pl->out : (acc->kind == TY_SCALAR ? acc->dtype : DT_F64);
+    s.has_identity = r->identity != Py_None;
+    if (s.has_identity && const_of(r->identity, &s.identity) < 0) {
+        goto done;
+    }
+    s.outer = pl->outer;
+    s.contiguous = pl->contiguous;
+    s.vec = pl->vec;
+    s.nkeep = pl->nkeep;
+    s.nred = pl->nred;
+    if (!map && pl->elem != pl->in) {
+        /* dtype=: elements are read as `in` and converted by cj_lift */
+    }
+    cg_emit_reduction(p, &s, &src);
+    f = calloc(1, sizeof(Form));
+    if (!f) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    f->src = buf_steal(&src);
+    f->kname = dupstr(p->ew_name);
+    f->out[0] = s.out;
+    f->nout = 1;
+    f->transpile_ms = mod_now_ms() - fr.t0;
+    /* bytes of one cj_acc: the value, and a flag when there is no identity */
+    f->acc_size = acc->kind == TY_SCALAR
+                  ? cj_dtypes[acc->dtype].size * (s.has_identity ? 1 : 2) + (s.has_identity ? 0 : 8)
+                  : 128;
+    memcpy(f->key, key->b, key->n);
+    f->keylen = key->n;
+    if (pl->map) {
+        f->keep = Py_NewRef(PyFunction_GET_CODE(pl->map));
+    }
+    const char *dump = getenv("CUJIT_DUMP");
+    if (dump && *dump && strcmp(dump, "0") != 0) {
+        fprintf(stderr, "// ---- cujit: reduce %s ----\n%s\n", PyUnicode_AsUTF8(r->name), f->src);
+    }
+done:
+    buf_free(&src);
+    frame_close(&fr);
+    return f;
+}
+
+/* axis= as a set of dimensions; 1 if none given (all) */
+static int
+parse_axes(PyObject *axis, int ndim, int *red)
+{
+    for (int d = 0; d < ndim; d++) {
+        red[d] = axis == NULL || axis == Py_None;
+    }
+    if (!axis || axis == Py_None) {
+        return 0;
+    }
+    PyObject *seq = PyTuple_Check(axis) ? Py_NewRef(axis) : PyTuple_Pack(1, axis);
+    if (!seq) {
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(seq); i++) {
+        long a = PyLong_AsLong(PyTuple_GET_ITEM(seq, i));
+        if (a == -1 && PyErr_Occurred()) {
+            Py_DECREF(seq);
+            PyErr_SetString(PyExc_TypeError, "axis must be None, an int or a tuple of ints");
+            return -1;
+        }
+        if (a < -ndim || a >= ndim) {
+            Py_DECREF(seq);
+            PyErr_Format(PyExc_ValueError, "axis %ld is out of bounds for an array of "
+                         "dimension %d", a, ndim);
+            return -1;
+        }
+        if (a < 0) {
+            a += ndim;
+        }
+        if (red[a]) {
+            Py_DECREF(seq);
+            PyErr_SetString(PyExc_ValueError, "duplicate value in 'axis'");
+            return -1;
+        }
+        red[a] = 1;
+    }
+    Py_DECREF(seq);
+    return 0;
+}
+
+/* x(..., kept dims in order, reduced dims in order) with each group's
+ * contiguous dimensions merged */
+static void
+group_dims(const RtArray *a, const int *red, int *nkeep, int *nred, int64_t *shape,
+           int64_t *strides)
+{
+    int64_t st[1][RT_MAXDIM];
+    int64_t ks[RT_MAXDIM], rs[RT_MAXDIM];
+    int nk = 0, nr = 0;
+    for (int d = 0; d < a->ndim; d++) {
+        if (red[d]) {
+            rs[nr] = a->shape[d];
+            st[0][nr++] = a->strides[d];
+        }
+    }
+    /* reduced group */
+    int64_t rst[1][RT_MAXDIM];
+    memcpy(rst[0], st[0], sizeof(int64_t) * (size_t)nr);
+    int ndr = nr ? collapse(nr, rs, rst, 1) : 0;
+    if (nr && ndr == 1 && rs[0] == 1) {
+        ndr = 0;
+    }
+    for (int d = 0; d < a->ndim; d++) {
+        if (!red[d]) {
+            ks[nk] = a->shape[d];
+            st[0][nk++] = a->strides[d];
+        }
+    }
+    int ndk = nk ? collapse(nk, ks, st, 1) : 0;
+    if (nk && ndk == 1 && ks[0] == 1) {
+        ndk = 0;
+    }
+    for (int d = 0; d < ndk; d++) {
+        shape[d] = ks[d];
+        strides[d] = st[0][d];
+    }
+    for (int d = 0; d < ndr; d++) {
+        shape[ndk + d] = rs[d];
+        strides[ndk + d] = rst[0][d];
+    }
+    *nkeep = ndk;
+    *nred = ndr;
+}
+
+static PyObject *
+reduce_call(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    ReduceObject *r = (ReduceObject *)self;
+    static char *kwlist[] = {"x", "axis", "keepdims", "out", "dtype", "map", "stream", NULL};
+    PyObject *xo, *axis = NULL, *out_arg = NULL, *dtype_arg = NULL, *map_arg = NULL;
+    PyObject *stream_arg = NULL;
+    int keepdims = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OpOOOO:reduce", kwlist, &xo, &axis,
+                                     &keepdims, &out_arg, &dtype_arg, &map_arg, &stream_arg)) {
+        return NULL;
+    }
+    void *stream = NULL;
+    if (rt_get_stream(stream_arg ? stream_arg : Py_None, &stream) < 0) {
+        return NULL;
+    }
+    Operand x, o;
+    memset(&o, 0, sizeof o);
+    PyObject *result = NULL, *made = NULL, *partial = NULL;
+    if (operand(xo, &x, stream, "x") < 0) {
+        return NULL;
+    }
+    if (!x.is_array) {
+        PyErr_SetString(PyExc_TypeError, "reduce() needs an array");
+        return NULL;
+    }
+    RedPlan pl;
+    memset(&pl, 0, sizeof pl);
+    pl.in = pl.elem = x.dt;
+    if (dtype_arg && dtype_arg != Py_None) {
+        PyObject *name = PyObject_Str(dtype_arg);
+        PyObject *dt = NULL;
+        if (PyType_Check(dtype_arg) || !PyUnicode_Check(dtype_arg)) {
+            PyObject *np = PyImport_ImportModule("numpy");
+            dt = np ? PyObject_CallMethod(np, "dtype", "O", dtype_arg) : NULL;
+            Py_XDECREF(np);
+            Py_XDECREF(name);
+            name = dt ? PyObject_GetAttrString(dt, "name") : NULL;
+            Py_XDECREF(dt);
+        }
+        int ok = name && cj_dtype_from_name(PyUnicode_AsUTF8(name), &pl.elem);
+        Py_XDECREF(name);
+        if (!ok) {
+            PyErr_Clear();
+            PyErr_SetString(PyExc_TypeError, "dtype= must be a NumPy dtype cujit supports");
+            goto done;
+        }
+    }
+    if (map_arg && map_arg != Py_None) {
+        pl.map = scalar_function(map_arg);
+        if (!pl.map) {
+            goto done;
+        }
+    }
+    int red[RT_MAXDIM];
+    if (parse_axes(axis, x.a.ndim, red) < 0) {
+        goto done;
+    }
+    /* output shape */
+    int ond = 0;
+    int64_t oshape[RT_MAXDIM], nout = 1, nred = 1;
+    for (int d = 0; d < x.a.ndim; d++) {
+        if (!red[d]) {
+            oshape[ond++] = x.a.shape[d];
+            nout *= x.a.shape[d];
+        } else {
+            nred *= x.a.shape[d];
+            if (keepdims) {
+                oshape[ond++] = 1;
+            }
+        }
+    }
+    if (nred == 0 && r->identity == Py_None) {
+        PyErr_Format(PyExc_ValueError, "zero-size array to reduction operation %U which has "
+                     "no identity", r->name);
+        goto done;
+    }
+    if (out_arg && out_arg != Py_None) {
+        if (rt_get_array(out_arg, &o.a, stream, "out") < 0) {
+            goto done;
+        }
+        o.is_array = 1;
+        o.obj = out_arg;
+        int same = o.a.ndim == ond;
+        for (int d = 0; same && d < ond; d++) {
+            same = o.a.shape[d] == oshape[d];
+        }
+        if (!same || !o.a.c_contig) {
+            PyErr_Format(PyExc_ValueError, "%U(): out= must be a contiguous array of the "
+                         "result's shape", r->name);
+            goto done;
+        }
+        pl.has_out = 1;
+        pl.out = o.a.dtype;
+    }
+    int64_t shape[RT_MAXDIM], strides[RT_MAXDIM];
+    group_dims(&x.a, red, &pl.nkeep, &pl.nred, shape, strides);
+    pl.idx32 = mod_fits32(x.a.ndim, x.a.shape, x.a.strides) && nout * 64 < INT32_MAX;
+    int isz = cj_dtypes[x.dt].size;
+    pl.contiguous = pl.nred <= 1 && (pl.nred == 0 || strides[pl.nkeep] == isz);
+    /* outer when the innermost (smallest stride) dimension is a kept one */
+    if (pl.nkeep && pl.nred) {
+        int64_t kmin = INT64_MAX, rmin = INT64_MAX;
+        for (int d = 0; d < pl.nkeep; d++) {
+            int64_t s = strides[d] < 0 ? -strides[d] : strides[d];
+            kmin = s < kmin ? s : kmin;
+        }
+        for (int d = pl.nkeep; d < pl.nkeep + pl.nred; d++) {
+            int64_t s = strides[d] < 0 ? -strides[d] : strides[d];
+            rmin = s < rmin ? s : rmin;
+        }
+        pl.outer = kmin < rmin;
+    }
+    if (pl.outer) {
+        pl.contiguous = 0;
+    }
+    /* splits and vector width */
+    int sms = rt_multiprocessor_count();
+    if (sms < 0) {
+        goto done;
+    }
+    int64_t target = (int64_t)sms * 8, splits = 1, chunk = nred > 0 ? nred : 1;
+    int block = 256;
+    pl.vec = 1;
+    if (!pl.outer) {
+        if (pl.contiguous && !pl.map && pl.elem == x.dt) {
+            int vec = 16 / isz;
+            int aligned = (uintptr_t)x.a.ptr % 16 == 0;
+            for (int d = 0; d < pl.nkeep; d++) {
+                aligned &= strides[d] % 16 == 0;
+            }
+            pl.vec = aligned && vec > 1 ? vec : 1;
+        } else if (pl.contiguous) {
+            int vec = 16 / isz;
+            int aligned = (uintptr_t)x.a.ptr % 16 == 0;
+            for (int d = 0; d < pl.nkeep; d++) {
+                aligned &= strides[d] % 16 == 0;
+            }
+            pl.vec = aligned && vec > 1 ? vec : 1;
+        }
+        if (nout < target && nred > 8192) {
+            splits = (target + nout - 1) / nout;
+            int64_t maxs = nred / 4096;
+            splits = splits < maxs ? splits : maxs;
+            splits = splits < 1 ? 1 : splits;
+        }
+        chunk = (nred + splits - 1) / splits;
+        chunk = (chunk + pl.vec - 1) / pl.vec * pl.vec;
+        splits = nred > 0 ? (nred + chunk - 1) / chunk : 1;
+        if (splits > 65535) {
+            splits = 65535;
+            chunk = (nred + splits - 1) / splits;
+            chunk = (chunk + pl.vec - 1) / pl.vec * pl.vec;
+            splits = (nred + chunk - 1) / chunk;
+        }
+    } else {
+        int64_t bx = (nout + block - 1) / block;
+        if (bx < target && nred > 64) {
+            splits = (target + bx - 1) / bx;
+            int64_t maxs = nred / 32;
+            splits = splits < maxs ? splits : maxs;
+            splits = splits < 1 ? 1 : splits;
+            splits = splits > 65535 ? 65535 : splits;
+        }
+        chunk = (nred + splits - 1) / splits;
+        splits = nred > 0 ? (nred + chunk - 1) / chunk : 1;
+    }
+    /* the kernel */
+    Key k;
+    k.n = 0;
+    key_int(&k, pl.in | (pl.elem << 8) | ((int64_t)(pl.has_out ? pl.out : 255) << 16));
+    key_int(&k, (int64_t)(uintptr_t)(pl.map ? PyFunction_GET_CODE(pl.map) : NULL));
+    key_int(&k, pl.outer | (pl.contiguous << 1) | (pl.vec << 4) | (pl.nkeep << 12)
+                | (pl.nred << 20) | ((int64_t)pl.idx32 << 28));
+    Form *f = form_find(r->forms, &k);
+    if (!f) {
+        f = red_compile(r, &pl, &k);
+        if (!f) {
+            goto done;
+        }
+        f->next = r->forms;
+        r->forms = f;
+    }
+    if (!o.is_array) {
+        made = rt_empty(ond, oshape, f->out[0], stream);
+        if (!made || rt_get_array(made, &o.a, stream, "out") < 0) {
+            goto done;
+        }
+        o.is_array = 1;
+        o.obj = made;
+    }
+    if (nout == 0) {
+        result = Py_NewRef(o.obj);
+        goto done;
+    }
+    int dev = form_load(f, "_final");
+    if (dev < 0) {
+        goto done;
+    }
+    uint64_t part_ptr = 0;
+    if (splits > 1) {
+        int64_t nbytes = (int64_t)f->acc_size * nout * splits;
+        partial = rt_empty(1, &nbytes, DT_U8, stream);
+        Operand po;
+        if (!partial || rt_get_array(partial, &po.a, stream, "partials") < 0) {
+            goto done;
+        }
+        part_ptr = (uint64_t)(uintptr_t)po.a.ptr;
+        rt_array_release(&po.a, stream, 0);
+    }
+    unsigned char buf[2048] __attribute__((aligned(16)));
+    void *params[8];
+    size_t off = 0;
+    int nd = pl.nkeep + pl.nred;
+    if (nd == 0) {
+        shape[0] = 1;
+        strides[0] = isz;
+    }
+    params[0] = buf;
+    pack_view(buf, &off, (uint64_t)(uintptr_t)x.a.ptr, nd > 0 ? nd : 1, shape, strides,
+              pl.idx32);
+    uint64_t out_ptr = (uint64_t)(uintptr_t)o.a.ptr;
+    params[1] = buf + off;
+    mod_put(buf, &off, &part_ptr, 8, 8);
+    params[2] = buf + off;
+    mod_put(buf, &off, &out_ptr, 8, 8);
+    int64_t vals[4] = {nout, nred, splits, chunk};
+    for (int i = 0; i < 4; i++) {
+        off = (off + 7) & ~(size_t)7;
+        params[3 + i] = buf + off;
+        pack_index(buf, &off, vals[i], pl.idx32);
+    }
+    unsigned grid[3], blk[3] = {(unsigned)block, 1, 1};
+    const char *kname = PyUnicode_AsUTF8(r->name);
+    if (!pl.outer) {
+        grid[0] = (unsigned)splits;
+        grid[2] = (unsigned)(nout < 65535 ? nout : 65535);
+        grid[1] = (unsigned)((nout + grid[2] - 1) / grid[2]);
+    } else {
+        grid[0] = (unsigned)((nout + block - 1) / block);
+        grid[1] = (unsigned)splits;
+        grid[2] = 1;
+    }
+    if (rt_launch(&f->rk[dev], grid, blk, 0, stream, params, kname) < 0) {
+        goto done;
+    }
+    if (splits > 1) {
+        void *p2[5];
+        size_t o2 = 0;
+        unsigned char b2[64] __attribute__((aligned(16)));
+        int outer = pl.outer;
+        p2[0] = b2 + o2;
+        mod_put(b2, &o2, &part_ptr, 8, 8);
+        p2[1] = b2 + o2;
+        mod_put(b2, &o2, &out_ptr, 8, 8);
+        p2[2] = b2 + o2;
+        pack_index(b2, &o2, nout, pl.idx32);
+        o2 = (o2 + 7) & ~(size_t)7;
+        p2[3] = b2 + o2;
+        pack_index(b2, &o2, splits, pl.idx32);
+        o2 = (o2 + 3) & ~(size_t)3;
+        p2[4] = b2 + o2;
+        mod_put(b2, &o2, &outer, 4, 4);
+        unsigned g2[3] = {outer ? (unsigned)((nout + 255) / 256) : (unsigned)nout, 1, 1};
+        if (rt_launch(&f->rk2[dev], g2, blk, 0, stream, p2, kname) < 0) {
+            goto done;
+        }
+    }
+    result = Py_NewRef(o.obj);
+done:
+    rt_array_release(&x.a, stream, 0);
+    if (o.is_array) {
+        rt_array_release(&o.a, stream, result != NULL);
+    }
+    Py_XDECREF(made);
+    Py_XDECREF(partial);
+    return result;
+}
+
+static PyObject *
+reduce_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"func", "identity", NULL};
+    PyObject *func, *identity = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|O:Reduce", kwlist, &func, &identity)) {
+        return NULL;
+    }
+    PyObject *pf = scalar_function(func);
+    if (!pf) {
+        return NULL;
+    }
+    if (param_count(pf) != 2) {
+        PyErr_SetString(PyExc_TypeError, "@reduce decorates a function of two arguments "
+                        "(the combiner)");
+        return NULL;
+    }
+    Const c;
+    if (identity != Py_None && const_of(identity, &c) < 0) {
+        return NULL;
+    }
+    ReduceObject *r = (ReduceObject *)type->tp_alloc(type, 0);
+    if (!r) {
+        return NULL;
+    }
+    r->pyfunc = Py_NewRef(pf);
+    r->identity = Py_NewRef(identity);
+    r->name = PyObject_GetAttrString(pf, "__name__");
+    if (!r->name) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    return (PyObject *)r;
+}
+
+static void
+reduce_dealloc(PyObject *self)
+{
+    ReduceObject *r = (ReduceObject *)self;
+    Py_XDECREF(r->pyfunc);
+    Py_XDECREF(r->name);
+    Py_XDECREF(r->identity);
+    while (r->forms) {
+        Form *f = r->forms;
+        r->forms = f->next;
+        form_free(f);
+    }
+    Py_TYPE(self)->tp_free(self);
+}
+
+static PyObject *
+reduce_inspect_cuda(PyObject *self, PyObject *noargs)
+{
+    ReduceObject *r = (ReduceObject *)self;
+    PyObject *l = PyList_New(0);
+    for (Form *f = r->forms; l && f; f = f->next) {
+        PyObject *s = PyUnicode_FromString(f->src);
+        if (!s || PyList_Append(l, s) < 0) {
+            Py_XDECREF(s);
+            Py_CLEAR(l);
+        } else {
+            Py_DECREF(s);
+        }
+    }
+    return l;
+}
+
+static PyObject *
+reduce_get_identity(PyObject *self, void *c)
+{
+    return Py_NewRef(((ReduceObject *)self)->identity);
+}
+
+static PyObject *
+reduce_get_pyfunc(PyObject *self, void *c)
+{
+    return Py_NewRef(((ReduceObject *)self)->pyfunc);
+}
+
+static PyGetSetDef reduce_getset[] = {
+    {"identity", reduce_get_identity, NULL, "the identity (None: none)", NULL},
+    {"py_func", reduce_get_pyfunc, NULL, "the combiner", NULL},
+    {NULL},
+};
+
+static PyMethodDef reduce_methods[] = {
+    {"inspect_cuda", reduce_inspect_cuda, METH_NOARGS,
+     "the CUDA C++ of every reduction kernel compiled so far, as a list"},
+    {NULL},
+};
+
+static PyTypeObject ReduceType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "cujit.Reduce",
+    .tp_basicsize = sizeof(ReduceObject),
+    .tp_dealloc = reduce_dealloc,
+    .tp_call = reduce_call,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_methods = reduce_methods,
+    .tp_getset = reduce_getset,
+    .tp_new = reduce_new,
+    .tp_doc = "A reduction by a binary combiner (@reduce(identity=...)): "
+              "r(x, axis=None, keepdims=False, out=None, dtype=None, map=None).",
+};
+
+int
+ufunc_add_types(PyObject *m)
+{
+    if (PyType_Ready(&VectorizeType) < 0 || PyType_Ready(&ReduceType) < 0) {
+        return -1;
+    }
+    if (PyModule_AddObjectRef(m, "Vectorize", (PyObject *)&VectorizeType) < 0
+        || PyModule_AddObjectRef(m, "Reduce", (PyObject *)&ReduceType) < 0) {
+        return -1;
+    }
+    return 0;
+}
