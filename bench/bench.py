@@ -864,7 +864,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="small N and sizes: a smoke test")
     ap.add_argument("--sections", default="1,2,3", help="which sections, e.g. 1,3")
+    ap.add_argument("--launches", type=int, default=0, help="launches per repetition (section 1)")
     args = ap.parse_args()
+    cli_launches = args.launches
     if args.quick:
         args.launches, args.reps, args.warm = 1000, 3, 100
         args.first_runs, args.first_budget, args.first_timeout = 1, 150.0, 90
@@ -873,6 +875,8 @@ def main():
         args.launches, args.reps, args.warm = 20000, 5, 1000
         args.first_runs, args.first_budget, args.first_timeout = 3, 170.0, 90
         args.n, args.bw_warm, args.bw_iters = 1 << 28, 3, 20
+    if cli_launches:
+        args.launches, args.warm = cli_launches, min(args.warm, cli_launches)
     RESULTS["args"] = {k: v for k, v in vars(args).items()}
     want = {s.strip() for s in args.sections.split(",")}
     environment()

@@ -883,6 +883,9 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
     if (rt_launch(&e->rk[dev], c->grid, c->block, c->shmem, c->stream, params, kname) < 0) {
         goto done;
     }
+    if (e->has_print && !e->check_errors && rt_stream_synchronize(c->stream, kname) < 0) {
+        goto done;      /* print() is for debugging: its output shows at once */
+    }
     if (e->check_errors) {
         CjErrorRecord rec;
         int r = rt_check_error_record(&e->rk[dev], c->stream, kname, &rec);

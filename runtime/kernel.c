@@ -309,6 +309,20 @@ rt_launch(RtKernel *k, const unsigned grid[3], const unsigned block[3], unsigned
 }
 
 int
+rt_stream_synchronize(void *stream, const char *kname)
+{
+    CUresult r;
+    Py_BEGIN_ALLOW_THREADS
+    r = rt_cu.cuStreamSynchronize((CUstream)stream);
+    Py_END_ALLOW_THREADS
+    fflush(stdout);
+    if (r != CUDA_SUCCESS) {
+        return rt_cuda_fail(r, "kernel '%s' failed", kname);
+    }
+    return 0;
+}
+
+int
 rt_check_error_record(RtKernel *k, void *stream, const char *kname, CjErrorRecord *rec)
 {
     CUresult r;

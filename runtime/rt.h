@@ -152,6 +152,10 @@ int rt_get_stream(PyObject *o, void **out);
 int rt_launch(RtKernel *k, const unsigned grid[3], const unsigned block[3],
               unsigned shmem, void *stream, void **params, const char *kname);
 
+/* Waits for `stream` and flushes stdout (what kernels printed); raises
+ * CudaError naming kname if the stream failed. */
+int rt_stream_synchronize(void *stream, const char *kname);
+
 /* Device limits for launch checks */
 int rt_max_threads_per_block(void);
 int rt_max_shared_per_block(void);
