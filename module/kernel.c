@@ -694,22 +694,40 @@ dims_from(PyObject *o, unsigned out[3], const char *what)
     return 0;
 }
 
+/* the current device's limits, read once per device */
+static int
+device_limits(int *maxt, int *maxs)
+{
+    static int cached_dev = -1, cached_t, cached_s;
+    int dev = rt_ensure_context();
+    if (dev < 0) {
+        return -1;
+    }
+    if (dev != cached_dev) {
+        cached_t = rt_max_threads_per_block();
+        cached_s = rt_max_shared_per_block();
+        if (cached_t < 0 || cached_s < 0) {
+            return -1;
+        }
+        cached_dev = dev;
+    }
+    *maxt = cached_t;
+    *maxs = cached_s;
+    return 0;
+}
+
 static int
 check_config(LaunchConfig *c)
 {
     unsigned long long threads = (unsigned long long)c->block[0] * c->block[1] * c->block[2];
-    int maxt = rt_max_threads_per_block();
-    if (maxt < 0) {
+    int maxt, maxs;
+    if (device_limits(&maxt, &maxs) < 0) {
         return -1;
     }
     if (threads > (unsigned long long)maxt || c->block[2] > 64) {
         PyErr_Format(PyExc_ValueError, "block of %u x %u x %u = %llu threads: this device "
                      "allows at most %d threads per block (and at most 64 in z)",
                      c->block[0], c->block[1], c->block[2], threads, maxt);
-        return -1;
-    }
-    int maxs = rt_max_shared_per_block();
-    if (maxs < 0) {
         return -1;
     }
     if (c->shmem > (unsigned)maxs) {

@@ -1,5 +1,6 @@
 /* calls.c - typing rules of calls: jit builtins, Python builtins, math,
  * dtype casts and device functions. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "ti.h"
@@ -356,6 +357,29 @@ cast_type(Ti *t, Node *n)
     if (n->n == 0) {
         ti_err(t, n, "a dtype cast needs one argument");
     }
+    Node *a0 = n->list[0];
+    if (a0->kind == ND_CONST && a0->cval.kind == CK_STR
+        && (n->op == BI_FLOAT || (n->op == BI_CAST && cj_dtypes[n->cval.dt].kind == 'f'))) {
+        /* float("inf"), float("nan"), np.float32("1.5"): a constant */
+        char *end;
+        double v = strtod(a0->cval.s, &end);
+        while (*end == ' ') {
+            end++;
+        }
+        if (end == a0->cval.s || *end) {
+            ti_err(t, a0, "could not convert string to float: '%s'", a0->cval.s);
+        }
+        DType dt = n->op == BI_FLOAT ? DT_F64 : n->cval.dt;
+        int weak = n->op == BI_FLOAT;
+        memset(&n->cval, 0, sizeof n->cval);
+        n->kind = ND_CONST;
+        n->cval.kind = CK_FLOAT;
+        n->cval.f = v;
+        n->cval.weak = weak;
+        n->cval.dt = dt;
+        n->n = 0;
+        return weak ? cj_weak(TY_WEAK_FLOAT) : cj_scalar(dt);
+    }
     Type *x = arg(t, n, 0);
     need(t, n->list[0], x, is_num(x), "a number", n);
     if (x && kind(x) == 'c' && n->op != BI_BOOL
@@ -466,7 +490,40 @@ devfunc_type(Ti *t, Node *n)
 {
     Func *fn = n->fn;
     if (n->n2) {
-        ti_err(t, n->list2[0], "device functions take positional arguments only");
+        /* keywords bound to the parameters by name */
+        Node **all = cj_alloc(t->p->arena, sizeof(Node *) * (size_t)(fn->nparams + 1));
+        if (n->n > fn->nparams) {
+            ti_err(t, n, "%s() takes %d argument%s, got %d", fn->name, fn->nparams,
+                   fn->nparams == 1 ? "" : "s", n->n + n->n2);
+        }
+        for (int i = 0; i < n->n; i++) {
+            all[i] = n->list[i];
+        }
+        for (int k = 0; k < n->n2; k++) {
+            int slot = -1;
+            for (int i = 0; i < fn->nparams; i++) {
+                if (strcmp(fn->vars[i]->name, n->kwnames[k]) == 0) {
+                    slot = i;
+                }
+            }
+            if (slot < 0) {
+                ti_err(t, n->list2[k], "%s() has no parameter '%s'", fn->name, n->kwnames[k]);
+            }
+            if (all[slot]) {
+                ti_err(t, n->list2[k], "%s() got argument '%s' twice", fn->name,
+                       n->kwnames[k]);
+            }
+            all[slot] = n->list2[k];
+        }
+        for (int i = 0; i < fn->nparams; i++) {
+            if (!all[i]) {
+                ti_err(t, n, "%s() is missing argument '%s'", fn->name, fn->vars[i]->name);
+            }
+        }
+        n->list = all;
+        n->n = fn->nparams;
+        n->list2 = NULL;
+        n->n2 = 0;
     }
     if (n->n != fn->nparams) {
         ti_err(t, n, "%s() takes %d argument%s, got %d", fn->name, fn->nparams,
@@ -482,7 +539,7 @@ devfunc_type(Ti *t, Node *n)
             || x->kind == TY_VOID) {
             ti_err(t, n->list[i], "cannot pass %s to a device function", ti_tstr(t, x));
         }
-        args[i] = cj_concrete(x);
+        args[i] = x;    /* Python numbers stay weak (NEP 50) inside the callee */
     }
     /* earlier passes may make instances for types that later widen; codegen
      * emits only those the final pass calls */

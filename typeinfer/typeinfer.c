@@ -747,6 +747,8 @@ ti_stmts(Ti *t, Node **list, int n)
 typedef struct {
     unsigned char *set;     /* 1 = assigned on every path so far */
     int dead;               /* after return / break / continue */
+    unsigned char *brk;     /* the innermost loop's: assigned at every break */
+    int *nbrk;              /* breaks seen in that loop */
 } DA;
 
 static void da_stmts(Ti *t, Node **list, int n, DA *s);
@@ -797,6 +799,8 @@ da_copy(Ti *t, DA *s)
     c.set = cj_alloc(t->p->arena, (size_t)nv + 1);
     memcpy(c.set, s->set, (size_t)nv);
     c.dead = s->dead;
+    c.brk = s->brk;
+    c.nbrk = s->nbrk;
     return c;
 }
 
@@ -829,8 +833,21 @@ da_stmt(Ti *t, Node *n, DA *s)
     case ND_WHILE: {
         da_expr(t, n->a, s);
         DA x = da_copy(t, s);
+        int nbrk = 0;
         x.dead = 0;
+        x.brk = cj_alloc(t->p->arena, (size_t)nv + 1);
+        x.nbrk = &nbrk;
         da_stmts(t, n->list, n->n, &x);
+        int64_t c;
+        int forever = n->a->kind == ND_CONST && cj_fold_int(n->a, &c) && c != 0;
+        if (forever) {
+            /* while True: the loop ends only at a break */
+            if (nbrk) {
+                memcpy(s->set, x.brk, (size_t)nv);
+            } else {
+                s->dead = 1;
+            }
+        }
         return;
     }
     case ND_FOR: {
@@ -838,7 +855,10 @@ da_stmt(Ti *t, Node *n, DA *s)
         da_expr(t, n->b, s);
         da_expr(t, n->c, s);
         DA x = da_copy(t, s);
+        int nbrk = 0;
         x.dead = 0;
+        x.brk = cj_alloc(t->p->arena, (size_t)nv + 1);
+        x.nbrk = &nbrk;
         x.set[n->var->id] = 1;
         da_stmts(t, n->list, n->n, &x);
         return;
@@ -848,6 +868,14 @@ da_stmt(Ti *t, Node *n, DA *s)
         s->dead = 1;
         return;
     case ND_BREAK:
+        if (s->brk && !s->dead) {
+            for (int i = 0; i < nv; i++) {
+                s->brk[i] = *s->nbrk ? (s->brk[i] && s->set[i]) : s->set[i];
+            }
+            (*s->nbrk)++;
+        }
+        s->dead = 1;
+        return;
     case ND_CONTINUE:
         s->dead = 1;
         return;
@@ -926,6 +954,8 @@ infer_inst(Program *p, Inst *in)
     DA da;
     da.set = cj_alloc(p->arena, (size_t)fn->nvars + 1);
     da.dead = 0;
+    da.brk = NULL;
+    da.nbrk = NULL;
     for (int i = 0; i < fn->nparams; i++) {
         da.set[i] = 1;
     }

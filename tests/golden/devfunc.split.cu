@@ -62,27 +62,27 @@ CJ_DEVICE void cj_record(int kind, int line, int msg, long long index, long long
         __threadfence();
     }
 }
-struct cj_T2_i8_i8_ {
-    long long f0;
-    long long f1;
+struct cj_T2_i4_i4_ {
+    int f0;
+    int f1;
 };
 
 /* divmod_ (device function) at @GOLDEN@/devfunc.py:8 */
-static __device__ __forceinline__ cj_T2_i8_i8_ cj_dev_divmod__i8_i4(long long a, int b)
+static __device__ __forceinline__ cj_T2_i4_i4_ cj_dev_divmod__wi_i4(long long a, int b)
 {
 #line 9 "@GOLDEN@/devfunc.py"
-    return cj_T2_i8_i8_{cj_floordiv(a, (long long)b), cj_mod(a, (long long)b)};
+    return cj_T2_i4_i4_{cj_floordiv((int)a, b), cj_mod((int)a, b)};
 }
 
 /* clamp (device function) at @GOLDEN@/devfunc.py:13 */
-static __device__ __forceinline__ long long cj_dev_clamp_i4_i8_i8(int v, long long lo, long long hi)
+static __device__ __forceinline__ int cj_dev_clamp_i4_wi_wi(int v, long long lo, long long hi)
 {
 #line 14 "@GOLDEN@/devfunc.py"
-    return cj_min(cj_max((long long)v, lo), hi);
+    return cj_min(cj_max(v, (int)lo), (int)hi);
 }
 
 /* clamp (device function) at @GOLDEN@/devfunc.py:13 */
-static __device__ __forceinline__ double cj_dev_clamp_f8_f8_f8(double v, double lo, double hi)
+static __device__ __forceinline__ double cj_dev_clamp_f8_wf_wf(double v, double lo, double hi)
 {
 #line 14 "@GOLDEN@/devfunc.py"
     return cj_min(cj_max(v, lo), hi);
@@ -103,11 +103,11 @@ extern "C" __global__ void cj_split_i4a1C_i4a1C_i4a1C_f8a1C_i32(cj_array<int, 1,
         }
 #line 22 "@GOLDEN@/devfunc.py"
         {
-            auto cj_t0 = cj_dev_divmod__i8_i4(100LL, x.data[i]);
+            auto cj_t0 = cj_dev_divmod__wi_i4(100LL, x.data[i]);
             q.data[i] = cj_t0.f0;
             r.data[i] = cj_t0.f1;
         }
 #line 23 "@GOLDEN@/devfunc.py"
-        y.data[i] = (double)cj_dev_clamp_i4_i8_i8(x.data[i], -3LL, 3LL) + cj_dev_clamp_f8_f8_f8(0.5 * (double)x.data[i], -1.0, 1.0);
+        y.data[i] = (double)cj_dev_clamp_i4_wi_wi(x.data[i], -3LL, 3LL) + cj_dev_clamp_f8_wf_wf(0.5 * (double)x.data[i], -1.0, 1.0);
     }
 }
