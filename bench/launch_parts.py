@@ -65,3 +65,13 @@ for depth in (200, 20000):
     print(f"-- {depth} launches per repetition")
     for name, f in cases.items():
         print(f"  {name:28s} {per_launch(f, depth):7.3f} us")
+
+print("-- from a C loop (cujit._cujit._bench_launch)")
+from cujit import _cujit as C
+for depth in (200, 20000):
+    full0 = np.median([C._bench_launch(b0, (), depth, False) for _ in range(5)])
+    raw0 = np.median([C._bench_launch(b0, (), depth, True) for _ in range(5)])
+    full2 = np.median([C._bench_launch(b2, (x, 32), depth, False) for _ in range(5)])
+    cujit.synchronize()
+    print(f"  depth {depth}: k0 whole path {full0:.3f} us, k0 cuLaunchKernel only {raw0:.3f} us, "
+          f"k2(x, 32) whole path {full2:.3f} us")

@@ -825,6 +825,10 @@ mod_pack_scalar(unsigned char *buf, size_t *off, PyObject *o, DType dt)
 
 #define MAXARGS 64
 
+static LaunchConfig last_config;    /* the last launch, for _bench_launch */
+static Entry *last_entry;
+static int last_dev;
+
 /* Launches k on args with config c: the hot path. */
 static PyObject *
 launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t n)
@@ -901,6 +905,9 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
     if (rt_launch(&e->rk[dev], c->grid, c->block, c->shmem, c->stream, params, kname) < 0) {
         goto done;
     }
+    last_entry = e;
+    last_dev = dev;
+    last_config = *c;
     if (e->has_print && !e->check_errors && rt_stream_synchronize(c->stream, kname) < 0) {
         goto done;      /* print() is for debugging: its output shows at once */
     }
@@ -983,6 +990,49 @@ launcher_dealloc(PyObject *self)
     Py_XDECREF(l->stream_obj);
     Py_TYPE(self)->tp_free(self);
 }
+
+/* _bench_launch(launcher, args, n, raw): microseconds per launch of n
+ * launches from a C loop: through the whole launch path, or (raw) only
+ * cuLaunchKernel with the last launch's kernel and no parameters. */
+static PyObject *
+bench_launch(PyObject *self, PyObject *args)
+{
+    PyObject *l, *kargs;
+    long n;
+    int raw;
+    if (!PyArg_ParseTuple(args, "O!O!lp:_bench_launch", &LauncherType, &l, &PyTuple_Type, &kargs,
+                          &n, &raw)) {
+        return NULL;
+    }
+    LauncherObject *lo = (LauncherObject *)l;
+    PyObject *r = launch(lo->kernel, &lo->cfg, &PyTuple_GET_ITEM(kargs, 0),
+                         PyTuple_GET_SIZE(kargs));
+    if (!r) {
+        return NULL;
+    }
+    Py_DECREF(r);
+    double t0 = mod_now_ms();
+    for (long i = 0; i < n; i++) {
+        if (raw) {
+            if (rt_launch(&last_entry->rk[last_dev], last_config.grid, last_config.block, 0,
+                          last_config.stream, NULL, "bench") < 0) {
+                return NULL;
+            }
+            continue;
+        }
+        r = launch(lo->kernel, &lo->cfg, &PyTuple_GET_ITEM(kargs, 0), PyTuple_GET_SIZE(kargs));
+        if (!r) {
+            return NULL;
+        }
+        Py_DECREF(r);
+    }
+    return PyFloat_FromDouble((mod_now_ms() - t0) * 1e3 / (double)n);
+}
+
+PyMethodDef kernel_module_methods[] = {
+    {"_bench_launch", bench_launch, METH_VARARGS, "launch timing from C (for bench/)"},
+    {NULL},
+};
 
 PyTypeObject LauncherType = {
     PyVarObject_HEAD_INIT(NULL, 0)

@@ -14,6 +14,7 @@ extern PyTypeObject KernelType;
 extern PyTypeObject LauncherType;
 
 int kernel_add_types(PyObject *m);
+extern PyMethodDef kernel_module_methods[];
 int ufunc_add_types(PyObject *m);
 
 /* shared by kernel.c and ufunc.c */

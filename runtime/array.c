@@ -1757,7 +1757,8 @@ rt_py_asnumpy(PyObject *self, PyObject *args, PyObject *kw)
         }
         return to_host(d, NULL, s);
     }
-    if (!rt_is_array(a) || PyObject_CheckBuffer(a)) {
+    int on_device = PyObject_HasAttrString(a, "__cuda_array_interface__");
+    if (!on_device && (!rt_is_array(a) || PyObject_CheckBuffer(a))) {
         np = rt_numpy();
         return np ? PyObject_CallMethod(np, "asarray", "O", a) : NULL;
     }
