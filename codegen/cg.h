@@ -12,6 +12,10 @@ typedef struct {
     int last_line;      /* last #line emitted */
     int ntemp;          /* numbering of cj_tN temporaries */
     int loop_var_escapes;
+    Var *vec_i;         /* coarsening: a[i] of packed arrays reads a_v.v[cj_e] */
+    Var **vec_arrays;
+    char *vec_packable;
+    int vec_narr;
 } Cg;
 
 /* C++ precedence levels, higher binds tighter */
@@ -39,5 +43,8 @@ void cg_truth(Cg *g, Node *n, int prec);
 /* prelude, tuple structs, the functions `roots` reach and then `tail` */
 void cg_emit_roots(Program *p, Inst **roots, int nroots, const char *tail, Buf *out);
 void cg_form_prelude(Buf *b, unsigned features);
+void cg_stmt(Cg *g, Node *n);
+void cg_declare_var(Cg *g, Var *v);
+void cg_coarsen(Cg *g, Inst *in);
 
 #endif

@@ -588,8 +588,8 @@ assert_stmt(Cg *g, Node *n)
     S("}\n");
 }
 
-static void
-stmt(Cg *g, Node *n)
+void
+cg_stmt(Cg *g, Node *n)
 {
     switch (n->kind) {
     case ND_ASSIGN:
@@ -645,14 +645,14 @@ static void
 stmts(Cg *g, Node **list, int n)
 {
     for (int i = 0; i < n; i++) {
-        stmt(g, list[i]);
+        cg_stmt(g, list[i]);
     }
 }
 
 /* ---- functions ---- */
 
-static void
-declare_var(Cg *g, Var *v)
+void
+cg_declare_var(Cg *g, Var *v)
 {
     const Type *t = g->in->vtype[v->id];
     if (!t) {
@@ -708,7 +708,7 @@ function(Cg *g, Inst *in)
     S("\n{\n");
     g->out->indent = 1;
     for (int i = fn->nparams; i < fn->nvars; i++) {
-        declare_var(g, fn->vars[i]);
+        cg_declare_var(g, fn->vars[i]);
     }
     stmts(g, fn->body, fn->nbody);
     g->out->indent = 0;
@@ -835,5 +835,15 @@ cg_emit_roots(Program *p, Inst **roots, int nroots, const char *tail, Buf *out)
 void
 cg_emit(Program *p, Buf *out)
 {
-    cg_emit_roots(p, &p->kernel, 1, NULL, out);
+    Cg gs, *g = &gs;
+    memset(g, 0, sizeof gs);
+    g->p = p;
+    Buf tail;
+    buf_init(&tail);
+    g->out = &tail;
+    g->in = p->kernel;
+    g->fn = p->kernel->fn;
+    cg_coarsen(g, p->kernel);
+    cg_emit_roots(p, &p->kernel, 1, tail.s, out);
+    buf_free(&tail);
 }

@@ -841,6 +841,15 @@ element(Cg *g, Node *a, Node **ix, int n, Node *tix)
 void
 cg_index_ref(Cg *g, Node *n)
 {
+    if (g->vec_i && n->a->kind == ND_VAR && n->n == 1 && n->list[0]->kind == ND_VAR
+        && n->list[0]->var == g->vec_i) {
+        for (int k = 0; k < g->vec_narr; k++) {
+            if (g->vec_arrays[k] == n->a->var && g->vec_packable[k]) {
+                P("%s_v.v[cj_e]", n->a->var->cname);
+                return;
+            }
+        }
+    }
     element(g, n->a, n->list, n->n, NULL);
 }
 

@@ -307,6 +307,8 @@ typedef struct {
     Type **tuples;      /* tuple types that need a C++ struct */
     int ntuples, tcap;
     const char *ew_name;    /* the entry of an elementwise or reduction form */
+    int coarse_vec;         /* >0: the kernel has an entry <name>_x<vec> (coarsen.c) */
+    uint64_t coarse_mask;   /* parameters that entry reads and writes in packs */
 } Program;
 
 /* an elementwise kernel around a scalar function (p->kernel) */

@@ -443,6 +443,8 @@ transpile(KernelObject *k, const ArgKey *keys, int n, int idx32)
     e->check_errors = (p->features & (FEAT_ASSERT | FEAT_BOUNDS)) != 0;
     e->has_dynshared = (p->features & FEAT_DYNSHARED) != 0;
     e->has_print = (p->features & FEAT_PRINT) != 0;
+    e->coarse_vec = p->coarse_vec;
+    e->coarse_mask = p->coarse_mask;
     e->transpile_ms = mod_now_ms() - t0;
     const char *dump = getenv("CUJIT_DUMP");
     if (dump && *dump && strcmp(dump, "0") != 0) {
@@ -646,6 +648,13 @@ load_entry(KernelObject *k, Entry *e, int dev)
         PyErr_Restore(type, value, tb);
         return -1;
     }
+    if (e->coarse_vec) {
+        char name[512];
+        snprintf(name, sizeof name, "%s_x%d", e->kname, e->coarse_vec);
+        if (rt_kernel_sibling(&e->rk[dev], name, &e->rkx[dev]) < 0) {
+            return -1;
+        }
+    }
     e->loaded[dev] = 1;
     return 0;
 }
@@ -825,6 +834,29 @@ mod_pack_scalar(unsigned char *buf, size_t *off, PyObject *o, DType dt)
 
 #define MAXARGS 64
 
+/* the coarsened entry applies: a 1-d launch and aligned packed arrays */
+static int
+coarse_ok(const Entry *e, const LaunchConfig *c, const RtArray *arrs, const int *isarr,
+          Py_ssize_t n, int idx32)
+{
+    if (c->grid[1] != 1 || c->grid[2] != 1 || c->block[1] != 1 || c->block[2] != 1
+        || c->shmem != 0) {
+        return 0;
+    }
+    if (idx32 && (uint64_t)c->grid[0] * c->block[0] > INT32_MAX) {
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < n && i < 64; i++) {
+        if ((e->coarse_mask >> i) & 1) {
+            uintptr_t align = (uintptr_t)cj_dtypes[arrs[i].dtype].size * (uintptr_t)e->coarse_vec;
+            if (!isarr[i] || (uintptr_t)arrs[i].ptr % align) {
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
 static LaunchConfig last_config;    /* the last launch, for _bench_launch */
 static Entry *last_entry;
 static int last_dev;
@@ -882,7 +914,7 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
         goto done;
     }
     unsigned char buf[MAXARGS * (8 + 16 * RT_MAXDIM)] __attribute__((aligned(16)));
-    void *params[MAXARGS];
+    void *params[MAXARGS + 1];
     size_t off = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         size_t before;
@@ -902,7 +934,26 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
         params[i] = buf + before;
     }
     const char *kname = PyUnicode_AsUTF8(k->name);
-    if (rt_launch(&e->rk[dev], c->grid, c->block, c->shmem, c->stream, params, kname) < 0) {
+    if (e->coarse_vec && coarse_ok(e, c, arrs, isarr, n, idx32)) {
+        /* the same work, vec elements per thread in aligned packs */
+        unsigned v = (unsigned)e->coarse_vec, g[3] = {1, 1, 1};
+        uint64_t total = (uint64_t)c->grid[0] * c->block[0];
+        uint64_t threads = (total + v - 1) / v;
+        g[0] = (unsigned)((threads + c->block[0] - 1) / c->block[0]);
+        off = (off + 7) & ~(size_t)7;
+        params[n] = buf + off;
+        if (idx32) {
+            int32_t t32 = (int32_t)total;
+            mod_put(buf, &off, &t32, 4, 4);
+        } else {
+            int64_t t64 = (int64_t)total;
+            mod_put(buf, &off, &t64, 8, 8);
+        }
+        if (rt_launch(&e->rkx[dev], g, c->block, 0, c->stream, params, kname) < 0) {
+            goto done;
+        }
+    } else if (rt_launch(&e->rk[dev], c->grid, c->block, c->shmem, c->stream, params,
+                         kname) < 0) {
         goto done;
     }
     last_entry = e;

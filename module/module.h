@@ -52,7 +52,10 @@ typedef struct Entry {
     int has_print;          /* flush stdout after a synchronising launch */
     double transpile_ms;
     RtKernel rk[8];         /* per device */
+    RtKernel rkx[8];        /* the coarsened entry, when coarse_vec */
     char loaded[8];
+    int coarse_vec;         /* elements per thread of <kname>_x<vec>, 0: none */
+    uint64_t coarse_mask;   /* parameters it moves in packs (alignment checked) */
 } Entry;
 
 typedef struct {

@@ -17,6 +17,10 @@ template <typename T, typename I> CJ_DEVICE T &cj_at(T *p, I off)
 template <typename T> CJ_DEVICE T cj_max(T a, T b) { return b > a ? b : a; }
 template <typename T> CJ_DEVICE T cj_min(T a, T b) { return b < a ? b : a; }
 template <typename T> CJ_DEVICE T cj_sq(T x) { return x * x; }
+/* N elements loaded or stored as one aligned access */
+template <typename T, int N> struct alignas(sizeof(T) * N) cj_pack {
+    T v[N];
+};
 
 /* saxpy at @GOLDEN@/saxpy.py:7 */
 extern "C" __global__ void cj_saxpy_f4_f4a1C_f4a1C_f4a1C_i32(float a, cj_array<float, 1, int> x, cj_array<float, 1, int> y, cj_array<float, 1, int> out)
@@ -28,5 +32,36 @@ extern "C" __global__ void cj_saxpy_f4_f4a1C_f4a1C_f4a1C_i32(float a, cj_array<f
     if (i < out.shape[0]) {
 #line 10 "@GOLDEN@/saxpy.py"
         out.data[i] = a * x.data[i] + y.data[i];
+    }
+}
+
+/* saxpy, 4 elements per thread in aligned packs (chosen at launch) */
+extern "C" __global__ void cj_saxpy_f4_f4a1C_f4a1C_f4a1C_i32_x4(float a, cj_array<float, 1, int> x, cj_array<float, 1, int> y, cj_array<float, 1, int> out, int cj_nthreads)
+{
+    int i;
+    const int cj_i0 = ((int)blockIdx.x * blockDim.x + threadIdx.x) * 4;
+    if (cj_i0 + 4 <= cj_nthreads && cj_i0 + 4 <= x.shape[0] && cj_i0 + 4 <= y.shape[0] && cj_i0 + 4 <= out.shape[0] && cj_i0 + 4 <= out.shape[0]) {
+        const cj_pack<float, 4> x_v = *(const cj_pack<float, 4> *)(x.data + cj_i0);
+        const cj_pack<float, 4> y_v = *(const cj_pack<float, 4> *)(y.data + cj_i0);
+        cj_pack<float, 4> out_v;
+#pragma unroll
+        for (int cj_e = 0; cj_e < 4; cj_e++) {
+            i = cj_i0 + cj_e;
+#line 10 "@GOLDEN@/saxpy.py"
+            out_v.v[cj_e] = a * x_v.v[cj_e] + y_v.v[cj_e];
+        }
+        *(cj_pack<float, 4> *)(out.data + cj_i0) = out_v;
+        return;
+    }
+    for (int cj_e = 0; cj_e < 4; cj_e++) {
+        i = cj_i0 + cj_e;
+        if (i >= cj_nthreads) {
+            return;
+        }
+#line 9 "@GOLDEN@/saxpy.py"
+        if (i < out.shape[0]) {
+#line 10 "@GOLDEN@/saxpy.py"
+            out.data[i] = a * x.data[i] + y.data[i];
+        }
     }
 }
