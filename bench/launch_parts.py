@@ -49,7 +49,10 @@ cases = {
     "bound k2(x, 32)": lambda: b2(x, 32),
     "k2[1, 32](x, 32)": lambda: k2[1, 32](x, 32),
 }
+import os
 try:
+    if os.environ.get("NO_CUPY"):
+        raise ImportError("NO_CUPY set")
     import cupy
     xc = cupy.arange(32, dtype=cupy.int32)
     cases["bound k2(cupy x, 32)"] = lambda: b2(xc, 32)
@@ -75,3 +78,9 @@ for depth in (200, 20000):
     cujit.synchronize()
     print(f"  depth {depth}: k0 whole path {full0:.3f} us, k0 cuLaunchKernel only {raw0:.3f} us, "
           f"k2(x, 32) whole path {full2:.3f} us")
+
+st = cujit.Stream(non_blocking=True)
+for depth in (200, 20000):
+    raw_s = np.median([C._bench_launch(b0, (), depth, True, st) for _ in range(5)])
+    st.synchronize()
+    print(f"  depth {depth}: k0 cuLaunchKernel only, on a non-blocking stream {raw_s:.3f} us")

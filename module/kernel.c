@@ -1048,11 +1048,12 @@ launcher_dealloc(PyObject *self)
 static PyObject *
 bench_launch(PyObject *self, PyObject *args)
 {
-    PyObject *l, *kargs;
+    PyObject *l, *kargs, *so = Py_None;
     long n;
     int raw;
-    if (!PyArg_ParseTuple(args, "O!O!lp:_bench_launch", &LauncherType, &l, &PyTuple_Type, &kargs,
-                          &n, &raw)) {
+    void *stream = NULL;
+    if (!PyArg_ParseTuple(args, "O!O!lp|O:_bench_launch", &LauncherType, &l, &PyTuple_Type,
+                          &kargs, &n, &raw, &so) || rt_get_stream(so, &stream) < 0) {
         return NULL;
     }
     LauncherObject *lo = (LauncherObject *)l;
@@ -1066,7 +1067,7 @@ bench_launch(PyObject *self, PyObject *args)
     for (long i = 0; i < n; i++) {
         if (raw) {
             if (rt_launch(&last_entry->rk[last_dev], last_config.grid, last_config.block, 0,
-                          last_config.stream, NULL, "bench") < 0) {
+                          so == Py_None ? last_config.stream : stream, NULL, "bench") < 0) {
                 return NULL;
             }
             continue;
