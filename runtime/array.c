@@ -456,9 +456,9 @@ shape_tuple(int ndim, const int64_t *v)
     return t;
 }
 
-/* an int or a sequence of ints */
+/* an int or a sequence of ints (any sign) */
 static int
-parse_shape(PyObject *o, int64_t *shape, int *ndim)
+parse_shape_signed(PyObject *o, int64_t *shape, int *ndim)
 {
     if (PyIndex_Check(o)) {
         PyObject *i = PyNumber_Index(o);
@@ -490,6 +490,16 @@ parse_shape(PyObject *o, int64_t *shape, int *ndim)
         }
         *ndim = (int)n;
         Py_DECREF(seq);
+    }
+    return 0;
+}
+
+/* an int or a sequence of ints, none negative */
+static int
+parse_shape(PyObject *o, int64_t *shape, int *ndim)
+{
+    if (parse_shape_signed(o, shape, ndim) < 0) {
+        return -1;
     }
     for (int i = 0; i < *ndim; i++) {
         if (shape[i] < 0) {
@@ -724,7 +734,8 @@ assign(RtDeviceArray *a, PyObject *value, CUstream s)
             ret = fill_view(a, elem);
             a->stream = keep;
         }
-    } else if (rt_is_array(value) && !PyObject_CheckBuffer(value)) {
+    } else if (rt_is_array(value) && (PyObject_HasAttrString(value, "__cuda_array_interface__")
+                                      || !PyObject_CheckBuffer(value))) {
         ret = copy_from_device(a, value, s);
     } else {
         ret = copy_from_hostobj(a, value, s);
@@ -1354,10 +1365,330 @@ DeviceArray_repr(RtDeviceArray *self)
     return r;
 }
 
+/* ---- operators and stdlib methods: forwarded to Python ----
+ *
+ * The arithmetic, comparisons and methods such as sum() are written in
+ * Python over bundled kernels (cujit/_stdlib.py, stdlib/).  That module
+ * registers one callable per name through _set_array_ops(dict) when it is
+ * imported, which happens here on the first use, so `import cujit` pays
+ * nothing for them.  A binary slot calls ops[name](a, b) (either operand may
+ * be the DeviceArray); a method calls ops[name](self, *args, **kwargs). */
+
+#define ARRAY_OPS(X) \
+    X(ADD, "add") X(SUB, "sub") X(MUL, "mul") X(TRUEDIV, "truediv") \
+    X(FLOORDIV, "floordiv") X(MOD, "mod") X(POW, "pow") X(DIVMOD, "divmod") \
+    X(LSHIFT, "lshift") X(RSHIFT, "rshift") X(AND, "and") X(OR, "or") X(XOR, "xor") \
+    X(IADD, "iadd") X(ISUB, "isub") X(IMUL, "imul") X(ITRUEDIV, "itruediv") \
+    X(IFLOORDIV, "ifloordiv") X(IMOD, "imod") X(IPOW, "ipow") X(ILSHIFT, "ilshift") \
+    X(IRSHIFT, "irshift") X(IAND, "iand") X(IOR, "ior") X(IXOR, "ixor") \
+    X(NEG, "neg") X(POS, "pos") X(ABS, "abs") X(INVERT, "invert") \
+    X(LT, "lt") X(LE, "le") X(EQ, "eq") X(NE, "ne") X(GT, "gt") X(GE, "ge") \
+    X(M_SUM, "sum") X(M_PROD, "prod") X(M_MIN, "min") X(M_MAX, "max") X(M_MEAN, "mean") \
+    X(M_ARGMIN, "argmin") X(M_ARGMAX, "argmax") X(M_ANY, "any") X(M_ALL, "all") \
+    X(M_CUMSUM, "cumsum") X(M_ASTYPE, "astype") X(M_FILL, "fill") X(M_RESHAPE, "reshape") \
+    X(M_RAVEL, "ravel") X(M_FLATTEN, "flatten") X(M_TRANSPOSE, "transpose") \
+    X(M_SQUEEZE, "squeeze")
+
+enum {
+#define AOP_ENUM(e, name) AOP_##e,
+    ARRAY_OPS(AOP_ENUM)
+#undef AOP_ENUM
+    AOP_COUNT
+};
+
+static const char *const op_names[AOP_COUNT] = {
+#define AOP_NAME(e, name) name,
+    ARRAY_OPS(AOP_NAME)
+#undef AOP_NAME
+};
+
+static PyObject *op_fns[AOP_COUNT];     /* strong references; NULL: not provided */
+static int ops_registered;
+
+/* _set_array_ops(dict): the callables behind operators and methods */
+PyObject *
+rt_py_set_array_ops(PyObject *self, PyObject *ops)
+{
+    PyObject *fns[AOP_COUNT];
+    if (!PyDict_Check(ops)) {
+        PyErr_SetString(PyExc_TypeError, "_set_array_ops() takes a dict");
+        return NULL;
+    }
+    for (int i = 0; i < AOP_COUNT; i++) {
+        PyObject *f = PyDict_GetItemString(ops, op_names[i]);    /* borrowed */
+        if (f && !PyCallable_Check(f)) {
+            PyErr_Format(PyExc_TypeError, "_set_array_ops(): '%s' is not callable", op_names[i]);
+            return NULL;
+        }
+        fns[i] = f;
+    }
+    for (int i = 0; i < AOP_COUNT; i++) {
+        Py_XSETREF(op_fns[i], Py_XNewRef(fns[i]));
+    }
+    ops_registered = 1;
+    Py_RETURN_NONE;
+}
+
+/* the callable for op (borrowed), importing cujit._stdlib on first use;
+ * NULL without an exception when none is registered */
+static PyObject *
+op_function(int op)
+{
+    if (!ops_registered) {
+        PyObject *m = PyImport_ImportModule("cujit._stdlib");
+        if (!m) {
+            return NULL;
+        }
+        Py_DECREF(m);
+        if (!ops_registered) {
+            PyErr_SetString(PyExc_ImportError,
+                            "cujit._stdlib did not register the array operations");
+            return NULL;
+        }
+    }
+    return op_fns[op];
+}
+
+static PyObject *
+forward(int op, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *f = op_function(op);
+    if (!f) {
+        if (PyErr_Occurred()) {
+            return NULL;
+        }
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    return PyObject_Vectorcall(f, args, (size_t)nargs, NULL);
+}
+
+static PyObject *
+forward2(int op, PyObject *a, PyObject *b)
+{
+    PyObject *args[2] = {a, b};
+    return forward(op, args, 2);
+}
+
+static PyObject *
+forward1(int op, PyObject *a)
+{
+    return forward(op, &a, 1);
+}
+
+#define BINARY_SLOT(fname, op) \
+    static PyObject *fname(PyObject *a, PyObject *b) { return forward2(op, a, b); }
+BINARY_SLOT(DeviceArray_add, AOP_ADD)
+BINARY_SLOT(DeviceArray_sub, AOP_SUB)
+BINARY_SLOT(DeviceArray_mul, AOP_MUL)
+BINARY_SLOT(DeviceArray_truediv, AOP_TRUEDIV)
+BINARY_SLOT(DeviceArray_floordiv, AOP_FLOORDIV)
+BINARY_SLOT(DeviceArray_mod, AOP_MOD)
+BINARY_SLOT(DeviceArray_divmod, AOP_DIVMOD)
+BINARY_SLOT(DeviceArray_lshift, AOP_LSHIFT)
+BINARY_SLOT(DeviceArray_rshift, AOP_RSHIFT)
+BINARY_SLOT(DeviceArray_and, AOP_AND)
+BINARY_SLOT(DeviceArray_or, AOP_OR)
+BINARY_SLOT(DeviceArray_xor, AOP_XOR)
+BINARY_SLOT(DeviceArray_iadd, AOP_IADD)
+BINARY_SLOT(DeviceArray_isub, AOP_ISUB)
+BINARY_SLOT(DeviceArray_imul, AOP_IMUL)
+BINARY_SLOT(DeviceArray_itruediv, AOP_ITRUEDIV)
+BINARY_SLOT(DeviceArray_ifloordiv, AOP_IFLOORDIV)
+BINARY_SLOT(DeviceArray_imod, AOP_IMOD)
+BINARY_SLOT(DeviceArray_ilshift, AOP_ILSHIFT)
+BINARY_SLOT(DeviceArray_irshift, AOP_IRSHIFT)
+BINARY_SLOT(DeviceArray_iand, AOP_IAND)
+BINARY_SLOT(DeviceArray_ior, AOP_IOR)
+BINARY_SLOT(DeviceArray_ixor, AOP_IXOR)
+#undef BINARY_SLOT
+
+/* pow(a, b, mod): three-argument pow is not an array operation */
+static PyObject *
+DeviceArray_pow(PyObject *a, PyObject *b, PyObject *mod)
+{
+    if (mod != Py_None) {
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    return forward2(AOP_POW, a, b);
+}
+
+static PyObject *
+DeviceArray_ipow(PyObject *a, PyObject *b, PyObject *mod)
+{
+    if (mod != Py_None) {
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    return forward2(AOP_IPOW, a, b);
+}
+
+#define UNARY_SLOT(fname, op) \
+    static PyObject *fname(PyObject *a) { return forward1(op, a); }
+UNARY_SLOT(DeviceArray_neg, AOP_NEG)
+UNARY_SLOT(DeviceArray_pos, AOP_POS)
+UNARY_SLOT(DeviceArray_abs, AOP_ABS)
+UNARY_SLOT(DeviceArray_invert, AOP_INVERT)
+#undef UNARY_SLOT
+
+/* self is always the DeviceArray: CPython swaps the operator for reflected
+ * comparisons (3 < x calls x > 3) */
+static PyObject *
+DeviceArray_richcompare(PyObject *self, PyObject *other, int cmp)
+{
+    int op;
+    switch (cmp) {
+    case Py_LT:
+        op = AOP_LT;
+        break;
+    case Py_LE:
+        op = AOP_LE;
+        break;
+    case Py_EQ:
+        op = AOP_EQ;
+        break;
+    case Py_NE:
+        op = AOP_NE;
+        break;
+    case Py_GT:
+        op = AOP_GT;
+        break;
+    case Py_GE:
+        op = AOP_GE;
+        break;
+    default:
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    return forward2(op, self, other);
+}
+
+/* a method: ops[name](self, *args, **kwargs) */
+static PyObject *
+forward_method(int op, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+               PyObject *kwnames)
+{
+    PyObject *small[8], **all = small, *r;
+    PyObject *f = op_function(op);
+    if (!f) {
+        if (!PyErr_Occurred()) {
+            PyErr_Format(PyExc_AttributeError, "cujit.DeviceArray.%s() is not available",
+                         op_names[op]);
+        }
+        return NULL;
+    }
+    Py_ssize_t n = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
+    if (n + 1 > (Py_ssize_t)(sizeof small / sizeof small[0])) {
+        all = PyMem_Malloc(sizeof(PyObject *) * (size_t)(n + 1));
+        if (!all) {
+            return PyErr_NoMemory();
+        }
+    }
+    all[0] = self;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        all[i + 1] = args[i];
+    }
+    r = PyObject_Vectorcall(f, all, (size_t)(nargs + 1), kwnames);
+    if (all != small) {
+        PyMem_Free(all);
+    }
+    return r;
+}
+
+#define METHOD(fname, op) \
+    static PyObject *fname(PyObject *self, PyObject *const *args, Py_ssize_t nargs, \
+                           PyObject *kwnames) \
+    { \
+        return forward_method(op, self, args, nargs, kwnames); \
+    }
+METHOD(DeviceArray_m_sum, AOP_M_SUM)
+METHOD(DeviceArray_m_prod, AOP_M_PROD)
+METHOD(DeviceArray_m_min, AOP_M_MIN)
+METHOD(DeviceArray_m_max, AOP_M_MAX)
+METHOD(DeviceArray_m_mean, AOP_M_MEAN)
+METHOD(DeviceArray_m_argmin, AOP_M_ARGMIN)
+METHOD(DeviceArray_m_argmax, AOP_M_ARGMAX)
+METHOD(DeviceArray_m_any, AOP_M_ANY)
+METHOD(DeviceArray_m_all, AOP_M_ALL)
+METHOD(DeviceArray_m_cumsum, AOP_M_CUMSUM)
+METHOD(DeviceArray_m_astype, AOP_M_ASTYPE)
+METHOD(DeviceArray_m_fill, AOP_M_FILL)
+METHOD(DeviceArray_m_reshape, AOP_M_RESHAPE)
+METHOD(DeviceArray_m_ravel, AOP_M_RAVEL)
+METHOD(DeviceArray_m_flatten, AOP_M_FLATTEN)
+METHOD(DeviceArray_m_transpose, AOP_M_TRANSPOSE)
+METHOD(DeviceArray_m_squeeze, AOP_M_SQUEEZE)
+#undef METHOD
+
+static PyObject *
+DeviceArray_get_T(PyObject *self, void *c)
+{
+    return forward_method(AOP_M_TRANSPOSE, self, NULL, 0, NULL);
+}
+
+/* _view(shape, strides, offset=0): a view of the same memory with other
+ * extents and byte strides, starting `offset` bytes after the first element;
+ * it must lie inside this array's own span (the stdlib's reshape and
+ * transpose are built on it) */
+static PyObject *
+DeviceArray_view(RtDeviceArray *self, PyObject *args)
+{
+    PyObject *shape_o, *strides_o;
+    long long offset = 0;
+    int64_t shape[RT_MAXDIM], strides[RT_MAXDIM];
+    int nd, nds;
+    if (!PyArg_ParseTuple(args, "OO|L:_view", &shape_o, &strides_o, &offset)
+        || parse_shape(shape_o, shape, &nd) < 0 || parse_shape_signed(strides_o, strides, &nds) < 0) {
+        return NULL;
+    }
+    if (nd != nds) {
+        PyErr_SetString(PyExc_ValueError, "_view(): shape and strides differ in length");
+        return NULL;
+    }
+    int64_t itemsize = cj_dtypes[self->dtype].size, lo, hi, olo, ohi;
+    if (shape_size(nd, shape) > 0) {
+        span(nd, shape, strides, itemsize, &lo, &hi);
+        span(self->ndim, self->shape, self->strides, itemsize, &olo, &ohi);
+        if (self->size == 0 || offset + lo < olo || offset + hi > ohi) {
+            PyErr_SetString(PyExc_ValueError, "_view(): the view reaches outside the array");
+            return NULL;
+        }
+    } else {
+        offset = 0;
+    }
+    return make_view(self, self->ptr + (CUdeviceptr)offset, nd, shape, strides);
+}
+
 static PyNumberMethods DeviceArray_as_number = {
+    .nb_add = DeviceArray_add,
+    .nb_subtract = DeviceArray_sub,
+    .nb_multiply = DeviceArray_mul,
+    .nb_remainder = DeviceArray_mod,
+    .nb_divmod = DeviceArray_divmod,
+    .nb_power = DeviceArray_pow,
+    .nb_negative = DeviceArray_neg,
+    .nb_positive = DeviceArray_pos,
+    .nb_absolute = DeviceArray_abs,
     .nb_bool = (inquiry)DeviceArray_bool,
+    .nb_invert = DeviceArray_invert,
+    .nb_lshift = DeviceArray_lshift,
+    .nb_rshift = DeviceArray_rshift,
+    .nb_and = DeviceArray_and,
+    .nb_xor = DeviceArray_xor,
+    .nb_or = DeviceArray_or,
     .nb_int = (unaryfunc)DeviceArray_int,
     .nb_float = (unaryfunc)DeviceArray_float,
+    .nb_inplace_add = DeviceArray_iadd,
+    .nb_inplace_subtract = DeviceArray_isub,
+    .nb_inplace_multiply = DeviceArray_imul,
+    .nb_inplace_remainder = DeviceArray_imod,
+    .nb_inplace_power = DeviceArray_ipow,
+    .nb_inplace_lshift = DeviceArray_ilshift,
+    .nb_inplace_rshift = DeviceArray_irshift,
+    .nb_inplace_and = DeviceArray_iand,
+    .nb_inplace_xor = DeviceArray_ixor,
+    .nb_inplace_or = DeviceArray_ior,
+    .nb_floor_divide = DeviceArray_floordiv,
+    .nb_true_divide = DeviceArray_truediv,
+    .nb_inplace_floor_divide = DeviceArray_ifloordiv,
+    .nb_inplace_true_divide = DeviceArray_itruediv,
 };
 
 static PySequenceMethods DeviceArray_as_sequence = {
@@ -1386,6 +1717,7 @@ static PyGetSetDef DeviceArray_getset[] = {
     {"f_contiguous", (getter)DeviceArray_get_f_contig, NULL, "Fortran-contiguous?", NULL},
     {"__cuda_array_interface__", (getter)DeviceArray_get_cai, NULL, "CUDA Array Interface v3",
      NULL},
+    {"T", (getter)DeviceArray_get_T, NULL, "the transposed view (axes reversed)", NULL},
     {NULL},
 };
 
@@ -1405,6 +1737,29 @@ static PyMethodDef DeviceArray_methods[] = {
      "(kDLCUDA, device id)"},
     {"__array__", (PyCFunction)(void (*)(void))DeviceArray_array, METH_VARARGS | METH_KEYWORDS,
      "refuses: device data is copied to the host only explicitly"},
+    {"_view", (PyCFunction)DeviceArray_view, METH_VARARGS,
+     "_view(shape, strides, offset=0): a view of this array's memory (inside its span)"},
+#define FWD(name, fn, doc) \
+    {name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL | METH_KEYWORDS, doc},
+    FWD("sum", DeviceArray_m_sum, "sum(axis=None, dtype=None, out=None, keepdims=False)")
+    FWD("prod", DeviceArray_m_prod, "prod(axis=None, dtype=None, out=None, keepdims=False)")
+    FWD("min", DeviceArray_m_min, "min(axis=None, out=None, keepdims=False)")
+    FWD("max", DeviceArray_m_max, "max(axis=None, out=None, keepdims=False)")
+    FWD("mean", DeviceArray_m_mean, "mean(axis=None, dtype=None, out=None, keepdims=False)")
+    FWD("argmin", DeviceArray_m_argmin, "argmin(axis=None, out=None, *, keepdims=False)")
+    FWD("argmax", DeviceArray_m_argmax, "argmax(axis=None, out=None, *, keepdims=False)")
+    FWD("any", DeviceArray_m_any, "any(axis=None, out=None, keepdims=False)")
+    FWD("all", DeviceArray_m_all, "all(axis=None, out=None, keepdims=False)")
+    FWD("cumsum", DeviceArray_m_cumsum, "cumsum(axis=None, dtype=None, out=None)")
+    FWD("astype", DeviceArray_m_astype, "astype(dtype, order='K', copy=True): a converted copy")
+    FWD("fill", DeviceArray_m_fill, "fill(value): set every element to value")
+    FWD("reshape", DeviceArray_m_reshape,
+        "reshape(*shape, order='C'): a view when the layout allows, else a copy")
+    FWD("ravel", DeviceArray_m_ravel, "ravel(order='C'): 1-d; a view when the layout allows")
+    FWD("flatten", DeviceArray_m_flatten, "flatten(order='C'): a 1-d copy")
+    FWD("transpose", DeviceArray_m_transpose, "transpose(*axes): a view with permuted axes")
+    FWD("squeeze", DeviceArray_m_squeeze, "squeeze(axis=None): a view without extents of 1")
+#undef FWD
     {NULL},
 };
 
@@ -1417,6 +1772,7 @@ PyTypeObject rt_DeviceArray_Type = {
     .tp_as_number = &DeviceArray_as_number,
     .tp_as_sequence = &DeviceArray_as_sequence,
     .tp_as_mapping = &DeviceArray_as_mapping,
+    .tp_richcompare = DeviceArray_richcompare,
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "An n-dimensional array in CUDA device memory.  Create with cujit.to_device, "
               "empty, zeros, ones, full or the *_like functions.",
@@ -1449,7 +1805,10 @@ rt_py_to_device(PyObject *self, PyObject *args, PyObject *kw)
     if (dev < 0) {
         return NULL;
     }
-    if (rt_is_array(obj) && !PyObject_CheckBuffer(obj)) {
+    /* CuPy arrays expose a buffer slot that refuses: ask for the CUDA array
+     * interface first */
+    if (rt_is_array(obj) && (PyObject_HasAttrString(obj, "__cuda_array_interface__")
+                             || !PyObject_CheckBuffer(obj))) {
         RtArray in;
         if (rt_get_array(obj, &in, s, "to_device") < 0) {
             return NULL;
