@@ -834,6 +834,37 @@ mod_pack_scalar(unsigned char *buf, size_t *off, PyObject *o, DType dt)
 
 #define MAXARGS 64
 
+/* "parameter 'x'" for messages */
+static void
+param_name(KernelObject *k, Py_ssize_t i, char *buf, size_t n)
+{
+    PyObject *names = PyObject_GetAttrString(PyFunction_GET_CODE(k->pyfunc), "co_varnames");
+    const char *s = names && PyTuple_Check(names) && i < PyTuple_GET_SIZE(names)
+                    ? PyUnicode_AsUTF8(PyTuple_GET_ITEM(names, i)) : NULL;
+    if (s) {
+        snprintf(buf, n, "%s() parameter '%s'", PyUnicode_AsUTF8(k->name), s);
+    } else {
+        PyErr_Clear();
+        snprintf(buf, n, "%s() argument %zd", PyUnicode_AsUTF8(k->name), i + 1);
+    }
+    Py_XDECREF(names);
+}
+
+static PyObject *
+arg_count_error(KernelObject *k, Py_ssize_t n, int np)
+{
+    if (n < np) {
+        char what[128];
+        param_name(k, n, what, sizeof what);
+        PyErr_Format(PyExc_TypeError, "%s is missing: %U() takes %d argument%s, got %zd", what,
+                     k->name, np, np == 1 ? "" : "s", n);
+    } else {
+        PyErr_Format(PyExc_TypeError, "%U() takes %d argument%s but %zd were given", k->name,
+                     np, np == 1 ? "" : "s", n);
+    }
+    return NULL;
+}
+
 /* the coarsened entry applies: a 1-d launch and aligned packed arrays */
 static int
 coarse_ok(const Entry *e, const LaunchConfig *c, const RtArray *arrs, const int *isarr,
@@ -870,6 +901,10 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
                      k->name);
         return NULL;
     }
+    int np = ((PyCodeObject *)PyFunction_GET_CODE(k->pyfunc))->co_argcount;
+    if (n != np) {
+        return arg_count_error(k, n, np);
+    }
     if (n > MAXARGS) {
         PyErr_SetString(PyExc_TypeError, "too many kernel arguments");
         return NULL;
@@ -891,8 +926,8 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
             keys[got] = scalar_key(dt);
             continue;
         }
-        char what[64];
-        snprintf(what, sizeof what, "argument %zd", got + 1);
+        char what[128];
+        param_name(k, got, what, sizeof what);
         if (rt_get_array(args[got], &arrs[got], c->stream, what) < 0) {
             goto done;
         }
@@ -1132,6 +1167,11 @@ kernel_getitem(PyObject *self, PyObject *key)
         return NULL;
     }
     Py_ssize_t nk = PyTuple_GET_SIZE(key);
+    if (k->last_key && (key == k->last_key
+                        || PyObject_RichCompareBool(key, k->last_key, Py_EQ) == 1)) {
+        return Py_NewRef(k->last_launcher);     /* the same configuration again */
+    }
+    PyErr_Clear();
     LauncherObject *l = PyObject_New(LauncherObject, &LauncherType);
     if (!l) {
         return NULL;
@@ -1145,6 +1185,10 @@ kernel_getitem(PyObject *self, PyObject *key)
                     l->stream_obj, nk > 3 ? PyTuple_GET_ITEM(key, 3) : NULL) < 0) {
         Py_DECREF(l);
         return NULL;
+    }
+    if (nk == 2) {
+        Py_XSETREF(k->last_key, Py_NewRef(key));
+        Py_XSETREF(k->last_launcher, Py_NewRef((PyObject *)l));
     }
     return (PyObject *)l;
 }
@@ -1189,6 +1233,8 @@ kernel_dealloc(PyObject *self)
     }
     Py_CLEAR(k->pyfunc);
     Py_CLEAR(k->name);
+    Py_CLEAR(k->last_key);
+    Py_CLEAR(k->last_launcher);
     while (k->entries) {
         Entry *e = k->entries;
         k->entries = e->next;
@@ -1201,6 +1247,7 @@ static int
 kernel_traverse(PyObject *self, visitproc visit, void *arg)
 {
     Py_VISIT(((KernelObject *)self)->pyfunc);
+    Py_VISIT(((KernelObject *)self)->last_launcher);
     return 0;
 }
 
@@ -1208,6 +1255,8 @@ static int
 kernel_clear(PyObject *self)
 {
     Py_CLEAR(((KernelObject *)self)->pyfunc);
+    Py_CLEAR(((KernelObject *)self)->last_key);
+    Py_CLEAR(((KernelObject *)self)->last_launcher);
     return 0;
 }
 

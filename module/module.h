@@ -66,6 +66,8 @@ typedef struct {
     int boundscheck;
     Entry *entries;
     PyObject *weakrefs;
+    PyObject *last_key;         /* k[grid, block]: the last key and its launcher */
+    PyObject *last_launcher;
 } KernelObject;
 
 #endif
