@@ -16,6 +16,15 @@ Sections (DESIGN.md section 5 has the figures and goals):
    several processes.
 3. saxpy bandwidth on 2^28 float32 (3 x 1 GiB moved per launch), CUDA events
    around each launch, median; against a device-to-device copy measured here.
+4. elementwise and reduction forms on 2^28 float32, as % of the copy bandwidth
+   (section 3's figure, or measured again), fewest bytes counted: vectorize
+   x * y + 1.0 (cupy.vectorize, numba vectorize), sum of squares (cujit map=,
+   ReductionKernel, numba cuda.reduce on x*x), sum (cupy.sum), sum(axis=0/1)
+   of a 16384 x 16384 matrix, and cujit's stdlib DeviceArray x + y and x.sum();
+   each result checked once, then CUDA events around each of 20 runs, median.
+5. first call of a vectorize (x * y + 1.0, 2^20 float32 on the device) in a
+   new process with every cache empty (cujit's, CuPy's, numba's, the driver's
+   PTX cache), beside cupy.vectorize and numba vectorize; median of 3.
 
 Every section and every library is guarded: a failure is printed and the run
 goes on.  The last lines printed are a summary table and the ratios.
@@ -712,6 +721,484 @@ def section_saxpy(args):
 
 
 # ---------------------------------------------------------------------------
+# 4. elementwise and reduction forms: bandwidth beside CuPy and numba-cuda
+
+# No docstrings in these three: cupyx.jit transpiles the whole body.
+# The vectorize body: the same function object for every library.
+def fma1(x, y):
+    return x * y + 1.0
+
+
+# The reduction combiner: the same for every library.
+def add2(a, b):
+    return a + b
+
+
+# The map of the sum of squares, defined once (never recompiled).
+def square(v):
+    return v * v
+
+
+def dev_sync():
+    cp.cuda.Device().synchronize()
+
+
+def as_cupy(a):
+    """A CuPy view of a CuPy / cujit / numba array (through the CUDA array
+    interface), else a copy through the host."""
+    if isinstance(a, cp.ndarray):
+        return a
+    try:
+        return cp.asarray(a)
+    except Exception:           # noqa: BLE001
+        if hasattr(a, "copy_to_host"):
+            return cp.asarray(a.copy_to_host())
+        return cp.asarray(cujit.asnumpy(a))
+
+
+def poison(a):
+    """Fills a with NaN so that an unwritten element fails the check."""
+    try:
+        cp.asarray(a).fill(np.nan)     # a view through the CUDA array interface
+        dev_sync()
+    except Exception as e:      # noqa: BLE001
+        log(f"      (output not poisoned: {type(e).__name__}: {e})")
+
+
+def check_close(got, ref, rtol=1e-5, atol=1e-6):
+    """(ok, detail) of an elementwise result against a CuPy reference."""
+    g = as_cupy(got)
+    if g.shape != ref.shape:
+        return False, f"shape {g.shape}, expected {ref.shape}"
+    ok = bool(cp.allclose(g, ref, rtol=rtol, atol=atol))
+    nnan = int(cp.isnan(g).sum())
+    dmax = float(cp.nanmax(cp.abs(g.astype(cp.float64) - ref)))
+    detail = f"max|err| {dmax:.1e}" + (f", {nnan} NaN" if nnan else "")
+    if g.dtype != ref.dtype:
+        detail += f", output {g.dtype}"
+    return ok, detail
+
+
+def check_rel(got, ref64, tol=1e-3):
+    """(ok, detail) by ||got - ref|| / ||ref|| against a float64 reference."""
+    g = as_cupy(got)
+    if g.size != ref64.size:
+        return False, f"size {g.size}, expected {ref64.size}"
+    g64 = g.astype(cp.float64).reshape(ref64.shape)
+    rel = float(cp.linalg.norm((g64 - ref64).ravel()) / cp.linalg.norm(ref64.ravel()))
+    detail = f"rel err {rel:.1e}"
+    if g.dtype != np.float32:
+        detail += f", output {g.dtype}"
+    return (math.isfinite(rel) and rel < tol), detail
+
+
+def time_form(rows, row, lib, label, fn, verify, nbytes, copy_ref, args,
+              before=None, note=None, optional=False):
+    """Runs fn once and checks the result (verify(result) -> (ok, detail)),
+    then times fn with CUDA events; records under rows[row][lib]."""
+    ent = rows.setdefault(row, {})
+    try:
+        if before is not None:
+            before()
+        dev_sync()
+        r = fn()
+        dev_sync()
+    except Exception as e:      # noqa: BLE001
+        ent[lib] = {"error": f"{type(e).__name__}: {e}"[:400]}
+        if optional:
+            msg = f"not available ({type(e).__name__}: {str(e)[:200]})"
+            ent[lib]["not_available"] = True
+            RESULTS["errors"][f"forms/{row}/{lib}"] = msg
+            log(f"  {label:<50} {msg}")
+        else:
+            err(f"forms/{row}/{lib}", e)
+        return
+    try:
+        ok, detail = verify(r)
+    except Exception as e:      # noqa: BLE001
+        ok, detail = None, f"UNCHECKED ({type(e).__name__}: {str(e)[:120]})"
+        RESULTS["errors"][f"forms/{row}/{lib} check"] = detail
+    del r
+    try:
+        med, mean, per = gpu_time_ms(fn, args.bw_warm, args.bw_iters)
+        gbs = nbytes / (med * 1e-3) / 1e9
+        pct = 100.0 * gbs / copy_ref if copy_ref else None
+        ent[lib] = {"label": label, "ms": med, "mean_ms": mean, "per_launch_ms": per,
+                    "bytes": nbytes, "gbs": gbs, "pct_copy": pct, "correct": ok,
+                    "check": detail, "note": note}
+        flag = "" if ok else ("   WRONG RESULT" if ok is False else "   UNCHECKED")
+        log(f"  {label:<50} {med:8.4f} ms  {gbs:7.1f} GB/s  {fmt(pct, 1):>5} % copy  "
+            f"[{detail}]{flag}")
+        if note:
+            log(f"      note: {note}")
+        if ok is False:
+            RESULTS["notes"].append(f"forms: {row}/{lib} result is NOT correct ({detail})")
+    except Exception as e:      # noqa: BLE001
+        ent[lib] = {"label": label, "correct": ok, "check": detail,
+                    "error": f"{type(e).__name__}: {e}"[:400]}
+        err(f"forms/{row}/{lib} timing", e)
+
+
+def copy_reference(src, dst, args):
+    """Device-to-device copy bandwidth as section 3 measures it (read + write)."""
+    gbs = {}
+    nbytes = src.nbytes
+
+    def copy_elementwise():
+        cp.copyto(dst, src)
+
+    def copy_memcpy():
+        cp.cuda.runtime.memcpyAsync(dst.data.ptr, src.data.ptr, nbytes,
+                                    cp.cuda.runtime.memcpyDeviceToDevice,
+                                    cp.cuda.get_current_stream().ptr)
+    for key, fn in (("cupy_copyto", copy_elementwise), ("cudaMemcpyAsync_D2D", copy_memcpy)):
+        try:
+            med, _, _ = gpu_time_ms(fn, args.bw_warm, args.bw_iters)
+            gbs[key] = 2 * nbytes / (med * 1e-3) / 1e9
+            log(f"  copy {key:<28} {med:8.4f} ms  {gbs[key]:8.1f} GB/s (read+write)")
+        except Exception as e:  # noqa: BLE001
+            err(f"forms/copy {key}", e)
+    return gbs
+
+
+def to_cujit(a):
+    """A cujit DeviceArray holding a device copy of the CuPy array a."""
+    try:
+        d = cujit.to_device(a)
+    except Exception as e:      # noqa: BLE001
+        log(f"  cujit.to_device(cupy array) failed ({type(e).__name__}: {e}); "
+            f"using empty + copy_to_device")
+        d = cujit.empty(a.shape, dtype=np.float32)
+        d.copy_to_device(a)
+    cujit.synchronize()
+    if not bool(cp.array_equal(as_cupy(d), a)):
+        raise RuntimeError("the cujit copy of the input differs from the CuPy array")
+    return d
+
+
+def section_forms(args):
+    n, side = args.n, args.side
+    log(f"\n== 4. elementwise and reduction forms: bandwidth (n = 2^{int(math.log2(n))} float32, "
+        f"matrix {side} x {side}; % of device copy, fewest bytes counted) ==")
+    if cp is None:
+        raise RuntimeError("CuPy is needed for section 4 (arrays, events, references)")
+    res = RESULTS.setdefault("forms", {})
+    rows = res.setdefault("rows", {})
+    res["n"], res["side"] = n, side
+    cp.random.seed(5)
+    x = cp.random.rand(n, dtype=cp.float32) + cp.float32(0.5)      # [0.5, 1.5): no zeros
+    y = cp.random.rand(n, dtype=cp.float32) + cp.float32(0.5)
+    o = cp.empty(n, dtype=cp.float32)
+    dev_sync()
+
+    copy_ref = get("saxpy", "copy_ref_gbs") if get("saxpy", "n") == n else None
+    if copy_ref:
+        res["copy_source"] = "section 3"
+        log(f"  copy reference from section 3: {copy_ref:.1f} GB/s")
+    else:
+        gbs = copy_reference(x, o, args)
+        res["copy_gbs"] = gbs
+        copy_ref = max(gbs.values()) if gbs else None
+        res["copy_source"] = "measured in section 4"
+    res["copy_ref_gbs"] = copy_ref
+
+    def T(row, lib, label, fn, verify, nbytes, **kw):
+        time_form(rows, row, lib, label, fn, verify, nbytes, copy_ref, args, **kw)
+
+    nx = ny = no = None
+    if cuda is not None:
+        try:
+            nx, ny, no = cuda.as_cuda_array(x), cuda.as_cuda_array(y), cuda.as_cuda_array(o)
+        except Exception as e:  # noqa: BLE001
+            err("forms/numba views", e)
+
+    # -- vectorize, 2 inputs: x * y + 1.0, 3 x 4 bytes per element
+    log("  -- vectorize f(x, y) = x * y + 1.0 (3 x 4 B per element)")
+    vb = 3 * 4 * n
+    try:
+        ref = x * y + cp.float32(1.0)
+        dev_sync()
+    except Exception as e:      # noqa: BLE001
+        err("forms/vec2 reference", e)
+        ref = None
+    if ref is not None and cujit is not None:
+        try:
+            cf = cujit.vectorize(fma1)
+            oc = cf(x, y)           # compiles; gives the output reused through out=
+            dev_sync()
+            T("vec2", "cujit", "cujit vectorize f(x, y, out=o)", lambda: cf(x, y, out=oc),
+              lambda r: check_close(oc, ref), vb, before=lambda: poison(oc))
+            del oc
+        except Exception as e:  # noqa: BLE001
+            err("forms/vec2/cujit", e)
+    if ref is not None and cpjit is not None:
+        try:
+            cv = cp.vectorize(fma1)
+            T("vec2", "cupy", "cupy.vectorize f(x, y) (no out=: allocates)", lambda: cv(x, y),
+              lambda r: check_close(r, ref), vb,
+              note="cupy.vectorize takes no out=: each call allocates its output (from the pool)")
+        except Exception as e:  # noqa: BLE001
+            err("forms/vec2/cupy", e)
+    if ref is not None and nx is not None:
+        try:
+            import numba
+            nv = numba.vectorize(["float32(float32, float32)"], target="cuda")(fma1)
+            T("vec2", "numba", "numba vectorize f(x, y, out=o)", lambda: nv(nx, ny, out=no),
+              lambda r: check_close(o, ref), vb, before=lambda: poison(o))
+        except Exception as e:  # noqa: BLE001
+            err("forms/vec2/numba", e)
+    ref = None
+
+    # -- reductions over x: 4 bytes per element
+    log("  -- sum of squares and sum over x (4 B per element)")
+    rb = 4 * n
+    ref_ssq = ref_sum = None
+    try:
+        xd = x.astype(cp.float64)
+        ref_ssq = cp.sum(xd * xd)
+        ref_sum = cp.sum(xd)
+        del xd
+        dev_sync()
+    except Exception as e:      # noqa: BLE001
+        err("forms/reduction references", e)
+    cadd = None
+    if cujit is not None:
+        try:
+            cadd = cujit.reduce(identity=0)(add2)
+        except Exception as e:  # noqa: BLE001
+            err("forms/cujit reduce decorate", e)
+    nred = nres = nx2 = None
+    if nx is not None:
+        try:
+            nred = cuda.reduce(add2)
+            nres = cuda.device_array(1, dtype=np.float32)
+        except Exception as e:  # noqa: BLE001
+            err("forms/numba reduce", e)
+    if ref_ssq is not None:
+        if cadd is not None:
+            T("ssq", "cujit", "cujit add(x, map=square)", lambda: cadd(x, map=square),
+              lambda r: check_rel(r, ref_ssq), rb)
+        try:
+            rk = cp.ReductionKernel("T x", "T y", "x * x", "a + b", "y = a", "0", "ssq")
+            T("ssq", "cupy", "CuPy ReductionKernel ssq(x)", lambda: rk(x),
+              lambda r: check_rel(r, ref_ssq), rb)
+        except Exception as e:  # noqa: BLE001
+            err("forms/ssq/cupy", e)
+        if nred is not None:
+            try:
+                x2 = x * x
+                nx2 = cuda.as_cuda_array(x2)
+                T("ssq", "numba", "numba cuda.reduce(add)(x*x precomputed, res=)",
+                  lambda: nred(nx2, res=nres), lambda r: check_rel(as_cupy(nres)[0], ref_ssq), rb,
+                  note="numba's cuda.reduce has no map: timed on x*x computed beforehand")
+            except Exception as e:  # noqa: BLE001
+                err("forms/ssq/numba", e)
+            nx2 = x2 = None
+    if ref_sum is not None:
+        if cadd is not None:
+            T("sum", "cujit", "cujit add(x)", lambda: cadd(x), lambda r: check_rel(r, ref_sum), rb)
+        T("sum", "cupy", "cupy.sum(x)", lambda: cp.sum(x), lambda r: check_rel(r, ref_sum), rb)
+        if nred is not None:
+            T("sum", "numba", "numba cuda.reduce(add)(x, res=)", lambda: nred(nx, res=nres),
+              lambda r: check_rel(as_cupy(nres)[0], ref_sum), rb)
+
+    # -- sum along an axis of a C-ordered side x side matrix
+    log(f"  -- sum(axis=0) and sum(axis=1) of a {side} x {side} C-ordered matrix")
+    m = None
+    try:
+        if side * side <= n:
+            m = x[:side * side].reshape(side, side)      # C-contiguous view, no copy
+        else:
+            m = cp.random.rand(side, side, dtype=cp.float32) + cp.float32(0.5)
+        md = m.astype(cp.float64)
+        refs = {0: cp.sum(md, axis=0), 1: cp.sum(md, axis=1)}
+        del md
+        dev_sync()
+    except Exception as e:      # noqa: BLE001
+        err("forms/matrix", e)
+        m = None
+    if m is not None:
+        mb = 4 * side * side + 4 * side
+        for ax in (0, 1):
+            row = f"sum_axis{ax}"
+            if cadd is not None:
+                T(row, "cujit", f"cujit add(m, axis={ax})", lambda ax=ax: cadd(m, axis=ax),
+                  lambda r, ax=ax: check_rel(r, refs[ax]), mb)
+            T(row, "cupy", f"cupy.sum(m, axis={ax})", lambda ax=ax: cp.sum(m, axis=ax),
+              lambda r, ax=ax: check_rel(r, refs[ax]), mb)
+        refs = m = None
+
+    # -- cujit's stdlib on DeviceArrays: x + y and x.sum()
+    log("  -- cujit stdlib: DeviceArray x + y (3 x 4 B per element) and x.sum() (4 B)")
+    dx = dy = None
+    if cujit is not None:
+        try:
+            dx, dy = to_cujit(x), to_cujit(y)
+        except Exception as e:  # noqa: BLE001
+            err("forms/stdlib arrays", e)
+    try:
+        ref = x + y
+        dev_sync()
+    except Exception as e:      # noqa: BLE001
+        err("forms/stdlib reference", e)
+        ref = None
+    if ref is not None:
+        if dx is not None:
+            T("add_op", "cujit", "cujit DeviceArray x + y", lambda: dx + dy,
+              lambda r: check_close(r, ref), vb, optional=True,
+              note="result allocated each call (cujit's pool), as CuPy's is")
+        T("add_op", "cupy", "CuPy x + y", lambda: x + y, lambda r: check_close(r, ref), vb)
+    ref = None
+    if ref_sum is not None:
+        if dx is not None:
+            T("sum_method", "cujit", "cujit DeviceArray x.sum()", lambda: dx.sum(),
+              lambda r: check_rel(r, ref_sum), rb, optional=True)
+        T("sum_method", "cupy", "CuPy x.sum()", lambda: x.sum(),
+          lambda r: check_rel(r, ref_sum), rb)
+
+    del x, y, o, dx, dy, nx, ny, no
+    try:
+        cp.get_default_memory_pool().free_all_blocks()
+        if cujit is not None:
+            cujit.release_memory()
+    except Exception:           # noqa: BLE001
+        pass
+
+
+# ---------------------------------------------------------------------------
+# 5. first call of a vectorize in a new process, empty caches
+
+FV_PRELUDE = r'''
+import os, sys, time
+import numpy as np
+N = 1 << 20
+rng = np.random.default_rng(7)
+hx = rng.random(N, dtype=np.float32) + np.float32(0.5)
+hy = rng.random(N, dtype=np.float32) + np.float32(0.5)
+REF = hx * hy + np.float32(1.0)
+def report(t0, t1, got):
+    got = np.asarray(got)
+    ok = got.shape == REF.shape and bool(np.allclose(got, REF, rtol=1e-5, atol=1e-6))
+    print("RESULT %.6f %s %s" % ((t1 - t0) * 1e3, ok, got.dtype), flush=True)
+'''
+
+FV_SCRIPTS = {
+    "cujit": r'''
+import cujit
+x = cujit.to_device(hx); y = cujit.to_device(hy)
+cujit.synchronize()
+t0 = time.perf_counter()
+@cujit.vectorize
+def f(x, y):
+    return x * y + 1.0
+o = f(x, y)
+cujit.synchronize()
+t1 = time.perf_counter()
+report(t0, t1, cujit.asnumpy(o))
+''',
+    "cupy_vectorize": r'''
+import cupy as cp
+x = cp.asarray(hx); y = cp.asarray(hy)
+cp.cuda.Device().synchronize()
+t0 = time.perf_counter()
+def body(x, y):
+    return x * y + 1.0
+f = cp.vectorize(body)
+o = f(x, y)
+cp.cuda.Device().synchronize()
+t1 = time.perf_counter()
+report(t0, t1, o.get())
+''',
+    "numba": r'''
+import warnings
+os.environ.setdefault("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0")
+warnings.simplefilter("ignore")
+if not hasattr(np, "row_stack"):
+    np.row_stack = np.vstack
+import numba
+from numba import cuda
+x = cuda.to_device(hx); y = cuda.to_device(hy)
+cuda.synchronize()
+t0 = time.perf_counter()
+@numba.vectorize(["float32(float32, float32)"], target="cuda")
+def f(x, y):
+    return x * y + 1.0
+o = f(x, y)
+cuda.synchronize()
+t1 = time.perf_counter()
+report(t0, t1, o.copy_to_host())
+''',
+}
+
+
+def run_fv(lib, script, cache_root, timeout):
+    """One process with every cache empty: cujit's, CuPy's, numba's and the
+    driver's PTX JIT cache (CUDA_CACHE_PATH), each a fresh folder."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env["PYTHONUNBUFFERED"] = "1"
+    for var, sub in (("CUJIT_CACHE_DIR", "cujit"), ("CUPY_CACHE_DIR", "cupy"),
+                     ("NUMBA_CACHE_DIR", "numba"), ("CUDA_CACHE_PATH", "cuda")):
+        d = os.path.join(cache_root, sub)
+        os.makedirs(d, exist_ok=True)
+        env[var] = d
+    p = subprocess.run([sys.executable, script], capture_output=True, text=True,
+                       timeout=timeout, env=env, cwd=ROOT)
+    m = None
+    for ln in p.stdout.splitlines():
+        if ln.startswith("RESULT "):
+            m = ln.split()
+    if p.returncode != 0 or not m:
+        tail = (p.stdout + p.stderr).strip()[-1200:]
+        raise RuntimeError(f"{lib} first-vectorize process rc={p.returncode}: {tail}")
+    return float(m[1]), m[2] == "True", (m[3] if len(m) > 3 else "?")
+
+
+def section_first_vec(args):
+    log("\n== 5. first call of a vectorize x * y + 1.0 in a new process, empty caches "
+        "(n = 2^20 float32 on the device; decorator to synchronized result) ==")
+    log("  every cache a fresh folder: CUJIT_CACHE_DIR, CUPY_CACHE_DIR, NUMBA_CACHE_DIR and "
+        "the driver's PTX JIT cache CUDA_CACHE_PATH")
+    res = RESULTS.setdefault("first_vec", {})
+    deadline = time.perf_counter() + args.fv_budget
+    work = tempfile.mkdtemp(prefix="cujit_fv_")
+    avail = {"cujit": cujit is not None, "cupy_vectorize": cpjit is not None,
+             "numba": cuda is not None}
+    labels = {"cujit": "cujit @vectorize", "cupy_vectorize": "cupy.vectorize",
+              "numba": "numba @vectorize(target='cuda')"}
+    for lib, body in FV_SCRIPTS.items():
+        if not avail[lib]:
+            log(f"  {labels[lib]}: skipped (not importable here)")
+            RESULTS["errors"][f"first_vec/{lib}"] = "not importable here"
+            continue
+        script = os.path.join(work, f"fv_{lib}.py")
+        with open(script, "w") as f:
+            f.write(FV_PRELUDE + body)
+        try:
+            runs, oks, dts = [], [], set()
+            for _ in range(args.first_runs):
+                if time.perf_counter() > deadline:
+                    RESULTS["notes"].append(f"first-vectorize: {lib} runs cut short (time budget)")
+                    break
+                ms, ok, dt = run_fv(lib, script, tempfile.mkdtemp(dir=work), args.fv_timeout)
+                runs.append(ms)
+                oks.append(ok)
+                dts.add(dt)
+            if not runs:
+                continue
+            res[lib] = {"empty_ms": median(runs), "runs_ms": runs, "correct": all(oks),
+                        "out_dtype": sorted(dts)}
+            log(f"  {labels[lib]:<34} {fmt(median(runs), 1):>8} ms  runs {[round(v, 1) for v in runs]}"
+                f"  (output {', '.join(sorted(dts))})"
+                f"{'' if all(oks) else '   WRONG RESULT'}")
+            if not all(oks):
+                RESULTS["notes"].append(f"first-vectorize: {lib} gave a WRONG result")
+        except Exception as e:  # noqa: BLE001
+            err(f"first_vec/{lib}", e)
+    shutil.rmtree(work, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------
 # summary
 
 def fmt(v, nd=2):
@@ -779,8 +1266,30 @@ def summary():
                  get("saxpy", "numba", "pct_copy"), 100.0 if copy_ref else None, ">= 95.0",
                  met(get("saxpy", "cujit", "pct_copy"), 95.0, le=False)])
 
+    # section 4: % of copy bandwidth (CuPy column: the CuPy reference of each row)
+    fc = get("forms", "copy_ref_gbs")
+    if get("forms") is not None:
+        rows.append(["forms: copy GB/s (C col)", None, None, None, None, fc, "(reference)", ""])
+
+    def pct(row, lib):
+        return get("forms", "rows", row, lib, "pct_copy")
+    for row, name in (("vec2", "vectorize x*y+1 % copy"), ("ssq", "sum of squares % copy"),
+                      ("sum", "sum % copy"), ("sum_axis0", "sum(axis=0) % copy"),
+                      ("sum_axis1", "sum(axis=1) % copy"), ("add_op", "stdlib x + y % copy"),
+                      ("sum_method", "stdlib x.sum() % copy")):
+        if get("forms", "rows", row) is None:
+            continue
+        rows.append([name, pct(row, "cujit"), pct(row, "cupy"), None, pct(row, "numba"),
+                     100.0 if fc else None, ">= 95.0",
+                     met(pct(row, "cujit"), 95.0, le=False)])
+    if get("first_vec") is not None:
+        rows.append(["first vectorize ms, empty cache", get("first_vec", "cujit", "empty_ms"),
+                     get("first_vec", "cupy_vectorize", "empty_ms"), None,
+                     get("first_vec", "numba", "empty_ms"), None, "<= 60.0",
+                     met(get("first_vec", "cujit", "empty_ms"), 60.0)])
+
     head = ["measurement", "cujit", "CuPy Raw", "cupyx.jit", "numba-cuda", "C floor", "goal", "met?"]
-    w = [28, 10, 10, 10, 10, 10, 22, 4]
+    w = [32, 10, 10, 10, 10, 10, 22, 4]
     line = " | ".join(h.ljust(w[i]) if i in (0, 6, 7) else h.rjust(w[i]) for i, h in enumerate(head))
     out = ["", "=" * len(line), "SUMMARY (numba 'CuPy array' row: a CuPy array passed; "
            "'own array': cujit DeviceArray / numba device array)", line, "-" * len(line)]
@@ -791,6 +1300,11 @@ def summary():
         cells += [r[6].ljust(w[6]), r[7].ljust(w[7])]
         out.append(" | ".join(cells))
     RESULTS["summary_rows"] = [dict(zip(head, r)) for r in rows]
+    if get("forms") is not None or get("first_vec") is not None:
+        out.append("rows from sections 4-5: CuPy column = cupy.vectorize (no out=, allocates) / "
+                   "ReductionKernel (sum of squares) / cupy.sum / CuPy operators; numba column =")
+        out.append("  numba vectorize(out=) / cuda.reduce(res=), on x*x precomputed for the sum of "
+                   "squares (no map); C floor column = copy.")
 
     def ratio(a, b):
         return a / b if a is not None and b else None
@@ -812,14 +1326,39 @@ def summary():
         "saxpy cujit / RawKernel (GB/s)": ratio(get("saxpy", "cujit", "gbs"),
                                                 get("saxpy", "cupy_raw", "gbs")),
     }
+    if get("forms") is not None:
+        def fg(row, lib):
+            return get("forms", "rows", row, lib, "gbs")
+        rat.update({
+            "vectorize cujit / cupy.vectorize (GB/s)": ratio(fg("vec2", "cujit"), fg("vec2", "cupy")),
+            "vectorize cujit / numba (GB/s)": ratio(fg("vec2", "cujit"), fg("vec2", "numba")),
+            "sum sq cujit / ReductionKernel (GB/s)": ratio(fg("ssq", "cujit"), fg("ssq", "cupy")),
+            "sum cujit / cupy.sum (GB/s)": ratio(fg("sum", "cujit"), fg("sum", "cupy")),
+            "sum axis0 cujit / cupy.sum (GB/s)": ratio(fg("sum_axis0", "cujit"),
+                                                       fg("sum_axis0", "cupy")),
+            "sum axis1 cujit / cupy.sum (GB/s)": ratio(fg("sum_axis1", "cujit"),
+                                                       fg("sum_axis1", "cupy")),
+        })
+    if get("first_vec") is not None:
+        fv = get("first_vec", "cujit", "empty_ms")
+        rat.update({
+            "first vectorize cujit / cupy.vectorize": ratio(fv, get("first_vec", "cupy_vectorize",
+                                                                    "empty_ms")),
+            "first vectorize cujit / numba": ratio(fv, get("first_vec", "numba", "empty_ms")),
+        })
     RESULTS["ratios"] = rat
     out.append("-" * len(line))
     items = [f"{k} = {fmt(v)}" + ("x" if v is not None else "") for k, v in rat.items()]
     for i in range(0, len(items), 2):
         out.append("  " + "   ".join(s.ljust(52) for s in items[i:i + 2]).rstrip())
     bad = [f"{k}: {'ok' if v.get('correct') else 'WRONG'}"
-           for sec in ("launch", "first", "saxpy") for k, v in (get(sec) or {}).items()
+           for sec in ("launch", "first", "saxpy", "first_vec") for k, v in (get(sec) or {}).items()
            if isinstance(v, dict) and "correct" in v and not v.get("correct")]
+    for row, libs in (get("forms", "rows") or {}).items():
+        for lib, v in libs.items():
+            if isinstance(v, dict) and "correct" in v and v.get("correct") is not True:
+                bad.append(f"{row}/{lib}: {'WRONG' if v.get('correct') is False else 'UNCHECKED'}"
+                           f" ({v.get('check', '')})")
     out.append("correctness: " + ("all checked results right" if not bad else "; ".join(bad)))
     if RESULTS["errors"]:
         out.append(f"errors ({len(RESULTS['errors'])}):")
@@ -863,7 +1402,7 @@ def environment():
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="small N and sizes: a smoke test")
-    ap.add_argument("--sections", default="1,2,3", help="which sections, e.g. 1,3")
+    ap.add_argument("--sections", default="1,2,3,4,5", help="which sections, e.g. 1,3")
     ap.add_argument("--launches", type=int, default=0, help="launches per repetition (section 1)")
     args = ap.parse_args()
     cli_launches = args.launches
@@ -871,16 +1410,19 @@ def main():
         args.launches, args.reps, args.warm = 1000, 3, 100
         args.first_runs, args.first_budget, args.first_timeout = 1, 150.0, 90
         args.n, args.bw_warm, args.bw_iters = 1 << 22, 2, 5
+        args.side, args.fv_budget, args.fv_timeout = 2048, 60.0, 45
     else:
         args.launches, args.reps, args.warm = 20000, 5, 1000
         args.first_runs, args.first_budget, args.first_timeout = 3, 170.0, 90
         args.n, args.bw_warm, args.bw_iters = 1 << 28, 3, 20
+        args.side, args.fv_budget, args.fv_timeout = 16384, 90.0, 45
     if cli_launches:
         args.launches, args.warm = cli_launches, min(args.warm, cli_launches)
     RESULTS["args"] = {k: v for k, v in vars(args).items()}
     want = {s.strip() for s in args.sections.split(",")}
     environment()
-    for key, fn in (("1", section_launch), ("2", section_first), ("3", section_saxpy)):
+    for key, fn in (("1", section_launch), ("2", section_first), ("3", section_saxpy),
+                    ("4", section_forms), ("5", section_first_vec)):
         if key not in want:
             continue
         try:
