@@ -327,6 +327,18 @@ keys_from_args(KernelObject *k, PyObject *const *args, Py_ssize_t n, ArgKey *key
     return 0;
 }
 
+/* the number of positional parameters; -1 for *args, **kwargs or keyword-only
+ * ones, which the frontend reports at their line */
+static int
+fixed_params(KernelObject *k)
+{
+    PyCodeObject *co = (PyCodeObject *)PyFunction_GET_CODE(k->pyfunc);
+    if ((co->co_flags & (CO_VARARGS | CO_VARKEYWORDS)) || co->co_kwonlyargcount) {
+        return -1;
+    }
+    return co->co_argcount;
+}
+
 /* ---- compiling one signature ---- */
 
 static Entry *
@@ -502,6 +514,13 @@ entry_for_sig(KernelObject *k, PyObject *const *args, Py_ssize_t n)
             keys[i] = key_of_type(types[i]);
         }
         cj_arena_free(&a);
+        int np = fixed_params(k);
+        if (np >= 0 && nt != np) {
+            free(keys);
+            PyErr_Format(PyExc_TypeError, "%U() takes %d argument%s; the signature gives %d",
+                         k->name, np, np == 1 ? "" : "s", nt);
+            return NULL;
+        }
         Entry *e = get_entry(k, keys, nt, 0);
         free(keys);
         return e;
@@ -510,6 +529,12 @@ entry_for_sig(KernelObject *k, PyObject *const *args, Py_ssize_t n)
     int idx32;
     if (n > 256) {
         PyErr_SetString(PyExc_TypeError, "too many arguments");
+        return NULL;
+    }
+    int np = fixed_params(k);
+    if (np >= 0 && n != np) {
+        PyErr_Format(PyExc_TypeError, "%U() takes %d argument%s; %zd example%s given", k->name,
+                     np, np == 1 ? "" : "s", n, n == 1 ? " was" : "s were");
         return NULL;
     }
     if (keys_from_args(k, args, n, keys, &idx32) < 0) {
@@ -901,8 +926,8 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
                      k->name);
         return NULL;
     }
-    int np = ((PyCodeObject *)PyFunction_GET_CODE(k->pyfunc))->co_argcount;
-    if (n != np) {
+    int np = fixed_params(k);
+    if (np >= 0 && n != np) {
         return arg_count_error(k, n, np);
     }
     if (n > MAXARGS) {
