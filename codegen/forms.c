@@ -351,7 +351,7 @@ red_inner(Cg *g, Buf *b, const RedSpec *s)
         P("    {\n        const cj_pack<%s, %d> *px = (const cj_pack<%s, %d> *)((const char *)x.data + ko + lo * (%s)sizeof(%s));\n",
           X, v, X, v, I, X);
         P("        const %s nv = (hi - lo) / %d;\n", I, v);
-        P("        for (%s j = threadIdx.x; j < nv; j += blockDim.x) {\n", I);
+        P("#pragma unroll 4\n        for (%s j = threadIdx.x; j < nv; j += blockDim.x) {\n", I);
         P("            const cj_pack<%s, %d> a = px[j];\n#pragma unroll\n", X, v);
         P("            for (int e = 0; e < %d; e++) {\n                acc = cj_combine(acc, ", v);
         red_element(g, b, s, "a.v[e]");
@@ -379,6 +379,34 @@ red_inner(Cg *g, Buf *b, const RedSpec *s)
     S("        } else {\n            part[o * splits + blockIdx.x] = acc;\n        }\n    }\n}\n");
 }
 
+/* the outer form when the kept dimension is contiguous and aligned: a
+ * thread takes vec neighbouring outputs and reads them as one pack */
+static void
+red_outer_packs(Cg *g, Buf *b, const RedSpec *s)
+{
+    Program *p = g->p;
+    const char *I = ity(p);
+    const char *X = cj_dtypes[s->in].ctype;
+    int v = s->vec;
+    P("    const %s o0 = ((%s)blockIdx.x * blockDim.x + threadIdx.x) * %d;\n", I, I, v);
+    S("    if (o0 >= nout) {\n        return;\n    }\n");
+    P("    const %s lo = (%s)blockIdx.y * chunk;\n", I, I);
+    P("    const %s hi = lo + chunk < nred ? lo + chunk : nred;\n", I);
+    P("    cj_acc acc[%d];\n#pragma unroll\n    for (int e = 0; e < %d; e++) {\n"
+      "        acc[e] = cj_ident();\n    }\n", v, v);
+    P("    const char *base = (const char *)x.data + o0 * (%s)sizeof(%s);\n", I, X);
+    P("#pragma unroll 4\n    for (%s r = lo; r < hi; r++) {\n", I);
+    red_offset(b, I, "ro", "r", s->nkeep, s->nred, "x.shape", "x.strides");
+    P("        const cj_pack<%s, %d> a = *(const cj_pack<%s, %d> *)(base + ro);\n", X, v, X, v);
+    P("#pragma unroll\n        for (int e = 0; e < %d; e++) {\n            acc[e] = cj_combine(acc[e], ", v);
+    red_element(g, b, s, "a.v[e]");
+    S(");\n        }\n    }\n");
+    P("#pragma unroll\n    for (int e = 0; e < %d; e++) {\n", v);
+    S("        if (splits == 1) {\n");
+    P("            out[o0 + e] = (%s)CJ_RESULT(acc[e]);\n", cj_dtypes[s->out].ctype);
+    S("        } else {\n            part[blockIdx.y * nout + o0 + e] = acc[e];\n        }\n    }\n}\n");
+}
+
 /* pass 1 when the reduced dimensions are not the innermost: a thread per
  * output (coalesced), blocks along y take chunks of the reduction */
 static void
@@ -391,6 +419,10 @@ red_outer(Cg *g, Buf *b, const RedSpec *s)
     P("extern \"C\" __global__ void %s(cj_array<%s, %d, %s> x, cj_acc *part, %s *out, "
       "%s nout, %s nred, %s splits, %s chunk)\n{\n", p->ew_name, X, nd, I,
       cj_dtypes[s->out].ctype, I, I, I, I);
+    if (s->vec > 1) {
+        red_outer_packs(g, b, s);
+        return;
+    }
     P("    const %s o = (%s)blockIdx.x * blockDim.x + threadIdx.x;\n", I, I);
     S("    if (o >= nout) {\n        return;\n    }\n");
     P("    const %s lo = (%s)blockIdx.y * chunk;\n", I, I);

@@ -1428,7 +1428,14 @@ reduce_call(PyObject *self, PyObject *args, PyObject *kwargs)
             splits = (nred + chunk - 1) / chunk;
         }
     } else {
-        int64_t bx = (nout + block - 1) / block;
+        int vec = 16 / isz;
+        int packs = vec > 1 && pl.nkeep == 1 && strides[0] == isz && nout % vec == 0
+                    && (uintptr_t)x.a.ptr % 16 == 0;
+        for (int d = pl.nkeep; packs && d < pl.nkeep + pl.nred; d++) {
+            packs = strides[d] % 16 == 0;
+        }
+        pl.vec = packs ? vec : 1;
+        int64_t bx = (nout / pl.vec + block - 1) / block;
         if (bx < target && nred > 64) {
             splits = (target + bx - 1) / bx;
             int64_t maxs = nred / 32;
@@ -1511,7 +1518,7 @@ reduce_call(PyObject *self, PyObject *args, PyObject *kwargs)
         grid[2] = (unsigned)(nout < 65535 ? nout : 65535);
         grid[1] = (unsigned)((nout + grid[2] - 1) / grid[2]);
     } else {
-        grid[0] = (unsigned)((nout + block - 1) / block);
+        grid[0] = (unsigned)((nout / pl.vec + block - 1) / block);
         grid[1] = (unsigned)splits;
         grid[2] = 1;
     }
