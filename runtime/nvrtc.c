@@ -385,6 +385,7 @@ rt_nvrtc_compile_ex(const char *src, const char *name, const char *arch, int wan
     all[n++] = archopt;
     all[n++] = "-lineinfo";
     all[n++] = "--std=c++17";
+    all[n++] = "-minimal";         /* no implicit CUDA headers: generated code needs none */
     for (int i = 0; i < ninc; i++) {
         all[n++] = inc_opts[i];
     }
