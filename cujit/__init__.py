@@ -17,6 +17,31 @@ from cujit._forms import reduce, vectorize   # noqa: F401
 from cujit import jit               # noqa: F401
 
 
+# The array stdlib (cujit/_stdlib.py over the kernels in stdlib/): loaded on
+# first use, so importing cujit stays fast.  DeviceArray's operators and
+# methods load it themselves.
+_STDLIB_NAMES = frozenset((
+    "add", "subtract", "multiply", "true_divide", "divide", "floor_divide", "remainder",
+    "mod", "power", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift",
+    "less", "less_equal", "equal", "not_equal", "greater", "greater_equal", "negative",
+    "positive", "invert", "absolute", "abs", "sqrt", "exp", "log", "sin", "cos", "tan", "tanh",
+    "arctan2", "floor", "ceil", "minimum", "maximum", "where", "clip", "isnan", "sum", "prod",
+    "min", "max", "amin", "amax", "mean", "argmin", "argmax", "any", "all", "cumsum",
+    "arange", "linspace", "astype", "reshape", "ravel", "transpose", "squeeze",
+    "ascontiguousarray"))
+
+
+def __getattr__(name):
+    if name in _STDLIB_NAMES:
+        from cujit import _stdlib
+        return getattr(_stdlib, name)
+    raise AttributeError("module 'cujit' has no attribute %r" % name)
+
+
+def __dir__():
+    return sorted(set(globals()) | _STDLIB_NAMES)
+
+
 def is_available():
     """True when a CUDA driver and at least one GPU can be used."""
     try:

@@ -366,5 +366,6 @@ PyObject *rt_py_zeros_like(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *rt_py_ones_like(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *rt_py_full_like(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *rt_py_asnumpy(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *rt_py_set_array_ops(PyObject *self, PyObject *ops);
 
 #endif

@@ -48,6 +48,9 @@ static PyMethodDef rt_functions[] = {
     {"_launch_raw", FN(rt_py_launch_raw), KW,
      "_launch_raw(src, name, grid, block, args, shmem=0, stream=None, key_extra='', "
      "check=True) -> (hit, error record or None)"},
+    {"_set_array_ops", rt_py_set_array_ops, METH_O,
+     "_set_array_ops(dict): the Python callables behind DeviceArray's operators and "
+     "stdlib methods (registered by cujit._stdlib)"},
     {NULL},
 };
 
@@ -112,5 +115,11 @@ rt_add_types(PyObject *module)
         || PyModule_AddFunctions(module, rt_functions) < 0) {
         return -1;
     }
+    /* NumPy's operators defer to DeviceArray's (ndarray + DeviceArray runs
+     * DeviceArray's reflected operator) and NumPy ufuncs refuse it */
+    if (PyDict_SetItemString(rt_DeviceArray_Type.tp_dict, "__array_ufunc__", Py_None) < 0) {
+        return -1;
+    }
+    PyType_Modified(&rt_DeviceArray_Type);
     return 0;
 }
