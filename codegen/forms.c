@@ -351,11 +351,17 @@ red_inner(Cg *g, Buf *b, const RedSpec *s)
         P("    {\n        const cj_pack<%s, %d> *px = (const cj_pack<%s, %d> *)((const char *)x.data + ko + lo * (%s)sizeof(%s));\n",
           X, v, X, v, I, X);
         P("        const %s nv = (hi - lo) / %d;\n", I, v);
+        /* one accumulator per lane of the pack: independent chains, combined
+         * in lane order at the end (the same order every run) */
+        P("        cj_acc lane[%d];\n#pragma unroll\n        for (int e = 0; e < %d; e++) {\n"
+          "            lane[e] = cj_ident();\n        }\n", v, v);
         P("#pragma unroll 4\n        for (%s j = threadIdx.x; j < nv; j += blockDim.x) {\n", I);
         P("            const cj_pack<%s, %d> a = px[j];\n#pragma unroll\n", X, v);
-        P("            for (int e = 0; e < %d; e++) {\n                acc = cj_combine(acc, ", v);
+        P("            for (int e = 0; e < %d; e++) {\n                lane[e] = cj_combine(lane[e], ", v);
         red_element(g, b, s, "a.v[e]");
         S(");\n            }\n        }\n");
+        P("#pragma unroll\n        for (int e = 0; e < %d; e++) {\n"
+          "            acc = cj_combine(acc, lane[e]);\n        }\n", v);
         P("        for (%s r = lo + nv * %d + threadIdx.x; r < hi; r += blockDim.x) {\n", I, v);
         S("            acc = cj_combine(acc, ");
         red_element(g, b, s, "cj_at(x.data, ko + r * (long long)sizeof(x.data[0]))");
