@@ -217,25 +217,26 @@ numpy_scalar_dtype(PyObject *o, DType *dt)
     for (int i = 0; i < nscalar_types; i++) {
         if (scalar_types[i].type == t) {
             *dt = scalar_types[i].dt;
-            return 1;
+            return *dt != DT_COUNT;     /* DT_COUNT: a type known not to be one */
         }
     }
     PyTypeObject *b = t;
     while (b && strcmp(b->tp_name, "numpy.generic") != 0) {
         b = b->tp_base;
     }
-    if (!b) {
-        return 0;
+    int ok = 0;
+    if (b) {
+        PyObject *d = PyObject_GetAttrString(o, "dtype");
+        PyObject *s = d ? PyObject_GetAttrString(d, "str") : NULL;
+        Py_XDECREF(d);
+        ok = s && PyUnicode_Check(s) && cj_dtype_from_name(PyUnicode_AsUTF8(s), dt);
+        Py_XDECREF(s);
+        PyErr_Clear();
     }
-    PyObject *d = PyObject_GetAttrString(o, "dtype");
-    PyObject *s = d ? PyObject_GetAttrString(d, "str") : NULL;
-    Py_XDECREF(d);
-    int ok = s && PyUnicode_Check(s) && cj_dtype_from_name(PyUnicode_AsUTF8(s), dt);
-    Py_XDECREF(s);
-    PyErr_Clear();
-    if (ok && nscalar_types < 32) {
+    if (nscalar_types < 32) {
+        Py_INCREF(t);               /* the pointer must stay this type's */
         scalar_types[nscalar_types].type = t;
-        scalar_types[nscalar_types++].dt = *dt;
+        scalar_types[nscalar_types++].dt = ok ? *dt : DT_COUNT;
     }
     return ok;
 }
@@ -875,6 +876,32 @@ param_name(KernelObject *k, Py_ssize_t i, char *buf, size_t n)
     Py_XDECREF(names);
 }
 
+/* "argument: <what went wrong>" becomes "k() parameter 'x': ..." (named only
+ * on failure: the launch path formats nothing) */
+static void
+name_arg_error(KernelObject *k, Py_ssize_t i)
+{
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyObject *s = value ? PyObject_Str(value) : NULL;
+    const char *m = s ? PyUnicode_AsUTF8(s) : NULL;
+    if (!m) {
+        Py_XDECREF(s);
+        PyErr_Restore(type, value, tb);
+        return;
+    }
+    if (strncmp(m, "argument: ", 10) == 0) {
+        m += 10;
+    }
+    char what[128];
+    param_name(k, i, what, sizeof what);
+    PyErr_Format(type ? type : PyExc_TypeError, "%s: %s", what, m);
+    Py_DECREF(s);
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+}
+
 static PyObject *
 arg_count_error(KernelObject *k, Py_ssize_t n, int np)
 {
@@ -951,9 +978,8 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
             keys[got] = scalar_key(dt);
             continue;
         }
-        char what[128];
-        param_name(k, got, what, sizeof what);
-        if (rt_get_array(args[got], &arrs[got], c->stream, what) < 0) {
+        if (rt_get_array(args[got], &arrs[got], c->stream, "argument") < 0) {
+            name_arg_error(k, got);
             goto done;
         }
         isarr[got] = 1;
