@@ -1350,18 +1350,23 @@ kernel_repr(PyObject *self)
                                 k->name);
 }
 
+int
+mod_list_append_str(PyObject *list, const char *s)
+{
+    PyObject *o = PyUnicode_FromString(s);
+    int r = o ? PyList_Append(list, o) : -1;
+    Py_XDECREF(o);
+    return r;
+}
+
 static PyObject *
 kernel_signatures(PyObject *self, void *closure)
 {
     KernelObject *k = (KernelObject *)self;
     PyObject *l = PyList_New(0);
     for (Entry *e = k->entries; l && e; e = e->next) {
-        PyObject *s = PyUnicode_FromString(e->sig);
-        if (!s || PyList_Append(l, s) < 0) {
-            Py_XDECREF(s);
+        if (mod_list_append_str(l, e->sig) < 0) {
             Py_CLEAR(l);
-        } else {
-            Py_DECREF(s);
         }
     }
     return l;

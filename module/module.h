@@ -25,6 +25,8 @@ void mod_raise_nvrtc_error(const char *log, const char *src);
 int mod_scalar_dtype(PyObject *o, DType *dt);
 int mod_fits32(int ndim, const int64_t *shape, const int64_t *strides);
 void mod_put(unsigned char *buf, size_t *off, const void *v, size_t size, size_t align);
+/* appends str(s) to list; -1 with an exception */
+int mod_list_append_str(PyObject *list, const char *s);
 /* a scalar argument packed as its own dtype dt */
 int mod_pack_scalar(unsigned char *buf, size_t *off, PyObject *o, DType dt);
 

@@ -911,38 +911,43 @@ vectorize_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 }
 
 static void
+forms_free(Form **list)
+{
+    while (*list) {
+        Form *f = *list;
+        *list = f->next;
+        form_free(f);
+    }
+}
+
+/* the CUDA of every compiled form (typing-only entries have none) */
+static PyObject *
+forms_sources(Form *list)
+{
+    PyObject *l = PyList_New(0);
+    for (Form *f = list; l && f; f = f->next) {
+        if (f->src && mod_list_append_str(l, f->src) < 0) {
+            Py_CLEAR(l);
+        }
+    }
+    return l;
+}
+
+static void
 vectorize_dealloc(PyObject *self)
 {
     VectorizeObject *v = (VectorizeObject *)self;
     Py_XDECREF(v->pyfunc);
     Py_XDECREF(v->name);
     free(v->sigs);
-    while (v->forms) {
-        Form *f = v->forms;
-        v->forms = f->next;
-        form_free(f);
-    }
+    forms_free(&v->forms);
     Py_TYPE(self)->tp_free(self);
 }
 
 static PyObject *
 vectorize_inspect_cuda(PyObject *self, PyObject *noargs)
 {
-    VectorizeObject *v = (VectorizeObject *)self;
-    PyObject *l = PyList_New(0);
-    for (Form *f = v->forms; l && f; f = f->next) {
-        if (!f->src) {
-            continue;
-        }
-        PyObject *s = PyUnicode_FromString(f->src);
-        if (!s || PyList_Append(l, s) < 0) {
-            Py_XDECREF(s);
-            Py_CLEAR(l);
-        } else {
-            Py_DECREF(s);
-        }
-    }
-    return l;
+    return forms_sources(((VectorizeObject *)self)->forms);
 }
 
 static PyObject *
@@ -1600,29 +1605,14 @@ reduce_dealloc(PyObject *self)
     Py_XDECREF(r->pyfunc);
     Py_XDECREF(r->name);
     Py_XDECREF(r->identity);
-    while (r->forms) {
-        Form *f = r->forms;
-        r->forms = f->next;
-        form_free(f);
-    }
+    forms_free(&r->forms);
     Py_TYPE(self)->tp_free(self);
 }
 
 static PyObject *
 reduce_inspect_cuda(PyObject *self, PyObject *noargs)
 {
-    ReduceObject *r = (ReduceObject *)self;
-    PyObject *l = PyList_New(0);
-    for (Form *f = r->forms; l && f; f = f->next) {
-        PyObject *s = PyUnicode_FromString(f->src);
-        if (!s || PyList_Append(l, s) < 0) {
-            Py_XDECREF(s);
-            Py_CLEAR(l);
-        } else {
-            Py_DECREF(s);
-        }
-    }
-    return l;
+    return forms_sources(((ReduceObject *)self)->forms);
 }
 
 static PyObject *
