@@ -386,12 +386,16 @@ class _Elementwise:
             if k is not _WI or 0 <= o <= 127:
                 continue
             if self.compare:
-                other = kinds[1 - i]
-                ops[i] = _exact_int(o, other)
-            else:
-                dummies = [_np_dummy(kk, oo if kk is _WI else None) for kk, oo in zip(kinds, ops)]
-                with np.errstate(all="ignore"):
-                    self.npfunc(*dummies)                   # raises NumPy's OverflowError
+                ops[i] = _exact_int(o, kinds[1 - i])
+                continue
+            dummies = [_np_dummy(kk, oo if kk is _WI else None) for kk, oo in zip(kinds, ops)]
+            with np.errstate(all="ignore"):
+                self.npfunc(*dummies)                       # raises NumPy's OverflowError
+            if not -(1 << 63) <= o < (1 << 63):
+                # beyond int64, which a weak int is typed as on the device:
+                # the uint64 it fits (NumPy said so) or a weak float
+                ints = _b.any(isinstance(kk, np.dtype) and kk.kind in "iub" for kk in kinds)
+                ops[i] = np.uint64(o) if ints and 0 <= o < (1 << 64) else float(o)
         if self.name == "power" and len(ops) == 2:
             a, b = ops
             if isinstance(b, (int, np.integer)) and not isinstance(b, (bool, np.bool_)) \
@@ -427,16 +431,16 @@ class _Elementwise:
 
 
 def _exact_int(v, other):
-    """A Python int out of an integer dtype's range, as a strong scalar that
-    compares exactly (NumPy 2 compares such ints exactly)."""
+    """A Python int compared with an array of dtype other: outside the
+    array's integer range, a strong scalar that compares exactly (NumPy 2
+    compares such ints exactly); beyond int64 (a weak int's type on the
+    device) next to floats, a weak float."""
     if isinstance(other, np.dtype) and other.kind in "iu":
         info = np.iinfo(other)
-        if info.min <= v <= info.max:
+        if info.min <= v <= info.max and v < (1 << 63):
             return v
-    elif isinstance(other, np.dtype) and other.kind == "b":
-        pass
-    else:
-        return v
+    elif not (isinstance(other, np.dtype) and other.kind == "b"):
+        return v if -(1 << 63) <= v < (1 << 63) else float(v)
     if -(1 << 63) <= v < (1 << 63):
         return np.int64(v)
     if 0 <= v < (1 << 64):

@@ -14,7 +14,6 @@ leaks."""
 import gc
 import itertools
 import operator
-import os
 import subprocess
 import sys
 import warnings
@@ -310,6 +309,11 @@ def errors():
     assert (i8 == 1000).dtype == np.bool_ and (i8 < -1000).dtype == np.bool_
     assert (D(np.ones(2, np.uint64)) > -1).dtype == np.bool_
     assert (D(np.ones(2, np.int64)) != 2 ** 70).dtype == np.bool_
+    u64, f32 = D(np.ones(2, np.uint64)), D(np.ones(2, np.float32))
+    assert (u64 < 2 ** 63).dtype == np.bool_ and (u64 + 2 ** 63).dtype == np.uint64
+    assert (u64 ^ (2 ** 64 - 1)).dtype == np.uint64 and (f32 + 2 ** 70).dtype == np.float32
+    assert (f32 < -2 ** 70).dtype == np.bool_
+    raises(OverflowError, lambda: D(np.ones(2, np.int64)) + 2 ** 63)
     raises(ValueError, lambda: i8 ** -1, "Integers to negative integer powers are not allowed")
     raises(ValueError, lambda: D(np.ones(2, np.int64)) ** np.int64(-2), "negative integer")
     assert (D(np.ones(0, np.int64)) ** -1).shape == (0,)        # NumPy: no elements, no error
