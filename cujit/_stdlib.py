@@ -276,7 +276,8 @@ class _Entry:
 class _Elementwise:
     """A NumPy ufunc's semantics (npfunc) over a bundled @vectorize kernel."""
 
-    def __init__(self, name, npfunc, kernel, nin, nout=1, variants=None, compare=False):
+    def __init__(self, name, npfunc, kernel, nin, nout=1, variants=None, compare=False,
+                 complex_fn=None):
         self.name = name
         self.npfunc = npfunc
         self.kernel = kernel
@@ -284,6 +285,7 @@ class _Elementwise:
         self.nout = nout
         self.variants = variants or {}      # NumPy result dtype -> kernel rounding to it
         self.compare = compare
+        self.complex_fn = complex_fn        # for complex operands: specialised per type
         self.cache = {}
 
     def __repr__(self):
@@ -354,11 +356,15 @@ class _Elementwise:
                 self.npfunc(*dummies, out=np.empty(0, out.dtype))   # same_kind casting
         expected = tuple(v.dtype for v in r) if self.nout > 1 else r.dtype
         e = _Entry()
-        e.kernel = _ek(self.kernel)
-        natural = self.natural(e.kernel, kinds, ops)
-        if natural != expected and expected in self.variants:
+        if self.complex_fn and _b.any(k is _WC or (isinstance(k, np.dtype) and k.kind == "c")
+                                      for k in kinds):
+            ct = expected if expected.kind == "c" else np.result_type(*dummies)
+            e.kernel = _spec("elementwise", self.complex_fn, DT=ct)
+        elif expected in self.variants:
             e.kernel = _ek(self.variants[expected])
-            natural = self.natural(e.kernel, kinds, ops)
+        else:
+            e.kernel = _ek(self.kernel)
+        natural = self.natural(e.kernel, kinds, ops)
         e.post = None if natural == expected else expected
         e.direct = out is not None and (natural == out.dtype or out.dtype.kind in "biu"
                                         or out.dtype in (_F32, _F64))
@@ -461,7 +467,8 @@ def _takes(a):
 
 
 def _math(name, npfunc):
-    return _Elementwise(name, npfunc, name, 1, variants={_F16: name + "_f2"})
+    return _Elementwise(name, npfunc, name, 1, variants={_F16: name + "_f2"},
+                        complex_fn=name + "_c")
 
 
 add = _Elementwise("add", np.add, "add", 2)
@@ -477,13 +484,15 @@ bitwise_or = _Elementwise("bitwise_or", np.bitwise_or, "bitwise_or", 2)
 bitwise_xor = _Elementwise("bitwise_xor", np.bitwise_xor, "bitwise_xor", 2)
 left_shift = _Elementwise("left_shift", np.left_shift, "left_shift", 2)
 right_shift = _Elementwise("right_shift", np.right_shift, "right_shift", 2)
-less = _Elementwise("less", np.less, "less", 2, compare=True)
-less_equal = _Elementwise("less_equal", np.less_equal, "less_equal", 2, compare=True)
+less = _Elementwise("less", np.less, "less", 2, compare=True, complex_fn="less_c")
+less_equal = _Elementwise("less_equal", np.less_equal, "less_equal", 2, compare=True,
+                          complex_fn="less_equal_c")
 equal = _Elementwise("equal", np.equal, "equal", 2, compare=True)
 not_equal = _Elementwise("not_equal", np.not_equal, "not_equal", 2, compare=True)
-greater = _Elementwise("greater", np.greater, "greater", 2, compare=True)
+greater = _Elementwise("greater", np.greater, "greater", 2, compare=True,
+                       complex_fn="greater_c")
 greater_equal = _Elementwise("greater_equal", np.greater_equal, "greater_equal", 2,
-                             compare=True)
+                             compare=True, complex_fn="greater_equal_c")
 negative = _Elementwise("negative", np.negative, "negative", 1)
 positive = _Elementwise("positive", np.positive, "positive", 1)
 invert = _Elementwise("invert", np.invert, "invert", 1)
@@ -497,20 +506,16 @@ cos = _math("cos", np.cos)
 tan = _math("tan", np.tan)
 tanh = _math("tanh", np.tanh)
 arctan2 = _Elementwise("arctan2", np.arctan2, "arctan2", 2, variants={_F16: "arctan2_f2"})
-minimum = _Elementwise("minimum", np.minimum, "minimum", 2)
-maximum = _Elementwise("maximum", np.maximum, "maximum", 2)
+minimum = _Elementwise("minimum", np.minimum, "minimum", 2, complex_fn="minimum_c")
+maximum = _Elementwise("maximum", np.maximum, "maximum", 2, complex_fn="maximum_c")
 _floor_f = _Elementwise("floor", np.floor, "floor", 1)
 _ceil_f = _Elementwise("ceil", np.ceil, "ceil", 1)
 _where = _Elementwise("where", np.where, "where", 3)
-_clip = _Elementwise("clip", np.clip, "clip", 3)
-_clip_lo = _Elementwise("clip", lambda x, lo: np.clip(x, lo, None), "clip_lo", 2)
-_clip_hi = _Elementwise("clip", lambda x, hi: np.clip(x, None, hi), "clip_hi", 2)
-
-
-def _no_complex(fn, x):
-    k = _kind(x)
-    if k is _WC or (isinstance(k, np.dtype) and k.kind == "c"):
-        raise TypeError("cujit.%s() does not support complex numbers on the device" % fn)
+_clip = _Elementwise("clip", np.clip, "clip", 3, complex_fn="clip_c")
+_clip_lo = _Elementwise("clip", lambda x, lo: np.clip(x, lo, None), "clip_lo", 2,
+                        complex_fn="maximum_c")
+_clip_hi = _Elementwise("clip", lambda x, hi: np.clip(x, None, hi), "clip_hi", 2,
+                        complex_fn="minimum_c")
 
 
 def floor(x, out=None):
@@ -630,7 +635,6 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False):
 
 def _minmax(fname, kernel, a, axis, out, keepdims):
     x = _array(a)
-    _no_complex(fname, x)
     axes = _axes(axis, x.ndim)
     if _reduced_count(x, axes) == 0 and (axes is None or axes):
         raise ValueError("zero-size array to reduction operation %s which has no identity"
@@ -724,7 +728,6 @@ def _use_rows(rows, n):
 
 def _argext(fname, mx, a, axis, out, keepdims):
     x = _array(a)
-    _no_complex(fname, x)
     if axis is None:
         n = x.size
     else:
@@ -743,15 +746,17 @@ def _argext(fname, mx, a, axis, out, keepdims):
         rows = x3.shape[0] * x3.shape[2]
         r1 = reshape(res, rows)
         m = _kmod("reductions")
+        arg_rows, arg_blocks, arg_final = m.arg_kernels_c if x.dtype.kind == "c" \
+            else m.arg_kernels
         if _use_rows(rows, n):
-            m.arg_rows[_grid(rows), 256](x3, r1, mx)
+            arg_rows[_grid(rows), 256](x3, r1, mx)
         else:
             splits = _b.max(1, _b.min((n + 2047) // 2048, (1024 + rows - 1) // rows))
             chunk = (n + splits - 1) // splits
             splits = (n + chunk - 1) // chunk
             part = _C.empty((rows, splits), _I64)
-            m.arg_blocks[(splits, _b.min(rows, 65535)), 256](x3, part, chunk, mx)
-            m.arg_final[_grid(rows), 256](x3, part, r1, mx)
+            arg_blocks[(splits, _b.min(rows, 65535)), 256](x3, part, chunk, mx)
+            arg_final[_grid(rows), 256](x3, part, r1, mx)
     return _to_out(res, out)
 
 

@@ -228,6 +228,123 @@ def where(c, a, b):
     return a if c else b
 
 
+# ---- complex numbers: DT is the complex type computed in (each kernel is
+# specialised per type), both operands converted to it first; NumPy's
+# formulas and its lexicographic order (a NaN in either part wins) ----
+
+
+def sqrt_c(x):
+    z = DT(x)
+    a = z.real
+    b = z.imag
+    if a == 0 and b == 0:
+        return DT(complex(0.0, b))
+    t = math.sqrt((abs(a) + abs(z)) * 0.5)
+    if a >= 0:
+        return DT(complex(t, b / (2 * t)))
+    return DT(complex(abs(b) / (2 * t), math.copysign(t, b)))
+
+
+def exp_c(x):
+    z = DT(x)
+    e = math.exp(z.real)
+    return DT(complex(e * math.cos(z.imag), e * math.sin(z.imag)))
+
+
+def log_c(x):
+    z = DT(x)
+    return DT(complex(math.log(abs(z)), math.atan2(z.imag, z.real)))
+
+
+def sin_c(x):
+    z = DT(x)
+    return DT(complex(math.sin(z.real) * math.cosh(z.imag),
+                      math.cos(z.real) * math.sinh(z.imag)))
+
+
+def cos_c(x):
+    z = DT(x)
+    return DT(complex(math.cos(z.real) * math.cosh(z.imag),
+                      -(math.sin(z.real) * math.sinh(z.imag))))
+
+
+def tan_c(x):
+    z = DT(x)
+    d = math.cos(2 * z.real) + math.cosh(2 * z.imag)
+    return DT(complex(math.sin(2 * z.real) / d, math.sinh(2 * z.imag) / d))
+
+
+def tanh_c(x):
+    z = DT(x)
+    d = math.cosh(2 * z.real) + math.cos(2 * z.imag)
+    return DT(complex(math.sinh(2 * z.real) / d, math.sin(2 * z.imag) / d))
+
+
+def less_c(x, y):
+    a = DT(x)
+    b = DT(y)
+    return (a.real < b.real and a.imag == a.imag and b.imag == b.imag) or \
+        (a.real == b.real and a.imag < b.imag)
+
+
+def less_equal_c(x, y):
+    a = DT(x)
+    b = DT(y)
+    return (a.real < b.real and a.imag == a.imag and b.imag == b.imag) or \
+        (a.real == b.real and a.imag <= b.imag)
+
+
+def greater_c(x, y):
+    a = DT(y)
+    b = DT(x)
+    return (a.real < b.real and a.imag == a.imag and b.imag == b.imag) or \
+        (a.real == b.real and a.imag < b.imag)
+
+
+def greater_equal_c(x, y):
+    a = DT(y)
+    b = DT(x)
+    return (a.real < b.real and a.imag == a.imag and b.imag == b.imag) or \
+        (a.real == b.real and a.imag <= b.imag)
+
+
+def maximum_c(x, y):
+    a = DT(x)
+    b = DT(y)
+    if a.real != a.real or a.imag != a.imag:
+        return a
+    if (a.real > b.real and a.imag == a.imag and b.imag == b.imag) or \
+            (a.real == b.real and a.imag >= b.imag):
+        return a
+    return b
+
+
+def minimum_c(x, y):
+    a = DT(x)
+    b = DT(y)
+    if a.real != a.real or a.imag != a.imag:
+        return a
+    if (a.real < b.real and a.imag == a.imag and b.imag == b.imag) or \
+            (a.real == b.real and a.imag <= b.imag):
+        return a
+    return b
+
+
+def clip_c(x, lo, hi):
+    a = DT(x)
+    b = DT(lo)
+    if not (a.real != a.real or a.imag != a.imag or
+            (a.real > b.real and a.imag == a.imag and b.imag == b.imag) or
+            (a.real == b.real and a.imag >= b.imag)):
+        a = b
+    b = DT(hi)
+    if not (a.real != a.real or a.imag != a.imag or
+            (a.real < b.real and a.imag == a.imag and b.imag == b.imag) or
+            (a.real == b.real and a.imag <= b.imag)):
+        a = b
+    return a
+
+
 # ---- copies and conversions ----
 
 

@@ -36,12 +36,34 @@ def maximum(a, b):
     return a if (a >= b or a != a) else b
 
 
+# complex numbers in NumPy's lexicographic order (a NaN in either part wins)
+def minimum_c(a, b):
+    if a.real != a.real or a.imag != a.imag:
+        return a
+    if (a.real < b.real and a.imag == a.imag and b.imag == b.imag) or \
+            (a.real == b.real and a.imag <= b.imag):
+        return a
+    return b
+
+
+def maximum_c(a, b):
+    if a.real != a.real or a.imag != a.imag:
+        return a
+    if (a.real > b.real and a.imag == a.imag and b.imag == b.imag) or \
+            (a.real == b.real and a.imag >= b.imag):
+        return a
+    return b
+
+
 def extreme(func, dtype):
     """A @reduce of func (minimum or maximum) for dtype: its identity is the
     dtype's largest (minimum) or smallest (maximum) value."""
     dt = np.dtype(dtype)
     low = func is maximum
-    if dt.kind == "b":
+    if dt.kind == "c":
+        func = maximum_c if low else minimum_c
+        ident = complex(-math.inf, -math.inf) if low else complex(math.inf, math.inf)
+    elif dt.kind == "b":
         ident = not low
     elif dt.kind == "f":
         ident = -math.inf if low else math.inf
@@ -117,7 +139,25 @@ def better(v, i, w, j, mx):
     return w < v
 
 
-@jit.rawkernel()
+@jit.rawkernel(device=True)
+def better_c(v, i, w, j, mx):
+    """better() for complex numbers: NumPy's lexicographic order, a NaN in
+    either part winning first."""
+    if j < 0:
+        return False
+    if i < 0:
+        return True
+    if v.real != v.real or v.imag != v.imag:
+        return (w.real != w.real or w.imag != w.imag) and j < i
+    if w.real != w.real or w.imag != w.imag:
+        return True
+    if w == v:
+        return j < i
+    if mx != 0:
+        return w.real > v.real or (w.real == v.real and w.imag > v.imag)
+    return w.real < v.real or (w.real == v.real and w.imag < v.imag)
+
+
 def arg_rows(x, out, mx):
     """One thread per row (a, b) of x (A, N, B): out[a * B + b] = the index
     along N of the row's extreme."""
@@ -138,7 +178,6 @@ def arg_rows(x, out, mx):
         r += jit.gridsize(1)
 
 
-@jit.rawkernel()
 def arg_blocks(x, part, chunk, mx):
     """Block (s, y) finds, for rows y, y + gridDim.y, ..., the extreme of
     elements [s * chunk, (s + 1) * chunk) along N: part[row, s] = its index.
@@ -196,7 +235,6 @@ def arg_blocks(x, part, chunk, mx):
         r += jit.gridDim.y
 
 
-@jit.rawkernel()
 def arg_final(x, part, out, mx):
     """One thread per row: the extreme among the row's chunk winners."""
     nb = x.shape[2]
@@ -215,3 +253,15 @@ def arg_final(x, part, out, mx):
                 bi = j
         out[r] = bi
         r += jit.gridsize(1)
+
+
+def _kernels(better_fn):
+    g = dict(globals())
+    g["better"] = better_fn
+    return tuple(jit.rawkernel()(types.FunctionType(f.__code__, g, f.__name__))
+                 for f in (arg_rows, arg_blocks, arg_final))
+
+
+# (rows, blocks, final) for real and for complex elements
+arg_kernels = _kernels(better)
+arg_kernels_c = _kernels(better_c)

@@ -77,4 +77,4 @@ def test_stdlib_kernels_are_kernel_language():
         assert os.path.dirname(m.__file__) == os.path.join(ROOT, "stdlib")
     assert isinstance(_stdlib._ek("add"), cujit.Vectorize)
     assert isinstance(_stdlib._kmod("reductions").add, cujit.Reduce)
-    assert isinstance(_stdlib._kmod("reductions").arg_rows, cujit.Kernel)
+    assert isinstance(_stdlib._kmod("reductions").arg_kernels[0], cujit.Kernel)

@@ -148,8 +148,7 @@ def test_binary_arrays(op):
             with pytest.raises(type(err)):
                 op(dx, dy)
             continue
-        if (op is operator.pow and "c" in (a.kind + b.kind)) or \
-                (op in COMPARE[:2] + COMPARE[4:] and "c" in (a.kind + b.kind)):
+        if op is operator.pow and "c" in (a.kind + b.kind):
             with pytest.raises(TypeError, match="on the device"):
                 op(dx, dy)
             continue
@@ -186,9 +185,6 @@ def test_binary_scalars(op):
                 if err is not None:
                     with pytest.raises(type(err)):
                         f(d, s)
-                    continue
-                if op in COMPARE[:2] + COMPARE[4:] and (a.kind == "c" or
-                                                       isinstance(s, complex)):
                     continue
                 with np.errstate(all="ignore"):
                     check(f(d, s), ref, label=label)
@@ -321,10 +317,12 @@ MATH = ["sqrt", "exp", "log", "sin", "cos", "tan", "tanh", "floor", "ceil", "isn
 @pytest.mark.parametrize("name", MATH)
 def test_math(name):
     f, g = getattr(cujit, name), getattr(np, name)
-    for a in REAL:
+    for a in ALL:
         h = rand((6, 9), a)
-        if name == "tan" and a.kind == "f":
+        if name == "tan" and a.kind in "fc":
             h = rng.uniform(-1.2, 1.2, (6, 9)).astype(a)      # away from the poles
+            if a.kind == "c":
+                h = h + 1j * rng.uniform(-2, 2, (6, 9)).astype(a)
         if name in ("sqrt", "log") and a.kind in "if":
             h = np.abs(h).astype(a)
         if name == "exp" and a.kind in "iu":
@@ -342,10 +340,12 @@ def test_math(name):
                 with pytest.raises(type(err)):
                     f(d)
                 continue
-            rtol = {"e": 2e-3, "f": 3e-6, "d": 1e-13}.get(ref.dtype.char)
-            atol = {"e": 2e-3, "f": 1e-6, "d": 1e-14}.get(ref.dtype.char, 0)   # near zeros
+            rtol = {"e": 2e-3, "f": 3e-6, "d": 1e-13, "F": 1e-5, "D": 1e-12}.get(ref.dtype.char)
+            atol = {"e": 2e-3, "f": 1e-6, "d": 1e-14, "F": 1e-5,
+                    "D": 1e-12}.get(ref.dtype.char, 0)             # near zeros
             if name == "tan":
-                rtol = {"e": 5e-3, "f": 2e-5, "d": 1e-12}[ref.dtype.char]
+                rtol = {"e": 5e-3, "f": 2e-5, "d": 1e-12, "F": 5e-5,
+                        "D": 1e-11}[ref.dtype.char]
             with np.errstate(all="ignore"):
                 check(f(d), ref, rtol=rtol, atol=atol, label="%s %s %s" % (name, a, label))
             if name in ("floor", "ceil") and a.kind == "f":
@@ -355,14 +355,14 @@ def test_math(name):
 
 def test_binary_functions():
     for a, b in PAIRS:
-        if "c" in a.kind + b.kind:
-            continue
         sa, sb = shapes2()
         x, y = rand(sa, a), rand(sb, b)
-        if a.kind == "f":
+        if a.kind in "fc":
             x.flat[::4] = np.nan
-        if b.kind == "f":
-            y.flat[1::5] = np.nan
+        if b.kind in "fc":
+            y.flat[1::5] = complex(1, np.nan) if b.kind == "c" else np.nan
+        if a.kind == "c" and x.size > 2:
+            x.flat[2] = y.flat[0] = 1 + 2j if b.kind == "c" else 1     # equal real parts
         (_, dx, _), (_, dy, _) = one_layout(x), one_layout(y)
         for name in ("arctan2", "minimum", "maximum"):
             ref, err = numpy_or_error(lambda: getattr(np, name)(x, y))
@@ -373,6 +373,9 @@ def test_binary_functions():
             check(getattr(cujit, name)(dx, dy), ref, label="%s %s %s" % (name, a, b),
                   rtol=5e-3 if ref.dtype == np.float16 else 1e-6 if ref.dtype.char == "f"
                   else None)
+        for op in COMPARE:
+            with np.errstate(invalid="ignore"):
+                check(op(dx, dy), op(x, y), label="%s %s %s" % (op.__name__, a, b))
         for s in (2, 0.5, np.float32(3)):
             for name in ("minimum", "maximum"):
                 check(getattr(cujit, name)(dx, s), getattr(np, name)(x, s))
@@ -380,8 +383,6 @@ def test_binary_functions():
 
 def test_where_and_clip():
     for a, b in PAIRS:
-        if "c" in a.kind + b.kind:
-            continue
         sa, sb = shapes2()
         sc = sa[int(rng.integers(0, len(sa) + 1)):]
         c, x, y = rng.random(sc) < 0.5, rand(sa, a), rand(sb, b)
@@ -389,7 +390,7 @@ def test_where_and_clip():
         check(cujit.where(dc, dx, dy), np.where(c, x, y), label="where %s %s" % (a, b))
         check(cujit.where(dx, dy, 7), np.where(x, y, 7), label="where truth %s" % a)
         lo, hi = np.minimum(x, 5).astype(a), 20
-        if a.kind == "f":
+        if a.kind in "fc":
             x.flat[::3] = np.nan
             dx = D(x)
         with np.errstate(all="ignore"):
@@ -436,8 +437,6 @@ def sum_tol(h, ref, n):
 def test_reductions(name):
     for shape in reduce_shapes():
         for a in pick(ALL, 4):
-            if name in ("min", "max") and a.kind == "c":
-                continue
             h = rand(shape, a)
             if name == "prod" and a.kind in "fc":
                 h = (rng.uniform(0.999, 1.001, shape) * np.sign(h.real)).astype(a)
@@ -446,7 +445,9 @@ def test_reductions(name):
             if name in ("any", "all"):
                 z = rng.random(shape) < (0.9 if name == "any" else 0.0005)
                 h = np.where(z, np.zeros((), a), h).astype(a)
-            if name in ("min", "max") and a.kind == "f" and rng.random() < 0.3:
+            if name in ("min", "max") and a.kind == "c":
+                h.real = rng.integers(1, 4, shape)              # ties in the real part
+            if name in ("min", "max") and a.kind in "fc" and rng.random() < 0.3:
                 h.flat[int(rng.integers(0, h.size))] = np.nan
             label, d, _ = one_layout(h)
             for ax in axes_for(len(shape)):
@@ -507,10 +508,12 @@ def test_argminmax(name):
     for shape, axes in (((1000003,), [None, 0]), ((3, 70001), [None, 1, -1, 0]),
                         ((50000, 3), [0, 1]), ((6, 4000, 5), [1, None, 0, 2]),
                         ((7,), [0]), ((5, 9, 2, 3), [None, 2, -1])):
-        for a in pick(REAL, 4):
+        for a in pick(ALL, 4):
             h = rand(shape, a, 1, 3)                # few distinct values: ties
-            if a.kind == "f" and rng.random() < 0.5:
-                h.flat[rng.integers(0, h.size, 3)] = np.nan
+            if a.kind == "c":
+                h = (rng.integers(1, 3, shape) + 1j * rng.integers(1, 3, shape)).astype(a)
+            if a.kind in "fc" and rng.random() < 0.5:
+                h.flat[rng.integers(0, h.size, 3)] = np.nan if a.kind == "f" else 1j * np.nan
             label, d, _ = one_layout(h)
             for ax in axes:
                 for kd in (False, True):
