@@ -784,22 +784,34 @@ def cumsum(a, axis=None, dtype=None, out=None):
     if x3 is None or res.size == 0:
         return _to_out(res, out)
     o3 = reshape(res, x3.shape)
-    rows, n = x3.shape[0] * x3.shape[2], x3.shape[1]
-    if acc.kind == "c" or _use_rows(rows, n):
-        _spec("scan", "rows", ACC=acc)[_grid(rows), 256](x3, o3)
+    if acc.kind == "c" and x3.dtype.kind == "c":
+        # the real and the imaginary parts, each a real scan of a strided view
+        pin = _F32 if x3.dtype == _C64 else _F64
+        pacc = _F32 if acc == _C64 else _F64
+        for k in (0, 1):
+            _scan(x3._view(x3.shape, x3.strides, k * pin.itemsize, pin),
+                  o3._view(o3.shape, o3.strides, k * pacc.itemsize, pacc), pacc)
     else:
-        nt = 256
-        chunk = _b.max(nt * 8, (n + 1023) // 1024)
-        chunk = (chunk + nt - 1) // nt * nt
-        splits = (n + chunk - 1) // chunk
-        part = _C.empty((rows, splits), acc)
-        gy = _b.min(rows, 65535)
-        _spec("scan", "partials", ACC=acc)[(splits, gy), nt](x3, part, chunk)
-        _spec("scan", "carries", ACC=acc)[gy, nt](part)
-        _spec("scan", "finish", ACC=acc)[(splits, gy), nt](x3, o3, part, chunk)
+        _scan(x3, o3, acc)
     return _to_out(res, out)
 
 
+def _scan(x3, o3, acc):
+    """o3[a, :, b] = running sums of x3[a, :, b] in acc: a thread per row, or
+    the three-pass multi-block scan for long rows."""
+    rows, n = x3.shape[0] * x3.shape[2], x3.shape[1]
+    if acc.kind == "c" or _use_rows(rows, n):
+        _spec("scan", "rows", ACC=acc)[_grid(rows), 256](x3, o3)
+        return
+    nt = 256
+    chunk = _b.max(nt * 8, (n + 1023) // 1024)
+    chunk = (chunk + nt - 1) // nt * nt
+    splits = (n + chunk - 1) // chunk
+    part = _C.empty((rows, splits), acc)
+    gy = _b.min(rows, 65535)
+    _spec("scan", "partials", ACC=acc)[(splits, gy), nt](x3, part, chunk)
+    _spec("scan", "carries", ACC=acc)[gy, nt](part)
+    _spec("scan", "finish", ACC=acc)[(splits, gy), nt](x3, o3, part, chunk)
 
 
 def _check_dtype(dt, fname):
@@ -947,6 +959,24 @@ def squeeze(a, axis=None):
                                  "equal to one")
         keep = [d for d in range(x.ndim) if d not in drop]
     return x._view(tuple(x.shape[d] for d in keep), tuple(x.strides[d] for d in keep), 0)
+
+
+def _part(x, k):
+    """x.real (k=0) / x.imag (k=1): a strided view of a complex array."""
+    dt = _F32 if x.dtype == _C64 else _F64
+    return x._view(x.shape, x.strides, k * dt.itemsize, dt)
+
+
+def _real(x):
+    return _part(x, 0) if x.dtype.kind == "c" else x
+
+
+def _imag(x):
+    if x.dtype.kind == "c":
+        return _part(x, 1)
+    z = _C.empty(x.shape, x.dtype)
+    _fill(z, 0)
+    return z
 
 
 def ascontiguousarray(a, dtype=None):
@@ -1107,7 +1137,7 @@ def _ops():
         "sum": sum, "prod": prod, "min": min, "max": max, "mean": mean, "argmin": argmin,
         "argmax": argmax, "any": any, "all": all, "cumsum": cumsum, "astype": astype,
         "fill": _fill, "reshape": reshape, "ravel": ravel, "flatten": _flatten,
-        "transpose": transpose, "squeeze": squeeze,
+        "transpose": transpose, "squeeze": squeeze, "real": _real, "imag": _imag,
     }
     return d
 

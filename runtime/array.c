@@ -1387,7 +1387,7 @@ DeviceArray_repr(RtDeviceArray *self)
     X(M_ARGMIN, "argmin") X(M_ARGMAX, "argmax") X(M_ANY, "any") X(M_ALL, "all") \
     X(M_CUMSUM, "cumsum") X(M_ASTYPE, "astype") X(M_FILL, "fill") X(M_RESHAPE, "reshape") \
     X(M_RAVEL, "ravel") X(M_FLATTEN, "flatten") X(M_TRANSPOSE, "transpose") \
-    X(M_SQUEEZE, "squeeze")
+    X(M_SQUEEZE, "squeeze") X(M_REAL, "real") X(M_IMAG, "imag")
 
 enum {
 #define AOP_ENUM(e, name) AOP_##e,
@@ -1623,37 +1623,67 @@ DeviceArray_get_T(PyObject *self, void *c)
     return forward_method(AOP_M_TRANSPOSE, self, NULL, 0, NULL);
 }
 
-/* _view(shape, strides, offset=0): a view of the same memory with other
- * extents and byte strides, starting `offset` bytes after the first element;
- * it must lie inside this array's own span (the stdlib's reshape and
- * transpose are built on it) */
+static PyObject *
+DeviceArray_get_real(PyObject *self, void *c)
+{
+    return forward_method(AOP_M_REAL, self, NULL, 0, NULL);
+}
+
+static PyObject *
+DeviceArray_get_imag(PyObject *self, void *c)
+{
+    return forward_method(AOP_M_IMAG, self, NULL, 0, NULL);
+}
+
+/* _view(shape, strides, offset=0, dtype=None): a view of the same memory
+ * with other extents and byte strides, starting `offset` bytes after the
+ * first element, of another dtype if given (aligned to its size); it must
+ * lie inside this array's own span (the stdlib's reshape, transpose and
+ * complex parts are built on it) */
 static PyObject *
 DeviceArray_view(RtDeviceArray *self, PyObject *args)
 {
-    PyObject *shape_o, *strides_o;
+    PyObject *shape_o, *strides_o, *dtype_o = Py_None, *v;
     long long offset = 0;
-    int64_t shape[RT_MAXDIM], strides[RT_MAXDIM];
+    int64_t shape[RT_MAXDIM], strides[RT_MAXDIM], lo, hi, olo, ohi;
     int nd, nds;
-    if (!PyArg_ParseTuple(args, "OO|L:_view", &shape_o, &strides_o, &offset)
-        || parse_shape(shape_o, shape, &nd) < 0 || parse_shape_signed(strides_o, strides, &nds) < 0) {
+    DType dt = self->dtype;
+    if (!PyArg_ParseTuple(args, "OO|LO:_view", &shape_o, &strides_o, &offset, &dtype_o)
+        || parse_shape(shape_o, shape, &nd) < 0
+        || parse_shape_signed(strides_o, strides, &nds) < 0
+        || (dtype_o != Py_None && rt_dtype_from_obj(dtype_o, &dt) < 0)) {
         return NULL;
     }
     if (nd != nds) {
         PyErr_SetString(PyExc_ValueError, "_view(): shape and strides differ in length");
         return NULL;
     }
-    int64_t itemsize = cj_dtypes[self->dtype].size, lo, hi, olo, ohi;
+    int64_t itemsize = cj_dtypes[dt].size;
     if (shape_size(nd, shape) > 0) {
         span(nd, shape, strides, itemsize, &lo, &hi);
-        span(self->ndim, self->shape, self->strides, itemsize, &olo, &ohi);
+        span(self->ndim, self->shape, self->strides, cj_dtypes[self->dtype].size, &olo, &ohi);
         if (self->size == 0 || offset + lo < olo || offset + hi > ohi) {
             PyErr_SetString(PyExc_ValueError, "_view(): the view reaches outside the array");
+            return NULL;
+        }
+        int aligned = (self->ptr + (CUdeviceptr)offset) % (CUdeviceptr)itemsize == 0;
+        for (int i = 0; i < nd; i++) {
+            aligned &= strides[i] % itemsize == 0;
+        }
+        if (!aligned) {
+            PyErr_SetString(PyExc_ValueError, "_view(): elements would not be aligned");
             return NULL;
         }
     } else {
         offset = 0;
     }
-    return make_view(self, self->ptr + (CUdeviceptr)offset, nd, shape, strides);
+    v = make_view(self, self->ptr + (CUdeviceptr)offset, nd, shape, strides);
+    if (v && dt != self->dtype) {
+        RtDeviceArray *a = (RtDeviceArray *)v;
+        a->dtype = dt;
+        rt_contiguity(nd, shape, strides, itemsize, &a->c_contig, &a->f_contig);
+    }
+    return v;
 }
 
 static PyNumberMethods DeviceArray_as_number = {
@@ -1718,6 +1748,10 @@ static PyGetSetDef DeviceArray_getset[] = {
     {"__cuda_array_interface__", (getter)DeviceArray_get_cai, NULL, "CUDA Array Interface v3",
      NULL},
     {"T", (getter)DeviceArray_get_T, NULL, "the transposed view (axes reversed)", NULL},
+    {"real", (getter)DeviceArray_get_real, NULL,
+     "the real parts (a view of a complex array; the array itself otherwise)", NULL},
+    {"imag", (getter)DeviceArray_get_imag, NULL,
+     "the imaginary parts (a view of a complex array; zeros otherwise)", NULL},
     {NULL},
 };
 
@@ -1738,7 +1772,8 @@ static PyMethodDef DeviceArray_methods[] = {
     {"__array__", (PyCFunction)(void (*)(void))DeviceArray_array, METH_VARARGS | METH_KEYWORDS,
      "refuses: device data is copied to the host only explicitly"},
     {"_view", (PyCFunction)DeviceArray_view, METH_VARARGS,
-     "_view(shape, strides, offset=0): a view of this array's memory (inside its span)"},
+     "_view(shape, strides, offset=0, dtype=None): a view of this array's memory (inside "
+     "its span)"},
 #define FWD(name, fn, doc) \
     {name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL | METH_KEYWORDS, doc},
     FWD("sum", DeviceArray_m_sum, "sum(axis=None, dtype=None, out=None, keepdims=False)")

@@ -392,6 +392,19 @@ def views():
     z = D(np.float32(5))
     assert z.reshape(1, 1).shape == (1, 1) and z.T.shape == () and z.ravel().shape == (1,)
     assert z.reshape(()).shape == ()
+    # complex parts: strided views of another dtype
+    hc = (rand((3, 4), np.float64) + 1j * rand((3, 4), np.float64)).astype(np.complex64)
+    dc = D(hc)
+    assert dc.real.dtype == np.float32 and dc.real.strides == (32, 8) and dc.real.base is dc
+    assert (dc.real.copy_to_host() == hc.real).all() and (dc.imag.copy_to_host() == hc.imag).all()
+    assert (dc.T.imag.copy_to_host() == hc.T.imag).all()
+    assert d.real is d and (D(np.ones(3, np.int8)).imag.copy_to_host() == 0).all()
+    try:
+        dc._view((3, 4), (32, 8), 2, np.float32)
+    except ValueError as e:
+        assert "aligned" in str(e)
+    else:
+        raise AssertionError("misaligned view")
     # __getitem__ with ints and slices
     for key in (1, -1, slice(1, 3), (slice(None), 2), (2, slice(None, None, -2)), (-2, -1)):
         assert (d[key].copy_to_host() == h[key]).all(), key
