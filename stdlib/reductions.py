@@ -201,6 +201,24 @@ def arg_blocks(x, part, chunk, mx):
         bi = np.int64(-1)
         bv = x[a, lo, b]
         j = lo + t
+        while j + 3 * nt < hi:              # four loads in flight, compared in order
+            v0 = x[a, j, b]
+            v1 = x[a, j + nt, b]
+            v2 = x[a, j + 2 * nt, b]
+            v3 = x[a, j + 3 * nt, b]
+            if better(bv, bi, v0, j, mx):
+                bv = v0
+                bi = j
+            if better(bv, bi, v1, j + nt, mx):
+                bv = v1
+                bi = j + nt
+            if better(bv, bi, v2, j + 2 * nt, mx):
+                bv = v2
+                bi = j + 2 * nt
+            if better(bv, bi, v3, j + 3 * nt, mx):
+                bv = v3
+                bi = j + 3 * nt
+            j += 4 * nt
         while j < hi:
             v = x[a, j, b]
             if better(bv, bi, v, j, mx):

@@ -53,6 +53,13 @@ def partials(x, part, chunk):
         b = r - a * nb
         acc = ACC(0)
         j = lo + t
+        while j + 3 * nt < hi:              # four loads in flight
+            v0 = ACC(x[a, j, b])
+            v1 = ACC(x[a, j + nt, b])
+            v2 = ACC(x[a, j + 2 * nt, b])
+            v3 = ACC(x[a, j + 3 * nt, b])
+            acc += (v0 + v1) + (v2 + v3)
+            j += 4 * nt
         while j < hi:
             acc += ACC(x[a, j, b])
             j += nt
