@@ -512,9 +512,9 @@ _floor_f = _Elementwise("floor", np.floor, "floor", 1)
 _ceil_f = _Elementwise("ceil", np.ceil, "ceil", 1)
 _where = _Elementwise("where", np.where, "where", 3)
 _clip = _Elementwise("clip", np.clip, "clip", 3, complex_fn="clip_c")
-_clip_lo = _Elementwise("clip", lambda x, lo: np.clip(x, lo, None), "clip_lo", 2,
+_clip_lo = _Elementwise("clip", lambda x, lo, **kw: np.clip(x, lo, None, **kw), "clip_lo", 2,
                         complex_fn="maximum_c")
-_clip_hi = _Elementwise("clip", lambda x, hi: np.clip(x, None, hi), "clip_hi", 2,
+_clip_hi = _Elementwise("clip", lambda x, hi, **kw: np.clip(x, None, hi, **kw), "clip_hi", 2,
                         complex_fn="minimum_c")
 
 

@@ -506,6 +506,15 @@ def operands():
     x[1:] += x[:-1]                 # overlapping: the right side is copied first
     x *= x
     cujit.add(D(np.ones(6)), 1, out=D(np.ones((4, 6))))
+    o, i = D(np.ones((4, 6), np.float32)), D(np.ones(4, np.int64))
+    row = o[0]
+    for r, target in ((cujit.clip(x, 0, None, out=o), o), (cujit.clip(x, None, 1, out=o), o),
+                      (cujit.clip(x, 0, 1, out=o), o), (cujit.sqrt(x, out=o), o),
+                      (cujit.floor(x, out=o), o), (cujit.maximum(x, 2, out=o), o),
+                      (cujit.sum(x, axis=0, out=row), row), (cujit.cumsum(x, axis=1, out=o), o),
+                      (cujit.argmax(x, axis=1, out=i), i),
+                      (cujit.floor(D(np.ones((4, 6), np.int32)), out=o), o)):
+        assert r is target
     u = D(np.ones((2, 3), np.int16))
     u <<= 2
     u //= np.int8(2)
