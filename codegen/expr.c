@@ -489,7 +489,7 @@ unary(Cg *g, Node *n, int prec)
             literal_prec(g, &c, rt, prec);
             return;
         }
-        int wrap = small_int(rt);
+        int wrap = small_int(rt) || rt->dtype == DT_F16;
         const char *op = n->op == OP_NEG ? "-" : rt->dtype == DT_BOOL ? "!" : "~";
         cg_open(g, prec, PR_UNARY);
         if (wrap) {

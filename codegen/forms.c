@@ -27,6 +27,44 @@ ctype_of(Cg *g, const Type *t)
     return cg_ctype(g, t);
 }
 
+static void
+note_dtype(Program *p, DType dt)
+{
+    if (dt == DT_F16) {
+        p->features |= FEAT_F16;
+    } else if (cj_dtypes[dt].kind == 'c') {
+        p->features |= FEAT_COMPLEX;
+    }
+}
+
+/* `expr` of dtype `from` as dtype `to`, NumPy's casts: complex to a real
+ * keeps the real part, complex to bool is its truth */
+static void
+conv_to(Program *p, Buf *b, DType from, DType to, const char *expr)
+{
+    char fk = cj_dtypes[from].kind, tk = cj_dtypes[to].kind;
+    const char *ct = cj_dtypes[to].ctype;
+    note_dtype(p, from);
+    note_dtype(p, to);
+    if (from == to) {
+        P("(%s)", expr);
+    } else if (fk == 'c' && tk == 'b') {
+        P("cj_truth(%s)", expr);
+    } else if (fk == 'c' && tk != 'c') {
+        P("(%s)(%s).re", ct, expr);
+    } else if (tk == 'c') {
+        P("%s(%s)", ct, expr);
+    } else {
+        P("(%s)(%s)", ct, expr);
+    }
+}
+
+static DType
+scalar_dt(const Type *t)
+{
+    return cj_concrete(t)->dtype;
+}
+
 /* ---- elementwise ---- */
 
 /* the call of the scalar function on element expressions args[] */
@@ -44,15 +82,14 @@ ew_call(Buf *b, Inst *fn, const char *const *args, int nin)
 static void
 ew_store(Cg *g, Buf *b, const EwSpec *s, const char *const *outs, const char *res)
 {
+    const Type *ret = cj_concrete(g->p->kernel->ret);
     for (int k = 0; k < s->nout; k++) {
-        const char *ct = cj_dtypes[s->out[k]].ctype;
-        if (s->nout == 1) {
-            P("            %s = (%s)(%s);\n", outs[k], ct, res);
-        } else {
-            P("            %s = (%s)%s.f%d;\n", outs[k], ct, res, k);
-        }
+        DType from = s->nout == 1 ? ret->dtype : cj_concrete(ret->tup[k])->dtype;
+        const char *val = s->nout == 1 ? res : cj_aprintf(g->p->arena, "%s.f%d", res, k);
+        P("            %s = ", outs[k]);
+        conv_to(g->p, b, from, s->out[k], val);
+        S(";\n");
     }
-    (void)g;
 }
 
 static void
@@ -197,6 +234,12 @@ cg_emit_elementwise(Program *p, const EwSpec *s, Buf *out)
     Buf w, *b = &w;
     buf_init(&w);
     Inst *fn = p->kernel;
+    for (int k = 0; k < s->nin; k++) {
+        note_dtype(p, cj_concrete(s->in[k])->dtype);
+    }
+    for (int k = 0; k < s->nout; k++) {
+        note_dtype(p, s->out[k]);
+    }
     p->ew_name = cj_aprintf(p->arena, "cj_vec_%s%s%d", fn->cname + 7,
                             s->ndim == 0 ? "_flat" : "_nd", s->ndim ? s->ndim : s->vec);
     P("\n/* elementwise over %s: %s */\n", fn->fn->name,
@@ -286,7 +329,8 @@ red_types(Cg *g, Buf *b, const RedSpec *s)
     P("static __device__ __forceinline__ cj_acc cj_combine(cj_acc a, cj_acc b)\n{\n"
       "    if (!a.has) {\n        return b;\n    }\n    if (!b.has) {\n        return a;\n    }\n"
       "    return cj_acc{(%s)%s(a.v, b.v), true};\n}\n", T, s->combine->cname);
-    P("static __device__ __forceinline__ cj_acc cj_ident(void) { return cj_acc{%s(), false}; }\n", T);
+    P("typedef %s cj_acc_v;\n", T);
+    S("static __device__ __forceinline__ cj_acc cj_ident(void) { return cj_acc{cj_acc_v(), false}; }\n");
     P("static __device__ __forceinline__ cj_acc cj_lift(%s v) { return cj_acc{v, true}; }\n", T);
     S("#define CJ_RESULT(a) ((a).v)\n");
 }
@@ -295,12 +339,42 @@ red_types(Cg *g, Buf *b, const RedSpec *s)
 static void
 red_element(Cg *g, Buf *b, const RedSpec *s, const char *load)
 {
-    const char *T = ctype_of(g, s->acc);
-    if (s->map) {
-        P("cj_lift((%s)%s(%s))", T, s->map->cname, load);
-    } else {
-        P("cj_lift((%s)(%s))", T, load);
+    Program *p = g->p;
+    if (s->acc->kind != TY_SCALAR) {
+        const char *T = ctype_of(g, s->acc);
+        if (s->map) {
+            P("cj_lift((%s)%s(%s))", T, s->map->cname, load);
+        } else {
+            P("cj_lift((%s)(%s))", T, load);
+        }
+        return;
     }
+    /* read as `in`, cast to the elements' dtype (dtype=), mapped, lifted */
+    Buf e;
+    buf_init(&e);
+    conv_to(p, &e, s->in, s->elem, load);
+    const char *elem = cj_strdup(p->arena, e.s);
+    buf_free(&e);
+    S("cj_lift(");
+    if (s->map) {
+        const char *mapped = cj_aprintf(p->arena, "%s(%s)", s->map->cname, elem);
+        conv_to(p, b, scalar_dt(s->map->ret), s->acc->dtype, mapped);
+    } else {
+        conv_to(p, b, s->elem, s->acc->dtype, elem);
+    }
+    S(")");
+}
+
+/* the accumulator `a` stored as the output dtype */
+static void
+red_result(Cg *g, Buf *b, const RedSpec *s, const char *a)
+{
+    const char *r = cj_aprintf(g->p->arena, "CJ_RESULT(%s)", a);
+    if (s->acc->kind != TY_SCALAR) {
+        P("(%s)%s", cj_dtypes[s->out].ctype, r);
+        return;
+    }
+    conv_to(g->p, b, s->acc->dtype, s->out, r);
 }
 
 /* offsets of the kept (o) and reduced (r) coordinates */
@@ -381,7 +455,9 @@ red_inner(Cg *g, Buf *b, const RedSpec *s)
     S("    acc = cj_block_reduce(acc, cj_combine);\n");
     S("    if (threadIdx.x == 0) {\n");
     S("        if (splits == 1) {\n");
-    P("            out[o] = (%s)CJ_RESULT(acc);\n", cj_dtypes[s->out].ctype);
+    S("            out[o] = ");
+    red_result(g, b, s, "acc");
+    S(";\n");
     S("        } else {\n            part[o * splits + blockIdx.x] = acc;\n        }\n    }\n}\n");
 }
 
@@ -409,7 +485,9 @@ red_outer_packs(Cg *g, Buf *b, const RedSpec *s)
     S(");\n        }\n    }\n");
     P("#pragma unroll\n    for (int e = 0; e < %d; e++) {\n", v);
     S("        if (splits == 1) {\n");
-    P("            out[o0 + e] = (%s)CJ_RESULT(acc[e]);\n", cj_dtypes[s->out].ctype);
+    S("            out[o0 + e] = ");
+    red_result(g, b, s, "acc[e]");
+    S(";\n");
     S("        } else {\n            part[blockIdx.y * nout + o0 + e] = acc[e];\n        }\n    }\n}\n");
 }
 
@@ -440,9 +518,9 @@ red_outer(Cg *g, Buf *b, const RedSpec *s)
     S("        acc = cj_combine(acc, ");
     red_element(g, b, s, "cj_at(x.data, ko + ro)");
     S(");\n    }\n");
-    S("    if (splits == 1) {\n");
-    P("        out[o] = (%s)CJ_RESULT(acc);\n", cj_dtypes[s->out].ctype);
-    S("    } else {\n        part[blockIdx.y * nout + o] = acc;\n    }\n}\n");
+    S("    if (splits == 1) {\n        out[o] = ");
+    red_result(g, b, s, "acc");
+    S(";\n    } else {\n        part[blockIdx.y * nout + o] = acc;\n    }\n}\n");
 }
 
 /* pass 2: the partials of each output, combined in split order */
@@ -458,15 +536,17 @@ red_final(Cg *g, Buf *b, const RedSpec *s)
     S("        if (o < nout) {\n            cj_acc acc = cj_ident();\n");
     P("            for (%s k = 0; k < splits; k++) {\n", I);
     S("                acc = cj_combine(acc, part[k * nout + o]);\n            }\n");
-    P("            out[o] = (%s)CJ_RESULT(acc);\n        }\n        return;\n    }\n",
-      cj_dtypes[s->out].ctype);
+    S("            out[o] = ");
+    red_result(g, b, s, "acc");
+    S(";\n        }\n        return;\n    }\n");
     P("    const %s o = (%s)blockIdx.x;\n", I, I);
     S("    cj_acc acc = cj_ident();\n");
     P("    for (%s k = threadIdx.x; k < splits; k += blockDim.x) {\n", I);
     S("        acc = cj_combine(acc, part[o * splits + k]);\n    }\n");
     S("    acc = cj_block_reduce(acc, cj_combine);\n");
-    P("    if (threadIdx.x == 0) {\n        out[o] = (%s)CJ_RESULT(acc);\n    }\n}\n",
-      cj_dtypes[s->out].ctype);
+    S("    if (threadIdx.x == 0) {\n        out[o] = ");
+    red_result(g, b, s, "acc");
+    S(";\n    }\n}\n");
 }
 
 void
@@ -477,6 +557,9 @@ cg_emit_reduction(Program *p, const RedSpec *s, Buf *out)
     g->p = p;
     Buf w, *b = &w;
     buf_init(&w);
+    note_dtype(p, s->in);
+    note_dtype(p, s->out);
+    note_dtype(p, s->elem);
     p->ew_name = cj_aprintf(p->arena, "cj_red_%s_%s_%s%d_%d", s->combine->fn->name,
                             cj_dtypes[s->in].code, s->outer ? "o" : "i", s->nkeep, s->nred);
     P("\n/* reduction by %s%s%s */\n", s->combine->fn->name, s->map ? " of " : "",

@@ -56,7 +56,7 @@ static const char complex_part[] =
     "/* complex64 / complex128 with NumPy's layout */\n"
     "template <typename T> struct alignas(2 * sizeof(T)) cj_complex {\n"
     "    T re, im;\n"
-    "    __device__ cj_complex() = default;\n"
+    "    cj_complex() = default;\n"
     "    __device__ constexpr cj_complex(T r, T i = T(0)) : re(r), im(i) {}\n"
     "    template <typename U> __device__ explicit cj_complex(cj_complex<U> z) : re(T(z.re)), im(T(z.im)) {}\n"
     "};\n"

@@ -325,6 +325,7 @@ typedef struct {
     Inst *combine, *map;
     Type *acc;          /* accumulator type */
     DType in, out;
+    DType elem;         /* the elements' dtype after dtype= (in when not given) */
     int has_identity;
     Const identity;
     int outer;          /* reduced dimensions are not the innermost */

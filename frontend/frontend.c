@@ -1495,6 +1495,54 @@ lambda_matches(Fe *f, PyObject *lam, PyObject *code)
     return 1;
 }
 
+/* Several lambdas with these parameters on one line: the one whose compiled
+ * code is the function's. */
+static int
+same_code(Fe *f, PyObject *lam, PyObject *code, PyObject *filename)
+{
+    int same = 0;
+    PyObject *astmod = PyImport_ImportModule("ast");
+    PyObject *ex = astmod ? PyObject_CallMethod(astmod, "Expression", "O", lam) : NULL;
+    PyObject *fixed = ex ? PyObject_CallMethod(astmod, "fix_missing_locations", "O", ex) : NULL;
+    PyObject *builtins = PyImport_ImportModule("builtins");
+    PyObject *c = fixed && builtins ? PyObject_CallMethod(builtins, "compile", "OOs", fixed,
+                                                         filename, "eval") : NULL;
+    PyObject *consts = c ? PyObject_GetAttrString(c, "co_consts") : NULL;
+    if (consts && PyTuple_Check(consts)) {
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(consts) && !same; i++) {
+            PyObject *k = PyTuple_GET_ITEM(consts, i);
+            if (!PyCode_Check(k)) {
+                continue;
+            }
+            PyObject *a = PyObject_GetAttrString(k, "co_code");
+            PyObject *b = PyObject_GetAttrString(code, "co_code");
+            PyObject *na = PyObject_GetAttrString(k, "co_names");
+            PyObject *nb = PyObject_GetAttrString(code, "co_names");
+            PyObject *ka = PyObject_GetAttrString(k, "co_consts");
+            PyObject *kb = PyObject_GetAttrString(code, "co_consts");
+            same = a && b && na && nb && ka && kb
+                   && PyObject_RichCompareBool(a, b, Py_EQ) == 1
+                   && PyObject_RichCompareBool(na, nb, Py_EQ) == 1
+                   && PyObject_RichCompareBool(ka, kb, Py_EQ) == 1;
+            Py_XDECREF(a);
+            Py_XDECREF(b);
+            Py_XDECREF(na);
+            Py_XDECREF(nb);
+            Py_XDECREF(ka);
+            Py_XDECREF(kb);
+        }
+    }
+    Py_XDECREF(consts);
+    Py_XDECREF(c);
+    Py_XDECREF(builtins);
+    Py_XDECREF(fixed);
+    Py_XDECREF(ex);
+    Py_XDECREF(astmod);
+    PyErr_Clear();
+    (void)f;
+    return same;
+}
+
 /* The Lambda node of a lambda function: the smallest run of lines around
  * its first line that parses, searched for a lambda with its parameters. */
 static PyObject *
@@ -1519,12 +1567,20 @@ find_lambda(Fe *f, PyObject *lines, int first, PyObject *code, PyObject *filenam
                 fail_py(f, l, "cujit could not read the lambda's source");
             }
             keep(f, list);
+            PyObject *found = NULL;
+            int nfound = 0;
             for (Py_ssize_t i = 0; i < PyList_GET_SIZE(list); i++) {
                 PyObject *node = PyList_GET_ITEM(list, i);
                 if (is(node, A_Lambda) && lambda_matches(f, node, code)) {
-                    f->fn->src_hash = cj_hash64(src, strlen(src), 0);
-                    return node;
+                    nfound++;
+                    if (!found || same_code(f, node, code, filename)) {
+                        found = node;
+                    }
                 }
+            }
+            if (found) {
+                f->fn->src_hash = cj_hash64(src, strlen(src), 0);
+                return found;
             }
             break;      /* it parsed but holds no such lambda: look further back */
         }

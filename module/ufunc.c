@@ -1094,7 +1094,7 @@ red_compile(ReduceObject *r, RedPlan *pl, const Key *key)
     Func *comb = fe_read(&fr.cx, r->pyfunc, 1, 0);
     Func *map = pl->map ? fe_read(&fr.cx, pl->map, 1, 0) : NULL;
     Type *elem = cj_scalar(pl->elem);
-    Program *p;
+    Program *volatile p = NULL;
     Inst *mi = NULL;
     if (map) {
         if (map->nparams != 1) {
@@ -1105,11 +1105,14 @@ red_compile(ReduceObject *r, RedPlan *pl, const Key *key)
             mod_raise_compile_error(&e);
             goto done;
         }
-        p = ti_infer(&fr.arena, &fr.tr, map, &elem, 1, pl->idx32);
+        Type **margs = cj_alloc(&fr.arena, sizeof(Type *));
+        margs[0] = elem;    /* the instance keeps this array */
+        p = ti_infer(&fr.arena, &fr.tr, map, margs, 1, pl->idx32);
         mi = p->kernel;
         elem = cj_concrete(mi->ret);
     }
-    Type *two[2] = {elem, elem};
+    Type **two = cj_alloc(&fr.arena, sizeof(Type *) * 2);
+    two[0] = two[1] = elem;
     Inst *ci;
     if (map) {
         ci = ti_add(p, comb, two);
@@ -1128,7 +1131,8 @@ red_compile(ReduceObject *r, RedPlan *pl, const Key *key)
         goto done;
     }
     if (!cj_type_eq(acc, elem)) {
-        Type *again[2] = {acc, acc};
+        Type **again = cj_alloc(&fr.arena, sizeof(Type *) * 2);
+        again[0] = again[1] = acc;
         ci = ti_add(p, comb, again);
         if (!cj_type_eq(cj_concrete(ci->ret), acc)) {
             CjError e = fr.tr.err;
@@ -1149,6 +1153,7 @@ red_compile(ReduceObject *r, RedPlan *pl, const Key *key)
     s.map = mi;
     s.acc = acc;
     s.in = pl->in;
+    s.elem = pl->elem;
     s.out = pl->has_out ? pl->out : (acc->kind == TY_SCALAR ? acc->dtype : DT_F64);
     s.has_identity = r->identity != Py_None;
     if (s.has_identity && const_of(r->identity, &s.identity) < 0) {
@@ -1180,7 +1185,7 @@ red_compile(ReduceObject *r, RedPlan *pl, const Key *key)
     memcpy(f->key, key->b, key->n);
     f->keylen = key->n;
     if (pl->map) {
-        f->keep = Py_NewRef(PyFunction_GET_CODE(pl->map));
+        f->keep = Py_NewRef(pl->map);     /* what the key points at stays alive */
     }
     const char *dump = getenv("CUJIT_DUMP");
     if (dump && *dump && strcmp(dump, "0") != 0) {
@@ -1455,7 +1460,18 @@ reduce_call(PyObject *self, PyObject *args, PyObject *kwargs)
     Key k;
     k.n = 0;
     key_int(&k, pl.in | (pl.elem << 8) | ((int64_t)(pl.has_out ? pl.out : 255) << 16));
-    key_int(&k, (int64_t)(uintptr_t)(pl.map ? PyFunction_GET_CODE(pl.map) : NULL));
+    if (pl.map) {
+        /* the map's code, globals and closure values (a lambda made anew at
+         * each call finds its kernel again) */
+        key_int(&k, (int64_t)(uintptr_t)PyFunction_GET_CODE(pl.map));
+        key_int(&k, (int64_t)(uintptr_t)PyFunction_GET_GLOBALS(pl.map));
+        PyObject *cl = PyFunction_GET_CLOSURE(pl.map);
+        for (Py_ssize_t i = 0; cl && i < PyTuple_GET_SIZE(cl); i++) {
+            key_int(&k, (int64_t)(uintptr_t)PyCell_GET(PyTuple_GET_ITEM(cl, i)));
+        }
+    } else {
+        key_int(&k, 0);
+    }
     key_int(&k, pl.outer | (pl.contiguous << 1) | (pl.vec << 4) | (pl.nkeep << 12)
                 | (pl.nred << 20) | ((int64_t)pl.idx32 << 28));
     Form *f = form_find(r->forms, &k);
