@@ -262,7 +262,6 @@ cg_coarsen(Cg *g, Inst *in)
     const char *I = p->idx32 ? "int" : "long long";
     p->coarse_vec = vec;
     p->coarse_mask = 0;
-    Buf *b = g->out;
     P("\n/* %s, %d elements per thread in aligned packs (chosen at launch) */\n", fn->name, vec);
     P("extern \"C\" __global__ void %s_x%d(", in->cname, vec);
     for (int k = 0; k < np; k++) {
@@ -339,5 +338,4 @@ cg_coarsen(Cg *g, Inst *in)
     S("    }\n}\n");
     g->out->indent = 0;
     p->features |= FEAT_PACK;
-    (void)b;
 }

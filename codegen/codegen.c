@@ -305,8 +305,6 @@ augassign_stmt(Cg *g, Node *n)
         bin.a = &ref;
         begin(g, n);
         S("cj_r = ");
-        Type *saved = g->in->ntype[ref.id];
-        (void)saved;
         cg_conv(g, &bin, tt, PR_ASSIGN);
         S(";\n");
         g->out->indent--;

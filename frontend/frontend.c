@@ -652,10 +652,8 @@ resolve(Fe *f, PyObject *e, Resolved *out)
             return 0;
         }
         PyObject *attr = get(f, e, S_attr);
-        if (rb.kind == R_CONST || rb.kind == R_OTHER) {
-            if (rb.kind == R_CONST) {
-                return 0;       /* a constant's .real etc.: read as a value */
-            }
+        if (rb.kind == R_CONST) {
+            return 0;           /* a constant's .real etc.: read as a value */
         }
         PyObject *v = PyObject_GetAttr(rb.obj, attr);
         if (!v) {

@@ -781,22 +781,30 @@ mod_put(unsigned char *buf, size_t *off, const void *v, size_t size, size_t alig
     *off += size;
 }
 
-/* the view struct cj_array<T, N, I>: data, shape[N], strides[N] */
-static void
-pack_array(unsigned char *buf, size_t *off, const RtArray *a, int idx32)
+/* an index-typed value: int32 or int64 */
+void
+mod_pack_index(unsigned char *buf, size_t *off, int64_t v, int idx32)
 {
-    uint64_t ptr = (uint64_t)(uintptr_t)a->ptr;
+    if (idx32) {
+        int32_t w = (int32_t)v;
+        mod_put(buf, off, &w, 4, 4);
+    } else {
+        mod_put(buf, off, &v, 8, 8);
+    }
+}
+
+/* the view struct cj_array<T, N, I>: data, shape[N], strides[N] */
+void
+mod_pack_view(unsigned char *buf, size_t *off, uint64_t ptr, int nd, const int64_t *shape,
+              const int64_t *strides, int idx32)
+{
+    *off = (*off + 7) & ~(size_t)7;
     mod_put(buf, off, &ptr, 8, 8);
-    for (int pass = 0; pass < 2; pass++) {
-        for (int d = 0; d < a->ndim; d++) {
-            int64_t v = pass ? a->strides[d] : a->shape[d];
-            if (idx32) {
-                int32_t w = (int32_t)v;
-                mod_put(buf, off, &w, 4, 4);
-            } else {
-                mod_put(buf, off, &v, 8, 8);
-            }
-        }
+    for (int d = 0; d < nd; d++) {
+        mod_pack_index(buf, off, shape[d], idx32);
+    }
+    for (int d = 0; d < nd; d++) {
+        mod_pack_index(buf, off, strides[d], idx32);
     }
     *off = (*off + 7) & ~(size_t)7;
 }
@@ -1007,7 +1015,8 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
         if (isarr[i]) {
             off = (off + 7) & ~(size_t)7;
             before = off;
-            pack_array(buf, &off, &arrs[i], idx32);
+            mod_pack_view(buf, &off, (uint64_t)(uintptr_t)arrs[i].ptr, arrs[i].ndim,
+                          arrs[i].shape, arrs[i].strides, idx32);
         } else {
             int sz = cj_dtypes[keys[i].dtype].size;
             size_t al = (size_t)(sz > 8 ? 8 : sz);
@@ -1028,13 +1037,7 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
         g[0] = (unsigned)((threads + c->block[0] - 1) / c->block[0]);
         off = (off + 7) & ~(size_t)7;
         params[n] = buf + off;
-        if (idx32) {
-            int32_t t32 = (int32_t)total;
-            mod_put(buf, &off, &t32, 4, 4);
-        } else {
-            int64_t t64 = (int64_t)total;
-            mod_put(buf, &off, &t64, 8, 8);
-        }
+        mod_pack_index(buf, &off, (int64_t)total, idx32);
         if (rt_launch(&e->rkx[dev], g, c->block, 0, c->stream, params, kname) < 0) {
             goto done;
         }
@@ -1063,17 +1066,10 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
                 const char *m = rec.msg_id >= 0 && rec.msg_id < e->nmsgs ? e->msgs[rec.msg_id]
                                 : NULL;
                 PyErr_Format(PyExc_AssertionError, "%s%sassert failed in kernel %s at %s:%d, "
-                             "block (%u, %u, %u), thread (%u, %u, %u)", m ? m : "",
+                             "block (%u, %u, %u), thread (%u, %u, %u)%s", m ? m : "",
                              m ? " (" : "", kname, fs, rec.line, rec.block[0], rec.block[1],
-                             rec.block[2], rec.thread[0], rec.thread[1], rec.thread[2]);
-                if (m) {
-                    /* close the parenthesis opened after the message */
-                    PyObject *t, *v, *tb;
-                    PyErr_Fetch(&t, &v, &tb);
-                    PyObject *s = PyUnicode_FromFormat("%S)", v);
-                    Py_XDECREF(v);
-                    PyErr_Restore(t, s, tb);
-                }
+                             rec.block[2], rec.thread[0], rec.thread[1], rec.thread[2],
+                             m ? ")" : "");
             } else {
                 PyErr_Format(PyExc_IndexError, "index %lld is out of bounds for axis %d with "
                              "size %lld in kernel %s at %s:%d, block (%u, %u, %u), thread "

@@ -25,6 +25,10 @@ void mod_raise_nvrtc_error(const char *log, const char *src);
 int mod_scalar_dtype(PyObject *o, DType *dt);
 int mod_fits32(int ndim, const int64_t *shape, const int64_t *strides);
 void mod_put(unsigned char *buf, size_t *off, const void *v, size_t size, size_t align);
+void mod_pack_index(unsigned char *buf, size_t *off, int64_t v, int idx32);
+/* the view struct cj_array<T, N, I> (data, shape[N], strides[N]), 8-aligned */
+void mod_pack_view(unsigned char *buf, size_t *off, uint64_t ptr, int nd, const int64_t *shape,
+                   const int64_t *strides, int idx32);
 /* appends str(s) to list; -1 with an exception */
 int mod_list_append_str(PyObject *list, const char *s);
 /* a scalar argument packed as its own dtype dt */

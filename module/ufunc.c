@@ -452,37 +452,6 @@ collapse(int ndim, int64_t *shape, int64_t st[][RT_MAXDIM], int nops)
     return nd;
 }
 
-static void
-pack_view(unsigned char *buf, size_t *off, uint64_t ptr, int nd, const int64_t *shape,
-          const int64_t *strides, int idx32)
-{
-    *off = (*off + 7) & ~(size_t)7;
-    mod_put(buf, off, &ptr, 8, 8);
-    for (int pass = 0; pass < 2; pass++) {
-        for (int d = 0; d < nd; d++) {
-            int64_t v = pass ? strides[d] : shape[d];
-            if (idx32) {
-                int32_t w = (int32_t)v;
-                mod_put(buf, off, &w, 4, 4);
-            } else {
-                mod_put(buf, off, &v, 8, 8);
-            }
-        }
-    }
-    *off = (*off + 7) & ~(size_t)7;
-}
-
-static void
-pack_index(unsigned char *buf, size_t *off, int64_t v, int idx32)
-{
-    if (idx32) {
-        int32_t w = (int32_t)v;
-        mod_put(buf, off, &w, 4, 4);
-    } else {
-        mod_put(buf, off, &v, 8, 8);
-    }
-}
-
 /* a scalar operand as the kernel parameter of type t */
 static int
 pack_operand_scalar(unsigned char *buf, size_t *off, const Operand *op, const Type *t)
@@ -774,7 +743,7 @@ vectorize_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *k
         } else {
             off = (off + 7) & ~(size_t)7;
             before = off;
-            pack_view(buf, &off, (uint64_t)(uintptr_t)ops[i].a.ptr, nd, cshape, st[k++], idx32);
+            mod_pack_view(buf, &off, (uint64_t)(uintptr_t)ops[i].a.ptr, nd, cshape, st[k++], idx32);
         }
         params[np++] = buf + before;
     }
@@ -785,13 +754,13 @@ vectorize_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *k
             uint64_t ptr = (uint64_t)(uintptr_t)outs[j].a.ptr;
             mod_put(buf, &off, &ptr, 8, 8);
         } else {
-            pack_view(buf, &off, (uint64_t)(uintptr_t)outs[j].a.ptr, nd, cshape, st[k++], idx32);
+            mod_pack_view(buf, &off, (uint64_t)(uintptr_t)outs[j].a.ptr, nd, cshape, st[k++], idx32);
         }
         params[np++] = buf + before;
     }
     off = (off + 7) & ~(size_t)7;
     params[np++] = buf + off;
-    pack_index(buf, &off, total, idx32);
+    mod_pack_index(buf, &off, total, idx32);
     unsigned grid[3] = {grid_for(total / plan.vec + 1, 256), 1, 1}, block[3] = {256, 1, 1};
     if (rt_launch(&f->rk[dev], grid, block, 0, stream, params, PyUnicode_AsUTF8(v->name)) < 0) {
         goto done;
@@ -1143,9 +1112,6 @@ red_compile(ReduceObject *r, RedPlan *pl, const Key *key)
             mod_raise_compile_error(&e);
             goto done;
         }
-        if (map) {
-            /* the map's results are lifted into the accumulator type */
-        }
     }
     RedSpec s;
     memset(&s, 0, sizeof s);
@@ -1164,9 +1130,6 @@ red_compile(ReduceObject *r, RedPlan *pl, const Key *key)
     s.vec = pl->vec;
     s.nkeep = pl->nkeep;
     s.nred = pl->nred;
-    if (!map && pl->elem != pl->in) {
-        /* dtype=: elements are read as `in` and converted by cj_lift */
-    }
     cg_emit_reduction(p, &s, &src);
     f = calloc(1, sizeof(Form));
     if (!f) {
@@ -1407,14 +1370,7 @@ reduce_call(PyObject *self, PyObject *args, PyObject *kwargs)
     int block = 256;
     pl.vec = 1;
     if (!pl.outer) {
-        if (pl.contiguous && !pl.map && pl.elem == x.dt) {
-            int vec = 16 / isz;
-            int aligned = (uintptr_t)x.a.ptr % 16 == 0;
-            for (int d = 0; d < pl.nkeep; d++) {
-                aligned &= strides[d] % 16 == 0;
-            }
-            pl.vec = aligned && vec > 1 ? vec : 1;
-        } else if (pl.contiguous) {
+        if (pl.contiguous) {
             int vec = 16 / isz;
             int aligned = (uintptr_t)x.a.ptr % 16 == 0;
             for (int d = 0; d < pl.nkeep; d++) {
@@ -1519,7 +1475,7 @@ reduce_call(PyObject *self, PyObject *args, PyObject *kwargs)
         strides[0] = isz;
     }
     params[0] = buf;
-    pack_view(buf, &off, (uint64_t)(uintptr_t)x.a.ptr, nd > 0 ? nd : 1, shape, strides,
+    mod_pack_view(buf, &off, (uint64_t)(uintptr_t)x.a.ptr, nd > 0 ? nd : 1, shape, strides,
               pl.idx32);
     uint64_t out_ptr = (uint64_t)(uintptr_t)o.a.ptr;
     params[1] = buf + off;
@@ -1530,7 +1486,7 @@ reduce_call(PyObject *self, PyObject *args, PyObject *kwargs)
     for (int i = 0; i < 4; i++) {
         off = (off + 7) & ~(size_t)7;
         params[3 + i] = buf + off;
-        pack_index(buf, &off, vals[i], pl.idx32);
+        mod_pack_index(buf, &off, vals[i], pl.idx32);
     }
     unsigned grid[3], blk[3] = {(unsigned)block, 1, 1};
     const char *kname = PyUnicode_AsUTF8(r->name);
@@ -1556,10 +1512,10 @@ reduce_call(PyObject *self, PyObject *args, PyObject *kwargs)
         p2[1] = b2 + o2;
         mod_put(b2, &o2, &out_ptr, 8, 8);
         p2[2] = b2 + o2;
-        pack_index(b2, &o2, nout, pl.idx32);
+        mod_pack_index(b2, &o2, nout, pl.idx32);
         o2 = (o2 + 7) & ~(size_t)7;
         p2[3] = b2 + o2;
-        pack_index(b2, &o2, splits, pl.idx32);
+        mod_pack_index(b2, &o2, splits, pl.idx32);
         o2 = (o2 + 3) & ~(size_t)3;
         p2[4] = b2 + o2;
         mod_put(b2, &o2, &outer, 4, 4);
