@@ -92,6 +92,11 @@ rt_cache_key(RtCacheKey *k, const char *src, const char *name, const char *key_e
     for (int i = 0; i < nopts; i++) {
         buf_printf(&b, "|%s", opts[i]);
     }
+    const char *const *eo;
+    int ne = rt_nvrtc_env_options(&eo);
+    for (int i = 0; i < ne; i++) {
+        buf_printf(&b, "|%s", eo[i]);
+    }
     buf_putc(&b, '\n');
     buf_puts(&b, src);
     k->h[0] = cj_hash64(b.s, b.len, 0x6b65792d30ULL);

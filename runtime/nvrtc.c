@@ -53,6 +53,26 @@ static char load_error[1024];
 static char identity[4400];
 static int *archs;
 static int narchs = -1;
+static char env_opt_text[512];          /* CUJIT_NVRTC_OPTIONS, split in place */
+static const char *env_opts[8];
+static int nenv = -1;
+
+/* Extra NVRTC options from CUJIT_NVRTC_OPTIONS (space separated, at most 8),
+ * for experiments; they are part of every cache key. */
+int
+rt_nvrtc_env_options(const char *const **out)
+{
+    if (nenv < 0) {
+        const char *v = getenv("CUJIT_NVRTC_OPTIONS");
+        nenv = 0;
+        snprintf(env_opt_text, sizeof env_opt_text, "%s", v ? v : "");
+        for (char *t = strtok(env_opt_text, " \t"); t && nenv < 8; t = strtok(NULL, " \t")) {
+            env_opts[nenv++] = t;
+        }
+    }
+    *out = env_opts;
+    return nenv;
+}
 
 static int
 is_file(const char *p)
@@ -391,6 +411,11 @@ rt_nvrtc_compile_ex(const char *src, const char *name, const char *arch, int wan
     }
     for (int i = 0; i < nopts; i++) {
         all[n++] = opts[i];
+    }
+    const char *const *eo;
+    int ne = rt_nvrtc_env_options(&eo);
+    for (int i = 0; i < ne; i++) {
+        all[n++] = eo[i];
     }
 
     double t0 = now_ms();
