@@ -76,10 +76,6 @@ def main():
                                                for d in DEPTHS}
     rows["cujit bound k(x, n) DeviceArray"] = {d: per_launch(cj_bound, cujit.synchronize, d)
                                               for d in DEPTHS}
-    from cujit import _cujit as C
-    rows["cujit C loop, cuLaunchKernel only"] = {
-        d: (float(np.median([C._bench_launch(k, (x, 32), d, True) for _ in range(max(5, TOTAL // d // 4))])), 0.0)
-        for d in DEPTHS}
     cujit.synchronize()
     if not os.environ.get("NO_CUPY"):
         import cupy as cp

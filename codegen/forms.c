@@ -396,8 +396,10 @@ red_offset(Buf *b, const char *I, const char *var, const char *idx, int first, i
     S("        }\n");
 }
 
-/* pass 1: block (x: split, y..: output) reduces its share of one output's
- * elements; splits > 1 leaves partials for pass 2 */
+/* pass 1: block (x: split, y..: output) reduces every splits-th run of
+ * blockDim elements of one output's row (interleaved: at any moment the
+ * blocks read neighbouring memory, which keeps every DRAM channel busy);
+ * splits > 1 leaves partials for pass 2 */
 static void
 red_inner(Cg *g, Buf *b, const RedSpec *s)
 {
@@ -406,12 +408,12 @@ red_inner(Cg *g, Buf *b, const RedSpec *s)
     const char *X = cj_dtypes[s->in].ctype;
     int nd = s->nkeep + s->nred;
     P("extern \"C\" __global__ void %s(cj_array<%s, %d, %s> x, cj_acc *part, %s *out, "
-      "%s nout, %s nred, %s splits, %s chunk)\n{\n", p->ew_name, X, nd > 0 ? nd : 1, I,
-      cj_dtypes[s->out].ctype, I, I, I, I);
+      "%s nout, %s nred, %s splits)\n{\n", p->ew_name, X, nd > 0 ? nd : 1, I,
+      cj_dtypes[s->out].ctype, I, I, I);
     P("    const %s o = (%s)blockIdx.y * gridDim.z + blockIdx.z;\n", I, I);
     S("    if (o >= nout) {\n        return;\n    }\n");
-    P("    const %s lo = (%s)blockIdx.x * chunk;\n", I, I);
-    P("    const %s hi = lo + chunk < nred ? lo + chunk : nred;\n", I);
+    P("    const %s first = (%s)blockIdx.x * blockDim.x + threadIdx.x;\n", I, I);
+    P("    const %s step = splits * (%s)blockDim.x;\n", I, I);
     S("    cj_acc acc = cj_ident();\n");
     if (s->nkeep) {
         red_offset(b, I, "ko", "o", 0, s->nkeep, "x.shape", "x.strides");
@@ -420,28 +422,28 @@ red_inner(Cg *g, Buf *b, const RedSpec *s)
     }
     if (s->contiguous && s->vec > 1) {
         int v = s->vec;
-        /* a contiguous run per output: aligned packs (the host makes chunk a
-         * multiple of v and checks the alignment) */
-        P("    {\n        const cj_pack<%s, %d> *px = (const cj_pack<%s, %d> *)((const char *)x.data + ko + lo * (%s)sizeof(%s));\n",
-          X, v, X, v, I, X);
-        P("        const %s nv = (hi - lo) / %d;\n", I, v);
+        /* a contiguous row per output, read as aligned packs (the host
+         * checks the alignment) */
+        P("    {\n        const cj_pack<%s, %d> *px = (const cj_pack<%s, %d> *)((const char *)x.data + ko);\n",
+          X, v, X, v);
+        P("        const %s nv = nred / %d;\n", I, v);
         /* one accumulator per lane of the pack: independent chains, combined
          * in lane order at the end (the same order every run) */
         P("        cj_acc lane[%d];\n#pragma unroll\n        for (int e = 0; e < %d; e++) {\n"
           "            lane[e] = cj_ident();\n        }\n", v, v);
-        P("#pragma unroll 4\n        for (%s j = threadIdx.x; j < nv; j += blockDim.x) {\n", I);
+        P("#pragma unroll 4\n        for (%s j = first; j < nv; j += step) {\n", I);
         P("            const cj_pack<%s, %d> a = px[j];\n#pragma unroll\n", X, v);
         P("            for (int e = 0; e < %d; e++) {\n                lane[e] = cj_combine(lane[e], ", v);
         red_element(g, b, s, "a.v[e]");
         S(");\n            }\n        }\n");
         P("#pragma unroll\n        for (int e = 0; e < %d; e++) {\n"
           "            acc = cj_combine(acc, lane[e]);\n        }\n", v);
-        P("        for (%s r = lo + nv * %d + threadIdx.x; r < hi; r += blockDim.x) {\n", I, v);
+        P("        for (%s r = nv * %d + first; r < nred; r += step) {\n", I, v);
         S("            acc = cj_combine(acc, ");
         red_element(g, b, s, "cj_at(x.data, ko + r * (long long)sizeof(x.data[0]))");
         S(");\n        }\n    }\n");
     } else {
-        P("    for (%s r = lo + threadIdx.x; r < hi; r += blockDim.x) {\n", I);
+        P("    for (%s r = first; r < nred; r += step) {\n", I);
         if (s->contiguous) {
             P("        const %s off = ko + r * (%s)sizeof(%s);\n", I, I, X);
         } else {

@@ -94,8 +94,11 @@ form_load(Form *f, const char *second)
         return dev;
     }
     int hit;
-    if (rt_load_kernel_logged(f->src, f->kname, "cujit " CJ_VERSION, f->transpile_ms,
-                              &f->rk[dev], &hit) < 0) {
+    /* elementwise forms compile fast (--Ofast-compile=min costs them no
+     * bandwidth on an H100); reductions keep full optimisation, which
+     * their unrolled loops need */
+    RtLoadOptions o = {"cujit " CJ_VERSION, NULL, 0, f->transpile_ms, NULL, second == NULL};
+    if (rt_load_kernel_ex(f->src, f->kname, &o, &f->rk[dev], &hit) < 0) {
         return -1;
     }
     if (second) {
@@ -1384,15 +1387,8 @@ reduce_call(PyObject *self, PyObject *args, PyObject *kwargs)
             splits = splits < maxs ? splits : maxs;
             splits = splits < 1 ? 1 : splits;
         }
-        chunk = (nred + splits - 1) / splits;
-        chunk = (chunk + pl.vec - 1) / pl.vec * pl.vec;
-        splits = nred > 0 ? (nred + chunk - 1) / chunk : 1;
-        if (splits > 65535) {
-            splits = 65535;
-            chunk = (nred + splits - 1) / splits;
-            chunk = (chunk + pl.vec - 1) / pl.vec * pl.vec;
-            splits = (nred + chunk - 1) / chunk;
-        }
+        /* the blocks of one output interleave over its row (no chunk) */
+        splits = splits > 65535 ? 65535 : splits;
     } else {
         int vec = 16 / isz;
         int packs = vec > 1 && pl.nkeep == 1 && strides[0] == isz && nout % vec == 0
@@ -1483,7 +1479,7 @@ reduce_call(PyObject *self, PyObject *args, PyObject *kwargs)
     params[2] = buf + off;
     mod_put(buf, &off, &out_ptr, 8, 8);
     int64_t vals[4] = {nout, nred, splits, chunk};
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < (pl.outer ? 4 : 3); i++) {
         off = (off + 7) & ~(size_t)7;
         params[3 + i] = buf + off;
         mod_pack_index(buf, &off, vals[i], pl.idx32);

@@ -176,7 +176,7 @@ int
 rt_load_kernel_ex(const char *src, const char *name, const RtLoadOptions *opt, RtKernel *out,
                   int *hit)
 {
-    static const RtLoadOptions none = {NULL, NULL, 0, -1.0, NULL};
+    static const RtLoadOptions none = {NULL, NULL, 0, -1.0, NULL, 0};
     char arch[32], carch[32], dir[4096];
     const char *why = NULL;
     RtCacheKey k;
@@ -194,7 +194,19 @@ rt_load_kernel_ex(const char *src, const char *name, const RtLoadOptions *opt, R
     if (dev < 0 || rt_current_arch(arch, sizeof arch) < 0) {
         return -1;
     }
-    rt_cache_key(&k, src, name, opt->key_extra, opt->opts, opt->nopts, arch);
+    /* fast compilation is asked for in the key; whether this NVRTC can do
+     * it follows from its identity, also in the key (NVRTC stays unloaded
+     * on a disk cache hit) */
+    int fast = opt->fast_compile && rt_fast_compile_wanted();
+    const char *opts[RT_MAXOPTS + 1];
+    int nopts = opt->nopts < RT_MAXOPTS ? opt->nopts : RT_MAXOPTS;
+    for (int i = 0; i < nopts; i++) {
+        opts[i] = opt->opts[i];
+    }
+    char extra[512];
+    snprintf(extra, sizeof extra, "%s%s", opt->key_extra ? opt->key_extra : "",
+             fast ? "|fast-compile" : "");
+    rt_cache_key(&k, src, name, extra, opts, nopts, arch);
     MemEntry *e = mem_find(dev, &k);
     if (e) {
         *out = e->kernel;
@@ -221,7 +233,11 @@ rt_load_kernel_ex(const char *src, const char *name, const RtLoadOptions *opt, R
         if (compile_arch(arch, carch, sizeof carch) < 0) {
             return -1;
         }
-        if (rt_nvrtc_compile_ex(src, name, carch, 1, opt->opts, opt->nopts, &c, opt->log) < 0) {
+        if (fast && rt_nvrtc_has_fast_compile()) {
+            opts[nopts++] = "--Ofast-compile=min";
+            fast = 2;
+        }
+        if (rt_nvrtc_compile_ex(src, name, carch, 1, opts, nopts, &c, opt->log) < 0) {
             return opt->log && *opt->log ? -2 : -1;
         }
         nvrtc_ms = now_ms() - t1;           /* with loading NVRTC the first time */
@@ -257,8 +273,8 @@ rt_load_kernel_ex(const char *src, const char *name, const RtLoadOptions *opt, R
         if (opt->transpile_ms >= 0) {
             snprintf(tr, sizeof tr, "transpile %.2f ms, ", opt->transpile_ms);
         }
-        fprintf(stderr, "cujit: kernel %s (%s): %snvrtc %.2f ms, load %.2f ms, disk cache %s\n",
-                name, arch, tr, nvrtc_ms, load_ms,
+        fprintf(stderr, "cujit: kernel %s (%s): %snvrtc %.2f ms%s, load %.2f ms, disk cache %s\n",
+                name, arch, tr, nvrtc_ms, fast == 2 ? " (--Ofast-compile=min)" : "", load_ms,
                 disk_hit ? "hit" : !use_disk ? "off" : stored ? "miss (stored)" : why ? why : "miss");
     }
     *hit = disk_hit;
@@ -268,7 +284,7 @@ rt_load_kernel_ex(const char *src, const char *name, const RtLoadOptions *opt, R
 int
 rt_load_kernel(const char *src, const char *name, const char *key_extra, RtKernel *out, int *hit)
 {
-    RtLoadOptions o = {key_extra, NULL, 0, -1.0, NULL};
+    RtLoadOptions o = {key_extra, NULL, 0, -1.0, NULL, 0};
     return rt_load_kernel_ex(src, name, &o, out, hit);
 }
 
@@ -276,7 +292,7 @@ int
 rt_load_kernel_logged(const char *src, const char *name, const char *key_extra, double transpile_ms,
                       RtKernel *out, int *hit)
 {
-    RtLoadOptions o = {key_extra, NULL, 0, transpile_ms, NULL};
+    RtLoadOptions o = {key_extra, NULL, 0, transpile_ms, NULL, 0};
     return rt_load_kernel_ex(src, name, &o, out, hit);
 }
 

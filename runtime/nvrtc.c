@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -56,6 +57,26 @@ static int narchs = -1;
 static char env_opt_text[512];          /* CUJIT_NVRTC_OPTIONS, split in place */
 static const char *env_opts[8];
 static int nenv = -1;
+
+/* --Ofast-compile is NVRTC 12.8's; NVRTC must be loaded */
+int
+rt_nvrtc_has_fast_compile(void)
+{
+    int major = 0, minor = 0;
+    if (load_state != 1 || nv.Version(&major, &minor) != NVRTC_SUCCESS) {
+        return 0;
+    }
+    return major > 12 || (major == 12 && minor >= 8);
+}
+
+/* CUJIT_FAST_COMPILE=0 turns fast compilation off */
+int
+rt_fast_compile_wanted(void)
+{
+    const char *v = getenv("CUJIT_FAST_COMPILE");
+    return !(v && (strcmp(v, "0") == 0 || strcasecmp(v, "off") == 0
+                   || strcasecmp(v, "false") == 0 || strcasecmp(v, "no") == 0));
+}
 
 /* Extra NVRTC options from CUJIT_NVRTC_OPTIONS (space separated, at most 8),
  * for experiments; they are part of every cache key. */
@@ -379,7 +400,7 @@ rt_nvrtc_compile_ex(const char *src, const char *name, const char *arch, int wan
                     const char *const *opts, int nopts, RtCompiled *out, char **log)
 {
     char archopt[64], progname[300];
-    const char *all[64];
+    const char *all[72];
     int n = 0, ret = -1;
     nvrtcProgram p = NULL;
     nvrtcResult r;
@@ -391,7 +412,7 @@ rt_nvrtc_compile_ex(const char *src, const char *name, const char *arch, int wan
     if (ensure_loaded() < 0) {
         return -1;
     }
-    if (nopts < 0 || nopts > 48) {
+    if (nopts < 0 || nopts > RT_MAXOPTS + 1) {
         PyErr_SetString(PyExc_ValueError, "too many NVRTC options");
         return -1;
     }

@@ -76,12 +76,16 @@ typedef struct {
 int rt_load_kernel(const char *src, const char *name, const char *key_extra,
                    RtKernel *out, int *hit);
 
+#define RT_MAXOPTS 48               /* extra NVRTC options at most */
 typedef struct {
     const char *key_extra;          /* mixed into the cache keys; may be NULL */
     const char *const *opts;        /* extra NVRTC options (also in the keys) */
     int nopts;
     double transpile_ms;            /* printed by CUJIT_LOG=1; < 0: not printed */
     char **log;                     /* NULL, or where an NVRTC error log goes */
+    int fast_compile;               /* NVRTC --Ofast-compile=min where it has it (12.8+)
+                                     * and CUJIT_FAST_COMPILE is not 0: a third less
+                                     * compile time, for kernels it does not slow */
 } RtLoadOptions;
 
 /* rt_load_kernel with options (opt may be NULL).  *hit: 0 compiled now, 1

@@ -340,6 +340,8 @@ extern long long rt_cache_hits, rt_cache_misses, rt_cache_rejected;
 /* NVRTC identity for cache keys without loading the library ("path:size:mtime") */
 const char *rt_nvrtc_identity(void);
 int rt_nvrtc_env_options(const char *const **out);
+int rt_nvrtc_has_fast_compile(void);
+int rt_fast_compile_wanted(void);
 /* the architectures NVRTC can compile for (cc*10 values); -1 with exception */
 int rt_nvrtc_supported_archs(const int **archs);
 

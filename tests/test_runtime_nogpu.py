@@ -239,6 +239,27 @@ def test_fake_driver_kernels_and_disk_cache(fake_driver, tmp_path):
     assert sorted(f for f in os.listdir(tmp_path) if f.endswith(".cjc")) == entries
 
 
+def test_fake_driver_fast_compile(fake_driver, tmp_path):
+    major, minor = nvrtc_or_skip()
+    r = run_scenario(fake_driver, "fast_compile", tmp_path, CUJIT_LOG="1")
+    lines = [ln for ln in r.stderr.splitlines() if ln.startswith("cujit: kernel")]
+    vec = [ln for ln in lines if "cj_vec_f" in ln]
+    red = [ln for ln in lines if "cj_red_add" in ln]
+    assert len(vec) == 1 and len(red) == 1, lines
+    if (major, minor) >= (12, 8):
+        assert "(--Ofast-compile=min)" in vec[0], vec
+    assert "Ofast-compile" not in red[0], red
+    # turned off: the elementwise kernel gets another cache key, the
+    # reduction keeps its own
+    r = run_scenario(fake_driver, "fast_compile", tmp_path / "off", CUJIT_LOG="1",
+                     CUJIT_FAST_COMPILE="0")
+    assert "Ofast-compile" not in r.stderr
+    with_fast = sorted(f for f in os.listdir(tmp_path) if f.endswith(".cjc"))
+    without = sorted(f for f in os.listdir(tmp_path / "off") if f.endswith(".cjc"))
+    assert len(with_fast) == 2 and len(without) == 2
+    assert len(set(with_fast) & set(without)) == 1      # the reduction's entry only
+
+
 def test_fake_driver_sticky_error(fake_driver, tmp_path):
     nvrtc_or_skip()
     run_scenario(fake_driver, "sticky_error", tmp_path)

@@ -348,6 +348,24 @@ def kernels():
     print("kernels ok", info)
 
 
+def fast_compile():
+    """Elementwise forms compile with NVRTC's --Ofast-compile=min unless
+    CUJIT_FAST_COMPILE=0; reductions never do.  CUJIT_LOG names the option."""
+    @cujit.vectorize
+    def f(a, b):
+        return a * b + 1.0
+
+    @cujit.reduce(identity=0)
+    def add(a, b):
+        return a + b
+    x = cujit.to_device(rand(64))
+    f(x, x)
+    add(x)
+    info = cujit.cache_info()
+    assert (info["hits"], info["misses"]) == (0, 2), info
+    print("fast_compile ok", info)
+
+
 def sticky_error():
     C._launch_raw(SCALE2, "scale2", 1, 32, (cujit.zeros(4), 4))
     try:
