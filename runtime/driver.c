@@ -162,6 +162,21 @@ init_devices(void)
     return 0;
 }
 
+/* NVRTC opened and set up in the background while the first context is
+ * made (for device 0's architecture) */
+static void
+preload_nvrtc(void)
+{
+    int major = 0, minor = 0;
+    if (ndevices > 0
+        && rt_cu.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                                      devices[0].dev) == CUDA_SUCCESS
+        && rt_cu.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                                      devices[0].dev) == CUDA_SUCCESS) {
+        rt_nvrtc_preload(major, minor);
+    }
+}
+
 int
 rt_driver_init(void)
 {
@@ -175,6 +190,8 @@ rt_driver_init(void)
             drv_state = 1;          /* rt_cuda_errname works from here */
             if (init_devices() < 0) {
                 drv_state = -1;
+            } else {
+                preload_nvrtc();
             }
         }
     }

@@ -10,6 +10,7 @@
 #define _GNU_SOURCE 1
 #endif
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,8 +185,11 @@ try_sys_path(void)
     return 0;
 }
 
+static pthread_mutex_t search_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t load_mu = PTHREAD_MUTEX_INITIALIZER;
+
 static void
-search(void)
+search_locked(void)
 {
     if (searched) {
         return;
@@ -199,8 +203,17 @@ search(void)
     add_include("/usr/local/cuda/include");
 }
 
+/* the file search runs once, from whichever thread asks first */
+static void
+search(void)
+{
+    pthread_mutex_lock(&search_mu);
+    search_locked();
+    pthread_mutex_unlock(&search_mu);
+}
+
 static int
-load(void)
+load_locked(void)
 {
     if (load_state) {
         return load_state;
@@ -255,6 +268,99 @@ load(void)
     }
     load_state = 1;
     return 1;
+}
+
+/* NVRTC opened once, from whichever thread asks first (the preload thread
+ * or a compilation); pure C, no Python */
+static int
+load(void)
+{
+    pthread_mutex_lock(&load_mu);
+    int r = load_locked();
+    pthread_mutex_unlock(&load_mu);
+    return r;
+}
+
+/* ---- preloading: when a device is first used, a background thread opens
+ * NVRTC and compiles a tiny kernel, so that the library's loading and its
+ * one-time set-up (together 15-40 ms) are done before the first kernel
+ * needs compiling.  Compilations wait for it; so does the exit (a thread
+ * still inside NVRTC when the library's destructors run would crash). */
+
+static pthread_mutex_t warm_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t warm_cv = PTHREAD_COND_INITIALIZER;
+static int warm_state;                  /* 0 not started, 1 running, 2 finished */
+static char warm_arch[64];
+
+static void *
+warm_main(void *unused)
+{
+    (void)unused;
+    if (load() > 0) {
+        const char *opts[4] = {warm_arch, "--std=c++17", "-minimal", "--Ofast-compile=min"};
+        nvrtcProgram p = NULL;
+        if (nv.CreateProgram(&p, "extern \"C\" __global__ void cj_warm(int *x) { x[0] = 1; }",
+                             "cj_warm.cu", 0, NULL, NULL) == NVRTC_SUCCESS) {
+            nv.CompileProgram(p, rt_nvrtc_has_fast_compile() ? 4 : 3, opts);
+            nv.DestroyProgram(&p);
+        }
+    }
+    pthread_mutex_lock(&warm_mu);
+    warm_state = 2;
+    pthread_cond_broadcast(&warm_cv);
+    pthread_mutex_unlock(&warm_mu);
+    return NULL;
+}
+
+/* blocks until the preload thread, if any, has finished */
+static void
+wait_warm(void)
+{
+    pthread_mutex_lock(&warm_mu);
+    while (warm_state == 1) {
+        pthread_cond_wait(&warm_cv, &warm_mu);
+    }
+    pthread_mutex_unlock(&warm_mu);
+}
+
+/* a forked child has no preload thread: nothing to wait for */
+static void
+after_fork_child(void)
+{
+    pthread_mutex_init(&search_mu, NULL);
+    pthread_mutex_init(&load_mu, NULL);
+    pthread_mutex_init(&warm_mu, NULL);
+    pthread_cond_init(&warm_cv, NULL);
+    if (warm_state == 1) {
+        warm_state = 2;
+    }
+}
+
+void
+rt_nvrtc_preload(int cc_major, int cc_minor)
+{
+    const char *v = getenv("CUJIT_PRELOAD_NVRTC");
+    if (warm_state || (v && strcmp(v, "0") == 0) || load_state) {
+        return;
+    }
+    snprintf(warm_arch, sizeof warm_arch, "--gpu-architecture=sm_%d%d", cc_major, cc_minor);
+    pthread_attr_t attr;
+    pthread_t t;
+    if (pthread_attr_init(&attr) != 0) {
+        return;
+    }
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    static int hooks;
+    if (!hooks) {
+        hooks = 1;
+        pthread_atfork(NULL, NULL, after_fork_child);
+        Py_AtExit(wait_warm);
+    }
+    warm_state = 1;
+    if (pthread_create(&t, &attr, warm_main, NULL) != 0) {
+        warm_state = 0;
+    }
+    pthread_attr_destroy(&attr);
 }
 
 static int
@@ -445,6 +551,7 @@ rt_nvrtc_compile_ex(const char *src, const char *name, const char *arch, int wan
         return nvrtc_fail(r, "nvrtcCreateProgram", name);
     }
     Py_BEGIN_ALLOW_THREADS
+    wait_warm();
     r = nv.CompileProgram(p, n, all);
     Py_END_ALLOW_THREADS
     if (r == NVRTC_ERROR_COMPILATION || r == NVRTC_ERROR_INVALID_OPTION) {

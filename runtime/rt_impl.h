@@ -341,6 +341,9 @@ extern long long rt_cache_hits, rt_cache_misses, rt_cache_rejected;
 const char *rt_nvrtc_identity(void);
 int rt_nvrtc_env_options(const char *const **out);
 int rt_nvrtc_has_fast_compile(void);
+/* Starts opening NVRTC and compiling a tiny kernel for compute capability
+ * major.minor in a background thread, once (CUJIT_PRELOAD_NVRTC=0: never) */
+void rt_nvrtc_preload(int cc_major, int cc_minor);
 int rt_fast_compile_wanted(void);
 /* the architectures NVRTC can compile for (cc*10 values); -1 with exception */
 int rt_nvrtc_supported_archs(const int **archs);

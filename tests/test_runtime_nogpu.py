@@ -260,6 +260,12 @@ def test_fake_driver_fast_compile(fake_driver, tmp_path):
     assert len(set(with_fast) & set(without)) == 1      # the reduction's entry only
 
 
+def test_fake_driver_nvrtc_preload(fake_driver, tmp_path):
+    nvrtc_or_skip()
+    run_scenario(fake_driver, "preload", tmp_path)
+    run_scenario(fake_driver, "preload", tmp_path, CUJIT_PRELOAD_NVRTC="0")
+
+
 def test_fake_driver_sticky_error(fake_driver, tmp_path):
     nvrtc_or_skip()
     run_scenario(fake_driver, "sticky_error", tmp_path)

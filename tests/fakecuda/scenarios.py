@@ -366,6 +366,24 @@ def fast_compile():
     print("fast_compile ok", info)
 
 
+def preload():
+    """The background NVRTC preload started by the first device use: a
+    compilation right after it waits for it and succeeds, and so does one
+    in a child forked while it may still run (no hang on its locks)."""
+    import signal
+    cujit.zeros(3)                      # driver init starts the preload
+    pid = os.fork()
+    if pid == 0:
+        signal.alarm(60)
+        ptx, _, _ = C._nvrtc_compile('extern "C" __global__ void k(int *x) { x[0] = 2; }', "k")
+        os._exit(0 if ".entry k(" in ptx else 3)
+    ptx, _, _ = C._nvrtc_compile('extern "C" __global__ void k(int *x) { x[0] = 1; }', "k")
+    assert ".entry k(" in ptx
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
+    print("preload ok")
+
+
 def sticky_error():
     C._launch_raw(SCALE2, "scale2", 1, 32, (cujit.zeros(4), 4))
     try:
