@@ -8,8 +8,10 @@ Sections (DESIGN.md section 5 has the figures and goals):
 
 1. host time per launch: 1 int32 array + 1 int, 1 block of 32 threads, body
    `if i < n: x[i] = x[i] + 1`.  N launches timed with perf_counter, one
-   synchronize after the clock stops, median of several repetitions; beside a
-   C program (bench/launch_floor.c) that calls cuLaunchKernel N times.
+   synchronize after the clock stops; beside a C program
+   (bench/launch_floor.c) that calls cuLaunchKernel N times.  The C program
+   and every case take turns over several rounds (this machine's launch cost
+   drifts over seconds); medians over all repetitions.
 2. first call in a new process: saxpy (n = 2^20), timed from just before the
    decorator / kernel creation to after the first launch and a synchronize,
    imports and array creation excluded; empty and warm disk caches; median of
@@ -179,8 +181,9 @@ NELEM = 32
 
 def host_loop_time(loop, sync, n_launch, reps, warm):
     """loop(k) makes k launches; returns (median us/launch, all reps, launches made)."""
-    loop(1)                     # compile / first-call costs out of the way
-    loop(warm)
+    if warm:
+        loop(1)                 # compile / first-call costs out of the way
+        loop(warm)
     sync()
     per = []
     for _ in range(reps):
@@ -189,7 +192,7 @@ def host_loop_time(loop, sync, n_launch, reps, warm):
         t1 = time.perf_counter()
         sync()
         per.append((t1 - t0) / n_launch * 1e6)
-    return median(per), per, 1 + warm + reps * n_launch
+    return median(per), per, (1 + warm if warm else 0) + reps * n_launch
 
 
 def check_counts(name, got, start, launches):
@@ -204,32 +207,21 @@ def check_counts(name, got, start, launches):
 
 def section_launch(args):
     log("\n== 1. host time per launch (1 int32 array + 1 int, grid 1 x 32) ==")
+    log(f"  {args.rounds} rounds; in each, the C floor process and every case below run "
+        f"{args.reps} repetitions of {args.launches} launches in turn (the launch cost of "
+        "this machine drifts by 10-20 % over seconds); medians over every repetition")
     res = RESULTS.setdefault("launch", {})
     N, reps, warm = args.launches, args.reps, args.warm
-    res["N"], res["reps"] = N, reps
+    res["N"], res["reps"], res["rounds"] = N, reps, args.rounds
     rng = np.random.default_rng(1)
     n = NELEM
+    cases = []      # [key, name, loop, sync, readback, start, per-rep us, launches, failed]
 
-    def record(key, name, loop, sync, readback, start):
-        try:
-            med, per, total = host_loop_time(loop, sync, N, reps, warm)
-            ok = check_counts(name, readback(), start, total)
-            res[key] = {"us": med, "reps_us": per, "correct": ok}
-            log(f"  {name:<44} {med:8.3f} us/launch   reps {[round(p, 3) for p in per]}"
-                f"{'' if ok else '   WRONG RESULT'}")
-        except Exception as e:  # noqa: BLE001
-            err(f"launch/{key}", e)
+    def case(key, name, loop, sync, readback, start):
+        cases.append([key, name, loop, sync, readback, start, [], 0, False])
 
     def fresh_start():
         return rng.integers(0, 1000, n).astype(np.int32)
-
-    # C floor
-    try:
-        floor = run_launch_floor(N, reps)
-        if floor is not None:
-            res["c_floor"] = {"us": floor}
-    except Exception as e:      # noqa: BLE001
-        err("launch/c_floor", e)
 
     if cujit is not None:
         try:
@@ -237,34 +229,6 @@ def section_launch(args):
         except Exception as e:  # noqa: BLE001
             err("launch/cujit decorate", e)
             k = None
-        if k is not None and cp is not None:
-            s = fresh_start()
-            x = cp.asarray(s)
-
-            def loop(m, k=k, x=x, n=n):
-                for _ in range(m):
-                    k[1, 32](x, n)
-            record("cujit_cupy", "cujit k[1, 32](x, n), CuPy array", loop,
-                   cujit.synchronize, lambda x=x: x.get(), s)
-
-            s = fresh_start()
-            x = cp.asarray(s)
-
-            def loop(m, k=k, x=x, n=n):
-                kc = k[1, 32]
-                for _ in range(m):
-                    kc(x, n)
-            record("cujit_cupy_bound", "cujit kc = k[1, 32]; kc(x, n), CuPy array", loop,
-                   cujit.synchronize, lambda x=x: x.get(), s)
-
-            s = fresh_start()
-            x = cp.asarray(s)
-
-            def loop(m, k=k, x=x, n=n):
-                for _ in range(m):
-                    k((1,), (32,), (x, n))
-            record("cujit_cupy_style", "cujit k((1,), (32,), (x, n)), CuPy array", loop,
-                   cujit.synchronize, lambda x=x: x.get(), s)
         if k is not None:
             try:
                 s = fresh_start()
@@ -273,10 +237,36 @@ def section_launch(args):
                 def loop(m, k=k, x=xd, n=n):
                     for _ in range(m):
                         k[1, 32](x, n)
-                record("cujit_devarray", "cujit k[1, 32](x, n), cujit DeviceArray", loop,
-                       cujit.synchronize, lambda x=xd: x.copy_to_host(), s)
+                case("cujit_devarray", "cujit k[1, 32](x, n), cujit DeviceArray", loop,
+                     cujit.synchronize, lambda x=xd: x.copy_to_host(), s)
             except Exception as e:  # noqa: BLE001
                 err("launch/cujit_devarray", e)
+        if k is not None and cp is not None:
+            s = fresh_start()
+            x = cp.asarray(s)
+
+            def loop(m, k=k, x=x, n=n):
+                for _ in range(m):
+                    k[1, 32](x, n)
+            case("cujit_cupy", "cujit k[1, 32](x, n), CuPy array", loop,
+                 cujit.synchronize, lambda x=x: x.get(), s)
+            s = fresh_start()
+            x = cp.asarray(s)
+
+            def loop(m, k=k, x=x, n=n):
+                kc = k[1, 32]
+                for _ in range(m):
+                    kc(x, n)
+            case("cujit_cupy_bound", "cujit kc = k[1, 32]; kc(x, n), CuPy array", loop,
+                 cujit.synchronize, lambda x=x: x.get(), s)
+            s = fresh_start()
+            x = cp.asarray(s)
+
+            def loop(m, k=k, x=x, n=n):
+                for _ in range(m):
+                    k((1,), (32,), (x, n))
+            case("cujit_cupy_style", "cujit k((1,), (32,), (x, n)), CuPy array", loop,
+                 cujit.synchronize, lambda x=x: x.get(), s)
 
     if cp is not None:
         try:
@@ -287,8 +277,8 @@ def section_launch(args):
             def loop(m, rk=rk, x=x, n=n):
                 for _ in range(m):
                     rk((1,), (32,), (x, np.int32(n)))
-            record("cupy_raw", "CuPy RawKernel rk((1,), (32,), (x, np.int32(n)))", loop,
-                   cp.cuda.Device().synchronize, lambda x=x: x.get(), s)
+            case("cupy_raw", "CuPy RawKernel rk((1,), (32,), (x, np.int32(n)))", loop,
+                 cp.cuda.Device().synchronize, lambda x=x: x.get(), s)
         except Exception as e:  # noqa: BLE001
             err("launch/cupy_raw", e)
 
@@ -301,8 +291,8 @@ def section_launch(args):
             def loop(m, ck=ck, x=x, n=n):
                 for _ in range(m):
                     ck((1,), (32,), (x, n))
-            record("cupyx_jit", "cupyx.jit ck((1,), (32,), (x, n))", loop,
-                   cp.cuda.Device().synchronize, lambda x=x: x.get(), s)
+            case("cupyx_jit", "cupyx.jit ck((1,), (32,), (x, n))", loop,
+                 cp.cuda.Device().synchronize, lambda x=x: x.get(), s)
         except Exception as e:  # noqa: BLE001
             err("launch/cupyx_jit", e)
 
@@ -315,8 +305,8 @@ def section_launch(args):
             def loop(m, nk=nk, x=xd, n=n):
                 for _ in range(m):
                     nk[1, 32](x, n)
-            record("numba_devarray", "numba-cuda nk[1, 32](x, n), numba device array", loop,
-                   cuda.synchronize, lambda x=xd: x.copy_to_host(), s)
+            case("numba_devarray", "numba-cuda nk[1, 32](x, n), numba device array", loop,
+                 cuda.synchronize, lambda x=xd: x.copy_to_host(), s)
             if cp is not None:
                 s = fresh_start()
                 x = cp.asarray(s)
@@ -324,10 +314,44 @@ def section_launch(args):
                 def loop(m, nk=nk, x=x, n=n):
                     for _ in range(m):
                         nk[1, 32](x, n)
-                record("numba_cupy", "numba-cuda nk[1, 32](x, n), CuPy array", loop,
-                       cuda.synchronize, lambda x=x: x.get(), s)
+                case("numba_cupy", "numba-cuda nk[1, 32](x, n), CuPy array", loop,
+                     cuda.synchronize, lambda x=x: x.get(), s)
         except Exception as e:  # noqa: BLE001
             err("launch/numba", e)
+
+    floor_reps, floor_ok = [], True
+    for r in range(args.rounds):
+        try:
+            if floor_ok:
+                floor_reps += run_launch_floor(N, reps, quiet=True)
+        except Exception as e:  # noqa: BLE001
+            err("launch/c_floor", e)
+            floor_ok = False
+        for c in cases:
+            if c[8]:
+                continue
+            try:
+                _, per, total = host_loop_time(c[2], c[3], N, reps, warm if r == 0 else 0)
+                c[6] += per
+                c[7] += total
+            except Exception as e:  # noqa: BLE001
+                err(f"launch/{c[0]}", e)
+                c[8] = True
+    if floor_reps:
+        res["c_floor"] = {"us": median(floor_reps), "reps_us": floor_reps}
+        log(f"  {'C floor cuLaunchKernel (bench/launch_floor.c)':<44} {median(floor_reps):8.3f} "
+            f"us/launch   reps {[round(p, 2) for p in floor_reps]}")
+    for key, name, _, _, readback, start, per, total, failed in cases:
+        if failed or not per:
+            continue
+        try:
+            ok = check_counts(name, readback(), start, total)
+        except Exception as e:  # noqa: BLE001
+            err(f"launch/{key} readback", e)
+            ok = False
+        res[key] = {"us": median(per), "reps_us": per, "correct": ok}
+        log(f"  {name:<44} {median(per):8.3f} us/launch   reps {[round(p, 2) for p in per]}"
+            f"{'' if ok else '   WRONG RESULT'}")
 
 
 def cuda_lib_dirs():
@@ -389,11 +413,13 @@ def floor_module_file():
     return out
 
 
-def run_launch_floor(N, reps):
-    exe, needs_module = build_launch_floor()
-    argv = [exe, str(N), str(reps)]
-    if needs_module:
-        argv.append(floor_module_file())
+def run_launch_floor(N, reps, quiet=False):
+    """The C floor process once; the microseconds per launch of each repetition."""
+    global FLOOR_EXE
+    if FLOOR_EXE is None:
+        exe, needs_module = build_launch_floor()
+        FLOOR_EXE = [exe] + ([floor_module_file()] if needs_module else [])
+    argv = [FLOOR_EXE[0], str(N), str(reps)] + FLOOR_EXE[1:]
     env = dict(os.environ)
     dirs, _ = cuda_lib_dirs()
     env["LD_LIBRARY_PATH"] = ":".join(dirs + [env.get("LD_LIBRARY_PATH", "")]).rstrip(":")
@@ -403,10 +429,14 @@ def run_launch_floor(N, reps):
     if p.returncode != 0 or not m:
         raise RuntimeError(f"launch_floor rc={p.returncode}: {out.strip()[-800:]}")
     reps_us = [float(v) for v in re.findall(r"rep \d+: ([0-9.]+) us", p.stdout)]
-    log(f"  {'C floor cuLaunchKernel (bench/launch_floor.c)':<44} {float(m.group(1)):8.3f} "
-        f"us/launch   reps {reps_us}")
+    if not quiet:
+        log(f"  {'C floor cuLaunchKernel (bench/launch_floor.c)':<44} {float(m.group(1)):8.3f} "
+            f"us/launch   reps {reps_us}")
     RESULTS.setdefault("launch", {})["c_floor_output"] = p.stdout[-2000:]
-    return float(m.group(1))
+    return reps_us
+
+
+FLOOR_EXE = None
 
 
 # ---------------------------------------------------------------------------
@@ -1407,12 +1437,12 @@ def main():
     args = ap.parse_args()
     cli_launches = args.launches
     if args.quick:
-        args.launches, args.reps, args.warm = 1000, 3, 100
+        args.launches, args.reps, args.warm, args.rounds = 1000, 3, 100, 2
         args.first_runs, args.first_budget, args.first_timeout = 1, 150.0, 90
         args.n, args.bw_warm, args.bw_iters = 1 << 22, 2, 5
         args.side, args.fv_budget, args.fv_timeout = 2048, 60.0, 45
     else:
-        args.launches, args.reps, args.warm = 20000, 5, 1000
+        args.launches, args.reps, args.warm, args.rounds = 20000, 3, 1000, 5
         args.first_runs, args.first_budget, args.first_timeout = 3, 170.0, 90
         args.n, args.bw_warm, args.bw_iters = 1 << 28, 3, 20
         args.side, args.fv_budget, args.fv_timeout = 16384, 90.0, 45
