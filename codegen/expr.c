@@ -365,6 +365,10 @@ pow_expr(Cg *g, Node *n, const Type *rt, int prec)
         helper2(g, "cj_ipow", n->a, n->b, rt->dtype == DT_I8 ? cj_scalar(DT_I8) : rt);
         return;
     }
+    if (k == 'c') {
+        helper2(g, "cj_cpow", n->a, n->b, rt);
+        return;
+    }
     if (rt->dtype == DT_F16) {
         S("cj_half(powf(");
         cg_conv(g, n->a, cj_scalar(DT_F32), PR_COMMA);

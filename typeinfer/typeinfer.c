@@ -191,8 +191,7 @@ ti_binop_type(Ti *t, Node *n, int op, Type *x, Type *y)
             ti_err(t, n, "operator %s is not defined for complex numbers", op_str(op));
         }
         if (k == 'c') {
-            ti_err(t, n, "complex powers are not supported in kernels; multiply the values "
-                "or use math on .real and .imag");
+            return r;
         }
         int64_t e;
         if (op == OP_POW && weak && k == 'i' && n && n->b && cj_fold_int(n->b, &e) && e < 0) {

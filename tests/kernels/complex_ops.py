@@ -93,6 +93,30 @@ def complex_magnitudes(z, out):
         out[i] = acc.real
 
 
+@jit.rawkernel()
+def complex_powers(z, w, out):
+    i = jit.grid(1)
+    if i < z.size:
+        out[i, 0] = z[i] ** 2            # integer exponents: repeated products
+        out[i, 1] = z[i] ** -3
+        out[i, 2] = z[i] ** 0.5          # exp(b log a)
+        out[i, 3] = z[i] ** w[i]
+        out[i, 4] = 2.0 ** w[i]          # weak real base meets complex
+        out[i, 5] = z[i] ** 0
+
+
+def _powers_ref(z, w, out):
+    c = np.stack([z ** 2, z ** -3, z ** 0.5, z ** w, np.float64(2.0) ** w, z ** 0], axis=1)
+    return {2: c.astype(out.dtype)}
+
+
+def _powers_args(dt):
+    def make():
+        n = 40
+        return rand(n, dt, -2, 2), rand(n, dt, -2, 2), poison((n, 6), dt)
+    return make
+
+
 CASES = [
     (complex_arith, _arith_args(np.complex64)()),
     (complex_arith, _arith_args(np.complex128)()),
@@ -100,6 +124,8 @@ CASES = [
     (complex_of_float32, (rand(16, np.float32), poison(16, np.complex64))),
     (complex_magnitudes, (rand((8, 5), np.complex128), poison(8, np.float64))),
     (complex_magnitudes, (rand((8, 5), np.complex64), poison(8, np.float32))),
+    (complex_powers, _powers_args(np.complex64)()),
+    (complex_powers, _powers_args(np.complex128)()),
 ]
 
 RUN = [
@@ -110,4 +136,6 @@ RUN = [
      lambda x, out: {1: (x * np.complex64(1j) + np.float32(0.5)).astype(np.complex64)}),
     (complex_magnitudes, 1, 8, lambda: (rand((8, 5), np.complex128), poison(8, np.float64)),
      lambda z, out: {1: (np.abs(z) ** 2).sum(axis=1)}),
+    (complex_powers, 1, 40, _powers_args(np.complex64), _powers_ref),
+    (complex_powers, 1, 40, _powers_args(np.complex128), _powers_ref),
 ]
