@@ -525,18 +525,54 @@ int_fits(int64_t v, DType dt)
                             && v < ((int64_t)1 << (8 * d->size - 1)));
 }
 
-/* the type two operands are compared in; a Python int outside the other
- * operand's integer range (uint8 x >= -3) widens it, as NumPy 2 does */
+/* n reads a parameter holding a weak Python int (a value known at run time) */
+static int
+reads_weak_param(Cg *g, const Node *n)
+{
+    if (!n) {
+        return 0;
+    }
+    if (n->kind == ND_VAR) {
+        return n->var->is_param && g->in->args[n->var->id]->kind == TY_WEAK_INT;
+    }
+    if (reads_weak_param(g, n->a) || reads_weak_param(g, n->b) || reads_weak_param(g, n->c)) {
+        return 1;
+    }
+    for (int i = 0; i < n->n; i++) {
+        if (reads_weak_param(g, n->list[i])) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* a weak Python int operand x of type t that may lie outside dtype dt: a
+ * constant that does not fit, or a value computed from a Python int
+ * parameter (int64 at run time) */
+static int
+weak_outside(Cg *g, const Type *t, Node *x, DType dt)
+{
+    int64_t v;
+    if (!cj_is_weak(t)) {
+        return 0;
+    }
+    if (cj_fold_int(x, &v)) {
+        return !int_fits(v, dt);
+    }
+    return dt != DT_I64 && reads_weak_param(g, x);
+}
+
+/* the type two operands are compared in; a Python int that may lie outside
+ * the other operand's integer range (uint8 x >= -3, uint8 x < n) widens it:
+ * NumPy 2 compares such values exactly */
 static const Type *
 common_type(Cg *g, Node *x, Node *y)
 {
     const Type *a = g->in->ntype[x->id], *b = g->in->ntype[y->id];
     const Type *ct = cj_concrete(cj_promote(a, b));
     char k = cj_dtypes[ct->dtype].kind;
-    int64_t v;
     if (ct->kind == TY_SCALAR && (k == 'i' || k == 'u')
-        && ((cj_is_weak(a) && cj_fold_int(x, &v) && !int_fits(v, ct->dtype))
-            || (cj_is_weak(b) && cj_fold_int(y, &v) && !int_fits(v, ct->dtype)))) {
+        && (weak_outside(g, a, x, ct->dtype) || weak_outside(g, b, y, ct->dtype))) {
         return cj_scalar(ct->dtype == DT_U64 ? DT_F64 : DT_I64);
     }
     return ct;

@@ -283,6 +283,9 @@ struct Inst {
     Type *ret;
     const char *cname;  /* mangled C++ name */
     int done;           /* typing finished (recursion guard) */
+    /* by param: bit d when a weak Python int argument meets integer dtype d
+     * as an operand (NEP 50: the caller checks that its value fits d) */
+    uint32_t *weak_to;
 };
 
 enum {

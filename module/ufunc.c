@@ -22,6 +22,8 @@ typedef struct Form {
     int nout;
     DType out[MAXOUT];      /* vectorize: result dtypes; reduce: out[0] */
     int acc_size;           /* reduce: bytes of one accumulator */
+    uint32_t weak_to[MAXIN];    /* vectorize: per input, the integer dtypes a
+                                 * Python int argument is converted to */
     PyObject *keep;         /* code objects the key points at */
     RtKernel rk[8], rk2[8];
     char loaded[8];
@@ -336,6 +338,9 @@ ew_compile(VectorizeObject *v, Operand *ops, EwPlan *plan, const Key *key, int t
     }
     f->nout = nout;
     memcpy(f->out, outs, sizeof outs);
+    for (int i = 0; i < plan->n && i < MAXIN; i++) {
+        f->weak_to[i] = p->kernel->weak_to[i];
+    }
     if (typing_only) {
         goto done;
     }
@@ -466,6 +471,31 @@ pack_operand_scalar(unsigned char *buf, size_t *off, const Operand *op, const Ty
     }
     int sz = cj_dtypes[dt].size;
     mod_put(buf, off, bytes, (size_t)sz, (size_t)(sz > 8 ? 8 : sz));
+    return 0;
+}
+
+/* NEP 50: a Python int argument must fit each integer dtype the function
+ * converts it to (the eager signature's input type, or what it meets as an
+ * operand); NumPy's OverflowError otherwise, raised before launching */
+static int
+check_python_ints(const Form *typed, const Sig *sig, const Operand *ops, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (!ops[i].weak || cj_dtypes[ops[i].dt].kind != 'i') {
+            continue;
+        }
+        uint32_t to = typed->weak_to[i];
+        char k = sig ? cj_dtypes[sig->in[i]].kind : 0;
+        if (k == 'i' || k == 'u') {
+            to |= 1u << sig->in[i];
+        }
+        for (int d = 0; d < DT_COUNT; d++) {
+            unsigned char bytes[16];
+            if ((to >> d & 1) && rt_scalar_to_bytes(ops[i].obj, (DType)d, bytes) < 0) {
+                return -1;
+            }
+        }
+    }
     return 0;
 }
 
@@ -623,6 +653,9 @@ vectorize_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *k
                 typed->out[k] = v->sigs[sig].out[k];
             }
         }
+    }
+    if (check_python_ints(typed, sig >= 0 ? &v->sigs[sig] : NULL, ops, (int)n) < 0) {
+        goto done;
     }
     if (nouts && nouts != typed->nout) {
         PyErr_Format(PyExc_ValueError, "%U() has %d outputs but out= gives %d", v->name,

@@ -395,6 +395,7 @@ cast_type(Ti *t, Node *n)
     case BI_BOOL:
         return cj_scalar(DT_BOOL);
     default:
+        ti_weak_to(t, n->list[0], cj_scalar(n->cval.dt));     /* np.uint8(300) raises */
         return cj_scalar(n->cval.dt);
     }
 }
@@ -462,6 +463,9 @@ minmax_type(Ti *t, Node *n)
             ti_err(t, n->list[i], "%s() needs real numbers, got %s", bname(n), ti_tstr(t, x));
         }
         r = r ? cj_promote(r, x) : x;
+    }
+    for (int i = 0; i < n->n; i++) {
+        ti_weak_to(t, n->list[i], r);     /* np.minimum's OverflowError */
     }
     return r;
 }
@@ -545,6 +549,9 @@ devfunc_type(Ti *t, Node *n)
      * emits only those the final pass calls */
     Inst *in = ti_instance(t, n, fn, args);
     t->in->callee[n->id] = in;
+    for (int i = 0; i < n->n; i++) {
+        ti_weak_mask(t, n->list[i], in->weak_to[i]);   /* the callee's conversions */
+    }
     return in->ret;
 }
 

@@ -13,6 +13,7 @@ typedef struct {
     int changed;        /* a variable's type widened in this pass */
     int final;          /* last pass: every type must be known */
     int alloc_ok;       /* assigning the result of shared_memory / local_memory */
+    unsigned char *assigned;    /* by var id: assigned in the body (parameters) */
 } Ti;
 
 const char *ti_tstr(Ti *t, const Type *ty);
@@ -21,6 +22,8 @@ Type *ti_expr_pub(Ti *t, Node *n);
 Type *ti_binop_type(Ti *t, Node *n, int op, Type *x, Type *y);
 Type *ti_call(Ti *t, Node *n);
 Inst *ti_instance(Ti *caller, Node *call, Func *fn, Type **args);
+void ti_weak_to(Ti *t, Node *operand, const Type *to);
+void ti_weak_mask(Ti *t, Node *operand, uint32_t dtypes);
 CJ_NORETURN void ti_err(Ti *t, Node *n, const char *fmt, ...) CJ_PRINTF(3, 4);
 
 #endif

@@ -115,6 +115,56 @@ note_type(Ti *t, const Type *ty)
     }
 }
 
+/* ---- NEP 50 ranges of Python int parameters ---- */
+
+/* the parameter `operand` reads when that holds a weak Python int; -1
+ * otherwise (a parameter assigned in the body drops its notes at the end) */
+static int
+weak_param(Ti *t, Node *operand)
+{
+    if (operand->kind != ND_VAR || !operand->var->is_param) {
+        return -1;
+    }
+    int k = operand->var->id;
+    return t->in->args[k]->kind == TY_WEAK_INT ? k : -1;
+}
+
+/* a weak Python int parameter used as `operand` is converted to the dtypes
+ * in the mask; noted on the last pass, where every type is final */
+void
+ti_weak_mask(Ti *t, Node *operand, uint32_t dtypes)
+{
+    int k = weak_param(t, operand);
+    if (t->final && k >= 0) {
+        t->in->weak_to[k] |= dtypes;
+    }
+}
+
+/* `operand` is converted to type `to`: noted when that is an integer dtype */
+void
+ti_weak_to(Ti *t, Node *operand, const Type *to)
+{
+    if (to && to->kind == TY_SCALAR) {
+        char k = cj_dtypes[to->dtype].kind;
+        if (k == 'i' || k == 'u') {
+            ti_weak_mask(t, operand, 1u << to->dtype);
+        }
+    }
+}
+
+/* x op y converts a weak Python int operand to the other's integer dtype;
+ * true division converts both to float64 (no range to keep) */
+static void
+weak_operands(Ti *t, int op, Node *a, Node *b, Type *x, Type *y)
+{
+    if (op == OP_DIV || !x || !y || !cj_is_numeric(x) || !cj_is_numeric(y)) {
+        return;
+    }
+    Type *r = cj_promote(x, y);
+    ti_weak_to(t, a, r);
+    ti_weak_to(t, b, r);
+}
+
 /* ---- expressions ---- */
 
 static Type *ti_expr(Ti *t, Node *n);
@@ -445,6 +495,7 @@ ti_expr(Ti *t, Node *n)
     case ND_BINOP: {
         Type *x = ti_expr(t, n->a), *y = ti_expr(t, n->b);
         ty = ti_binop_type(t, n, n->op, x, y);
+        weak_operands(t, n->op, n->a, n->b, x, y);
         break;
     }
     case ND_UNARY:
@@ -491,6 +542,7 @@ ti_expr_pub(Ti *t, Node *n)
 static void
 bind_var(Ti *t, Node *at, Var *v, Type *ty)
 {
+    t->assigned[v->id] = 1;
     if (!ty) {
         return;
     }
@@ -691,6 +743,7 @@ ti_stmt(Ti *t, Node *n)
         Type *x = ti_expr(t, n->a);
         Type *y = ti_expr(t, n->b);
         Type *r = ti_binop_type(t, n, n->op, x, y);
+        weak_operands(t, n->op, n->a, n->b, x, y);
         if (n->a->kind == ND_VAR) {
             bind_var(t, n, n->a->var, r);
         } else {
@@ -946,6 +999,7 @@ infer_inst(Program *p, Inst *in)
     t->in = in;
     t->fn = in->fn;
     Func *fn = in->fn;
+    t->assigned = cj_alloc(p->arena, (size_t)fn->nvars + 1);
     for (int i = 0; i < fn->nparams; i++) {
         in->vtype[i] = in->args[i];
         note_type(t, in->args[i]);
@@ -968,6 +1022,11 @@ infer_inst(Program *p, Inst *in)
     }
     t->final = 1;
     ti_stmts(t, fn->body, fn->nbody);
+    for (int i = 0; i < fn->nparams; i++) {
+        if (t->assigned[i]) {
+            in->weak_to[i] = 0;     /* its value is no longer the argument's */
+        }
+    }
     if (!in->ret) {
         in->ret = cj_void();
     }
@@ -989,6 +1048,7 @@ new_inst(Program *p, Func *fn, Type **args)
     in->aux = cj_alloc(p->arena, sizeof(int64_t) * (size_t)(fn->nnodes + 1));
     in->vtype = cj_alloc(p->arena, sizeof(Type *) * (size_t)(fn->nvars + 1));
     in->callee = cj_alloc(p->arena, sizeof(Inst *) * (size_t)(fn->nnodes + 1));
+    in->weak_to = cj_alloc(p->arena, sizeof(uint32_t) * (size_t)(fn->nparams + 1));
     in->cname = mangle(p, fn, args, fn->nparams);
     return in;
 }

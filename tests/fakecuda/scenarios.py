@@ -103,20 +103,26 @@ def arrays():
     assert [x.item() for x in cujit.to_device(np.arange(3))] == [0, 1, 2]
     out = np.empty((5, 4), np.float32)
     assert d.copy_to_host(out) is out and (out == h).all()
-    # writes: scalars and arrays, into views of any layout
-    d[1:3, 0] = 9.5
-    h[1:3, 0] = 9.5
+    # writes the driver does alone: numbers into contiguous views (a memset),
+    # host data into contiguous views (one copy); strided views take a kernel
+    # of the stdlib (stdlib_scenarios.py writes, tests/gpu for values)
+    d[1:3] = 9.5
+    h[1:3] = 9.5
     d[0] = np.arange(4)
     h[0] = np.arange(4)
-    d[::2, 1::2] = rand(3, 2)[::-1]
-    h[::2, 1::2] = d[::2, 1::2].copy_to_host()
+    d[3:] = rand(4, 2)[::-1].T
+    h[3:] = d[3:].copy_to_host()
     assert (d.copy_to_host() == h).all()
     d2 = cujit.empty_like(d)
     d2.copy_to_device(d)
     assert (d2.copy_to_host() == h).all()
     d2.copy_to_device(h[::-1])
     assert (d2.copy_to_host() == h[::-1]).all()
-    assert (d.copy().copy_to_host() == h).all() and (d[::2].copy().copy_to_host() == h[::2]).all()
+    dtod = counter("fake_dtod")
+    assert (d.copy().copy_to_host() == h).all() and (d[1:3].copy().copy_to_host() == h[1:3]).all()
+    f = d.T.copy(order="F")
+    assert f.f_contiguous and (f.copy_to_host() == h.T).all()
+    assert counter("fake_dtod") == dtod + 3             # device-to-device copies
     # creation
     assert (cujit.zeros((3, 4), dtype="f4").copy_to_host() == 0).all()
     assert (cujit.ones(5, dtype=np.complex64).copy_to_host() == 1).all()
@@ -209,7 +215,9 @@ def imports():
             exp = view.copy_to_host()
             got = cujit.asnumpy(w)
             assert got.shape == exp.shape and (got == exp).all(), wrap
-            assert (cujit.to_device(w).copy_to_host() == exp).all(), wrap
+            t = cujit.to_device(w)      # strided: a copy kernel (values in tests/gpu)
+            assert t.shape == exp.shape and t.dtype == exp.dtype and t.c_contiguous, wrap
+            assert view is not d or (t.copy_to_host() == exp).all(), wrap
             z = cujit.zeros_like(w)
             assert z.shape == exp.shape and z.dtype == exp.dtype, wrap
         x = cujit.to_device(np.arange(8, dtype=np.float32))
@@ -421,6 +429,152 @@ def no_pool():
     del d
     assert counter("fake_allocs") - counter("fake_frees") == allocs
     print("no_pool ok")
+
+
+# ---- @vectorize with Python int arguments: NumPy 2's ranges (NEP 50) ----
+
+def _ints(dtype, n=16):
+    return cujit.to_device(np.arange(n).astype(dtype))
+
+
+def _numpy_error(npfunc, *args):
+    """NumPy's OverflowError message for npfunc on the host (None: no error)."""
+    try:
+        npfunc(*args)
+    except OverflowError as e:
+        return str(e)
+    return None
+
+
+def _raises_before_launch(fn, args, message):
+    """fn(*args) raises OverflowError(message) on the host: nothing launched."""
+    launches = counter("fake_launches")
+    try:
+        fn(*args)
+    except OverflowError as e:
+        assert str(e) == message, (str(e), message)
+    else:
+        raise AssertionError("no OverflowError for %r" % (args,))
+    assert counter("fake_launches") == launches
+
+
+def _launches(fn, args):
+    launches = counter("fake_launches")
+    fn(*args)
+    assert counter("fake_launches") == launches + 1
+
+
+def ints_out_of_range():
+    """A Python int that meets an integer array outside its dtype's range:
+    NumPy's OverflowError, word for word, before launching; on either side,
+    through arithmetic, bitwise, min/max, += and a device function."""
+    @cujit.vectorize
+    def add(a, b):
+        return a + b
+
+    @cujit.vectorize
+    def radd(b, a):
+        return b - a
+
+    @cujit.vectorize
+    def ops(a, b):
+        return (a & b) | min(a, b)
+
+    @cujit.vectorize
+    def aug(a, b):
+        a += b
+        return a
+
+    @cujit.jit.rawkernel(device=True)
+    def dev_mul(x, y):
+        return x * y
+
+    @cujit.vectorize
+    def via_device(a, b):
+        return dev_mul(a, b) + 1.0
+    u8, i8, u64 = np.dtype(np.uint8), np.dtype(np.int8), np.dtype(np.uint64)
+    cases = [(add, u8, 300, np.add), (add, u8, -1, np.add), (add, i8, 128, np.add),
+             (add, i8, -129, np.add), (add, u64, -1, np.add), (ops, u8, 256, np.minimum),
+             (aug, i8, 200, np.add), (via_device, u8, -3, np.multiply)]
+    for fn, dt, v, npfunc in cases:
+        message = _numpy_error(npfunc, np.arange(4).astype(dt), v)
+        assert message == "Python integer %d out of bounds for %s" % (v, dt.name), message
+        _raises_before_launch(fn, (_ints(dt), v), message)
+    message = _numpy_error(np.subtract, 300, np.arange(4).astype(u8))
+    _raises_before_launch(radd, (300, _ints(u8)), message)
+    print("ints_out_of_range ok")
+
+
+def ints_in_range():
+    """Values that fit launch: the edges of int8 and uint8, and int64 with 2**62."""
+    @cujit.vectorize
+    def add(a, b):
+        return a + b
+    for dt, v in ((np.int8, 127), (np.int8, -128), (np.uint8, 255), (np.uint8, 0),
+                  (np.int64, 2 ** 62), (np.int64, -2 ** 62)):
+        assert _numpy_error(np.add, np.arange(4).astype(dt), v) is None
+        _launches(add, (_ints(dt), v))
+    print("ints_in_range ok")
+
+
+def ints_float_context():
+    """Where the Python int meets floats, or is divided, nothing is checked
+    (NumPy computes in float64 there)."""
+    @cujit.vectorize
+    def add(a, b):
+        return a + b
+
+    @cujit.vectorize
+    def float_only(a, b):
+        return a * 0.5 + b * 1.5
+
+    @cujit.vectorize
+    def div(a, b):
+        return a / b
+
+    @cujit.vectorize
+    def reassigned(a, b):
+        b = b - 1000
+        return a + b
+    _launches(add, (_ints(np.uint8), 300.0))            # a Python float: float64
+    _launches(add, (_ints(np.float32), 300))
+    _launches(float_only, (_ints(np.uint8), 300))
+    _launches(float_only, (_ints(np.int8), -1000))
+    _launches(div, (_ints(np.uint8), 300))
+    _launches(reassigned, (_ints(np.uint8), 1100))      # 100 by the time it meets a
+    for v in (300, -1):
+        assert _numpy_error(np.add, np.arange(4, dtype=np.uint8), float(v)) is None
+        assert _numpy_error(np.true_divide, np.arange(4, dtype=np.uint8), v) is None
+    print("ints_float_context ok")
+
+
+def ints_compare():
+    """NumPy 2 compares out-of-range Python ints exactly (no error): so does
+    the kernel, in 64 bits."""
+    @cujit.vectorize
+    def less(a, b):
+        return a < b
+    for v in (300, -1, 255):
+        assert _numpy_error(np.less, np.arange(4, dtype=np.uint8), v) is None
+        _launches(less, (_ints(np.uint8), v))
+    src = "\n".join(less.inspect_cuda())
+    assert "(long long)a < b" in src, src
+    print("ints_compare ok")
+
+
+def ints_signature():
+    """An eager signature's integer input type: a Python int out of its range
+    raises NumPy's OverflowError (never wraps), before compiling or launching."""
+    @cujit.vectorize(["uint8(uint8, uint8)"])
+    def add(a, b):
+        return a + b
+    for v in (300, -1, 256):
+        message = _numpy_error(np.add, np.arange(4, dtype=np.uint8), v)
+        assert message == "Python integer %d out of bounds for uint8" % v, message
+        _raises_before_launch(add, (_ints(np.uint8), v), message)
+    assert add.inspect_cuda() == []                     # nothing compiled
+    _launches(add, (_ints(np.uint8), 255))
+    print("ints_signature ok")
 
 
 if __name__ == "__main__":

@@ -180,3 +180,101 @@ def test_int_reduction_with_out():
     r = add(cujit.to_device(x), axis=0, out=out)
     assert r is out
     np.testing.assert_array_equal(cujit.asnumpy(out), x.sum(0))
+
+
+# ---- Python int arguments: NumPy 2's ranges (NEP 50) ----
+
+@vectorize
+def int_mix(a, b):
+    return (a + b) ^ (a & b) | (b - a)
+
+
+@vectorize
+def int_minmax(a, b):
+    return min(a, b), max(b, a)
+
+
+@vectorize
+def int_compare(a, b):
+    return a < b, a <= b, a == b, a != b, b > a, b >= a
+
+
+@vectorize(["uint8(uint8, uint8)"])
+def add_u8(a, b):
+    return a + b
+
+
+INT_TYPES = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64]
+
+
+def python_ints(dtype):
+    """in-range Python ints for dtype: its edges and random ones; for int32
+    and int64 a margin of 100 from the edges (the elements are below 100), so
+    that no signed sum overflows (undefined in C++); for uint64 below 2**63
+    (a Python int argument travels as an int64)"""
+    info = np.iinfo(dtype)
+    lo, hi = int(info.min), min(int(info.max), (1 << 63) - 1)
+    if info.kind == "i" and info.bits >= 32:
+        lo, hi = lo + 100, hi - 100
+    return [lo, hi, 0, 1] + [int(v) for v in rng.integers(lo, hi, size=3, endpoint=True,
+                                                          dtype=dtype)]
+
+
+@pytest.mark.parametrize("dtype", INT_TYPES)
+def test_python_int_in_range_gives_numpy(dtype):
+    x = rng.integers(0, 100, size=10007).astype(dtype)
+    d = cujit.to_device(x)
+    for v in python_ints(dtype):
+        with np.errstate(over="ignore"):
+            ref = int_mix.py_func(x, v)          # NumPy, the Python int weak
+            lo, hi = np.minimum(x, v), np.maximum(v, x)
+        got = int_mix(d, v)
+        assert got.dtype == ref.dtype == dtype
+        np.testing.assert_array_equal(cujit.asnumpy(got), ref)
+        g_lo, g_hi = int_minmax(d, v)
+        np.testing.assert_array_equal(cujit.asnumpy(g_lo), lo)
+        np.testing.assert_array_equal(cujit.asnumpy(g_hi), hi)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.uint16, np.int32, np.uint64])
+def test_python_int_out_of_range_raises_then_runs(dtype):
+    info = np.iinfo(dtype)
+    d = cujit.to_device(rng.integers(0, 100, size=1000).astype(dtype))
+    for v in (int(info.max) + 1, int(info.min) - 1):
+        if v >= 1 << 63:
+            continue                            # beyond int64: a separate limit
+        with pytest.raises(OverflowError) as np_err:
+            np.add(np.zeros(3, dtype), v)
+        with pytest.raises(OverflowError) as err:
+            int_mix(d, v)
+        assert str(err.value) == str(np_err.value)
+    x = rng.integers(0, 100, size=1000).astype(dtype)
+    np.testing.assert_array_equal(cujit.asnumpy(int_mix(cujit.to_device(x), 7)),
+                                  int_mix.py_func(x, 7))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int32, np.uint32, np.uint64])
+def test_python_int_comparisons_are_exact(dtype):
+    x = rng.integers(np.iinfo(dtype).min, np.iinfo(dtype).max, size=4099, endpoint=True,
+                     dtype=dtype)
+    d = cujit.to_device(x)
+    info = np.iinfo(dtype)
+    values = [300, -1, -129, 255, 256, 1 << 40, -(1 << 40), int(info.min), int(info.max),
+              int(x[17])]
+    for v in values:
+        if not -(1 << 63) <= v < 1 << 63:
+            continue
+        got = int_compare(d, v)
+        ref = (x < v, x <= v, x == v, x != v, v > x, v >= x)
+        for g, r in zip(got, ref):
+            np.testing.assert_array_equal(cujit.asnumpy(g), r)
+
+
+def test_eager_signature_python_int():
+    x = rng.integers(0, 256, size=5000).astype(np.uint8)
+    d = cujit.to_device(x)
+    for v in (0, 1, 200, 255):
+        np.testing.assert_array_equal(cujit.asnumpy(add_u8(d, v)), np.add(x, v))
+    for v in (256, -1):
+        with pytest.raises(OverflowError, match="Python integer %d out of bounds for uint8" % v):
+            add_u8(d, v)

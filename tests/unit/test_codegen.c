@@ -123,6 +123,7 @@ body(Node **stmts, int n)
 }
 
 static CjTry tr;
+static Program *prog;   /* the last program emit() typed */
 
 /* types and prints the function; NULL (tr.err set) on a compile error */
 static const char *
@@ -136,6 +137,7 @@ emit(Type **args, int nargs, int idx32)
         return NULL;
     }
     Program *p = ti_infer(unit_arena(), &tr, bld.fn, args, nargs, idx32);
+    prog = p;
     Buf b;
     buf_init(&b);
     cg_emit(p, &b);
@@ -309,6 +311,80 @@ test_index_64bit(void)
     CONTAINS(s, "out.data[0LL] = x.data[1LL + x.shape[0] * 2LL];");
 }
 
+/* out[0] = <value> over (uint8 a, weak int b, out[:] of odt), after b = b - 1000
+ * when reassign; the integer dtypes b is converted to (NEP 50 range checks) */
+static uint32_t
+weak_to_of(Node *(*make)(Var *a, Var *b), DType odt, int reassign, const char **src)
+{
+    begin_func("k");
+    Var *a = var("a", 1), *b = var("b", 1), *out = var("out", 1);
+    Node **st = cj_alloc(unit_arena(), sizeof(Node *) * 2);
+    int n = 0;
+    if (reassign) {
+        st[n++] = assign(ref(b), bin(OP_SUB, ref(b), num_i(1000)));
+    }
+    st[n++] = assign(idx(ref(out), num_i(0)), make(a, b));
+    body(st, n);
+    Type *args[3] = {cj_scalar(DT_U8), cj_weak(TY_WEAK_INT),
+                     cj_array_type(unit_arena(), odt, 1, 'C')};
+    *src = emit(args, 3, 1);
+    return *src ? prog->kernel->weak_to[1] : 0xdead;
+}
+
+static Node *
+add_ab(Var *a, Var *b)
+{
+    return bin(OP_ADD, ref(a), ref(b));
+}
+
+static Node *
+shift_ba(Var *a, Var *b)
+{
+    return bin(OP_LSHIFT, ref(b), ref(a));
+}
+
+static Node *
+div_ab(Var *a, Var *b)
+{
+    return bin(OP_DIV, ref(a), ref(b));
+}
+
+static Node *
+float_only(Var *a, Var *b)
+{
+    return bin(OP_ADD, ref(a), bin(OP_MUL, ref(b), num_f(1.5)));
+}
+
+static Node *
+less_ab(Var *a, Var *b)
+{
+    Node *n = node(ND_COMPARE);
+    n->list = cj_alloc(unit_arena(), sizeof(Node *) * 2);
+    n->list[0] = ref(a);
+    n->list[1] = ref(b);
+    n->n = 2;
+    n->ops = cj_alloc(unit_arena(), sizeof(int));
+    n->ops[0] = OP_LT;
+    return n;
+}
+
+static void
+test_weak_int_param_ranges(void)
+{
+    const char *s;
+    /* a weak int parameter that meets uint8 as an operand is converted to it */
+    CU_ASSERT_EQUAL(weak_to_of(add_ab, DT_U8, 0, &s), 1u << DT_U8);
+    CU_ASSERT_EQUAL(weak_to_of(shift_ba, DT_U8, 0, &s), 1u << DT_U8);
+    /* true division and float contexts convert it to a float: nothing to check */
+    CU_ASSERT_EQUAL(weak_to_of(div_ab, DT_F64, 0, &s), 0);
+    CU_ASSERT_EQUAL(weak_to_of(float_only, DT_F64, 0, &s), 0);
+    /* assigned in the body: its value is no longer the argument's */
+    CU_ASSERT_EQUAL(weak_to_of(add_ab, DT_U8, 1, &s), 0);
+    /* comparisons: none, and exact in 64 bits (NumPy 2: uint8 < 300 is True) */
+    CU_ASSERT_EQUAL(weak_to_of(less_ab, DT_BOOL, 0, &s), 0);
+    CONTAINS(s, "out.data[0] = (long long)a < b;");
+}
+
 void
 add_codegen_suite(void)
 {
@@ -322,6 +398,7 @@ add_codegen_suite(void)
         {"int32 * float32 is float64", test_int32_float32_promotes},
         {"unassigned variable is an error at its line", test_unassigned_variable_error},
         {"64-bit F-order indexing", test_index_64bit},
+        {"NEP 50: ranges a weak int parameter must fit", test_weak_int_param_ranges},
         {NULL, NULL},
     };
     unit_add_suite("codegen", tests);
