@@ -178,25 +178,31 @@ ew_flat(Cg *g, Buf *b, const EwSpec *s, Inst *fn)
 
 /* any shapes and strides: the flat index is split over the output's shape;
  * broadcast inputs have stride 0 there */
+/* the operands' byte offsets (o<k>, q<k>) of the element whose coordinates
+ * in dimensions 0..last are the digits of `rem` (the last fastest), plus
+ * `col` in dimension last + 1 when col is given */
 static void
-ew_strided(Cg *g, Buf *b, const EwSpec *s, Inst *fn)
+ew_offsets(Buf *b, const EwSpec *s, const char *I, int last, const char *col)
 {
-    Program *p = g->p;
-    const char *I = ity(p);
-    const char *args[64], *outs[16];
-    P("    const %s stride = (%s)blockDim.x * gridDim.x;\n", I, I);
-    P("    for (%s i = (%s)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {\n", I, I);
-    P("        %s rem = i", I);
+    P("        %s rem = row", I);
     for (int k = 0; k < s->nin; k++) {
         if (s->in[k]->kind == TY_ARRAY) {
-            P(", o%d = 0", k);
+            if (col) {
+                P(", o%d = %s * in%d.strides[%d]", k, col, k, last + 1);
+            } else {
+                P(", o%d = 0", k);
+            }
         }
     }
     for (int k = 0; k < s->nout; k++) {
-        P(", q%d = 0", k);
+        if (col) {
+            P(", q%d = %s * out%d.strides[%d]", k, col, k, last + 1);
+        } else {
+            P(", q%d = 0", k);
+        }
     }
     S(";\n");
-    for (int d = s->ndim - 1; d >= 0; d--) {
+    for (int d = last; d >= 0; d--) {
         P("        {\n            const %s c = rem %% out0.shape[%d];\n", I, d);
         if (d) {
             P("            rem /= out0.shape[%d];\n", d);
@@ -211,6 +217,14 @@ ew_strided(Cg *g, Buf *b, const EwSpec *s, Inst *fn)
         }
         S("        }\n");
     }
+}
+
+/* the function at the offsets o<k> / q<k> */
+static void
+ew_strided_body(Cg *g, Buf *b, const EwSpec *s, Inst *fn)
+{
+    Program *p = g->p;
+    const char *args[64], *outs[16];
     for (int k = 0; k < s->nin; k++) {
         args[k] = s->in[k]->kind == TY_ARRAY ? cj_aprintf(p->arena, "cj_at(in%d.data, o%d)", k, k)
                                              : cj_aprintf(p->arena, "in%d", k);
@@ -223,6 +237,39 @@ ew_strided(Cg *g, Buf *b, const EwSpec *s, Inst *fn)
     S(";\n");
     ew_store(g, b, s, outs, "res");
     S("        }\n    }\n");
+}
+
+/* Strided and broadcast operands.  With 2+ dimensions and rows of 32 or
+ * more, threads walk the output in tiles of 8 rows x 32 columns (a warp a
+ * row's 32 columns, a block's warps 8 rows): an operand laid out in another
+ * order (a transposed one) then reads each 32-byte sector once per block
+ * and finds it in L1 for the other rows, instead of once per element. */
+static void
+ew_strided(Cg *g, Buf *b, const EwSpec *s, Inst *fn)
+{
+    Program *p = g->p;
+    const char *I = ity(p);
+    int nd = s->ndim;
+    P("    const %s stride = (%s)blockDim.x * gridDim.x;\n", I, I);
+    if (nd >= 2) {
+        P("    const %s W = out0.shape[%d];\n", I, nd - 1);
+        S("    if (W >= 32 && blockDim.x == 256) {\n");
+        P("        const %s H = n / W, tpr = (W + 31) / 32;\n", I);
+        S("        const long long total = (long long)((H + 7) / 8) * tpr * 256;\n");
+        S("        for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < total; "
+          "t += stride) {\n");
+        P("            const %s tile = (%s)(t >> 8), tr = tile / tpr;\n", I, I);
+        P("            const %s row = tr * 8 + (%s)((t >> 5) & 7);\n", I, I);
+        P("            const %s col = (tile - tr * tpr) * 32 + (%s)(t & 31);\n", I, I);
+        S("            if (row >= H || col >= W) {\n                continue;\n            }\n");
+        ew_offsets(b, s, I, nd - 2, "col");
+        ew_strided_body(g, b, s, fn);
+        S("        return;\n    }\n");
+    }
+    P("    for (%s row = (%s)blockIdx.x * blockDim.x + threadIdx.x; row < n; row += stride) {\n",
+      I, I);
+    ew_offsets(b, s, I, nd - 1, NULL);
+    ew_strided_body(g, b, s, fn);
 }
 
 void

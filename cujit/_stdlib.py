@@ -752,10 +752,8 @@ def _argext(fname, mx, a, axis, out, keepdims):
             arg_rows[_grid(rows), 256](x3, r1, mx)
         else:
             splits = _b.max(1, _b.min((n + 2047) // 2048, (1024 + rows - 1) // rows))
-            chunk = (n + splits - 1) // splits
-            splits = (n + chunk - 1) // chunk
             part = _C.empty((rows, splits), _I64)
-            arg_blocks[(splits, _b.min(rows, 65535)), 256](x3, part, chunk, mx)
+            arg_blocks[(splits, _b.min(rows, 65535)), 256](x3, part, mx)
             arg_final[_grid(rows), 256](x3, part, r1, mx)
     return _to_out(res, out)
 

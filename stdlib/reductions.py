@@ -140,6 +140,32 @@ def better(v, i, w, j, mx):
 
 
 @jit.rawkernel(device=True)
+def later_better(v, w, mx):
+    """better() for a candidate w met after the best so far v (a larger
+    index, v valid): a NaN best stays, a NaN candidate wins, else only a
+    strictly better value."""
+    if v != v:
+        return False
+    if w != w:
+        return True
+    if mx != 0:
+        return w > v
+    return w < v
+
+
+@jit.rawkernel(device=True)
+def later_better_c(v, w, mx):
+    """later_better() for complex numbers (NumPy's lexicographic order)."""
+    if v.real != v.real or v.imag != v.imag:
+        return False
+    if w.real != w.real or w.imag != w.imag:
+        return True
+    if mx != 0:
+        return w.real > v.real or (w.real == v.real and w.imag > v.imag)
+    return w.real < v.real or (w.real == v.real and w.imag < v.imag)
+
+
+@jit.rawkernel(device=True)
 def better_c(v, i, w, j, mx):
     """better() for complex numbers: NumPy's lexicographic order, a NaN in
     either part winning first."""
@@ -178,11 +204,12 @@ def arg_rows(x, out, mx):
         r += jit.gridsize(1)
 
 
-def arg_blocks(x, part, chunk, mx):
-    """Block (s, y) finds, for rows y, y + gridDim.y, ..., the extreme of
-    elements [s * chunk, (s + 1) * chunk) along N: part[row, s] = its index.
-    Threads stride through the chunk; warps combine indices by shuffles and
-    re-read the values (any dtype, no typed shared memory)."""
+def arg_blocks(x, part, mx):
+    """Block (s, y) finds, for rows y, y + gridDim.y, ..., the extreme of the
+    elements j = s * blockDim + t + k * gridDim.x * blockDim along N (the
+    blocks of a row interleave, so together they read neighbouring memory):
+    part[row, s] = its index.  Warps combine indices by shuffles and re-read
+    the values (any dtype, no typed shared memory)."""
     best = jit.shared_memory(np.int64, 32)
     n = x.shape[1]
     nb = x.shape[2]
@@ -192,43 +219,64 @@ def arg_blocks(x, part, chunk, mx):
     lane = t % 32
     w = t // 32
     nw = (nt + 31) // 32
-    lo = jit.blockIdx.x * chunk
-    hi = min(lo + chunk, n)
+    step = jit.gridDim.x * nt
     r = jit.blockIdx.y
     while r < rows:
         a = r // nb
         b = r - a * nb
+        j = jit.blockIdx.x * nt + t
         bi = np.int64(-1)
-        bv = x[a, lo, b]
-        j = lo + t
-        while j + 3 * nt < hi:              # four loads in flight, compared in order
+        bv = x[a, 0, b]
+        if j < n:
+            bv = x[a, j, b]
+            bi = j
+            j += step
+        # a thread meets its candidates in increasing index order: a later
+        # one wins only when strictly better (or the first NaN)
+        while j + 7 * step < n:             # eight loads in flight, compared in order
             v0 = x[a, j, b]
-            v1 = x[a, j + nt, b]
-            v2 = x[a, j + 2 * nt, b]
-            v3 = x[a, j + 3 * nt, b]
-            if better(bv, bi, v0, j, mx):
+            v1 = x[a, j + step, b]
+            v2 = x[a, j + 2 * step, b]
+            v3 = x[a, j + 3 * step, b]
+            v4 = x[a, j + 4 * step, b]
+            v5 = x[a, j + 5 * step, b]
+            v6 = x[a, j + 6 * step, b]
+            v7 = x[a, j + 7 * step, b]
+            if later_better(bv, v0, mx):
                 bv = v0
                 bi = j
-            if better(bv, bi, v1, j + nt, mx):
+            if later_better(bv, v1, mx):
                 bv = v1
-                bi = j + nt
-            if better(bv, bi, v2, j + 2 * nt, mx):
+                bi = j + step
+            if later_better(bv, v2, mx):
                 bv = v2
-                bi = j + 2 * nt
-            if better(bv, bi, v3, j + 3 * nt, mx):
+                bi = j + 2 * step
+            if later_better(bv, v3, mx):
                 bv = v3
-                bi = j + 3 * nt
-            j += 4 * nt
-        while j < hi:
+                bi = j + 3 * step
+            if later_better(bv, v4, mx):
+                bv = v4
+                bi = j + 4 * step
+            if later_better(bv, v5, mx):
+                bv = v5
+                bi = j + 5 * step
+            if later_better(bv, v6, mx):
+                bv = v6
+                bi = j + 6 * step
+            if later_better(bv, v7, mx):
+                bv = v7
+                bi = j + 7 * step
+            j += 8 * step
+        while j < n:
             v = x[a, j, b]
-            if better(bv, bi, v, j, mx):
+            if later_better(bv, v, mx):
                 bv = v
                 bi = j
-            j += nt
+            j += step
         off = 16
         while off > 0:
             oj = jit.shfl_down_sync(FULL, bi, off)
-            ov = x[a, oj if oj >= 0 else lo, b]
+            ov = x[a, oj if oj >= 0 else 0, b]
             if better(bv, bi, ov, oj, mx):
                 bv = ov
                 bi = oj
@@ -238,11 +286,11 @@ def arg_blocks(x, part, chunk, mx):
         jit.syncthreads()
         if w == 0:
             bi = best[lane] if lane < nw else np.int64(-1)
-            bv = x[a, bi if bi >= 0 else lo, b]
+            bv = x[a, bi if bi >= 0 else 0, b]
             off = 16
             while off > 0:
                 oj = jit.shfl_down_sync(FULL, bi, off)
-                ov = x[a, oj if oj >= 0 else lo, b]
+                ov = x[a, oj if oj >= 0 else 0, b]
                 if better(bv, bi, ov, oj, mx):
                     bv = ov
                     bi = oj
@@ -273,13 +321,14 @@ def arg_final(x, part, out, mx):
         r += jit.gridsize(1)
 
 
-def _kernels(better_fn):
+def _kernels(better_fn, later_fn):
     g = dict(globals())
     g["better"] = better_fn
+    g["later_better"] = later_fn
     return tuple(jit.rawkernel()(types.FunctionType(f.__code__, g, f.__name__))
                  for f in (arg_rows, arg_blocks, arg_final))
 
 
 # (rows, blocks, final) for real and for complex elements
-arg_kernels = _kernels(better)
-arg_kernels_c = _kernels(better_c)
+arg_kernels = _kernels(better, later_better)
+arg_kernels_c = _kernels(better_c, later_better_c)

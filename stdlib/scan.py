@@ -134,7 +134,9 @@ def carries(part):
 
 def finish(x, out, part, chunk):
     """Block (s, y): out[a, j, b] for j in chunk s = part[row, s] + the
-    inclusive scan of the chunk, in tiles of blockDim."""
+    inclusive scan of the chunk, in tiles of 4 * blockDim: each thread adds
+    its four neighbouring elements in order, the block scans the threads'
+    totals, then each thread writes its four."""
     wsum = jit.shared_memory(ACC, 32)
     n = x.shape[1]
     nb = x.shape[2]
@@ -153,8 +155,12 @@ def finish(x, out, part, chunk):
         carry = part[r, jit.blockIdx.x]
         base = lo
         while base < hi:
-            j = base + t
-            inc = ACC(x[a, j, b]) if j < hi else ACC(0)
+            j = base + 4 * t
+            s0 = ACC(x[a, j, b]) if j < hi else ACC(0)
+            s1 = s0 + (ACC(x[a, j + 1, b]) if j + 1 < hi else ACC(0))
+            s2 = s1 + (ACC(x[a, j + 2, b]) if j + 2 < hi else ACC(0))
+            s3 = s2 + (ACC(x[a, j + 3, b]) if j + 3 < hi else ACC(0))
+            inc = s3
             d = 1
             while d < 32:
                 o = jit.shfl_up_sync(FULL, inc, d)
@@ -165,22 +171,32 @@ def finish(x, out, part, chunk):
                 wsum[w] = inc
             jit.syncthreads()
             if w == 0:
-                s = wsum[lane] if lane < nw else ACC(0)
+                sw = wsum[lane] if lane < nw else ACC(0)
                 d = 1
                 while d < 32:
-                    o = jit.shfl_up_sync(FULL, s, d)
+                    o = jit.shfl_up_sync(FULL, sw, d)
                     if lane >= d:
-                        s += o
+                        sw += o
                     d *= 2
-                wsum[lane] = s
+                wsum[lane] = sw
             jit.syncthreads()
+            ex = jit.shfl_up_sync(FULL, inc, 1)
+            if lane == 0:
+                ex = ACC(0)
             if w > 0:
-                inc += wsum[w - 1]
+                ex += wsum[w - 1]
+            exc = carry + ex
             if j < hi:
-                out[a, j, b] = carry + inc
+                out[a, j, b] = exc + s0
+            if j + 1 < hi:
+                out[a, j + 1, b] = exc + s1
+            if j + 2 < hi:
+                out[a, j + 2, b] = exc + s2
+            if j + 3 < hi:
+                out[a, j + 3, b] = exc + s3
             carry += wsum[nw - 1]
             jit.syncthreads()
-            base += nt
+            base += 4 * nt
         r += jit.gridDim.y
 
 
