@@ -28,7 +28,7 @@ _STDLIB_NAMES = frozenset((
     "arctan2", "floor", "ceil", "minimum", "maximum", "where", "clip", "isnan", "sum", "prod",
     "min", "max", "amin", "amax", "mean", "argmin", "argmax", "any", "all", "cumsum",
     "arange", "linspace", "astype", "reshape", "ravel", "transpose", "squeeze",
-    "ascontiguousarray"))
+    "ascontiguousarray", "copy", "logical_and", "logical_or", "logical_xor", "logical_not"))
 
 
 def __getattr__(name):

@@ -280,19 +280,6 @@ fill_contig(CUdeviceptr p, int64_t n, int itemsize, const unsigned char *elem, C
     return r == CUDA_SUCCESS ? 0 : rt_cuda_fail(r, "filling device memory");
 }
 
-/* fills a view with one element's bytes, whatever its strides */
-static int
-fill_view(RtDeviceArray *a, const unsigned char *elem)
-{
-    int64_t zero[RT_MAXDIM] = {0};
-    int itemsize = cj_dtypes[a->dtype].size;
-    if (a->c_contig || a->f_contig) {
-        return fill_contig(a->ptr, a->size, itemsize, elem, a->stream);
-    }
-    return rt_copy_from_host(a->ptr, a->strides, elem, zero, a->ndim, a->shape, itemsize,
-                             a->stream);
-}
-
 /* ---- construction ---- */
 
 static RtDeviceArray *
@@ -639,54 +626,151 @@ DeviceArray_copy_to_host(RtDeviceArray *self, PyObject *args, PyObject *kw)
     return to_host(self, ary, s);
 }
 
-/* copies any device array (DeviceArray, CAI, DLPack) of the same shape and
- * dtype into a */
+/* ---- writes: a[...] = value ----
+ *
+ * What one driver call does stays here: a memset of a contiguous array
+ * with a Python number, one device-to-device copy between arrays of the
+ * same shape, dtype and contiguous layout, host data of the array's shape
+ * and dtype into a contiguous array.  Everything else (strided
+ * destinations, other layouts, dtype conversions, broadcasting, overlapping
+ * copies, NumPy scalars) is the stdlib's assign (cujit/_stdlib.py): NumPy's
+ * conversions, then device kernels; host data crosses the bus once, as
+ * given (not broadcast). */
+
+static int stdlib_assign(RtDeviceArray *a, PyObject *value, CUstream s);
+
+/* device data: a DeviceArray, CUDA Array Interface or DLPack object (CuPy
+ * arrays expose a buffer slot that refuses: CAI first) */
 static int
-copy_from_device(RtDeviceArray *a, PyObject *src, CUstream s)
+on_device(PyObject *o)
+{
+    return rt_is_array(o) && (PyObject_HasAttrString(o, "__cuda_array_interface__")
+                              || !PyObject_CheckBuffer(o));
+}
+
+static int
+is_number(PyObject *v)
+{
+    return PyLong_Check(v) || PyFloat_Check(v) || PyComplex_Check(v) || PyBool_Check(v);
+}
+
+/* a Python number rt_scalar_to_bytes converts exactly as NumPy does
+ * (others, NumPy scalars among them, are converted by NumPy itself) */
+static int
+plain_number(PyObject *v, DType dt)
+{
+    char k = cj_dtypes[dt].kind;
+    return PyBool_Check(v) || PyLong_CheckExact(v)
+           || (PyFloat_CheckExact(v) && (k == 'f' || k == 'c'))
+           || (PyComplex_CheckExact(v) && k == 'c');
+}
+
+/* a[...] = number: a memset of a contiguous array, else the stdlib */
+static int
+fill_number(RtDeviceArray *a, PyObject *v, CUstream s)
+{
+    unsigned char elem[16];
+    if (!(a->c_contig || a->f_contig) || !plain_number(v, a->dtype)) {
+        return stdlib_assign(a, v, s);
+    }
+    if (rt_scalar_to_bytes(v, a->dtype, elem) < 0) {
+        return -1;
+    }
+    return fill_contig(a->ptr, a->size, cj_dtypes[a->dtype].size, elem, s);
+}
+
+/* one driver copy does a[...] = in: the same shape, dtype and contiguous
+ * layout, and the two are the same memory or do not overlap */
+static int
+direct_copy(const RtDeviceArray *a, const RtArray *in)
+{
+    int64_t itemsize = cj_dtypes[a->dtype].size, nbytes = a->size * itemsize;
+    CUdeviceptr p = (CUdeviceptr)(uintptr_t)in->ptr;
+    if (in->dtype != a->dtype || in->ndim != a->ndim) {
+        return 0;
+    }
+    for (int i = 0; i < a->ndim; i++) {
+        if (in->shape[i] != a->shape[i]) {
+            return 0;
+        }
+    }
+    if (nbytes == 0) {
+        return 1;
+    }
+    if (!same_layout(a->ndim, a->shape, a->strides, in->strides, itemsize)) {
+        return 0;
+    }
+    return p == a->ptr || p + (CUdeviceptr)nbytes <= a->ptr
+           || a->ptr + (CUdeviceptr)nbytes <= p;
+}
+
+/* a's bytes from device address p, on stream s (cuMemcpyDtoDAsync) */
+static int
+dtod(RtDeviceArray *a, CUdeviceptr p, CUstream s)
+{
+    size_t n = (size_t)(a->size * cj_dtypes[a->dtype].size);
+    if (n == 0 || p == a->ptr) {
+        return 0;
+    }
+    CUresult r = rt_cu.cuMemcpyDtoDAsync(a->ptr, p, n, s);
+    return r == CUDA_SUCCESS ? 0 : rt_cuda_fail(r, "copying between device arrays");
+}
+
+/* a DeviceArray over a borrowed device array, for the stdlib: it owns
+ * nothing and must not outlive `in` */
+static PyObject *
+borrowed_view(const RtArray *in, int dev)
+{
+    RtDeviceArray *v = array_struct(in->ndim, in->shape, in->strides, in->dtype, dev);
+    if (v) {
+        v->ptr = (CUdeviceptr)(uintptr_t)in->ptr;
+    }
+    return (PyObject *)v;
+}
+
+/* a[...] = src for any device array (DeviceArray, CAI, DLPack): one copy
+ * when the layouts match, else the stdlib's kernels.  strict: src has a's
+ * shape and dtype (copy_to_device, to_device, copy); else NumPy's casting
+ * and broadcasting (a[key] = src). */
+static int
+copy_from_device(RtDeviceArray *a, PyObject *src, CUstream s, int strict)
 {
     RtArray in;
+    PyObject *view = NULL;
     int ret = -1;
     if (rt_get_array(src, &in, s, "source") < 0) {
         return -1;
     }
-    if (check_same(a, in.ndim, in.shape, in.dtype, "copy_to_device") < 0) {
+    if (strict && check_same(a, in.ndim, in.shape, in.dtype, "copy_to_device") < 0) {
         goto done;
     }
-    int64_t itemsize = cj_dtypes[a->dtype].size;
-    if (same_layout(a->ndim, a->shape, a->strides, in.strides, itemsize)) {
-        CUresult r = rt_cu.cuMemcpyDtoDAsync(a->ptr, (CUdeviceptr)(uintptr_t)in.ptr,
-                                            (size_t)(a->size * itemsize), s);
-        ret = r == CUDA_SUCCESS ? 0 : rt_cuda_fail(r, "copying between device arrays");
+    if (direct_copy(a, &in)) {
+        ret = dtod(a, (CUdeviceptr)(uintptr_t)in.ptr, s);
         goto done;
     }
-    /* layouts differ: through the host */
-    char *tmp = malloc((size_t)(a->size * itemsize) + 1);
-    if (!tmp) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    ret = rt_copy_to_host(tmp, NULL, (CUdeviceptr)(uintptr_t)in.ptr, in.strides, in.ndim,
-                          in.shape, itemsize, s);
-    if (ret == 0) {
-        ret = rt_copy_from_host(a->ptr, a->strides, tmp, NULL, a->ndim, a->shape, itemsize, s);
-    }
-    free(tmp);
+    view = rt_is_device_array(src) ? Py_NewRef(src) : borrowed_view(&in, a->device);
+    ret = view ? stdlib_assign(a, view, s) : -1;
 done:
+    Py_XDECREF(view);
     if (rt_array_release(&in, s, 0) < 0) {
         ret = -1;
     }
     return ret;
 }
 
-/* host data: any buffer or anything numpy.asarray takes, cast to a's dtype
- * and broadcast to its shape */
+/* host data (any buffer or anything numpy.asarray takes), cast to a's dtype
+ * and broadcast to its shape: one host-to-device copy into a contiguous
+ * array; the stdlib for a strided one */
 static int
 copy_from_hostobj(RtDeviceArray *a, PyObject *src, CUstream s)
 {
-    PyObject *np = rt_numpy(), *dt = NULL, *h = NULL, *shape = NULL, *b = NULL;
+    PyObject *np, *dt = NULL, *h = NULL, *shape = NULL, *b = NULL;
     Py_buffer view;
     int ret = -1;
-    if (!np) {
+    if (!a->c_contig && !a->f_contig) {
+        return stdlib_assign(a, src, s);
+    }
+    if (!(np = rt_numpy())) {
         return -1;
     }
     dt = rt_dtype_object(a->dtype);
@@ -717,6 +801,34 @@ done:
     return ret;
 }
 
+/* host data that is already what a contiguous array holds: a buffer of its
+ * shape and dtype (bytes and str are not arrays to NumPy) */
+static int
+host_as_is(RtDeviceArray *a, PyObject *v)
+{
+    Py_buffer view;
+    DType dt;
+    int same;
+    if (!(a->c_contig || a->f_contig) || PyBytes_Check(v) || PyByteArray_Check(v)
+        || PyUnicode_Check(v) || !PyObject_CheckBuffer(v)) {
+        return 0;
+    }
+    if (PyObject_GetBuffer(v, &view, PyBUF_RECORDS_RO) < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    same = view.ndim == a->ndim
+           && rt_dtype_from_format(view.format, view.itemsize, &dt) == 0 && dt == a->dtype;
+    PyErr_Clear();
+    for (int i = 0; same && i < view.ndim; i++) {
+        same = view.shape[i] == a->shape[i];
+    }
+    PyBuffer_Release(&view);
+    return same;
+}
+
+/* copy_to_device, to_device, copy: device data of a's shape and dtype, host
+ * data cast and broadcast (numpy.asarray, numpy.broadcast_to), numbers */
 static int
 assign(RtDeviceArray *a, PyObject *value, CUstream s)
 {
@@ -724,21 +836,34 @@ assign(RtDeviceArray *a, PyObject *value, CUstream s)
     if (enter_device(a, &pushed) < 0) {
         return -1;
     }
-    if (PyLong_Check(value) || PyFloat_Check(value) || PyComplex_Check(value)
-        || PyBool_Check(value)) {
-        unsigned char elem[16];
-        ret = rt_scalar_to_bytes(value, a->dtype, elem);
-        if (ret == 0) {
-            CUstream keep = a->stream;
-            a->stream = s;
-            ret = fill_view(a, elem);
-            a->stream = keep;
-        }
-    } else if (rt_is_array(value) && (PyObject_HasAttrString(value, "__cuda_array_interface__")
-                                      || !PyObject_CheckBuffer(value))) {
-        ret = copy_from_device(a, value, s);
+    if (is_number(value)) {
+        ret = fill_number(a, value, s);
+    } else if (on_device(value)) {
+        ret = copy_from_device(a, value, s, 1);
     } else {
         ret = copy_from_hostobj(a, value, s);
+    }
+    rt_ctx_leave(pushed);
+    return ret;
+}
+
+/* a[key] = value: NumPy's casting and broadcasting (the stdlib's), the
+ * direct cases by the driver */
+static int
+setitem(RtDeviceArray *a, PyObject *value, CUstream s)
+{
+    int pushed = 0, ret;
+    if (enter_device(a, &pushed) < 0) {
+        return -1;
+    }
+    if (plain_number(value, a->dtype)) {
+        ret = fill_number(a, value, s);
+    } else if (on_device(value)) {
+        ret = copy_from_device(a, value, s, 0);
+    } else if (host_as_is(a, value)) {
+        ret = copy_from_hostobj(a, value, s);
+    } else {
+        ret = stdlib_assign(a, value, s);
     }
     rt_ctx_leave(pushed);
     return ret;
@@ -757,21 +882,29 @@ DeviceArray_copy_to_device(RtDeviceArray *self, PyObject *args, PyObject *kw)
     Py_RETURN_NONE;
 }
 
+/* copy(order='C', stream=None): a new array on the array's own device; one
+ * device-to-device copy when the layout allows, else a copy kernel ('A'
+ * and 'K': Fortran order for a Fortran-contiguous array, else C) */
 static PyObject *
 DeviceArray_copy(RtDeviceArray *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"stream", NULL};
+    static char *kwlist[] = {"order", "stream", NULL};
     PyObject *so = NULL;
+    const char *order = NULL;
+    char o;
     CUstream s;
     int pushed;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:copy", kwlist, &so)
-        || method_stream(self, so, &s) < 0 || enter_device(self, &pushed) < 0) {
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|zO:copy", kwlist, &order, &so)
+        || parse_order(order, &o) < 0 || method_stream(self, so, &s) < 0
+        || enter_device(self, &pushed) < 0) {
         return NULL;
     }
-    /* on the array's own device */
-    RtDeviceArray *c = rt_array_new(self->ndim, self->shape, self->dtype, 'C', self->device, s,
+    if (o == 'K') {
+        o = self->f_contig && !self->c_contig ? 'F' : 'C';
+    }
+    RtDeviceArray *c = rt_array_new(self->ndim, self->shape, self->dtype, o, self->device, s,
                                     so && !PyLong_Check(so) && so != Py_None ? so : NULL);
-    if (c && assign(c, (PyObject *)self, s) < 0) {
+    if (c && copy_from_device(c, (PyObject *)self, s, 1) < 0) {
         Py_CLEAR(c);
     }
     rt_ctx_leave(pushed);
@@ -1008,7 +1141,7 @@ DeviceArray_ass_subscript(RtDeviceArray *self, PyObject *key, PyObject *value)
     if (!v) {
         return -1;
     }
-    int r = assign((RtDeviceArray *)v, value, self->stream);
+    int r = setitem((RtDeviceArray *)v, value, self->stream);
     Py_DECREF(v);
     return r;
 }
@@ -1372,7 +1505,9 @@ DeviceArray_repr(RtDeviceArray *self)
  * registers one callable per name through _set_array_ops(dict) when it is
  * imported, which happens here on the first use, so `import cujit` pays
  * nothing for them.  A binary slot calls ops[name](a, b) (either operand may
- * be the DeviceArray); a method calls ops[name](self, *args, **kwargs). */
+ * be the DeviceArray); a method calls ops[name](self, *args, **kwargs);
+ * NumPy's protocols __array_ufunc__ and __array_function__ are methods too;
+ * writes the driver cannot do alone call ops["assign"](a, value, stream). */
 
 #define ARRAY_OPS(X) \
     X(ADD, "add") X(SUB, "sub") X(MUL, "mul") X(TRUEDIV, "truediv") \
@@ -1387,7 +1522,8 @@ DeviceArray_repr(RtDeviceArray *self)
     X(M_ARGMIN, "argmin") X(M_ARGMAX, "argmax") X(M_ANY, "any") X(M_ALL, "all") \
     X(M_CUMSUM, "cumsum") X(M_ASTYPE, "astype") X(M_FILL, "fill") X(M_RESHAPE, "reshape") \
     X(M_RAVEL, "ravel") X(M_FLATTEN, "flatten") X(M_TRANSPOSE, "transpose") \
-    X(M_SQUEEZE, "squeeze") X(M_REAL, "real") X(M_IMAG, "imag")
+    X(M_SQUEEZE, "squeeze") X(M_REAL, "real") X(M_IMAG, "imag") \
+    X(M_ARRAY_UFUNC, "array_ufunc") X(M_ARRAY_FUNCTION, "array_function") X(ASSIGN, "assign")
 
 enum {
 #define AOP_ENUM(e, name) AOP_##e,
@@ -1460,6 +1596,29 @@ forward(int op, PyObject *const *args, Py_ssize_t nargs)
         Py_RETURN_NOTIMPLEMENTED;
     }
     return PyObject_Vectorcall(f, args, (size_t)nargs, NULL);
+}
+
+/* see "writes" above: ops["assign"](a, value, stream handle or None) */
+static int
+stdlib_assign(RtDeviceArray *a, PyObject *value, CUstream s)
+{
+    PyObject *so = s ? PyLong_FromVoidPtr(s) : Py_NewRef(Py_None), *r;
+    if (!so) {
+        return -1;
+    }
+    PyObject *args[3] = {(PyObject *)a, value, so};
+    r = forward(AOP_ASSIGN, args, 3);
+    Py_DECREF(so);
+    if (!r) {
+        return -1;
+    }
+    if (r == Py_NotImplemented) {
+        Py_DECREF(r);
+        PyErr_SetString(PyExc_ImportError, "cujit._stdlib did not register 'assign'");
+        return -1;
+    }
+    Py_DECREF(r);
+    return 0;
 }
 
 static PyObject *
@@ -1615,6 +1774,8 @@ METHOD(DeviceArray_m_ravel, AOP_M_RAVEL)
 METHOD(DeviceArray_m_flatten, AOP_M_FLATTEN)
 METHOD(DeviceArray_m_transpose, AOP_M_TRANSPOSE)
 METHOD(DeviceArray_m_squeeze, AOP_M_SQUEEZE)
+METHOD(DeviceArray_m_array_ufunc, AOP_M_ARRAY_UFUNC)
+METHOD(DeviceArray_m_array_function, AOP_M_ARRAY_FUNCTION)
 #undef METHOD
 
 static PyObject *
@@ -1763,7 +1924,8 @@ static PyMethodDef DeviceArray_methods[] = {
      METH_VARARGS | METH_KEYWORDS,
      "copy_to_device(ary, stream=None): copy host or device data (same shape) into this array"},
     {"copy", (PyCFunction)(void (*)(void))DeviceArray_copy, METH_VARARGS | METH_KEYWORDS,
-     "copy(stream=None): a C-contiguous copy on the device"},
+     "copy(order='C', stream=None): a copy on the device ('F', or 'A' / 'K': the array's "
+     "order)"},
     {"item", (PyCFunction)DeviceArray_item, METH_NOARGS, "the one element as a Python scalar"},
     {"__dlpack__", (PyCFunction)(void (*)(void))DeviceArray_dlpack, METH_VARARGS | METH_KEYWORDS,
      "__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None)"},
@@ -1794,6 +1956,12 @@ static PyMethodDef DeviceArray_methods[] = {
     FWD("flatten", DeviceArray_m_flatten, "flatten(order='C'): a 1-d copy")
     FWD("transpose", DeviceArray_m_transpose, "transpose(*axes): a view with permuted axes")
     FWD("squeeze", DeviceArray_m_squeeze, "squeeze(axis=None): a view without extents of 1")
+    FWD("__array_ufunc__", DeviceArray_m_array_ufunc,
+        "NumPy ufuncs (numpy.sqrt(a), numpy.add(a, b, out=c), numpy.add.reduce(a)) run as "
+        "cujit's kernels")
+    FWD("__array_function__", DeviceArray_m_array_function,
+        "numpy.sum, mean, where, clip, ... run as cujit's; other NumPy functions as NumPy's "
+        "own code (implicit copies to the host are refused)")
 #undef FWD
     {NULL},
 };

@@ -115,11 +115,8 @@ rt_add_types(PyObject *module)
         || PyModule_AddFunctions(module, rt_functions) < 0) {
         return -1;
     }
-    /* NumPy's operators defer to DeviceArray's (ndarray + DeviceArray runs
-     * DeviceArray's reflected operator) and NumPy ufuncs refuse it */
-    if (PyDict_SetItemString(rt_DeviceArray_Type.tp_dict, "__array_ufunc__", Py_None) < 0) {
-        return -1;
-    }
-    PyType_Modified(&rt_DeviceArray_Type);
+    /* DeviceArray's __array_ufunc__ (a method forwarded to cujit._stdlib)
+     * takes NumPy's ufuncs and ndarray's operators (ndarray + DeviceArray)
+     * onto the device */
     return 0;
 }

@@ -118,6 +118,25 @@ def isnan(x):
     return x != x               # false for integers and booleans
 
 
+# ---- logical (truth values: non-zero, NaN included, is true) ----
+
+
+def logical_and(a, b):
+    return (a != 0) & (b != 0)
+
+
+def logical_or(a, b):
+    return (a != 0) | (b != 0)
+
+
+def logical_xor(a, b):
+    return (a != 0) != (b != 0)
+
+
+def logical_not(a):
+    return a == 0
+
+
 # ---- math (real arguments; ints compute in the float NumPy picks) ----
 
 
@@ -382,7 +401,8 @@ def specialize(func, **names):
 _NAMES = ["add", "subtract", "multiply", "true_divide", "floor_divide", "remainder",
           "divmod_", "power", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift",
           "right_shift", "less", "less_equal", "equal", "not_equal", "greater",
-          "greater_equal", "negative", "positive", "invert", "absolute", "isnan", "sqrt",
+          "greater_equal", "negative", "positive", "invert", "absolute", "isnan",
+          "logical_and", "logical_or", "logical_xor", "logical_not", "sqrt",
           "exp", "log", "sin", "cos", "tan", "tanh", "arctan2", "sqrt_f2", "exp_f2",
           "log_f2", "sin_f2", "cos_f2", "tan_f2", "tanh_f2", "arctan2_f2", "power_i1",
           "floor", "ceil", "minimum", "maximum", "clip", "clip_lo", "clip_hi", "where",

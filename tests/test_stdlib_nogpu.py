@@ -54,7 +54,8 @@ def run_scenario(fake_driver, name):
 
 @pytest.mark.parametrize("name", ["lazy_import", "binary_dtypes", "inplace_dtypes",
                                   "unary_and_functions", "reductions", "errors", "views",
-                                  "creation", "operands", "compile_elementwise", "no_leaks"])
+                                  "creation", "operands", "compile_elementwise", "numpy_protocols",
+                                  "writes", "no_leaks"])
 def test_stdlib(fake_driver, name):
     run_scenario(fake_driver, name)
 

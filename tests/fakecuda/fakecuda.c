@@ -9,8 +9,8 @@
  *   fail()                          records an assert failure in cj_error
  *   crash()                         the next synchronize reports an illegal address
  * Environment: FAKECUDA_NODEV=1 (cuInit fails), FAKECUDA_NOPOOL=1 (no memory
- * pools).  Counters (fake_allocs, fake_frees, fake_launches, fake_waits) are
- * exported for ctypes. */
+ * pools).  Counters (fake_allocs, fake_frees, fake_launches, fake_waits, and the
+ * copies fake_htod, fake_dtoh, fake_dtod) are exported for ctypes. */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
@@ -45,6 +45,7 @@ typedef struct {
 } Event;
 
 long long fake_allocs, fake_frees, fake_launches, fake_waits;
+long long fake_htod, fake_dtoh, fake_dtod;
 
 static Ctx primaries[NDEV] = {{0}, {1}};
 static _Thread_local Ctx *stack[64];
@@ -386,6 +387,7 @@ cuMemFreeAsync(CUdeviceptr p, void *stream)
 CUresult
 cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *s, size_t n, void *stream)
 {
+    fake_htod++;
     memcpy((void *)(uintptr_t)d, s, n);
     return 0;
 }
@@ -393,6 +395,7 @@ cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *s, size_t n, void *stream)
 CUresult
 cuMemcpyDtoHAsync_v2(void *d, CUdeviceptr s, size_t n, void *stream)
 {
+    fake_dtoh++;
     memcpy(d, (void *)(uintptr_t)s, n);
     return 0;
 }
@@ -400,6 +403,7 @@ cuMemcpyDtoHAsync_v2(void *d, CUdeviceptr s, size_t n, void *stream)
 CUresult
 cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, void *stream)
 {
+    fake_dtod++;
     memmove((void *)(uintptr_t)d, (void *)(uintptr_t)s, n);
     return 0;
 }
@@ -407,6 +411,7 @@ cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, void *stream)
 CUresult
 cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n)
 {
+    fake_dtoh++;
     memcpy(d, (void *)(uintptr_t)s, n);
     return 0;
 }

@@ -565,6 +565,207 @@ def compile_elementwise():
     finish("compile_elementwise", bad)
 
 
+def numpy_protocols():
+    """NumPy's ufuncs on DeviceArrays (__array_ufunc__) run cujit's functions
+    (NumPy's result dtypes and errors, DeviceArray results, out=, reduce,
+    accumulate, host operands as for the operators); NumPy functions
+    (__array_function__) run cujit's or NumPy's own code; TypeErrors that
+    name what has no device version."""
+    from cujit import _stdlib
+    bad = []
+    few = [np.dtype(t) for t in (np.bool_, np.int8, np.uint16, np.int64, np.float16,
+                                 np.float32, np.complex64)]
+    for uf in _stdlib._UFUNCS:
+        name = "numpy." + uf.__name__
+        for a in DTYPES:
+            x = np.empty(0, a)
+            if uf.nin == 1:
+                compare(name, outcome(lambda: uf(x)), outcome(lambda: uf(D(x))), bad)
+                continue
+            for b in (few if a in few else few[3:6]) + [2, 2.5, np.float32(2)]:
+                y = np.empty(0, b) if isinstance(b, np.dtype) else b
+                dy = D(y) if isinstance(b, np.dtype) else y
+                compare(name, outcome(lambda: uf(x, y)), outcome(lambda: uf(D(x), dy)), bad)
+                compare(name, outcome(lambda: uf(y, x)), outcome(lambda: uf(dy, D(x))), bad)
+    d = D(rand((3, 4), np.float32))
+    h = rand((3, 4), np.float64)
+    for r in (np.sqrt(d), np.add(d, 1), np.add(h, d), h + d, h < d, np.maximum(d, h),
+              np.logical_not(d), np.divmod(d, 2)[0], np.power(d, 2), np.negative(d)):
+        assert type(r) is cujit.DeviceArray and r.shape == (3, 4), r
+    assert (h + d).dtype == np.float64 and np.sqrt(D(np.ones(3, np.int8))).dtype == np.float16
+    # out=: the array itself, in-place dtype rules (NumPy's same_kind casting)
+    o = cujit.empty((3, 4), np.float32)
+    assert np.add(d, d, out=o) is o and np.sqrt(d, out=(o,)) is o and np.floor(d, out=o) is o
+    assert np.add(d, 1, o) is o
+    try:
+        np.add(d, 1.5, out=D(np.ones((3, 4), np.int32)))
+    except TypeError as e:
+        assert type(e).__name__ == "UFuncTypeError", type(e)
+    else:
+        raise AssertionError("float into an int32 out= did not raise")
+    # reduce: sum / prod / min / max / all / any with NumPy's axis 0 and dtypes
+    m = rand((3, 4, 5), np.int8)
+    for uf in (np.add, np.multiply, np.minimum, np.maximum, np.logical_and, np.logical_or):
+        for kw in ({}, {"axis": None}, {"axis": 2, "keepdims": True}, {"axis": (0, 2)}):
+            compare(uf.__name__ + ".reduce", outcome(lambda: uf.reduce(m, **kw)),
+                    outcome(lambda: uf.reduce(D(m), **kw)), bad)
+    compare("add.reduce", outcome(lambda: np.add.reduce(m, dtype=np.float32)),
+            outcome(lambda: np.add.reduce(D(m), dtype=np.float32)), bad)
+    compare("add.reduce", outcome(lambda: np.add.reduce(m, axis=3)),
+            outcome(lambda: np.add.reduce(D(m), axis=3)), bad)
+    compare("add.accumulate", outcome(lambda: np.add.accumulate(m, axis=1)),
+            outcome(lambda: np.add.accumulate(D(m), axis=1)), bad)
+    r = np.add.reduce(D(m), out=(D(np.empty((4, 5), np.int64)),))
+    assert r.shape == (4, 5) and r.dtype == np.int64
+    assert np.add.accumulate(D(m)).shape == (3, 4, 5)
+    # __array_function__: cujit's functions, NumPy's dtypes and shapes
+    x = rand((3, 4), np.float32)
+    for f in (lambda a: np.sum(a), lambda a: np.sum(a, axis=1, dtype=np.float64),
+              lambda a: np.prod(a, 0), lambda a: np.min(a, axis=0), lambda a: np.amax(a),
+              lambda a: np.mean(a, axis=1, keepdims=True), lambda a: np.argmin(a, axis=1),
+              lambda a: np.any(a > 0.5, axis=0), lambda a: np.all(a), lambda a: np.cumsum(a),
+              lambda a: np.where(a > 0.5, a, 0), lambda a: np.clip(a, 0.2, 0.6),
+              lambda a: np.clip(a, None, 0.6), lambda a: np.reshape(a, (4, 3)),
+              lambda a: np.reshape(a, -1, order="F"), lambda a: np.ravel(a),
+              lambda a: np.transpose(a), lambda a: np.squeeze(a[None]),
+              lambda a: np.copy(a), lambda a: np.copy(a.T, order="C"),
+              lambda a: np.astype(a, np.int16)):
+        ref, got = f(x), f(D(x))
+        assert type(got) is cujit.DeviceArray, f
+        assert (got.shape, got.dtype) == (np.shape(ref), np.asarray(ref).dtype), f
+    assert np.shape(D(x)) == (3, 4) and np.ndim(D(x)) == 2 and np.size(D(x)) == 12
+
+    def raises(exc, f, match):
+        try:
+            f()
+        except exc as e:
+            assert match in str(e), "%r not in %r" % (match, str(e))
+        else:
+            raise AssertionError("%s did not raise %s" % (match, exc.__name__))
+
+    raises(TypeError, lambda: np.fmod(d, 2),
+           "cujit.DeviceArray does not support numpy.ufunc 'fmod'; copy to the host with "
+           "cujit.asnumpy(a) first")
+    raises(TypeError, lambda: np.add.outer(d, d), "numpy.add.outer is not supported")
+    raises(TypeError, lambda: np.multiply.accumulate(d), "numpy.multiply.accumulate")
+    raises(TypeError, lambda: np.add.at(d, 0, 1), "numpy.add.at")
+    raises(TypeError, lambda: np.add(d, 1, where=d > 0), "numpy.add(..., where=...)")
+    raises(TypeError, lambda: np.add(d, 1, dtype=np.float64), "dtype=float64")
+    raises(TypeError, lambda: np.add(d, 1, casting="unsafe"), "casting='unsafe'")
+    raises(TypeError, lambda: np.add.reduce(d, initial=1), "initial=")
+    raises(TypeError, lambda: np.divmod(d, 2, out=(D(x), D(x))), "several outputs")
+    raises(TypeError, lambda: np.add(d, d, out=np.empty((3, 4), np.float32)),
+           "out= must be a cujit.DeviceArray, not ndarray")
+    hh = np.ones((3, 4))
+    raises(TypeError, lambda: hh.__iadd__(d), "out= must be a cujit.DeviceArray")
+    raises(TypeError, lambda: np.add(d, object()), "NotImplemented")
+    raises(TypeError, lambda: np.sum(d, where=d > 0), "numpy.sum(..., where=...)")
+    raises(TypeError, lambda: np.where(d), "numpy.where(condition) without x and y")
+    raises(TypeError, lambda: np.concatenate([d, d]), "implicit conversion")
+    raises(TypeError, lambda: np.asarray(d), "implicit conversion")
+    raises(TypeError, lambda: np.ascontiguousarray(d), "implicit conversion")
+    raises(ValueError, lambda: np.add(d, D(np.ones(3))), "broadcast")
+    finish("numpy_protocols", bad)
+
+
+def writes():
+    """copy() and a[key] = value on the device: one driver copy or memset
+    where the layout allows, else one kernel, never a copy back to the host
+    (counted by the fake driver); host values cross once, unbroadcast;
+    NumPy's casting, broadcasting and errors.  Kernels do not run here: data
+    is checked only where the driver alone copies (values in tests/gpu)."""
+    fake = FAKE()
+    import ctypes
+
+    def counts(f):
+        names = ("fake_launches", "fake_htod", "fake_dtoh", "fake_dtod")
+        before = [ctypes.c_longlong.in_dll(fake, n).value for n in names]
+        f()
+        return tuple(ctypes.c_longlong.in_dll(fake, n).value - b for n, b in zip(names, before))
+
+    h = rand((6, 8), np.float32)
+    d = D(h)
+    c = d.copy()
+    assert c.c_contiguous and (c.copy_to_host() == h).all()
+    assert (cujit.copy(d).copy_to_host() == h).all() and (d.T.copy("F").copy_to_host() == h.T).all()
+    assert (cujit.copy(d.T).copy_to_host() == h.T).all() and cujit.copy(d.T).f_contiguous
+    assert (cujit.copy(h[::2]).copy_to_host() == h[::2]).all()
+    for f, want in ((lambda: d.copy(), (0, 0, 0, 1)), (lambda: d[1:3].copy(), (0, 0, 0, 1)),
+                    (lambda: d.T.copy(order="K"), (0, 0, 0, 1)),
+                    (lambda: d[:, ::2].copy(), (1, 0, 0, 0)), (lambda: d.T.copy(), (1, 0, 0, 0)),
+                    (lambda: cujit.copy(d[::-1]), (1, 0, 0, 0)),
+                    (lambda: d.copy_to_device(d[::-1]), (2, 0, 0, 0))):     # overlapping
+        assert counts(f) == want, (f, counts(f), want)
+    s = d[::-1, 1:].copy()
+    assert s.shape == (6, 7) and s.c_contiguous and s.dtype == np.float32
+    assert d.copy(order="F").f_contiguous and d.T.copy(order="A").f_contiguous
+
+    def setitem(key, v):
+        def f():
+            d[key] = v
+        return f
+    e = D(np.ones(8, np.int16))
+    cases = [(np.s_[1:3], 2.5, (0, 0, 0, 0)),                  # a memset
+             (np.s_[1:3], np.float32(2), (0, 0, 0, 0)),        # NumPy's conversion, a memset
+             (np.s_[:, 1], 2.5, (1, 0, 0, 0)),                 # strided: the fill kernel
+             (np.s_[:, ::3], np.int64(7), (1, 0, 0, 0)),
+             (np.s_[::2, 1::2], np.ones((3, 4)), (1, 1, 0, 0)),    # cast on the host, sent once
+             (np.s_[::2], np.arange(8), (1, 1, 0, 0)),         # broadcast on the device
+             (np.s_[...], np.arange(8, dtype=np.float32), (1, 1, 0, 0)),
+             (np.s_[2:4], np.ones((2, 8), np.float32), (0, 1, 0, 0)),
+             (np.s_[2:4], [[1, 2, 3, 4, 5, 6, 7, 8]] * 2, (0, 1, 0, 0)),
+             (np.s_[::2], e, (1, 0, 0, 0)),                    # cast and broadcast
+             (np.s_[:, :4], D(h)[:, 4:], (1, 0, 0, 0)),
+             (np.s_[1:], d[:-1], (1, 0, 0, 1)),                # overlapping: read first
+             (np.s_[...], d, (0, 0, 0, 0)),
+             (np.s_[3:], D(np.ones((3, 8), np.float32)), (0, 0, 0, 1))]
+    for key, v, want in cases:
+        got = counts(setitem(key, v))
+        assert got == want, (key, type(v).__name__, got, want)
+    # values the driver copies alone
+    d[2:4] = np.arange(16, dtype=np.float32).reshape(2, 8)
+    d[4:] = 1.5
+    got = d.copy_to_host()
+    assert (got[2:4].ravel() == np.arange(16)).all() and (got[4:] == 1.5).all()
+    # every dtype pair compiles (cast kernels), strided both ways
+    for a, b in itertools.product(DTYPES[::3], DTYPES[1::3]):
+        x = D(np.zeros((4, 6), a))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            x[:, ::2] = D(rand((4, 3), b))
+            x[::2] = rand(6, b)
+
+    def raises(exc, f, match):
+        try:
+            f()
+        except exc as ex:
+            assert match in str(ex), "%r not in %r" % (match, str(ex))
+        else:
+            raise AssertionError("%s did not raise %s" % (match, exc.__name__))
+
+    raises(ValueError, setitem(np.s_[...], np.ones(3)),
+           "could not broadcast input array from shape (3,) into shape (6,8)")
+    raises(ValueError, setitem(np.s_[::2], D(np.ones((2, 8)))),
+           "could not broadcast input array from shape (2,8) into shape (3,8)")
+    d[::2] = np.ones((1, 1, 3, 8))                      # leading 1s dropped, as NumPy
+    i8 = D(np.zeros(6, np.int8))
+    raises(OverflowError, lambda: i8.__setitem__(np.s_[::2], 300), "out of bounds for int8")
+    raises(OverflowError, lambda: i8.__setitem__(np.s_[::2], np.int64(300)),
+           "out of bounds for int8")
+    raises(TypeError, setitem(np.s_[::2], 1j), "complex")
+    raises(TypeError, setitem(np.s_[1:3], 1j), "complex")
+    raises(ValueError, lambda: D(np.zeros(3, np.int32)).__setitem__(np.s_[::2], float("nan")),
+           "cannot convert float NaN to integer")
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        d[:, ::2] = D(np.ones((6, 4), np.complex64))
+        assert any(m.category is np.exceptions.ComplexWarning for m in w)
+    z = D(np.zeros((0, 3)))
+    z[...] = np.ones(3)
+    z[::2] = 1
+    print("writes ok")
+
+
 def no_leaks():
     fake = FAKE()
     import ctypes
@@ -585,6 +786,11 @@ def no_leaks():
         cujit.arange(100), cujit.linspace(0, 1, 33)
         D(rand((20000, 3), np.float32)).cumsum(axis=0)
         D(rand((3, 20000), np.float64)).argmin(axis=1)
+        d[:, ::3] = i[:, ::3]
+        d[::2] = rand(40, np.float64)
+        d[1:] = d[:-1]
+        d.T.copy(), cujit.copy(d[::2]), np.sqrt(d), np.add(rand((30, 40), np.float32), d)
+        np.add.reduce(d, axis=1), np.sum(d), np.where(d > 0, d, 0)
         try:
             D(np.ones((0, 2))).min()
         except ValueError:
