@@ -30,6 +30,7 @@ const char *cg_ctype(Cg *g, const Type *t);
 void cg_expr(Cg *g, Node *n, int prec);
 /* n converted to type `to` */
 void cg_conv(Cg *g, Node *n, const Type *to, int prec);
+const char *cg_float_int_via(DType from, DType to);
 void cg_call(Cg *g, Node *n, int prec);
 void cg_index_ref(Cg *g, Node *n);
 const Type *cg_type(Cg *g, Node *n);

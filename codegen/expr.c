@@ -242,9 +242,30 @@ cg_conv(Cg *g, Node *n, const Type *to, int prec)
         cj_unreachable(g->p->try_, "complex to real conversion");
     }
     cg_open(g, prec, PR_UNARY);
+    const char *via = cg_float_int_via(from->dtype, to->dtype);
     P("(%s)", cj_dtypes[to->dtype].ctype);
+    if (via) {
+        P("(%s)", via);
+    }
     cg_expr(g, n, PR_UNARY);
     cg_close(g, prec, PR_UNARY);
+}
+
+/* The integer type a float goes through on its way to dtype `to`, or NULL:
+ * NumPy's casts on x86-64 convert to int32 (int64 for uint32) and then
+ * truncate, so -1.0 gives uint8 255 and 300.0 gives 44, where the GPU's own
+ * conversion would saturate. */
+const char *
+cg_float_int_via(DType from, DType to)
+{
+    char fk = cj_dtypes[from].kind, tk = cj_dtypes[to].kind;
+    if (fk != 'f' || (tk != 'i' && tk != 'u')) {
+        return NULL;
+    }
+    if (cj_dtypes[to].size < 4) {
+        return "int";
+    }
+    return to == DT_U32 ? "long long" : NULL;
 }
 
 /* ---- operators ---- */

@@ -55,7 +55,8 @@ conv_to(Program *p, Buf *b, DType from, DType to, const char *expr)
     } else if (tk == 'c') {
         P("%s(%s)", ct, expr);
     } else {
-        P("(%s)(%s)", ct, expr);
+        const char *via = cg_float_int_via(from, to);
+        P("(%s)%s%s%s(%s)", ct, via ? "(" : "", via ? via : "", via ? ")" : "", expr);
     }
 }
 

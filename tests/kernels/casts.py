@@ -135,6 +135,37 @@ def lengths(x, m, out):
         out[2] = len(m) * 10 + m.shape[1]
 
 
+@jit.rawkernel()
+def wrapping_casts(f, o8, o16, u8, u16, u32):
+    """Floats outside a narrow integer type wrap as NumPy's casts do on
+    x86-64 (through int32; uint32 through int64), not saturate."""
+    i = jit.grid(1)
+    if i < f.size:
+        o8[i] = np.int8(f[i])
+        o16[i] = np.int16(f[i])
+        u8[i] = np.uint8(f[i])
+        u16[i] = np.uint16(f[i])
+        u32[i] = np.uint32(f[i])
+
+
+def _wrapping_args():
+    n = 40
+    f = np.concatenate([rng_floats(n - 8), [-1.0, -3.5, 300.0, 70000.0, -129.9, 128.5,
+                                            -70000.0, 4.0e9]])
+    return (f, poison(n, np.int8), poison(n, np.int16), poison(n, np.uint8),
+            poison(n, np.uint16), poison(n, np.uint32))
+
+
+def rng_floats(n):
+    return np.random.default_rng().uniform(-1000.0, 1000.0, n)
+
+
+def _wrapping_ref(f, o8, o16, u8, u16, u32):
+    with np.errstate(invalid="ignore"):
+        return {1: f.astype(np.int8), 2: f.astype(np.int16), 3: f.astype(np.uint8),
+                4: f.astype(np.uint16), 5: f.astype(np.uint32)}
+
+
 CASES = [
     (py_casts, _py_casts_args()()),
     (py_casts, _py_casts_args(np.float32)()),
@@ -142,9 +173,11 @@ CASES = [
     (builtins_minmax, _minmax_args()),
     (round_ndigits, (rand(16, np.float64), poison(16, np.float64))),
     (lengths, (rand(7, np.float32), rand((3, 5), np.int8), poison(3, np.int64))),
+    (wrapping_casts, _wrapping_args()),
 ]
 
 RUN = [
+    (wrapping_casts, 1, 40, _wrapping_args, _wrapping_ref),
     (py_casts, 1, 64, _py_casts_args(), _py_casts_ref),
     (np_casts, 1, 64, _np_casts_args, _np_casts_ref),
     (builtins_minmax, 1, 64, _minmax_args, _minmax_ref),
