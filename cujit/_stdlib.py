@@ -88,6 +88,18 @@ def _spec(module, func, **names):
     return k
 
 
+_sms = {}
+
+
+def _sm_count():
+    """The current device's multiprocessor count (cached per device)."""
+    dev = _C.get_device()
+    n = _sms.get(dev.id)
+    if n is None:
+        n = _sms[dev.id] = dev.multiprocessor_count
+    return n
+
+
 def _grid(n, block=256, cap=1 << 16):
     return _b.max(1, _b.min((n + block - 1) // block, cap))
 
@@ -756,7 +768,8 @@ def _argext(fname, mx, a, axis, out, keepdims):
         if _use_rows(rows, n):
             arg_rows[_grid(rows), 256](x3, r1, mx)
         else:
-            splits = _b.max(1, _b.min((n + 2047) // 2048, (1024 + rows - 1) // rows))
+            # every block resident at once (4 per SM fit): no second, partial wave
+            splits = _b.max(1, _b.min((n + 2047) // 2048, (4 * _sm_count() + rows - 1) // rows))
             part = _C.empty((rows, splits), _I64)
             arg_blocks[(splits, _b.min(rows, 65535)), 256](x3, part, mx)
             arg_final[_grid(rows), 256](x3, part, r1, mx)
@@ -807,7 +820,7 @@ def _scan(x3, o3, acc):
         _spec("scan", "rows", ACC=acc)[_grid(rows), 256](x3, o3)
         return
     nt = 256
-    chunk = _b.max(nt * 8, (n + 1023) // 1024)
+    chunk = _b.max(nt * 8, (n + 4 * _sm_count() - 1) // (4 * _sm_count()))
     chunk = (chunk + nt - 1) // nt * nt
     splits = (n + chunk - 1) // chunk
     part = _C.empty((rows, splits), acc)
