@@ -138,7 +138,9 @@ def lengths(x, m, out):
 @jit.rawkernel()
 def wrapping_casts(f, o8, o16, u8, u16, u32):
     """Floats outside a narrow integer type wrap as NumPy's casts do on
-    x86-64 (through int32; uint32 through int64), not saturate."""
+    x86-64 (through int32; uint32 through int64), not saturate.  Values
+    outside int32 itself are left out: NumPy gives x86's "invalid" pattern
+    there (with a warning), the GPU saturates."""
     i = jit.grid(1)
     if i < f.size:
         o8[i] = np.int8(f[i])
@@ -151,7 +153,7 @@ def wrapping_casts(f, o8, o16, u8, u16, u32):
 def _wrapping_args():
     n = 40
     f = np.concatenate([rng_floats(n - 8), [-1.0, -3.5, 300.0, 70000.0, -129.9, 128.5,
-                                            -70000.0, 4.0e9]])
+                                            -70000.0, 2.0e9]])
     return (f, poison(n, np.int8), poison(n, np.int16), poison(n, np.uint8),
             poison(n, np.uint16), poison(n, np.uint32))
 
