@@ -768,8 +768,11 @@ def _argext(fname, mx, a, axis, out, keepdims):
         if _use_rows(rows, n):
             arg_rows[_grid(rows), 256](x3, r1, mx)
         else:
-            # every block resident at once (4 per SM fit): no second, partial wave
-            splits = _b.max(1, _b.min((n + 2047) // 2048, (4 * _sm_count() + rows - 1) // rows))
+            # every block resident at once, no second partial wave (on an H100
+            # six blocks of the 4-byte kernels fit per SM, four of the wider)
+            per_sm = 6 if x.dtype.itemsize <= 4 else 4
+            splits = _b.max(1, _b.min((n + 2047) // 2048,
+                                      (per_sm * _sm_count() + rows - 1) // rows))
             part = _C.empty((rows, splits), _I64)
             arg_blocks[(splits, _b.min(rows, 65535)), 256](x3, part, mx)
             arg_final[_grid(rows), 256](x3, part, r1, mx)
