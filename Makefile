@@ -75,7 +75,7 @@ test-unit:
 	fi
 
 test-gpu: all
-	PYTHONPATH=. $(PYTHON) -m pytest -q -m gpu tests
+	PYTHONPATH=. $(PYTHON) tests/gpu/run_all.py
 
 # GCC 12 misreads vsnprintf(NULL, 0, ...) under the sanitizers: -Wno-format-truncation
 asan:
