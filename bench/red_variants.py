@@ -8,6 +8,8 @@ every run.  Timed with CUDA events, median of 20, beside cupy.sum."""
 import cupy as cp
 import numpy as np
 
+from cupy_timing import copy_bandwidth, gpu_ms
+
 N = 1 << 28
 COMMON = r'''
 __device__ __forceinline__ float warp_sum(float v)
@@ -89,30 +91,12 @@ extern "C" __global__ void gbatch(const float4 *__restrict__ x, float *part, int
 '''
 
 
-def timeit(fn, iters=20):
-    s, e = cp.cuda.Event(), cp.cuda.Event()
-    ts = []
-    for _ in range(3):
-        fn()
-    for _ in range(iters):
-        s.record()
-        fn()
-        e.record()
-        e.synchronize()
-        ts.append(cp.cuda.get_elapsed_time(s, e))
-    return float(np.median(ts))
-
-
 sms = cp.cuda.Device().attributes["MultiProcessorCount"]
 x = cp.random.rand(N, dtype=cp.float32)
 ref = float(cp.sum(x.astype(cp.float64)))
-src = cp.random.rand(N * 3 // 2, dtype=cp.float32)
-dst = cp.empty_like(src)
-tc = timeit(lambda: cp.copyto(dst, src))
-copy_bw = 2 * src.nbytes / tc / 1e6
-del src, dst
+copy_bw = copy_bandwidth(N)
 print(f"copy {copy_bw:.1f} GB/s, {sms} SMs")
-t = timeit(lambda: cp.sum(x))
+t = gpu_ms(lambda: cp.sum(x))
 print(f"{'cupy.sum':34s} {t:.4f} ms {100 * 4 * N / t / 1e6 / copy_bw:6.1f} %")
 rows = []
 n4 = N // 4
@@ -139,7 +123,7 @@ for ld in ("plain", "ldcs"):
                         k((grid,), (block,), args)
                         fin((1,), (1024,), (part, out, np.int32(grid)))
                     out.fill(cp.nan)
-                    t = timeit(run)
+                    t = gpu_ms(run)
                     got = float(out[0])
                     ok = abs(got - ref) <= 1e-4 * abs(ref)
                     pct = 100 * 4 * N / t / 1e6 / copy_bw

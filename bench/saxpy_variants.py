@@ -4,6 +4,8 @@ Run on the GPU machine: python3 bench/saxpy_variants.py"""
 import cupy as cp
 import numpy as np
 
+from cupy_timing import copy_bandwidth, gpu_ms
+
 N = 1 << 28
 HEAD = 'extern "C" __global__ void k('
 VARIANTS = {
@@ -29,27 +31,10 @@ VARIANTS = {
 }
 
 
-def timeit(fn, iters=20):
-    s, e = cp.cuda.Event(), cp.cuda.Event()
-    ts = []
-    for _ in range(3):
-        fn()
-    for _ in range(iters):
-        s.record()
-        fn()
-        e.record()
-        e.synchronize()
-        ts.append(cp.cuda.get_elapsed_time(s, e))
-    return float(np.median(ts))
-
-
 x = cp.random.rand(N, dtype=cp.float32)
 y = cp.random.rand(N, dtype=cp.float32)
 out = cp.empty_like(x)
-src = cp.random.rand(N * 3 // 2, dtype=cp.float32)
-dst = cp.empty_like(src)
-tc = timeit(lambda: cp.copyto(dst, src))
-copy_bw = 2 * src.nbytes / tc / 1e6
+copy_bw = copy_bandwidth(N)
 print(f"copy {copy_bw:.1f} GB/s")
 a = np.float32(2.0)
 for name, code in VARIANTS.items():
@@ -58,7 +43,7 @@ for name, code in VARIANTS.items():
     for block in (256, 512, 1024):
         grid = (N // per + block - 1) // block
         out.fill(cp.nan)
-        t = timeit(lambda: k((grid,), (block,), (a, x, y, out, np.int32(N))))
+        t = gpu_ms(lambda: k((grid,), (block,), (a, x, y, out, np.int32(N))))
         ok = bool(cp.allclose(out, a * x + y))
         bw = 3 * 4 * N / t / 1e6
         print(f"{name:10s} block {block:4d}: {t:.4f} ms {bw:7.1f} GB/s {100 * bw / copy_bw:5.1f} % {'ok' if ok else 'WRONG'}")

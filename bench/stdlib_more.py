@@ -7,32 +7,13 @@ import cupy as cp
 
 import cujit
 
+from cupy_timing import copy_bandwidth, gpu_ms
+
 N = 1 << 28
 SIDE = 1 << 14
 
 
-def gpu_ms(fn, warm=3, iters=20):
-    s, e = cp.cuda.Event(), cp.cuda.Event()
-    for _ in range(warm):
-        fn()
-    ts = []
-    for _ in range(iters):
-        s.record()
-        fn()
-        e.record()
-        e.synchronize()
-        ts.append(cp.cuda.get_elapsed_time(s, e))
-    return float(np.median(ts))
-
-
-def as_cupy(a):
-    return cp.asarray(a)
-
-
-src = cp.random.rand(N * 3 // 2, dtype=cp.float32)
-dst = cp.empty_like(src)
-copy_bw = 2 * src.nbytes / gpu_ms(lambda: cp.copyto(dst, src)) / 1e6
-del src, dst
+copy_bw = copy_bandwidth(N)
 print(f"copy {copy_bw:.1f} GB/s")
 
 xc = cp.random.rand(N, dtype=cp.float32)
