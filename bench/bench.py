@@ -9,9 +9,11 @@ Sections (DESIGN.md section 5 has the figures and goals):
 1. host time per launch: 1 int32 array + 1 int, 1 block of 32 threads, body
    `if i < n: x[i] = x[i] + 1`.  N launches timed with perf_counter, one
    synchronize after the clock stops; beside a C program
-   (bench/launch_floor.c) that calls cuLaunchKernel N times.  The C program
-   and every case take turns over several rounds (this machine's launch cost
-   drifts over seconds); medians over all repetitions.
+   (bench/launch_floor.c) that calls cuLaunchKernel N times.  Each library
+   runs in a process of its own, as the C program does, importing only
+   itself and CuPy; the C program and the libraries' processes take turns
+   over several rounds (this machine's launch cost drifts over seconds);
+   medians over all repetitions.
 2. first call in a new process: saxpy (n = 2^20), timed from just before the
    decorator / kernel creation to after the first launch and a synchronize,
    imports and array creation excluded; empty and warm disk caches; median of
@@ -82,35 +84,45 @@ def median(v):
 # ---------------------------------------------------------------------------
 # libraries, each optional
 
+# Section 1 measures each library in a process of its own (as the C floor
+# is): `bench.py --launch-child LIB` imports only LIB (and CuPy, for CuPy
+# arrays), times its launch cases and prints them as JSON.
+CHILD = sys.argv[sys.argv.index("--launch-child") + 1] if "--launch-child" in sys.argv[:-1] \
+    else None
+WANT = {"cujit", "cupy", "cupyx", "numba"} if CHILD is None else {CHILD, "cupy"}
+
 cujit = jit = None
-try:
-    import cujit
-    from cujit import jit
-except Exception as e:      # noqa: BLE001
-    err("import cujit", e)
+if "cujit" in WANT:
+    try:
+        import cujit
+        from cujit import jit
+    except Exception as e:      # noqa: BLE001
+        err("import cujit", e)
 
 cp = cpjit = None
 try:
     import cupy as cp
-    try:
-        from cupyx import jit as cpjit
-    except Exception as e:  # noqa: BLE001
-        err("import cupyx.jit", e)
+    if "cupyx" in WANT:
+        try:
+            from cupyx import jit as cpjit
+        except Exception as e:  # noqa: BLE001
+            err("import cupyx.jit", e)
 except Exception as e:      # noqa: BLE001
     err("import cupy", e)
 
 cuda = None
-try:
-    if not hasattr(np, "row_stack"):
-        np.row_stack = np.vstack        # numba-cuda 0.30 under NumPy 2.5
-    from numba import cuda
+if "numba" in WANT:
     try:
-        from numba.core.errors import NumbaPerformanceWarning
-        warnings.simplefilter("ignore", NumbaPerformanceWarning)
-    except Exception:       # noqa: BLE001
-        pass
-except Exception as e:      # noqa: BLE001
-    err("import numba.cuda", e)
+        if not hasattr(np, "row_stack"):
+            np.row_stack = np.vstack        # numba-cuda 0.30 under NumPy 2.5
+        from numba import cuda
+        try:
+            from numba.core.errors import NumbaPerformanceWarning
+            warnings.simplefilter("ignore", NumbaPerformanceWarning)
+        except Exception:       # noqa: BLE001
+            pass
+    except Exception as e:      # noqa: BLE001
+        err("import numba.cuda", e)
 
 
 # ---------------------------------------------------------------------------
@@ -205,14 +217,9 @@ def check_counts(name, got, start, launches):
     return ok
 
 
-def section_launch(args):
-    log("\n== 1. host time per launch (1 int32 array + 1 int, grid 1 x 32) ==")
-    log(f"  {args.rounds} rounds; in each, the C floor process and every case below run "
-        f"{args.reps} repetitions of {args.launches} launches in turn (the launch cost of "
-        "this machine drifts by 10-20 % over seconds); medians over every repetition")
-    res = RESULTS.setdefault("launch", {})
-    N, reps, warm = args.launches, args.reps, args.warm
-    res["N"], res["reps"], res["rounds"] = N, reps, args.rounds
+def launch_cases(args):
+    """[key, name, loop, sync, readback, start, per-rep us, launches, failed]
+    for each launch case of the libraries this process imported."""
     rng = np.random.default_rng(1)
     n = NELEM
     cases = []      # [key, name, loop, sync, readback, start, per-rep us, launches, failed]
@@ -268,7 +275,7 @@ def section_launch(args):
             case("cujit_cupy_style", "cujit k((1,), (32,), (x, n)), CuPy array", loop,
                  cujit.synchronize, lambda x=x: x.get(), s)
 
-    if cp is not None:
+    if cp is not None and CHILD in (None, "cupy"):
         try:
             rk = cp.RawKernel(INC_CUDA, "inc")
             s = fresh_start()
@@ -319,37 +326,78 @@ def section_launch(args):
         except Exception as e:  # noqa: BLE001
             err("launch/numba", e)
 
+    return cases
+
+
+def launch_child(args):
+    """--launch-child LIB: LIB's cases, reps repetitions each, as one JSON line."""
+    out = {}
+    for key, name, loop, sync, readback, start, _, _, _ in launch_cases(args):
+        try:
+            _, per, total = host_loop_time(loop, sync, args.launches, args.reps, args.warm)
+            ok = check_counts(name, readback(), start, total)
+            out[key] = {"name": name, "reps_us": per, "correct": ok}
+        except Exception as e:  # noqa: BLE001
+            out[key] = {"name": name, "error": f"{type(e).__name__}: {e}"}
+    print("LAUNCH_JSON " + json.dumps({"cases": out, "errors": RESULTS["errors"]}), flush=True)
+
+
+def run_launch_child(lib, args):
+    argv = [sys.executable, os.path.abspath(__file__), "--launch-child", lib,
+            "--launches", str(args.launches)]
+    env = dict(os.environ)
+    env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=300, env=env, cwd=ROOT)
+    for ln in p.stdout.splitlines():
+        if ln.startswith("LAUNCH_JSON "):
+            return json.loads(ln[len("LAUNCH_JSON "):])
+    raise RuntimeError(f"{lib} launch process rc={p.returncode}: "
+                       f"{(p.stdout + p.stderr).strip()[-800:]}")
+
+
+def section_launch(args):
+    log("\n== 1. host time per launch (1 int32 array + 1 int, grid 1 x 32) ==")
+    log(f"  {args.rounds} rounds; in each, the C floor process and one process per library "
+        f"(cujit, CuPy RawKernel, cupyx.jit, numba-cuda: each imports only itself and CuPy) run "
+        f"{args.reps} repetitions of {args.launches} launches per case in turn (the launch "
+        "cost of this machine drifts by 10-20 % over seconds); medians over every repetition")
+    res = RESULTS.setdefault("launch", {})
+    res["N"], res["reps"], res["rounds"] = args.launches, args.reps, args.rounds
+    libs = [lib for lib, mod in (("cujit", cujit), ("cupy", cp), ("cupyx", cpjit),
+                                 ("numba", cuda)) if mod is not None]
     floor_reps, floor_ok = [], True
-    for r in range(args.rounds):
+    got = {}            # key -> [name, reps, all correct]
+    for _ in range(args.rounds):
         try:
             if floor_ok:
-                floor_reps += run_launch_floor(N, reps, quiet=True)
+                floor_reps += run_launch_floor(args.launches, args.reps, quiet=True)
         except Exception as e:  # noqa: BLE001
             err("launch/c_floor", e)
             floor_ok = False
-        for c in cases:
-            if c[8]:
-                continue
+        for lib in libs:
             try:
-                _, per, total = host_loop_time(c[2], c[3], N, reps, warm if r == 0 else 0)
-                c[6] += per
-                c[7] += total
+                r = run_launch_child(lib, args)
             except Exception as e:  # noqa: BLE001
-                err(f"launch/{c[0]}", e)
-                c[8] = True
+                err(f"launch/{lib}", e)
+                libs = [v for v in libs if v != lib]
+                continue
+            for where, msg in r["errors"].items():
+                RESULTS["errors"][f"launch/{lib}/{where}"] = msg
+            for key, c in r["cases"].items():
+                if "error" in c:
+                    err(f"launch/{key}", RuntimeError(c["error"]))
+                    continue
+                g = got.setdefault(key, [c["name"], [], True])
+                g[1] += c["reps_us"]
+                g[2] = g[2] and c["correct"]
     if floor_reps:
         res["c_floor"] = {"us": median(floor_reps), "reps_us": floor_reps}
         log(f"  {'C floor cuLaunchKernel (bench/launch_floor.c)':<44} {median(floor_reps):8.3f} "
             f"us/launch   reps {[round(p, 2) for p in floor_reps]}")
-    for key, name, _, _, readback, start, per, total, failed in cases:
-        if failed or not per:
-            continue
-        try:
-            ok = check_counts(name, readback(), start, total)
-        except Exception as e:  # noqa: BLE001
-            err(f"launch/{key} readback", e)
-            ok = False
+    for key, (name, per, ok) in got.items():
         res[key] = {"us": median(per), "reps_us": per, "correct": ok}
+        if not ok:
+            RESULTS["notes"].append(f"{name}: WRONG RESULT")
         log(f"  {name:<44} {median(per):8.3f} us/launch   reps {[round(p, 2) for p in per]}"
             f"{'' if ok else '   WRONG RESULT'}")
 
@@ -1434,6 +1482,7 @@ def main():
     ap.add_argument("--quick", action="store_true", help="small N and sizes: a smoke test")
     ap.add_argument("--sections", default="1,2,3,4,5", help="which sections, e.g. 1,3")
     ap.add_argument("--launches", type=int, default=0, help="launches per repetition (section 1)")
+    ap.add_argument("--launch-child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
     cli_launches = args.launches
     if args.quick:
@@ -1448,6 +1497,9 @@ def main():
         args.side, args.fv_budget, args.fv_timeout = 16384, 90.0, 45
     if cli_launches:
         args.launches, args.warm = cli_launches, min(args.warm, cli_launches)
+    if args.launch_child:
+        launch_child(args)
+        return
     RESULTS["args"] = {k: v for k, v in vars(args).items()}
     want = {s.strip() for s in args.sections.split(",")}
     environment()
