@@ -19,6 +19,18 @@ FULL = 0xffffffff
 ACC = np.float64                # replaced in each specialised copy
 
 
+@jit.rawkernel(device=True)
+def warp_scan(v, lane):
+    """The inclusive sum of v over lanes 0..lane of the warp (shuffles up)."""
+    d = 1
+    while d < 32:
+        o = jit.shfl_up_sync(FULL, v, d)
+        if lane >= d:
+            v += o
+        d *= 2
+    return v
+
+
 def rows(x, out):
     nb = x.shape[2]
     nrows = x.shape[0] * nb
@@ -100,23 +112,13 @@ def carries(part):
             j = base + t
             v = part[r, j] if j < ns else ACC(0)
             inc = v
-            d = 1
-            while d < 32:
-                o = jit.shfl_up_sync(FULL, inc, d)
-                if lane >= d:
-                    inc += o
-                d *= 2
+            inc = warp_scan(inc, lane)
             if lane == 31:
                 wsum[w] = inc
             jit.syncthreads()
             if w == 0:
                 s = wsum[lane] if lane < nw else ACC(0)
-                d = 1
-                while d < 32:
-                    o = jit.shfl_up_sync(FULL, s, d)
-                    if lane >= d:
-                        s += o
-                    d *= 2
+                s = warp_scan(s, lane)
                 wsum[lane] = s
             jit.syncthreads()
             exc = jit.shfl_up_sync(FULL, inc, 1)
@@ -161,23 +163,13 @@ def finish(x, out, part, chunk):
             s2 = s1 + (ACC(x[a, j + 2, b]) if j + 2 < hi else ACC(0))
             s3 = s2 + (ACC(x[a, j + 3, b]) if j + 3 < hi else ACC(0))
             inc = s3
-            d = 1
-            while d < 32:
-                o = jit.shfl_up_sync(FULL, inc, d)
-                if lane >= d:
-                    inc += o
-                d *= 2
+            inc = warp_scan(inc, lane)
             if lane == 31:
                 wsum[w] = inc
             jit.syncthreads()
             if w == 0:
                 sw = wsum[lane] if lane < nw else ACC(0)
-                d = 1
-                while d < 32:
-                    o = jit.shfl_up_sync(FULL, sw, d)
-                    if lane >= d:
-                        sw += o
-                    d *= 2
+                sw = warp_scan(sw, lane)
                 wsum[lane] = sw
             jit.syncthreads()
             ex = jit.shfl_up_sync(FULL, inc, 1)
