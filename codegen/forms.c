@@ -263,8 +263,18 @@ ew_strided(Cg *g, Buf *b, const EwSpec *s, Inst *fn)
         P("            const %s row = tr * 8 + (%s)((t >> 5) & 7);\n", I, I);
         P("            const %s col = (tile - tr * tpr) * 32 + (%s)(t & 31);\n", I, I);
         S("            if (row >= H || col >= W) {\n                continue;\n            }\n");
-        ew_offsets(b, s, I, nd - 2, "col");
-        ew_strided_body(g, b, s, fn);
+        /* the loop body below, one level deeper */
+        Buf in;
+        buf_init(&in);
+        ew_offsets(&in, s, I, nd - 2, "col");
+        ew_strided_body(g, &in, s, fn);
+        for (const char *ln = in.s; *ln;) {
+            const char *nl = strchr(ln, '\n');
+            size_t len = nl ? (size_t)(nl - ln + 1) : strlen(ln);
+            P("    %.*s", (int)len, ln);
+            ln += len;
+        }
+        buf_free(&in);
         S("        return;\n    }\n");
     }
     P("    for (%s row = (%s)blockIdx.x * blockDim.x + threadIdx.x; row < n; row += stride) {\n",
