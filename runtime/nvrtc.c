@@ -323,6 +323,14 @@ wait_warm(void)
     pthread_mutex_unlock(&warm_mu);
 }
 
+/* a fork waits for the preload thread: a child must not inherit NVRTC's
+ * own locks held by a thread it does not have */
+static void
+before_fork(void)
+{
+    wait_warm();
+}
+
 /* a forked child has no preload thread: nothing to wait for */
 static void
 after_fork_child(void)
@@ -353,7 +361,7 @@ rt_nvrtc_preload(int cc_major, int cc_minor)
     static int hooks;
     if (!hooks) {
         hooks = 1;
-        pthread_atfork(NULL, NULL, after_fork_child);
+        pthread_atfork(before_fork, NULL, after_fork_child);
         Py_AtExit(wait_warm);
     }
     warm_state = 1;
