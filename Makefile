@@ -4,6 +4,7 @@
 #   make check     set up, build, run every test (what CI runs)
 #   make test      C unit tests (CUnit) and pytest; test-unit / test-gpu alone
 #   make asan      C unit tests under AddressSanitizer + UBSan (build/asan)
+#   make asan-py   the extension under the sanitizers, with the no-GPU pytest suites
 #   make regen     frontend/sig.c from frontend/sig.re (needs re2c)
 #   make bench-transpile, make bench, make clean
 PYTHON  ?= python3
@@ -87,6 +88,21 @@ asan:
 	  echo "asan: skipped, CUnit is not installed (apt-get install libcunit1-dev)"; \
 	fi
 
+# the extension itself under AddressSanitizer + UBSan (a copy in build/asan-py),
+# running the tests that need no GPU (the fake-driver scenarios among them)
+SAN_LIBS = $(shell $(CC) -print-file-name=libasan.so):$(shell $(CC) -print-file-name=libubsan.so)
+asan-py:
+	rm -rf $(BUILD)/asan-py && mkdir -p $(BUILD)/asan-py
+	cp -r Makefile common frontend typeinfer codegen runtime module cli cujit stdlib tests $(BUILD)/asan-py/
+	rm -f $(BUILD)/asan-py/cujit/_cujit*.so
+	$(MAKE) --no-print-directory -C $(BUILD)/asan-py BUILD=build \
+	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -Wno-format-truncation" \
+	  cujit/_cujit$(EXT)
+	cd $(BUILD)/asan-py && ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  LD_PRELOAD=$(SAN_LIBS) PYTHONPATH=. $(PYTHON) -m pytest -q -p no:cacheprovider \
+	  tests/test_runtime_nogpu.py tests/test_stdlib_nogpu.py tests/test_vectorize_nogpu.py \
+	  tests/test_features.py tests/test_errors.py
+
 # what README.md tells a new user to run
 setup:
 	@PYTHON=$(PYTHON) sh scripts/setup.sh
@@ -107,4 +123,4 @@ bench: all
 clean:
 	rm -rf $(BUILD) cujit/_cujit*.so cujitc
 
-.PHONY: all test test-unit test-gpu regen clean bench bench-transpile asan setup example check
+.PHONY: all test test-unit test-gpu regen clean bench bench-transpile asan asan-py setup example check
