@@ -193,9 +193,8 @@ NELEM = 32
 
 def host_loop_time(loop, sync, n_launch, reps, warm):
     """loop(k) makes k launches; returns (median us/launch, all reps, launches made)."""
-    if warm:
-        loop(1)                 # compile / first-call costs out of the way
-        loop(warm)
+    loop(1)                     # compile / first-call costs out of the way
+    loop(warm)
     sync()
     per = []
     for _ in range(reps):
@@ -204,7 +203,7 @@ def host_loop_time(loop, sync, n_launch, reps, warm):
         t1 = time.perf_counter()
         sync()
         per.append((t1 - t0) / n_launch * 1e6)
-    return median(per), per, (1 + warm if warm else 0) + reps * n_launch
+    return median(per), per, 1 + warm + reps * n_launch
 
 
 def check_counts(name, got, start, launches):
@@ -218,14 +217,14 @@ def check_counts(name, got, start, launches):
 
 
 def launch_cases(args):
-    """[key, name, loop, sync, readback, start, per-rep us, launches, failed]
-    for each launch case of the libraries this process imported."""
+    """(key, name, loop, sync, readback, start) for each launch case of the
+    libraries this process imported."""
     rng = np.random.default_rng(1)
     n = NELEM
-    cases = []      # [key, name, loop, sync, readback, start, per-rep us, launches, failed]
+    cases = []
 
-    def case(key, name, loop, sync, readback, start):
-        cases.append([key, name, loop, sync, readback, start, [], 0, False])
+    def case(*c):
+        cases.append(c)
 
     def fresh_start():
         return rng.integers(0, 1000, n).astype(np.int32)
@@ -332,7 +331,7 @@ def launch_cases(args):
 def launch_child(args):
     """--launch-child LIB: LIB's cases, reps repetitions each, as one JSON line."""
     out = {}
-    for key, name, loop, sync, readback, start, _, _, _ in launch_cases(args):
+    for key, name, loop, sync, readback, start in launch_cases(args):
         try:
             _, per, total = host_loop_time(loop, sync, args.launches, args.reps, args.warm)
             ok = check_counts(name, readback(), start, total)
@@ -370,7 +369,7 @@ def section_launch(args):
     for _ in range(args.rounds):
         try:
             if floor_ok:
-                floor_reps += run_launch_floor(args.launches, args.reps, quiet=True)
+                floor_reps += run_launch_floor(args.launches, args.reps)
         except Exception as e:  # noqa: BLE001
             err("launch/c_floor", e)
             floor_ok = False
@@ -461,7 +460,7 @@ def floor_module_file():
     return out
 
 
-def run_launch_floor(N, reps, quiet=False):
+def run_launch_floor(N, reps):
     """The C floor process once; the microseconds per launch of each repetition."""
     global FLOOR_EXE
     if FLOOR_EXE is None:
@@ -477,9 +476,6 @@ def run_launch_floor(N, reps, quiet=False):
     if p.returncode != 0 or not m:
         raise RuntimeError(f"launch_floor rc={p.returncode}: {out.strip()[-800:]}")
     reps_us = [float(v) for v in re.findall(r"rep \d+: ([0-9.]+) us", p.stdout)]
-    if not quiet:
-        log(f"  {'C floor cuLaunchKernel (bench/launch_floor.c)':<44} {float(m.group(1)):8.3f} "
-            f"us/launch   reps {reps_us}")
     RESULTS.setdefault("launch", {})["c_floor_output"] = p.stdout[-2000:]
     return reps_us
 

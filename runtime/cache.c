@@ -104,8 +104,9 @@ rt_cache_key(RtCacheKey *k, const char *src, const char *name, const char *key_e
     buf_free(&b);
 }
 
-static int
-env_off(const char *v)
+/* "0", "false", "no", "off" (any case): a switch turned off */
+int
+rt_env_off(const char *v)
 {
     return v && (strcmp(v, "0") == 0 || strcasecmp(v, "false") == 0 || strcasecmp(v, "no") == 0
                  || strcasecmp(v, "off") == 0);
@@ -134,7 +135,7 @@ cache_dir_path(char *buf, size_t n)
 int
 rt_cache_dir(char *buf, size_t n)
 {
-    if (env_off(getenv("CUJIT_CACHE"))) {
+    if (rt_env_off(getenv("CUJIT_CACHE"))) {
         return 0;
     }
     return cache_dir_path(buf, n);
@@ -392,7 +393,7 @@ rt_py_cache_info(PyObject *self, PyObject *noargs)
     char dir[4096];
     long long entries = 0, bytes = 0;
     int have = cache_dir_path(dir, sizeof dir);
-    int enabled = have && !env_off(getenv("CUJIT_CACHE"));
+    int enabled = have && !rt_env_off(getenv("CUJIT_CACHE"));
     DIR *d = have ? opendir(dir) : NULL;
     if (d) {
         struct dirent *e;

@@ -70,13 +70,11 @@ rt_nvrtc_has_fast_compile(void)
     return major > 12 || (major == 12 && minor >= 8);
 }
 
-/* CUJIT_FAST_COMPILE=0 turns fast compilation off */
+/* CUJIT_FAST_COMPILE=0 (false, no, off) turns fast compilation off */
 int
 rt_fast_compile_wanted(void)
 {
-    const char *v = getenv("CUJIT_FAST_COMPILE");
-    return !(v && (strcmp(v, "0") == 0 || strcasecmp(v, "off") == 0
-                   || strcasecmp(v, "false") == 0 || strcasecmp(v, "no") == 0));
+    return !rt_env_off(getenv("CUJIT_FAST_COMPILE"));
 }
 
 /* Extra NVRTC options from CUJIT_NVRTC_OPTIONS (space separated, at most 8),
@@ -347,8 +345,7 @@ after_fork_child(void)
 void
 rt_nvrtc_preload(int cc_major, int cc_minor)
 {
-    const char *v = getenv("CUJIT_PRELOAD_NVRTC");
-    if (warm_state || (v && strcmp(v, "0") == 0) || load_state) {
+    if (warm_state || rt_env_off(getenv("CUJIT_PRELOAD_NVRTC")) || load_state) {
         return;
     }
     snprintf(warm_arch, sizeof warm_arch, "--gpu-architecture=sm_%d%d", cc_major, cc_minor);
