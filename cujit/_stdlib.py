@@ -763,8 +763,8 @@ def _argext(fname, mx, a, axis, out, keepdims):
         rows = x3.shape[0] * x3.shape[2]
         r1 = reshape(res, rows)
         m = _kmod("reductions")
-        arg_rows, arg_blocks, arg_final = m.arg_kernels_c if x.dtype.kind == "c" \
-            else m.arg_kernels
+        arg_rows, arg_blocks, arg_final, arg_final_blocks = m.arg_kernels_c \
+            if x.dtype.kind == "c" else m.arg_kernels
         if _use_rows(rows, n):
             arg_rows[_grid(rows), 256](x3, r1, mx)
         else:
@@ -775,7 +775,10 @@ def _argext(fname, mx, a, axis, out, keepdims):
                                       (per_sm * _sm_count() + rows - 1) // rows))
             part = _C.empty((rows, splits), _I64)
             arg_blocks[(splits, _b.min(rows, 65535)), 256](x3, part, mx)
-            arg_final[_grid(rows), 256](x3, part, r1, mx)
+            if splits >= 32 and rows < 4096:
+                arg_final_blocks[_b.min(rows, 65535), 256](x3, part, r1, mx)
+            else:
+                arg_final[_grid(rows), 256](x3, part, r1, mx)
     return _to_out(res, out)
 
 

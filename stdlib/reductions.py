@@ -273,32 +273,72 @@ def arg_blocks(x, part, mx):
                 bv = v
                 bi = j
             j += step
-        off = 16
-        while off > 0:
-            oj = jit.shfl_down_sync(FULL, bi, off)
-            ov = x[a, oj if oj >= 0 else 0, b]
-            if better(bv, bi, ov, oj, mx):
-                bv = ov
-                bi = oj
-            off //= 2
+        bi = warp_best(x, a, b, bv, bi, mx)
         if lane == 0:
             best[w] = bi
         jit.syncthreads()
         if w == 0:
             bi = best[lane] if lane < nw else np.int64(-1)
-            bv = x[a, bi if bi >= 0 else 0, b]
-            off = 16
-            while off > 0:
-                oj = jit.shfl_down_sync(FULL, bi, off)
-                ov = x[a, oj if oj >= 0 else 0, b]
-                if better(bv, bi, ov, oj, mx):
-                    bv = ov
-                    bi = oj
-                off //= 2
+            bi = warp_best(x, a, b, x[a, bi if bi >= 0 else 0, b], bi, mx)
             if lane == 0:
                 part[r, jit.blockIdx.x] = bi
         jit.syncthreads()
         r += jit.gridDim.y
+
+
+def warp_best(x, a, b, bv, bi, mx):
+    """The index of the warp's best candidate (value bv at index bi in each
+    lane; bi < 0: none), in lane 0: indices travel by shuffles, values are
+    read again from x."""
+    off = 16
+    while off > 0:
+        oj = jit.shfl_down_sync(FULL, bi, off)
+        ov = x[a, oj if oj >= 0 else 0, b]
+        if better(bv, bi, ov, oj, mx):
+            bv = ov
+            bi = oj
+        off //= 2
+    return bi
+
+
+def arg_final_blocks(x, part, out, mx):
+    """Block y, for rows y, y + gridDim.x, ...: the extreme among the row's
+    block winners, the threads sharing them out (few rows with many
+    winners: one thread would wait on each winner's loads in turn)."""
+    best = jit.shared_memory(np.int64, 32)
+    nb = x.shape[2]
+    rows = x.shape[0] * nb
+    ns = part.shape[1]
+    t = jit.threadIdx.x
+    nt = jit.blockDim.x
+    lane = t % 32
+    w = t // 32
+    nw = (nt + 31) // 32
+    r = jit.blockIdx.x
+    while r < rows:
+        a = r // nb
+        b = r - a * nb
+        bi = np.int64(-1)
+        bv = x[a, 0, b]
+        s = t
+        while s < ns:
+            j = part[r, s]
+            v = x[a, j, b]
+            if better(bv, bi, v, j, mx):
+                bv = v
+                bi = j
+            s += nt
+        bi = warp_best(x, a, b, bv, bi, mx)
+        if lane == 0:
+            best[w] = bi
+        jit.syncthreads()
+        if w == 0:
+            bi = best[lane] if lane < nw else np.int64(-1)
+            bi = warp_best(x, a, b, x[a, bi if bi >= 0 else 0, b], bi, mx)
+            if lane == 0:
+                out[r] = bi
+        jit.syncthreads()
+        r += jit.gridDim.x
 
 
 def arg_final(x, part, out, mx):
@@ -322,13 +362,16 @@ def arg_final(x, part, out, mx):
 
 
 def _kernels(better_fn, later_fn):
+    """(rows, blocks, final, final_blocks) over better_fn / later_fn"""
     g = dict(globals())
     g["better"] = better_fn
     g["later_better"] = later_fn
+    g["warp_best"] = jit.rawkernel(device=True)(
+        types.FunctionType(warp_best.__code__, g, warp_best.__name__))
     return tuple(jit.rawkernel()(types.FunctionType(f.__code__, g, f.__name__))
-                 for f in (arg_rows, arg_blocks, arg_final))
+                 for f in (arg_rows, arg_blocks, arg_final, arg_final_blocks))
 
 
-# (rows, blocks, final) for real and for complex elements
+# (rows, blocks, final, final_blocks) for real and for complex elements
 arg_kernels = _kernels(better, later_better)
 arg_kernels_c = _kernels(better_c, later_better_c)
