@@ -9,15 +9,36 @@
  * wait for; __dlpack__ producers on a CUDA device; host data (NumPy arrays,
  * buffers, CPU tensors) copied to the device and back.  What kind a type is
  * gets decided once per type. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1               /* process_vm_readv */
+#endif
 #include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include "rt_impl.h"
 
 enum { K_NONE, K_CUPY, K_TORCH, K_CAI, K_DLPACK, K_HOST, K_HOSTCONV };
 
+/* how a CuPy type's fields are read (see "cupy.ndarray's fields" below) */
+enum { CF_LEARN, CF_VERIFY, CF_ON, CF_OFF };
+#define CUPY_TRIES 64               /* arrays to learn the offsets from */
+#define CUPY_VERIFY 32              /* reads made both ways once learnt */
+
+typedef struct {
+    int state, tries, verify;
+    Py_ssize_t off_dtype, off_data, off_shape, off_strides, off_ptr;
+    PyTypeObject *mp_type;          /* cupy.cuda.memory.MemoryPointer */
+} CupyFields;
+
+typedef struct {
+    PyTypeObject *type;
+    int kind;
+    CupyFields cupy;                /* K_CUPY only */
+} TypeEntry;
+
 #define TYPE_CACHE 64
-static PyTypeObject *tc_type[TYPE_CACHE];
-static char tc_kind[TYPE_CACHE];
+static TypeEntry tc[TYPE_CACHE];
 static int ntc;
 
 static PyObject *s_data, *s_ptr, *s_shape, *s_strides, *s_dtype, *s_data_ptr, *s_stride,
@@ -118,22 +139,39 @@ classify_type(PyTypeObject *t)
     return K_NONE;
 }
 
+static int cupy_fields_qualify(PyTypeObject *t);
+
+/* o's kind; *entry its type's cache entry (NULL when the cache is full) */
 static int
-kind_of(PyObject *o)
+kind_of_entry(PyObject *o, TypeEntry **entry)
 {
     PyTypeObject *t = Py_TYPE(o);
+    *entry = NULL;
     for (int i = 0; i < ntc; i++) {
-        if (tc_type[i] == t) {
-            return tc_kind[i];
+        if (tc[i].type == t) {
+            *entry = &tc[i];
+            return tc[i].kind;
         }
     }
     int k = classify_type(t);
     if (ntc < TYPE_CACHE) {
+        TypeEntry *e = &tc[ntc++];
         Py_INCREF(t);               /* the pointer must stay this type's */
-        tc_type[ntc] = t;
-        tc_kind[ntc++] = (char)k;
+        memset(e, 0, sizeof *e);
+        e->type = t;
+        e->kind = k;
+        e->cupy.state = k == K_CUPY && cupy_fields_qualify(t) ? CF_LEARN : CF_OFF;
+        e->cupy.tries = CUPY_TRIES;
+        *entry = e;
     }
     return k;
+}
+
+static int
+kind_of(PyObject *o)
+{
+    TypeEntry *e;
+    return kind_of_entry(o, &e);
 }
 
 int
@@ -249,6 +287,218 @@ done:
     Py_XDECREF(shape);
     Py_XDECREF(strides);
     return r;
+}
+
+/* ---- cupy.ndarray's fields, read in place ----
+ *
+ * A CuPy array is a Cython object: its dtype, its MemoryPointer (whose first
+ * field of interest is the device address) and two std::vector<Py_ssize_t>
+ * (shape, strides) sit at fixed offsets in the object.  Going through the
+ * attributes instead costs five lookups, two tuples built anew and a PyLong:
+ * most of a launch's host budget.  CuPy does not publish the offsets, so they
+ * are learnt, per type, from an array that was also read through the
+ * attributes: each field must be found at exactly one offset (the vectors'
+ * buffers are read through process_vm_readv, which fails instead of
+ * faulting), and then the next CUPY_VERIFY reads of that type are made both
+ * ways and compared.  Any doubt leaves the type on the attribute path for
+ * good.  A type qualifies only when none of data/shape/strides/dtype is
+ * redefined below cupy._core.core._ndarray_base.  The fields are read anew
+ * on every launch, so `a.shape = ...` in place is seen.  CUJIT_CUPY_FIELDS=0
+ * turns this off. */
+
+/* Is `name` found first in cupy._core.core._ndarray_base along t's MRO? */
+static int
+defined_in_ndarray_base(PyTypeObject *t, const char *name)
+{
+    PyObject *mro = t->tp_mro;
+    for (Py_ssize_t i = 0; mro && PyTuple_Check(mro) && i < PyTuple_GET_SIZE(mro); i++) {
+        PyObject *b = PyTuple_GET_ITEM(mro, i);
+        PyObject *d = PyObject_GetAttrString(b, "__dict__");
+        int has = d ? PyMapping_HasKeyString(d, name) : 0;
+        Py_XDECREF(d);
+        PyErr_Clear();
+        if (has) {
+            return type_is((PyTypeObject *)b, "cupy._core.core", "_ndarray_base");
+        }
+    }
+    return 0;
+}
+
+static int
+cupy_fields_qualify(PyTypeObject *t)
+{
+    static const char *const names[] = {"data", "shape", "strides", "dtype"};
+    if (sizeof(Py_ssize_t) != sizeof(int64_t) || rt_env_off(getenv("CUJIT_CUPY_FIELDS"))) {
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (!defined_in_ndarray_base(t, names[i])) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* n bytes at src, or -1 where they cannot be read (no fault) */
+static int
+safe_read(void *dst, const void *src, size_t n)
+{
+    struct iovec local = {dst, n}, remote = {(void *)(uintptr_t)src, n};
+    return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)n ? 0 : -1;
+}
+
+#define WORD(o, off) (*(uintptr_t *)((char *)(o) + (off)))
+
+/* the only word-aligned offset in o's struct holding v, or -1 */
+static Py_ssize_t
+unique_word(PyObject *o, uintptr_t v)
+{
+    Py_ssize_t found = -1, end = Py_TYPE(o)->tp_basicsize - (Py_ssize_t)sizeof(uintptr_t);
+    for (Py_ssize_t off = sizeof(PyObject); off <= end; off += sizeof(uintptr_t)) {
+        if (WORD(o, off) == v) {
+            if (found >= 0) {
+                return -1;
+            }
+            found = off;
+        }
+    }
+    return found;
+}
+
+/* the only offset in o's struct of a std::vector<Py_ssize_t> (begin, end,
+ * capacity pointers) holding v[0..n-1], or -1 */
+static Py_ssize_t
+unique_vector(PyObject *o, const int64_t *v, int n)
+{
+    Py_ssize_t found = -1, end = Py_TYPE(o)->tp_basicsize - 3 * (Py_ssize_t)sizeof(uintptr_t);
+    int64_t buf[RT_MAXDIM];
+    for (Py_ssize_t off = sizeof(PyObject); off <= end; off += sizeof(uintptr_t)) {
+        uintptr_t b = WORD(o, off), e = WORD(o, off + 8), c = WORD(o, off + 16);
+        if (b < 4096 || b % sizeof(int64_t) || e - b != (uintptr_t)n * sizeof(int64_t) || c < e
+            || safe_read(buf, (const void *)b, (size_t)n * sizeof(int64_t)) < 0
+            || memcmp(buf, v, (size_t)n * sizeof(int64_t)) != 0) {
+            continue;
+        }
+        if (found >= 0) {
+            return -1;
+        }
+        found = off;
+    }
+    return found;
+}
+
+/* Learns f's offsets from o, whose attributes gave ref.  An array that
+ * cannot tell the fields apart (no dimension, shape equal to strides, a
+ * null pointer) teaches nothing; after CUPY_TRIES of those, f is off. */
+static void
+cupy_learn(PyObject *o, const RtArray *ref, CupyFields *f)
+{
+    if (--f->tries < 0) {
+        f->state = CF_OFF;
+        return;
+    }
+    if (ref->ndim < 1 || !ref->ptr
+        || memcmp(ref->shape, ref->strides, sizeof(int64_t) * (size_t)ref->ndim) == 0) {
+        return;
+    }
+    PyObject *data = PyObject_GetAttr(o, s_data), *dtype = data ? PyObject_GetAttr(o, s_dtype) : NULL;
+    if (data && dtype) {
+        f->off_data = unique_word(o, (uintptr_t)data);
+        f->off_dtype = unique_word(o, (uintptr_t)dtype);
+        f->off_ptr = unique_word(data, (uintptr_t)ref->ptr);
+        f->off_shape = unique_vector(o, ref->shape, ref->ndim);
+        f->off_strides = unique_vector(o, ref->strides, ref->ndim);
+        if (f->off_data >= 0 && f->off_dtype >= 0 && f->off_ptr >= 0 && f->off_shape >= 0
+            && f->off_strides >= 0) {
+            f->mp_type = (PyTypeObject *)Py_NewRef(Py_TYPE(data));
+            f->state = CF_VERIFY;
+            f->verify = CUPY_VERIFY;
+        }
+    }
+    Py_XDECREF(data);
+    Py_XDECREF(dtype);
+    PyErr_Clear();
+}
+
+/* o's fields in place: 1 read, 0 not possible here (use the attributes),
+ * -1 error (an unsupported dtype) */
+static int
+cupy_fields_read(PyObject *o, const CupyFields *f, RtArray *out)
+{
+    PyObject *data = (PyObject *)WORD(o, f->off_data), *dtype = (PyObject *)WORD(o, f->off_dtype);
+    const int64_t *sb = (const int64_t *)WORD(o, f->off_shape);
+    const int64_t *se = (const int64_t *)WORD(o, f->off_shape + 8);
+    const int64_t *tb = (const int64_t *)WORD(o, f->off_strides);
+    const int64_t *te = (const int64_t *)WORD(o, f->off_strides + 8);
+    ptrdiff_t nd = se - sb;
+    if (!data || !dtype || Py_TYPE(data) != f->mp_type || nd < 0 || nd > RT_MAXDIM
+        || te - tb != nd) {
+        return 0;
+    }
+    if (rt_dtype_from_obj(dtype, &out->dtype) < 0) {
+        return -1;
+    }
+    out->ptr = (void *)WORD(data, f->off_ptr);
+    out->ndim = (int)nd;
+    if (nd) {
+        memcpy(out->shape, sb, sizeof(int64_t) * (size_t)nd);
+        memcpy(out->strides, tb, sizeof(int64_t) * (size_t)nd);
+    }
+    finish(out);
+    return 1;
+}
+
+static int
+same_array(const RtArray *a, const RtArray *b)
+{
+    return a->ptr == b->ptr && a->ndim == b->ndim && a->dtype == b->dtype
+           && memcmp(a->shape, b->shape, sizeof(int64_t) * (size_t)a->ndim) == 0
+           && memcmp(a->strides, b->strides, sizeof(int64_t) * (size_t)a->ndim) == 0;
+}
+
+static int
+get_cupy(PyObject *o, CupyFields *f, RtArray *out, const char *what)
+{
+    int r;
+    if (f && f->state == CF_ON) {
+        r = cupy_fields_read(o, f, out);
+        if (r != 0) {
+            return r < 0 ? -1 : 0;
+        }
+    } else if (f && f->state == CF_VERIFY) {
+        RtArray fast;
+        if (from_cupy(o, out, what) < 0) {
+            return -1;
+        }
+        r = cupy_fields_read(o, f, &fast);
+        if (r < 0) {
+            PyErr_Clear();
+            f->state = CF_OFF;
+        } else if (r == 1) {
+            f->state = !same_array(&fast, out) ? CF_OFF : --f->verify == 0 ? CF_ON : CF_VERIFY;
+        }
+        return 0;
+    }
+    r = from_cupy(o, out, what);
+    if (r == 0 && f && f->state == CF_LEARN) {
+        cupy_learn(o, out, f);
+    }
+    return r;
+}
+
+const char *
+rt_cupy_fields_state(PyObject *o)
+{
+    static const char *const names[] = {"learning", "verifying", "on", "off"};
+    TypeEntry *e;
+    if (intern_names() < 0) {
+        PyErr_Clear();
+        return "off";
+    }
+    if (kind_of_entry(o, &e) != K_CUPY) {
+        return "not a CuPy array";
+    }
+    return e ? names[e->cupy.state] : "off";
 }
 
 static int from_host(PyObject *o, RtArray *out, void *stream, const char *what);
@@ -556,9 +806,10 @@ rt_get_array(PyObject *o, RtArray *out, void *stream, const char *what)
     if (intern_names() < 0) {
         return -1;
     }
-    switch (kind_of(o)) {
+    TypeEntry *e;
+    switch (kind_of_entry(o, &e)) {
     case K_CUPY:
-        return from_cupy(o, out, what);
+        return get_cupy(o, e ? &e->cupy : NULL, out, what);
     case K_TORCH:
         return from_torch(o, out, stream, what);
     case K_CAI:

@@ -144,6 +144,9 @@ int rt_is_array(PyObject *o);
  * Interface producer names a stream, `stream` is made to wait for it (and
  * out->stream records it). */
 int rt_get_array(PyObject *o, RtArray *out, void *stream, const char *what);
+/* How CuPy arrays of o's type are read: "learning", "verifying", "on" (the
+ * fields in place), "off" (the attributes) or "not a CuPy array". */
+const char *rt_cupy_fields_state(PyObject *o);
 /* After the launch: copies host arrays back (copy_back) and frees what
  * rt_get_array allocated. */
 int rt_array_release(RtArray *a, void *stream, int copy_back);

@@ -7,6 +7,41 @@ PyObject *rt_OutOfMemoryError;
 #define KW (METH_VARARGS | METH_KEYWORDS)
 #define FN(f) ((PyCFunction)(void (*)(void))(f))
 
+/* _array_info(a): (device pointer, shape, byte strides, dtype name) as a
+ * launch reads them (for tests) */
+static PyObject *
+rt_py_array_info(PyObject *self, PyObject *o)
+{
+    RtArray a;
+    (void)self;
+    if (rt_get_array(o, &a, NULL, "_array_info") < 0) {
+        return NULL;
+    }
+    PyObject *shape = PyTuple_New(a.ndim), *strides = PyTuple_New(a.ndim), *r = NULL;
+    for (int i = 0; shape && strides && i < a.ndim; i++) {
+        PyTuple_SET_ITEM(shape, i, PyLong_FromLongLong(a.shape[i]));
+        PyTuple_SET_ITEM(strides, i, PyLong_FromLongLong(a.strides[i]));
+    }
+    if (shape && strides && !PyErr_Occurred()) {
+        r = Py_BuildValue("(KOOs)", (unsigned long long)(uintptr_t)a.ptr, shape, strides,
+                          cj_dtypes[a.dtype].name);
+    }
+    Py_XDECREF(shape);
+    Py_XDECREF(strides);
+    if (rt_array_release(&a, NULL, 0) < 0) {
+        Py_CLEAR(r);
+    }
+    return r;
+}
+
+/* _cupy_fields(a): how CuPy arrays of a's type are read (for tests) */
+static PyObject *
+rt_py_cupy_fields(PyObject *self, PyObject *o)
+{
+    (void)self;
+    return PyUnicode_FromString(rt_cupy_fields_state(o));
+}
+
 static PyMethodDef rt_functions[] = {
     {"to_device", FN(rt_py_to_device), KW,
      "to_device(obj, stream=None): a new DeviceArray holding a copy of obj"},
@@ -48,6 +83,11 @@ static PyMethodDef rt_functions[] = {
     {"_launch_raw", FN(rt_py_launch_raw), KW,
      "_launch_raw(src, name, grid, block, args, shmem=0, stream=None, key_extra='', "
      "check=True) -> (hit, error record or None)"},
+    {"_array_info", rt_py_array_info, METH_O,
+     "_array_info(a) -> (device pointer, shape, byte strides, dtype name) as a launch reads a"},
+    {"_cupy_fields", rt_py_cupy_fields, METH_O,
+     "_cupy_fields(a): how CuPy arrays of a's type are read: 'learning', 'verifying', "
+     "'on' (the fields in place), 'off' (the attributes) or 'not a CuPy array'"},
     {"_set_array_ops", rt_py_set_array_ops, METH_O,
      "_set_array_ops(dict): the Python callables behind DeviceArray's operators and "
      "stdlib methods (registered by cujit._stdlib)"},

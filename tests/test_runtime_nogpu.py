@@ -222,6 +222,27 @@ def test_fake_driver_no_device(fake_driver, tmp_path):
     run_scenario(fake_driver, "no_device", tmp_path, FAKECUDA_NODEV="1")
 
 
+@pytest.fixture(scope="module")
+def fake_cupy(tmp_path_factory):
+    import sysconfig
+    cc = os.environ.get("CC", "cc")
+    if not shutil.which(cc) or not sys.platform.startswith("linux"):
+        pytest.skip("needs a C compiler on Linux to build _fakecupy")
+    out = tmp_path_factory.mktemp("fakecupy")
+    so = str(out / ("_fakecupy" + sysconfig.get_config_var("EXT_SUFFIX")))
+    r = subprocess.run([cc, "-shared", "-fPIC", "-O1", "-Wall", "-Werror",
+                        "-I" + sysconfig.get_paths()["include"], "-o", so,
+                        os.path.join(FAKE_DIR, "fakecupy.c")], capture_output=True, text=True)
+    assert r.returncode == 0, "cannot build _fakecupy: " + r.stderr[-1500:]
+    return str(out)
+
+
+@pytest.mark.parametrize("fields", ["1", "0"])
+def test_fake_driver_cupy_fields(fake_driver, fake_cupy, tmp_path, fields):
+    run_scenario(fake_driver, "cupy_fields", tmp_path, FAKECUPY_DIR=fake_cupy,
+                 CUJIT_CUPY_FIELDS=fields)
+
+
 def test_fake_driver_kernels_and_disk_cache(fake_driver, tmp_path):
     nvrtc_or_skip()
     r = run_scenario(fake_driver, "kernels", tmp_path, "first", CUJIT_LOG="1")

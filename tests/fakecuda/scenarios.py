@@ -577,5 +577,88 @@ def ints_signature():
     print("ints_signature ok")
 
 
+def cupy_fields():
+    """CuPy arrays' fields read in place (runtime/args.c) against _fakecupy
+    (fakecupy.c: CuPy's object layout, built by the test): what cujit reads
+    matches the attributes while it learns the offsets, while it verifies
+    them and once it reads the fields alone, for views, 0-d, empty and
+    reshaped-in-place arrays, in a launch too; a type that overrides an
+    attribute, or whose attributes stop matching its fields, stays on the
+    attributes.  With CUJIT_CUPY_FIELDS=0 every type stays on them."""
+    sys.path.insert(0, os.environ["FAKECUPY_DIR"])
+    import _fakecupy as fc
+    off = os.environ.get("CUJIT_CUPY_FIELDS") == "0"
+    h = rand(6, 5)
+    d = cujit.to_device(h)
+    base = h.__array_interface__["data"][0]
+
+    def wrap(key, cls=fc.ndarray):
+        v = h[key]
+        return cls(d.ptr + v.__array_interface__["data"][0] - base, v.shape, v.strides,
+                   v.dtype), v
+
+    def check(a, v, ptr=None):
+        got = C._array_info(a)
+        want = (d.ptr + v.__array_interface__["data"][0] - base if ptr is None else ptr,
+                v.shape, v.strides, v.dtype.name)
+        assert got == want, (got, want)
+
+    def state(a, want):
+        got = C._cupy_fields(a)
+        assert got == ("off" if off else want), (got, want)
+
+    a, v = wrap(np.s_[0, :4])           # (4,) with strides (4,): ambiguous
+    state(a, "learning")
+    check(a, v)
+    state(a, "learning")
+    a, v = wrap(np.s_[2, 3])            # 0-d: nothing to learn from
+    check(a, v)
+    state(a, "learning")
+    a, v = wrap(np.s_[:, :])
+    check(a, v)
+    state(a, "verifying")
+    keys = [np.s_[::2, 1:], np.s_[::-1, ::-2], np.s_[3], np.s_[:, 2], np.s_[1, 1], np.s_[4:4],
+            np.s_[:, None, ::3], np.s_[5:, :]]
+    for i in range(40):
+        a, v = wrap(keys[i % len(keys)])
+        check(a, v)
+    state(a, "on")
+    # in place: a.shape = ...
+    a, v = wrap(np.s_[:, :])
+    a.shape = (5, 6)
+    check(a, h.reshape(5, 6))
+    a.shape = (30,)
+    check(a, h.reshape(30))
+    try:
+        C._nvrtc_version()
+        have_nvrtc = True
+    except Exception:   # noqa: BLE001
+        have_nvrtc = False
+    if have_nvrtc:
+        C._launch_raw(SCALE2, "scale2", 1, 32, (a, 30))
+        assert (d.copy_to_host() == 2 * h).all()
+        h[...] = d.copy_to_host()
+    # attributes that stop matching the fields: noticed while verifying
+    b, v = wrap(np.s_[1:, :], fc.ndarray_liar)
+    check(b, v)
+    state(b, "verifying")
+    b.set_lie(True)
+    got = C._array_info(b)
+    assert got[3] == "float64", got
+    state(b, "off")
+    b.set_lie(False)
+    check(b, v)
+
+    class Sub(fc.ndarray):
+        @property
+        def dtype(self):
+            return np.dtype(np.int32)
+    s = Sub(d.ptr, (6, 5), (20, 4), np.dtype(np.float32))
+    assert C._array_info(s)[3] == "int32"
+    assert C._cupy_fields(s) == "off"
+    assert C._cupy_fields(d) == "not a CuPy array"
+    print("cupy_fields ok")
+
+
 if __name__ == "__main__":
     globals()[sys.argv[1]]()

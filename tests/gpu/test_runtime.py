@@ -286,6 +286,52 @@ def test_cupy_interop(cupy):
     assert (cupy.asnumpy(z) == 2).all()
 
 
+@jit.rawkernel()
+def add_index_2d(x, y):
+    i, j = jit.grid(2)
+    if i < x.shape[0] and j < x.shape[1]:
+        y[i, j] = x[i, j] + i * 100 + j
+
+
+def test_cupy_fields_in_place(cupy):
+    """CuPy arrays are read through their fields once cujit has learnt and
+    verified the offsets (runtime/args.c): every read matches CuPy's
+    attributes, for views, 0-d, empty and reshaped-in-place arrays of every
+    layout, and kernels compute on them what NumPy does."""
+    def attrs(a):
+        return (a.data.ptr, a.shape, a.strides, a.dtype.name)
+    seen = set()
+    keys = [np.s_[:, :], np.s_[::2, 1:], np.s_[::-1, ::-3], np.s_[3], np.s_[:, 7], np.s_[2, 5],
+            np.s_[4:4], np.s_[:, None, ::2], np.s_[10:, 3:-2]]
+    for dt in (np.float32, np.float64, np.int8, np.uint16, np.int64, np.complex64, np.bool_):
+        h = rand((24, 18), dt)
+        c = cupy.asarray(h)
+        for key in keys:
+            v = c[key]
+            assert C._array_info(v) == attrs(v), (dt, key)
+            seen.add(C._cupy_fields(v))
+            assert (cujit.asnumpy(v) == h[key]).all(), (dt, key)
+    assert C._cupy_fields(c) == "on", seen
+    for view in (lambda c: c, lambda c: c[::2, 1:], lambda c: c[::-1, ::-3],
+                 lambda c: c[1:, :].T):
+        h = rand((24, 18), np.float32)
+        x, hv = view(cupy.asarray(h)), view(h)
+        y = cupy.zeros(x.shape, dtype=cupy.float64)[:, ::-1]
+        add_index_2d[(3, 3), (16, 16)](x, y)
+        want = hv + np.arange(x.shape[0])[:, None] * 100 + np.arange(x.shape[1])[None, :]
+        assert np.allclose(cupy.asnumpy(y), want)
+    a = cupy.asarray(rand((6, 5), np.float32))
+    h = cupy.asnumpy(a)
+    a.shape = (5, 6)                                  # in place: the fields change
+    assert C._array_info(a) == attrs(a) and a.shape == (5, 6)
+    y = cupy.zeros((5, 6), dtype=cupy.float64)
+    add_index_2d[(1, 1), (8, 8)](a, y)
+    assert np.allclose(cupy.asnumpy(y), h.reshape(5, 6) + np.arange(5)[:, None] * 100
+                       + np.arange(6)[None, :])
+    z = cupy.asarray(np.float32(3.5))                 # 0-d
+    assert C._array_info(z) == attrs(z) and cujit.asnumpy(z) == 3.5
+
+
 def test_torch_interop(torch):
     h = rand((32, 16))
     d = cujit.to_device(h)
