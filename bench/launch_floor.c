@@ -13,9 +13,14 @@
  * and the module file is required.  Each repetition times N launches with
  * CLOCK_MONOTONIC and synchronizes once after the clock stops; it prints each
  * repetition and then `floor_us_median <microseconds per launch>`, and checks
- * that every launch ran (x[i] == start + launches). */
+ * that every launch ran (x[i] == start + launches).
+ *
+ * FLOOR_CUDART=path/libcudart.so.N (for bench/launch_env.py) opens the CUDA
+ * runtime and has it initialise (cudaFree(0)) on the same primary context
+ * before the launches, as a process that imported CuPy has. */
 #define _POSIX_C_SOURCE 200809L
 #include <cuda.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,6 +185,15 @@ main(int argc, char **argv)
     CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
     CHECK(cuCtxSetCurrent(ctx));
     printf("device %s (sm_%d%d)\n", name, major, minor);
+    if (getenv("FLOOR_CUDART") && *getenv("FLOOR_CUDART")) {
+        void *rt = dlopen(getenv("FLOOR_CUDART"), RTLD_NOW | RTLD_GLOBAL);
+        int (*cuda_free)(void *) = rt ? (int (*)(void *))dlsym(rt, "cudaFree") : NULL;
+        if (!cuda_free || cuda_free(NULL) != 0) {
+            fprintf(stderr, "launch_floor: cannot initialise %s\n", getenv("FLOOR_CUDART"));
+            return 1;
+        }
+        printf("cudart %s initialised\n", getenv("FLOOR_CUDART"));
+    }
 
     if (module_path) {
         image = read_file(module_path);

@@ -951,6 +951,10 @@ coarse_ok(const Entry *e, const LaunchConfig *c, const RtArray *arrs, const int 
 static LaunchConfig last_config;    /* the last launch, for _bench_launch */
 static Entry *last_entry;
 static int last_dev;
+/* _bench_launch's raw mode: a copy of one launch's parameters */
+static int bench_capture;
+static unsigned char bench_buf[MAXARGS * (8 + 16 * RT_MAXDIM)] __attribute__((aligned(16)));
+static void *bench_params[MAXARGS + 1];
 
 /* Launches k on args with config c: the hot path. */
 static PyObject *
@@ -1029,6 +1033,13 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
         params[i] = buf + before;
     }
     const char *kname = PyUnicode_AsUTF8(k->name);
+    if (bench_capture) {
+        memcpy(bench_buf, buf, off);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            bench_params[i] = bench_buf + ((unsigned char *)params[i] - buf);
+        }
+        bench_capture = 0;
+    }
     if (e->coarse_vec && coarse_ok(e, c, arrs, isarr, n, idx32)) {
         /* the same work, vec elements per thread in aligned packs */
         unsigned v = (unsigned)e->coarse_vec, g[3] = {1, 1, 1};
@@ -1126,7 +1137,8 @@ launcher_dealloc(PyObject *self)
 
 /* _bench_launch(launcher, args, n, raw): microseconds per launch of n
  * launches from a C loop: through the whole launch path, or (raw) only
- * cuLaunchKernel with the last launch's kernel and no parameters. */
+ * cuLaunchKernel with the kernel and parameters of a first launch through
+ * the whole path, as a C program would call it. */
 static PyObject *
 bench_launch(PyObject *self, PyObject *args)
 {
@@ -1139,8 +1151,10 @@ bench_launch(PyObject *self, PyObject *args)
         return NULL;
     }
     LauncherObject *lo = (LauncherObject *)l;
+    bench_capture = 1;
     PyObject *r = launch(lo->kernel, &lo->cfg, &PyTuple_GET_ITEM(kargs, 0),
                          PyTuple_GET_SIZE(kargs));
+    bench_capture = 0;
     if (!r) {
         return NULL;
     }
@@ -1149,7 +1163,8 @@ bench_launch(PyObject *self, PyObject *args)
     for (long i = 0; i < n; i++) {
         if (raw) {
             if (rt_launch(&last_entry->rk[last_dev], last_config.grid, last_config.block, 0,
-                          so == Py_None ? last_config.stream : stream, NULL, "bench") < 0) {
+                          so == Py_None ? last_config.stream : stream, bench_params,
+                          "bench") < 0) {
                 return NULL;
             }
             continue;
