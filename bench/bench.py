@@ -11,9 +11,11 @@ Sections (DESIGN.md section 5 has the figures and goals):
    synchronize after the clock stops; beside a C program
    (bench/launch_floor.c) that calls cuLaunchKernel N times.  Each library
    runs in a process of its own, as the C program does, importing only
-   itself and CuPy; the C program and the libraries' processes take turns
-   over several rounds (this machine's launch cost drifts over seconds);
-   medians over all repetitions.
+   itself and CuPy.  This machine's launch cost drifts by 10-20 % over
+   seconds, so the C program and the library's process stay alive side by
+   side and every repetition of a case comes right after one of the C
+   program (a pair); the goal is checked on the median of the paired ratios,
+   and the medians of the times are printed too.
 2. first call in a new process: saxpy (n = 2^20), timed from just before the
    decorator / kernel creation to after the first launch and a synchronize,
    imports and array creation excluded; empty and warm disk caches; median of
@@ -191,21 +193,6 @@ extern "C" __global__ void saxpy(float a, const float *x, const float *y, float 
 NELEM = 32
 
 
-def host_loop_time(loop, sync, n_launch, reps, warm):
-    """loop(k) makes k launches; returns (median us/launch, all reps, launches made)."""
-    loop(1)                     # compile / first-call costs out of the way
-    loop(warm)
-    sync()
-    per = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        loop(n_launch)
-        t1 = time.perf_counter()
-        sync()
-        per.append((t1 - t0) / n_launch * 1e6)
-    return median(per), per, 1 + warm + reps * n_launch
-
-
 def check_counts(name, got, start, launches):
     ok = bool(np.array_equal(np.asarray(got).astype(np.int64),
                              start.astype(np.int64) + launches))
@@ -329,76 +316,183 @@ def launch_cases(args):
 
 
 def launch_child(args):
-    """--launch-child LIB: LIB's cases, reps repetitions each, as one JSON line."""
-    out = {}
+    """--launch-child LIB: serves LIB's cases.  Prints `READY {key: name}`,
+    then for each case key read from stdin runs one repetition (args.launches
+    launches, one synchronize after the clock stops) and prints `T us` (or
+    `E message`); on "quit" checks every case's result and prints them as
+    `LAUNCH_JSON {...}`."""
+    cases = {}
     for key, name, loop, sync, readback, start in launch_cases(args):
         try:
-            _, per, total = host_loop_time(loop, sync, args.launches, args.reps, args.warm)
-            ok = check_counts(name, readback(), start, total)
-            out[key] = {"name": name, "reps_us": per, "correct": ok}
+            loop(1)                 # compile / first-call costs out of the way
+            loop(args.warm)
+            sync()
+            cases[key] = [name, loop, sync, readback, start, 1 + args.warm]
         except Exception as e:  # noqa: BLE001
-            out[key] = {"name": name, "error": f"{type(e).__name__}: {e}"}
+            err(key, e)
+    print("READY " + json.dumps({k: c[0] for k, c in cases.items()}), flush=True)
+    while True:
+        key = sys.stdin.readline().strip()
+        if not key or key == "quit":
+            break
+        c = cases.get(key)
+        if c is None:
+            print(f"E no case {key}", flush=True)
+            continue
+        try:
+            t0 = time.perf_counter()
+            c[1](args.launches)
+            t1 = time.perf_counter()
+            c[2]()
+            c[5] += args.launches
+            print(f"T {(t1 - t0) / args.launches * 1e6}", flush=True)
+        except Exception as e:  # noqa: BLE001
+            print(f"E {type(e).__name__}: {e}".replace("\n", " "), flush=True)
+    out = {}
+    for key, (name, _, _, readback, start, total) in cases.items():
+        try:
+            out[key] = {"name": name, "correct": check_counts(name, readback(), start, total)}
+        except Exception as e:  # noqa: BLE001
+            out[key] = {"name": name, "correct": False, "error": f"{type(e).__name__}: {e}"}
     print("LAUNCH_JSON " + json.dumps({"cases": out, "errors": RESULTS["errors"]}), flush=True)
 
 
-def run_launch_child(lib, args):
-    argv = [sys.executable, os.path.abspath(__file__), "--launch-child", lib,
-            "--launches", str(args.launches)]
+class Served:
+    """A process that runs one timed repetition per line it reads and
+    answers with a line: the C floor in serve mode or a library's
+    --launch-child.  Every wait has a deadline (the process is killed)."""
+
+    def __init__(self, argv, env, what):
+        self.what = what
+        self.err = tempfile.TemporaryFile(mode="w+")
+        self.p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=self.err, text=True, bufsize=1, env=env, cwd=ROOT)
+
+    def expect(self, prefixes, timeout=180):
+        """the next line starting with one of prefixes (others are skipped)"""
+        import threading
+        timer = threading.Timer(timeout, self.p.kill)
+        timer.start()
+        try:
+            while True:
+                ln = self.p.stdout.readline()
+                if not ln:
+                    self.err.seek(0)
+                    raise RuntimeError(f"{self.what} ended (rc {self.p.poll()}): "
+                                       f"{self.err.read().strip()[-800:]}")
+                if ln.startswith(prefixes):
+                    return ln.rstrip("\n")
+        finally:
+            timer.cancel()
+
+    def ask(self, line, prefixes, timeout=180):
+        self.p.stdin.write(line + "\n")
+        self.p.stdin.flush()
+        return self.expect(prefixes, timeout)
+
+    def close(self):
+        if self.p.poll() is None:
+            self.p.kill()
+        self.p.wait()
+        self.err.close()
+
+
+def floor_server(N):
+    global FLOOR_EXE
+    if FLOOR_EXE is None:
+        exe, needs_module = build_launch_floor()
+        FLOOR_EXE = [exe] + ([floor_module_file()] if needs_module else [])
+    env = dict(os.environ)
+    dirs, _ = cuda_lib_dirs()
+    env["LD_LIBRARY_PATH"] = ":".join(dirs + [env.get("LD_LIBRARY_PATH", "")]).rstrip(":")
+    return Served([FLOOR_EXE[0], str(N), "serve"] + FLOOR_EXE[1:], env, "C floor")
+
+
+def child_server(lib, args):
     env = dict(os.environ)
     env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    p = subprocess.run(argv, capture_output=True, text=True, timeout=300, env=env, cwd=ROOT)
-    for ln in p.stdout.splitlines():
-        if ln.startswith("LAUNCH_JSON "):
-            return json.loads(ln[len("LAUNCH_JSON "):])
-    raise RuntimeError(f"{lib} launch process rc={p.returncode}: "
-                       f"{(p.stdout + p.stderr).strip()[-800:]}")
+    return Served([sys.executable, os.path.abspath(__file__), "--launch-child", lib,
+                   "--launches", str(args.launches)], env, f"{lib} launch process")
 
 
 def section_launch(args):
     log("\n== 1. host time per launch (1 int32 array + 1 int, grid 1 x 32) ==")
-    log(f"  {args.rounds} rounds; in each, the C floor process and one process per library "
-        f"(cujit, CuPy RawKernel, cupyx.jit, numba-cuda: each imports only itself and CuPy) run "
-        f"{args.reps} repetitions of {args.launches} launches per case in turn (the launch "
-        "cost of this machine drifts by 10-20 % over seconds); medians over every repetition")
+    log(f"  each library in a process of its own (importing only itself and CuPy) beside the C "
+        f"floor process (bench/launch_floor.c), both alive; every repetition of "
+        f"{args.launches} launches of a case comes right after one of the C floor, "
+        f"{args.pairs} such pairs per case (this machine's launch cost drifts by 10-20 % over "
+        "seconds); medians of the times and of the paired ratios")
     res = RESULTS.setdefault("launch", {})
-    res["N"], res["reps"], res["rounds"] = args.launches, args.reps, args.rounds
+    res["N"], res["pairs"] = args.launches, args.pairs
     libs = [lib for lib, mod in (("cujit", cujit), ("cupy", cp), ("cupyx", cpjit),
                                  ("numba", cuda)) if mod is not None]
-    floor_reps, floor_ok = [], True
-    got = {}            # key -> [name, reps, all correct]
-    for _ in range(args.rounds):
+    floor_all, got = [], {}     # key -> {name, us, floor, correct}
+    floor_ok = True
+    for lib in libs:
+        floor = child = None
         try:
             if floor_ok:
-                floor_reps += run_launch_floor(args.launches, args.reps)
-        except Exception as e:  # noqa: BLE001
-            err("launch/c_floor", e)
-            floor_ok = False
-        for lib in libs:
-            try:
-                r = run_launch_child(lib, args)
-            except Exception as e:  # noqa: BLE001
-                err(f"launch/{lib}", e)
-                libs = [v for v in libs if v != lib]
-                continue
+                try:
+                    floor = floor_server(args.launches)
+                    floor.ask("go", "rep ")     # a first repetition, untimed
+                except Exception as e:  # noqa: BLE001
+                    err("launch/c_floor", e)
+                    floor_ok = False
+                    if floor is not None:
+                        floor.close()
+                    floor = None
+            child = child_server(lib, args)
+            ready = json.loads(child.expect("READY ")[len("READY "):])
+            for _ in range(args.pairs):
+                for key in list(ready):
+                    f = None
+                    if floor is not None:
+                        f = float(re.search(r"rep \d+: ([0-9.]+) us",
+                                            floor.ask("go", "rep ")).group(1))
+                    a = child.ask(key, ("T ", "E "))
+                    if a.startswith("E "):
+                        err(f"launch/{key}", RuntimeError(a[2:]))
+                        del ready[key]
+                        continue
+                    g = got.setdefault(key, {"name": ready[key], "us": [], "floor": [],
+                                             "correct": False})
+                    g["us"].append(float(a[2:]))
+                    if f is not None:
+                        g["floor"].append(f)
+                        floor_all.append(f)
+            r = json.loads(child.ask("quit", "LAUNCH_JSON ")[len("LAUNCH_JSON "):])
             for where, msg in r["errors"].items():
                 RESULTS["errors"][f"launch/{lib}/{where}"] = msg
             for key, c in r["cases"].items():
-                if "error" in c:
-                    err(f"launch/{key}", RuntimeError(c["error"]))
-                    continue
-                g = got.setdefault(key, [c["name"], [], True])
-                g[1] += c["reps_us"]
-                g[2] = g[2] and c["correct"]
-    if floor_reps:
-        res["c_floor"] = {"us": median(floor_reps), "reps_us": floor_reps}
-        log(f"  {'C floor cuLaunchKernel (bench/launch_floor.c)':<44} {median(floor_reps):8.3f} "
-            f"us/launch   reps {[round(p, 2) for p in floor_reps]}")
-    for key, (name, per, ok) in got.items():
-        res[key] = {"us": median(per), "reps_us": per, "correct": ok}
-        if not ok:
-            RESULTS["notes"].append(f"{name}: WRONG RESULT")
-        log(f"  {name:<44} {median(per):8.3f} us/launch   reps {[round(p, 2) for p in per]}"
-            f"{'' if ok else '   WRONG RESULT'}")
+                if key in got:
+                    got[key]["correct"] = c["correct"]
+            if floor is not None:
+                floor.p.stdin.write("quit\n")
+                floor.p.stdin.flush()
+                tail = floor.p.stdout.read()
+                if floor.p.wait(timeout=60) != 0 or "check ok" not in tail:
+                    floor.err.seek(0)
+                    raise RuntimeError("C floor: " + (tail + floor.err.read()).strip()[-500:])
+        except Exception as e:  # noqa: BLE001
+            err(f"launch/{lib}", e)
+        finally:
+            for sv in (floor, child):
+                if sv is not None:
+                    sv.close()
+    if floor_all:
+        res["c_floor"] = {"us": median(floor_all), "reps_us": floor_all}
+        log(f"  {'C floor cuLaunchKernel (bench/launch_floor.c)':<44} {median(floor_all):8.3f} "
+            f"us/launch   (all {len(floor_all)} repetitions)")
+    for key, g in got.items():
+        ratios = [u / f for u, f in zip(g["us"], g["floor"]) if f > 0]
+        res[key] = {"us": median(g["us"]), "reps_us": g["us"], "floor_us": g["floor"],
+                    "ratio": median(ratios), "correct": g["correct"]}
+        if not g["correct"]:
+            RESULTS["notes"].append(f"{g['name']}: WRONG RESULT")
+        pair = (f"paired C floor {median(g['floor']):6.3f}   ratio {median(ratios):5.2f}x   "
+                if ratios else "")
+        log(f"  {g['name']:<44} {median(g['us']):8.3f} us/launch   {pair}"
+            f"reps {[round(p, 2) for p in g['us']]}{'' if g['correct'] else '   WRONG RESULT'}")
 
 
 def cuda_lib_dirs():
@@ -458,26 +552,6 @@ def floor_module_file():
     if p.returncode != 0:
         raise RuntimeError("nvcc -cubin failed: " + p.stderr.strip()[-500:])
     return out
-
-
-def run_launch_floor(N, reps):
-    """The C floor process once; the microseconds per launch of each repetition."""
-    global FLOOR_EXE
-    if FLOOR_EXE is None:
-        exe, needs_module = build_launch_floor()
-        FLOOR_EXE = [exe] + ([floor_module_file()] if needs_module else [])
-    argv = [FLOOR_EXE[0], str(N), str(reps)] + FLOOR_EXE[1:]
-    env = dict(os.environ)
-    dirs, _ = cuda_lib_dirs()
-    env["LD_LIBRARY_PATH"] = ":".join(dirs + [env.get("LD_LIBRARY_PATH", "")]).rstrip(":")
-    p = subprocess.run(argv, capture_output=True, text=True, timeout=240, env=env)
-    out = p.stdout + p.stderr
-    m = re.search(r"floor_us_median\s+([0-9.eE+-]+)", p.stdout)
-    if p.returncode != 0 or not m:
-        raise RuntimeError(f"launch_floor rc={p.returncode}: {out.strip()[-800:]}")
-    reps_us = [float(v) for v in re.findall(r"rep \d+: ([0-9.]+) us", p.stdout)]
-    RESULTS.setdefault("launch", {})["c_floor_output"] = p.stdout[-2000:]
-    return reps_us
 
 
 FLOOR_EXE = None
@@ -1309,14 +1383,16 @@ def summary():
     def us(k):
         return get("launch", k, "us")
 
+    def paired(k):
+        return get("launch", k, "ratio")
+
     rows = []
-    lim = 1.2 * floor if floor else None
     rows.append(["launch us, CuPy array", us("cujit_cupy"), us("cupy_raw"), us("cupyx_jit"),
-                 us("numba_cupy"), floor, f"<= {fmt(lim)} (1.2x C)" if lim else "<= 1.2x C",
-                 met(us("cujit_cupy"), lim)])
+                 us("numba_cupy"), floor, "paired ratio <= 1.2x C",
+                 met(paired("cujit_cupy"), 1.2)])
     rows.append(["launch us, own array", us("cujit_devarray"), None, None,
-                 us("numba_devarray"), floor, f"<= {fmt(lim)} (1.2x C)" if lim else "<= 1.2x C",
-                 met(us("cujit_devarray"), lim)])
+                 us("numba_devarray"), floor, "paired ratio <= 1.2x C",
+                 met(paired("cujit_devarray"), 1.2)])
     rows.append(["launch us, k[1,32] bound", us("cujit_cupy_bound"), None, None, None, floor,
                  "(info)", ""])
     rows.append(["launch us, k(grid,blk,args)", us("cujit_cupy_style"), us("cupy_raw"), us("cupyx_jit"),
@@ -1383,12 +1459,14 @@ def summary():
     def ratio(a, b):
         return a / b if a is not None and b else None
     rat = {
-        "launch cujit(CuPy arr) / C floor": ratio(us("cujit_cupy"), floor),
-        "launch cujit(DeviceArray) / C floor": ratio(us("cujit_devarray"), floor),
-        "launch CuPy RawKernel / C floor": ratio(us("cupy_raw"), floor),
-        "launch cupyx.jit / C floor": ratio(us("cupyx_jit"), floor),
-        "launch numba(own arr) / C floor": ratio(us("numba_devarray"), floor),
-        "launch numba(CuPy arr) / C floor": ratio(us("numba_cupy"), floor),
+        "launch cujit(CuPy arr) / C floor, paired": paired("cujit_cupy"),
+        "launch cujit(DeviceArray) / C floor, paired": paired("cujit_devarray"),
+        "launch cujit(CuPy arr) / C floor, medians": ratio(us("cujit_cupy"), floor),
+        "launch cujit(DeviceArray) / C floor, medians": ratio(us("cujit_devarray"), floor),
+        "launch CuPy RawKernel / C floor, paired": paired("cupy_raw"),
+        "launch cupyx.jit / C floor, paired": paired("cupyx_jit"),
+        "launch numba(own arr) / C floor, paired": paired("numba_devarray"),
+        "launch numba(CuPy arr) / C floor, paired": paired("numba_cupy"),
         "launch cujit(CuPy arr) / RawKernel": ratio(us("cujit_cupy"), us("cupy_raw")),
         "first empty cujit / RawKernel": ratio(get("first", "cujit", "empty_ms"), raw_empty),
         "first empty cujit / cupyx.jit": ratio(get("first", "cujit", "empty_ms"),
@@ -1482,12 +1560,12 @@ def main():
     args = ap.parse_args()
     cli_launches = args.launches
     if args.quick:
-        args.launches, args.reps, args.warm, args.rounds = 1000, 3, 100, 2
+        args.launches, args.warm, args.pairs = 1000, 100, 3
         args.first_runs, args.first_budget, args.first_timeout = 1, 150.0, 90
         args.n, args.bw_warm, args.bw_iters = 1 << 22, 2, 5
         args.side, args.fv_budget, args.fv_timeout = 2048, 60.0, 45
     else:
-        args.launches, args.reps, args.warm, args.rounds = 20000, 3, 1000, 5
+        args.launches, args.warm, args.pairs = 20000, 1000, 15
         args.first_runs, args.first_budget, args.first_timeout = 3, 170.0, 90
         args.n, args.bw_warm, args.bw_iters = 1 << 28, 3, 20
         args.side, args.fv_budget, args.fv_timeout = 16384, 90.0, 45

@@ -10,6 +10,8 @@ used with cujit reading CuPy arrays through their attributes
 CuPy; CuPy used and one CuPy RawKernel launched.  In each Python process:
 
   raw        cuLaunchKernel alone from a C loop (cujit._cujit._bench_launch)
+  raw_ctx    the same after cujit's current-context check (cuCtxGetCurrent)
+  ctx        that check alone, no launch
   path       cujit's whole launch path from a C loop, DeviceArray
   py         the Python loop `k[1, 32](x, 32)`, DeviceArray
   path_cupy  the whole path from a C loop, CuPy array
@@ -71,11 +73,13 @@ def child(cond, launches, reps):
                 k[1, 32](x, 32)
             return (time.perf_counter() - t) / n * 1e6
         return run
-    cases = {"raw": lambda n: C._bench_launch(b, (xd, 32), n, True),
-             "path": lambda n: C._bench_launch(b, (xd, 32), n, False),
+    cases = {"raw": lambda n: C._bench_launch(b, (xd, 32), n, 1),
+             "raw_ctx": lambda n: C._bench_launch(b, (xd, 32), n, 2),
+             "ctx": lambda n: C._bench_launch(b, (xd, 32), n, 3),
+             "path": lambda n: C._bench_launch(b, (xd, 32), n, 0),
              "py": py(xd)}
     if xc is not None:
-        cases["path_cupy"] = lambda n: C._bench_launch(b, (xc, 32), n, False)
+        cases["path_cupy"] = lambda n: C._bench_launch(b, (xc, 32), n, 0)
         cases["py_cupy"] = py(xc)
     out = {name: [] for name in cases}
     for f in cases.values():
@@ -105,6 +109,7 @@ def main():
     ap.add_argument("--launches", type=int, default=20000)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--child", default=None)
+    ap.add_argument("--conds", default=",".join(CONDS), help="comma-separated conditions")
     a = ap.parse_args()
     if a.child:
         child(a.child, a.launches, a.reps)
@@ -133,7 +138,7 @@ def main():
                 print(fl, "failed:", (p.stdout + p.stderr)[-500:], flush=True)
                 continue
             res.setdefault(fl, []).extend(reps)
-        for cond in CONDS:
+        for cond in a.conds.split(","):
             if cond == "cudart_only" and not cudart:
                 continue
             e = dict(env)

@@ -6,14 +6,17 @@
  *
  *   gcc -O2 bench/launch_floor.c -I/usr/local/cuda/include \
  *       -L/usr/local/cuda/lib64 -lcuda -lnvrtc -o /tmp/launch_floor
- *   /tmp/launch_floor [N=20000] [REPS=5] [MODULE.cubin|.ptx]
+ *   /tmp/launch_floor [N=20000] [REPS=5|serve] [MODULE.cubin|.ptx]
  *
  * With no module file the kernel is compiled here with NVRTC (a CUBIN for this
  * device, PTX if that fails).  Built with -DFLOOR_NO_NVRTC it needs no libnvrtc
  * and the module file is required.  Each repetition times N launches with
  * CLOCK_MONOTONIC and synchronizes once after the clock stops; it prints each
  * repetition and then `floor_us_median <microseconds per launch>`, and checks
- * that every launch ran (x[i] == start + launches).
+ * that every launch ran (x[i] == start + launches).  With `serve` instead
+ * of REPS it runs one repetition for each line read from stdin, printing its
+ * `rep` line at once, until "quit" or the end of input (bench/bench.py pairs
+ * each repetition with one of a library's, adjacent in time).
  *
  * FLOOR_CUDART=path/libcudart.so.N (for bench/launch_env.py) opens the CUDA
  * runtime and has it initialise (cudaFree(0)) on the same primary context
@@ -159,7 +162,8 @@ int
 main(int argc, char **argv)
 {
     long n_launch = argc > 1 ? atol(argv[1]) : 20000;
-    int reps = argc > 2 ? atoi(argv[2]) : 5;
+    int serve = argc > 2 && strcmp(argv[2], "serve") == 0;
+    int reps = serve ? 1 : argc > 2 ? atoi(argv[2]) : 5;
     const char *module_path = argc > 3 ? argv[3] : NULL;
     CUdevice dev;
     CUcontext ctx;
@@ -232,7 +236,15 @@ main(int argc, char **argv)
     total += WARMUP;
     CHECK(cuCtxSynchronize());
 
-    for (int r = 0; r < reps; r++) {
+    char line[64];
+    for (int r = 0; serve || r < reps; r++) {
+        if (serve) {
+            fflush(stdout);
+            if (!fgets(line, sizeof line, stdin) || strncmp(line, "quit", 4) == 0) {
+                reps = r;
+                break;
+            }
+        }
         double t0 = now_s(), t1;
         for (long i = 0; i < n_launch; i++) {
             CUresult e = cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, NULL, params, NULL);
@@ -243,8 +255,8 @@ main(int argc, char **argv)
         t1 = now_s();
         CHECK(cuCtxSynchronize());
         total += n_launch;
-        per[r] = (t1 - t0) / (double)n_launch * 1e6;
-        printf("rep %d: %.3f us/launch\n", r, per[r]);
+        per[r % MAXREPS] = (t1 - t0) / (double)n_launch * 1e6;
+        printf("rep %d: %.3f us/launch\n", r, per[r % MAXREPS]);
     }
 
     CHECK(cuMemcpyDtoH(host, x, sizeof host));
@@ -257,9 +269,14 @@ main(int argc, char **argv)
     }
     printf("check ok (%ld launches)\n", total);
 
-    qsort(per, (size_t)reps, sizeof per[0], cmp_double);
-    printf("floor_us_median %.4f\n", reps % 2 ? per[reps / 2]
-                                               : 0.5 * (per[reps / 2 - 1] + per[reps / 2]));
+    if (reps > MAXREPS) {
+        reps = MAXREPS;         /* serve: the median of the last MAXREPS */
+    }
+    if (reps > 0) {
+        qsort(per, (size_t)reps, sizeof per[0], cmp_double);
+        printf("floor_us_median %.4f\n", reps % 2 ? per[reps / 2]
+                                                   : 0.5 * (per[reps / 2 - 1] + per[reps / 2]));
+    }
     CHECK(cuMemFree(x));
     CHECK(cuModuleUnload(mod));
     CHECK(cuDevicePrimaryCtxRelease(dev));

@@ -1135,10 +1135,12 @@ launcher_dealloc(PyObject *self)
     Py_TYPE(self)->tp_free(self);
 }
 
-/* _bench_launch(launcher, args, n, raw): microseconds per launch of n
- * launches from a C loop: through the whole launch path, or (raw) only
+/* _bench_launch(launcher, args, n, mode): microseconds per launch of n
+ * launches from a C loop: mode 0 through the whole launch path; mode 1 only
  * cuLaunchKernel with the kernel and parameters of a first launch through
- * the whole path, as a C program would call it. */
+ * the whole path, as a C program would call it; mode 2 the same after the
+ * current-context check of every launch (rt_ensure_context); mode 3 that
+ * check alone, no launch. */
 static PyObject *
 bench_launch(PyObject *self, PyObject *args)
 {
@@ -1146,7 +1148,7 @@ bench_launch(PyObject *self, PyObject *args)
     long n;
     int raw;
     void *stream = NULL;
-    if (!PyArg_ParseTuple(args, "O!O!lp|O:_bench_launch", &LauncherType, &l, &PyTuple_Type,
+    if (!PyArg_ParseTuple(args, "O!O!li|O:_bench_launch", &LauncherType, &l, &PyTuple_Type,
                           &kargs, &n, &raw, &so) || rt_get_stream(so, &stream) < 0) {
         return NULL;
     }
@@ -1161,6 +1163,12 @@ bench_launch(PyObject *self, PyObject *args)
     Py_DECREF(r);
     double t0 = mod_now_ms();
     for (long i = 0; i < n; i++) {
+        if (raw >= 2 && rt_ensure_context() < 0) {
+            return NULL;
+        }
+        if (raw == 3) {
+            continue;
+        }
         if (raw) {
             if (rt_launch(&last_entry->rk[last_dev], last_config.grid, last_config.block, 0,
                           so == Py_None ? last_config.stream : stream, bench_params,
