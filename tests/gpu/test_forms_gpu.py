@@ -81,8 +81,13 @@ def test_strided_and_fortran_inputs():
 
 def test_device_function_and_math():
     x = rand(5000, np.float64)
-    np.testing.assert_allclose(cujit.asnumpy(poly(cujit.to_device(x))),
-                               x ** 3 - 2 * x + np.sqrt(np.abs(x)), rtol=1e-12)
+    got = cujit.asnumpy(poly(cujit.to_device(x)))
+    want = x ** 3 - 2 * x + np.sqrt(np.abs(x))
+    # the terms cancel near the roots (a result of 2e-4 from terms near 1), and
+    # the GPU fuses multiply-adds: the rounding error is bounded by the terms'
+    # size, not the result's
+    bound = 1e-12 * (np.abs(x) ** 3 + 2 * np.abs(x) + np.sqrt(np.abs(x)))
+    assert np.all(np.abs(got - want) <= bound), np.max(np.abs(got - want) / bound)
 
 
 def test_tuple_return_and_out():
