@@ -232,6 +232,15 @@ def launch_cases(args):
                         k[1, 32](x, n)
                 case("cujit_devarray", "cujit k[1, 32](x, n), cujit DeviceArray", loop,
                      cujit.synchronize, lambda x=xd: x.copy_to_host(), s)
+                s = fresh_start()
+                xr = cujit.to_device(s)
+                from cujit import _cujit
+
+                def loop(m, b=k[1, 32], x=xr, n=n):
+                    if m:
+                        _cujit._bench_launch(b, (x, n), m, 1)
+                case("cujit_raw", "in cujit's process: cuLaunchKernel from C", loop,
+                     cujit.synchronize, lambda x=xr: x.copy_to_host(), s)
             except Exception as e:  # noqa: BLE001
                 err("launch/cujit_devarray", e)
         if k is not None and cp is not None:
@@ -315,6 +324,15 @@ def launch_cases(args):
     return cases
 
 
+def this_cpu():
+    """the CPU this process last ran on (/proc/self/stat field 39), or -1"""
+    try:
+        with open("/proc/self/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[36])
+    except Exception:   # noqa: BLE001
+        return -1
+
+
 def launch_child(args):
     """--launch-child LIB: serves LIB's cases.  Prints `READY {key: name}`,
     then for each case key read from stdin runs one repetition (args.launches
@@ -345,7 +363,7 @@ def launch_child(args):
             t1 = time.perf_counter()
             c[2]()
             c[5] += args.launches
-            print(f"T {(t1 - t0) / args.launches * 1e6}", flush=True)
+            print(f"T {(t1 - t0) / args.launches * 1e6} {this_cpu()}", flush=True)
         except Exception as e:  # noqa: BLE001
             print(f"E {type(e).__name__}: {e}".replace("\n", " "), flush=True)
     out = {}
@@ -362,11 +380,13 @@ class Served:
     answers with a line: the C floor in serve mode or a library's
     --launch-child.  Every wait has a deadline (the process is killed)."""
 
-    def __init__(self, argv, env, what):
+    def __init__(self, argv, env, what, cpus=None):
         self.what = what
         self.err = tempfile.TemporaryFile(mode="w+")
+        pin = (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
         self.p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=self.err, text=True, bufsize=1, env=env, cwd=ROOT)
+                                  stderr=self.err, text=True, bufsize=1, env=env, cwd=ROOT,
+                                  preexec_fn=pin)
 
     def expect(self, prefixes, timeout=180):
         """the next line starting with one of prefixes (others are skipped)"""
@@ -397,7 +417,7 @@ class Served:
         self.err.close()
 
 
-def floor_server(N):
+def floor_server(N, cpus=None):
     global FLOOR_EXE
     if FLOOR_EXE is None:
         exe, needs_module = build_launch_floor()
@@ -405,14 +425,14 @@ def floor_server(N):
     env = dict(os.environ)
     dirs, _ = cuda_lib_dirs()
     env["LD_LIBRARY_PATH"] = ":".join(dirs + [env.get("LD_LIBRARY_PATH", "")]).rstrip(":")
-    return Served([FLOOR_EXE[0], str(N), "serve"] + FLOOR_EXE[1:], env, "C floor")
+    return Served([FLOOR_EXE[0], str(N), "serve"] + FLOOR_EXE[1:], env, "C floor", cpus)
 
 
-def child_server(lib, args):
+def child_server(lib, args, cpus=None):
     env = dict(os.environ)
     env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     return Served([sys.executable, os.path.abspath(__file__), "--launch-child", lib,
-                   "--launches", str(args.launches)], env, f"{lib} launch process")
+                   "--launches", str(args.launches)], env, f"{lib} launch process", cpus)
 
 
 def section_launch(args):
@@ -456,7 +476,7 @@ def section_launch(args):
                         continue
                     g = got.setdefault(key, {"name": ready[key], "us": [], "floor": [],
                                              "correct": False})
-                    g["us"].append(float(a[2:]))
+                    g["us"].append(float(a[2:].split()[0]))
                     if f is not None:
                         g["floor"].append(f)
                         floor_all.append(f)
