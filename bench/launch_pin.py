@@ -24,6 +24,8 @@ def main():
     ap.add_argument("--launches", type=int, default=20000)
     ap.add_argument("--cpu", type=int, default=3)
     ap.add_argument("--cpu2", type=int, default=5)
+    ap.add_argument("--places", default="unpinned,one cpu,two cpus")
+    ap.add_argument("--label", default="")
     a = ap.parse_args()
     sys.argv = [sys.argv[0]]
     sys.path.insert(0, HERE)
@@ -34,6 +36,8 @@ def main():
     print("cpus:", os.cpu_count(), "allowed:", sorted(os.sched_getaffinity(0)), flush=True)
     for place, fc, cc in (("unpinned", None, None), ("one cpu", {a.cpu}, {a.cpu}),
                           ("two cpus", {a.cpu}, {a.cpu2})):
+        if place not in a.places.split(","):
+            continue
         floor = bench.floor_server(a.launches, fc)
         child = bench.child_server("cujit", Args, cc)
         try:
@@ -48,7 +52,7 @@ def main():
                     got[k].append((f, float(t), int(cpu)))
             for k, v in got.items():
                 ratios = [t / f for f, t, _ in v]
-                print(f"{place:9s} {k:16s} floor {statistics.median(f for f, _, _ in v):6.3f} "
+                print(f"{a.label}{place:9s} {k:16s} floor {statistics.median(f for f, _, _ in v):6.3f} "
                       f"case {statistics.median(t for _, t, _ in v):6.3f} "
                       f"paired ratio {statistics.median(ratios):5.2f}  "
                       f"{[(round(t, 2), c) for _, t, c in v]}", flush=True)

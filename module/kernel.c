@@ -956,6 +956,47 @@ static int bench_capture;
 static unsigned char bench_buf[MAXARGS * (8 + 16 * RT_MAXDIM)] __attribute__((aligned(16)));
 static void *bench_params[MAXARGS + 1];
 
+/* What launch() keeps per argument.  Too large for the stack of a hot
+ * path: where gcc defaults to -fstack-clash-protection (Ubuntu's does) a
+ * 70 KB frame is probed page by page, 17 stores to 17 pages on every
+ * launch.  The outermost launch uses a static block (the GIL orders
+ * launches); one started while it runs (a Python callback that launches,
+ * another thread while the GIL is let go) gets heap memory. */
+typedef struct {
+    RtArray arrs[MAXARGS];
+    ArgKey keys[MAXARGS];
+    int isarr[MAXARGS];
+    void *params[MAXARGS + 1];
+    unsigned char buf[MAXARGS * (8 + 16 * RT_MAXDIM)] __attribute__((aligned(16)));
+} LaunchScratch;
+
+static LaunchScratch launch_static;
+static int launch_static_busy;
+
+static LaunchScratch *
+scratch_get(void)
+{
+    if (!launch_static_busy) {
+        launch_static_busy = 1;
+        return &launch_static;
+    }
+    LaunchScratch *sc = PyMem_Malloc(sizeof *sc);
+    if (!sc) {
+        PyErr_NoMemory();
+    }
+    return sc;
+}
+
+static void
+scratch_put(LaunchScratch *sc)
+{
+    if (sc == &launch_static) {
+        launch_static_busy = 0;
+    } else {
+        PyMem_Free(sc);
+    }
+}
+
 /* Launches k on args with config c: the hot path. */
 static PyObject *
 launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t n)
@@ -977,9 +1018,13 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
     if (dev < 0) {
         return NULL;
     }
-    RtArray arrs[MAXARGS];
-    ArgKey keys[MAXARGS];
-    int isarr[MAXARGS];
+    LaunchScratch *sc = scratch_get();
+    if (!sc) {
+        return NULL;
+    }
+    RtArray *arrs = sc->arrs;
+    ArgKey *keys = sc->keys;
+    int *isarr = sc->isarr;
     Py_ssize_t got = 0;
     int idx32 = 1, printing = 0;
     PyObject *result = NULL;
@@ -1011,8 +1056,8 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
                      k->name);
         goto done;
     }
-    unsigned char buf[MAXARGS * (8 + 16 * RT_MAXDIM)] __attribute__((aligned(16)));
-    void *params[MAXARGS + 1];
+    unsigned char *buf = sc->buf;
+    void **params = sc->params;
     size_t off = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         size_t before;
@@ -1102,6 +1147,7 @@ done:
     if (printing) {
         fflush(stdout);
     }
+    scratch_put(sc);
     return result;
 }
 

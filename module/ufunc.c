@@ -505,6 +505,44 @@ is_contig(const RtArray *a, char order)
     return order == 'F' ? a->f_contig : a->c_contig;
 }
 
+/* vectorize_call's per-operand storage: static for the outermost call,
+ * heap for one started while it runs (see LaunchScratch in kernel.c: a
+ * 58 KB stack frame is probed page by page on every call where gcc
+ * defaults to -fstack-clash-protection) */
+typedef struct {
+    Operand ops[MAXIN], outs[MAXOUT];
+    int64_t st[MAXIN + MAXOUT][RT_MAXDIM];
+    void *params[MAXIN + MAXOUT + 1];
+    unsigned char buf[(MAXIN + MAXOUT + 2) * (8 + 16 * RT_MAXDIM)] __attribute__((aligned(16)));
+} VecScratch;
+
+static VecScratch vec_static;
+static int vec_static_busy;
+
+static VecScratch *
+vec_scratch_get(void)
+{
+    if (!vec_static_busy) {
+        vec_static_busy = 1;
+        return &vec_static;
+    }
+    VecScratch *sc = PyMem_Malloc(sizeof *sc);
+    if (!sc) {
+        PyErr_NoMemory();
+    }
+    return sc;
+}
+
+static void
+vec_scratch_put(VecScratch *sc)
+{
+    if (sc == &vec_static) {
+        vec_static_busy = 0;
+    } else {
+        PyMem_Free(sc);
+    }
+}
+
 static PyObject *
 vectorize_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
@@ -537,7 +575,11 @@ vectorize_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *k
     if (rt_get_stream(stream_arg ? stream_arg : Py_None, &stream) < 0) {
         return NULL;
     }
-    Operand ops[MAXIN], outs[MAXOUT];
+    VecScratch *sc = vec_scratch_get();
+    if (!sc) {
+        return NULL;
+    }
+    Operand *ops = sc->ops, *outs = sc->outs;
     int nops = 0, nouts = 0;
     PyObject *result = NULL, *made[MAXOUT] = {NULL};
     Arena ta;
@@ -695,7 +737,7 @@ vectorize_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *k
         }
     }
     plan.idx32 = idx32;
-    int64_t st[MAXIN + MAXOUT][RT_MAXDIM];
+    int64_t (*st)[RT_MAXDIM] = sc->st;
     int64_t cshape[RT_MAXDIM];
     int nd = 0;
     plan.vec = 1;
@@ -757,8 +799,8 @@ vectorize_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *k
     if (dev < 0) {
         goto done;
     }
-    unsigned char buf[(MAXIN + MAXOUT + 2) * (8 + 16 * RT_MAXDIM)] __attribute__((aligned(16)));
-    void *params[MAXIN + MAXOUT + 1];
+    unsigned char *buf = sc->buf;
+    void **params = sc->params;
     size_t off = 0;
     int np = 0, k = 0;
     for (int i = 0; i < n; i++) {
@@ -819,6 +861,7 @@ done:
         Py_XDECREF(made[j]);
     }
     cj_arena_free(&ta);
+    vec_scratch_put(sc);
     return result;
 }
 

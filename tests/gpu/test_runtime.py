@@ -332,6 +332,49 @@ def test_cupy_fields_in_place(cupy):
     assert C._array_info(z) == attrs(z) and cujit.asnumpy(z) == 3.5
 
 
+@jit.rawkernel()
+def axpy_i(a, x, y):
+    i = jit.grid(1)
+    if i < y.size:
+        y[i] = a * x[i] + y[i]
+
+
+@cujit.vectorize
+def plus_one(v):
+    return v + 1.0
+
+
+class LaunchesWhenRead:
+    """An array whose __cuda_array_interface__ launches other kernels first:
+    a launch that starts while another reads its arguments"""
+
+    def __init__(self, d, side):
+        self.d, self.side = d, side
+
+    @property
+    def __cuda_array_interface__(self):
+        s = self.side
+        axpy_i[(s.size + 127) // 128, 128](3.0, s, s)          # s *= 4
+        plus_one(s, out=s)
+        return self.d.__cuda_array_interface__
+
+
+def test_launch_inside_a_launch():
+    """The outer launch's arguments survive a launch (and a vectorize) made
+    while it reads them (launch() keeps them in memory a nested launch must
+    not share)."""
+    x, y, s = rand((1000,), np.float64), rand((1000,), np.float64), rand((777,), np.float64)
+    dx, dy, ds = cujit.to_device(x), cujit.to_device(y), cujit.to_device(s)
+    axpy_i[8, 128](2.0, dx, LaunchesWhenRead(dy, ds))
+    np.testing.assert_allclose(dy.copy_to_host(), 2.0 * x + y, rtol=1e-14)
+    np.testing.assert_allclose(ds.copy_to_host(), 4 * s + 1, rtol=1e-14)
+    y2 = rand((1000,), np.float64)
+    dy2 = cujit.to_device(y2)
+    got = plus_one(LaunchesWhenRead(dy2, ds))
+    np.testing.assert_allclose(got.copy_to_host(), y2 + 1, rtol=1e-14)
+    np.testing.assert_allclose(ds.copy_to_host(), 4 * (4 * s + 1) + 1, rtol=1e-14)
+
+
 def test_torch_interop(torch):
     h = rand((32, 16))
     d = cujit.to_device(h)
