@@ -1585,7 +1585,7 @@ def main():
         args.n, args.bw_warm, args.bw_iters = 1 << 22, 2, 5
         args.side, args.fv_budget, args.fv_timeout = 2048, 60.0, 45
     else:
-        args.launches, args.warm, args.pairs = 20000, 1000, 15
+        args.launches, args.warm, args.pairs = 5000, 1000, 40
         args.first_runs, args.first_budget, args.first_timeout = 3, 170.0, 90
         args.n, args.bw_warm, args.bw_iters = 1 << 28, 3, 20
         args.side, args.fv_budget, args.fv_timeout = 16384, 90.0, 45

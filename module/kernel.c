@@ -346,7 +346,15 @@ static Entry *
 find_entry(KernelObject *k, const ArgKey *keys, int n, int idx32)
 {
     for (Entry *e = k->entries; e; e = e->next) {
-        if (e->nargs == n && e->idx32 == idx32 && memcmp(e->keys, keys, sizeof(ArgKey) * n) == 0) {
+        if (e->nargs != n || e->idx32 != idx32) {
+            continue;
+        }
+        int i = 0;
+        while (i < n && e->keys[i].kind == keys[i].kind && e->keys[i].dtype == keys[i].dtype
+               && e->keys[i].ndim == keys[i].ndim && e->keys[i].flags == keys[i].flags) {
+            i++;
+        }
+        if (i == n) {
             return e;
         }
     }
@@ -773,42 +781,6 @@ check_config(LaunchConfig *c)
     return 0;
 }
 
-void
-mod_put(unsigned char *buf, size_t *off, const void *v, size_t size, size_t align)
-{
-    *off = (*off + align - 1) & ~(align - 1);
-    memcpy(buf + *off, v, size);
-    *off += size;
-}
-
-/* an index-typed value: int32 or int64 */
-void
-mod_pack_index(unsigned char *buf, size_t *off, int64_t v, int idx32)
-{
-    if (idx32) {
-        int32_t w = (int32_t)v;
-        mod_put(buf, off, &w, 4, 4);
-    } else {
-        mod_put(buf, off, &v, 8, 8);
-    }
-}
-
-/* the view struct cj_array<T, N, I>: data, shape[N], strides[N] */
-void
-mod_pack_view(unsigned char *buf, size_t *off, uint64_t ptr, int nd, const int64_t *shape,
-              const int64_t *strides, int idx32)
-{
-    *off = (*off + 7) & ~(size_t)7;
-    mod_put(buf, off, &ptr, 8, 8);
-    for (int d = 0; d < nd; d++) {
-        mod_pack_index(buf, off, shape[d], idx32);
-    }
-    for (int d = 0; d < nd; d++) {
-        mod_pack_index(buf, off, strides[d], idx32);
-    }
-    *off = (*off + 7) & ~(size_t)7;
-}
-
 /* a scalar argument converted to dtype dt */
 int
 mod_pack_scalar(unsigned char *buf, size_t *off, PyObject *o, DType dt)
@@ -818,6 +790,19 @@ mod_pack_scalar(unsigned char *buf, size_t *off, PyObject *o, DType dt)
         int8_t i8; int16_t i16; int32_t i32; int64_t i64; uint64_t u64;
         float f32; double f64; uint16_t h; double c[2]; float cf[2]; unsigned char b;
     } v;
+    if (dt == DT_I64 && PyLong_CheckExact(o)) {         /* the common cases first */
+        int overflow;
+        long long x = PyLong_AsLongLongAndOverflow(o, &overflow);
+        if (!overflow && !(x == -1 && PyErr_Occurred())) {
+            mod_put(buf, off, &x, 8, 8);
+            return 0;
+        }
+        PyErr_Clear();
+    } else if (dt == DT_F64 && PyFloat_CheckExact(o)) {
+        double x = PyFloat_AS_DOUBLE(o);
+        mod_put(buf, off, &x, 8, 8);
+        return 0;
+    }
     memset(&v, 0, sizeof v);
     if (!PyBool_Check(o) && !PyLong_CheckExact(o) && !PyFloat_CheckExact(o)
         && !PyComplex_CheckExact(o)) {
@@ -1031,7 +1016,7 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
     for (; got < n; got++) {
         DType dt;
         isarr[got] = 0;
-        if (mod_scalar_dtype(args[got], &dt)) {
+        if (!Py_IS_TYPE(args[got], &rt_DeviceArray_Type) && mod_scalar_dtype(args[got], &dt)) {
             keys[got] = scalar_key(dt);
             continue;
         }
@@ -1140,7 +1125,8 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
     Py_INCREF(result);
 done:
     for (Py_ssize_t i = 0; i < got; i++) {
-        if (isarr[i] && rt_array_release(&arrs[i], c->stream, result != NULL) < 0 && result) {
+        if (isarr[i] && (arrs[i].host || arrs[i].owned)
+            && rt_array_release(&arrs[i], c->stream, result != NULL) < 0 && result) {
             Py_CLEAR(result);
         }
     }

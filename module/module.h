@@ -24,11 +24,47 @@ void mod_raise_nvrtc_error(const char *log, const char *src);
 /* the dtype of a Python or NumPy number; 0 if o is not one */
 int mod_scalar_dtype(PyObject *o, DType *dt);
 int mod_fits32(int ndim, const int64_t *shape, const int64_t *strides);
-void mod_put(unsigned char *buf, size_t *off, const void *v, size_t size, size_t align);
-void mod_pack_index(unsigned char *buf, size_t *off, int64_t v, int idx32);
+
+/* Parameter packing, on every launch: inline, so that the copies of fixed
+ * size become plain stores rather than calls to memcpy. */
+
+/* v (size bytes) at the next multiple of align (a power of two) */
+static inline void
+mod_put(unsigned char *buf, size_t *off, const void *v, size_t size, size_t align)
+{
+    *off = (*off + align - 1) & ~(align - 1);
+    memcpy(buf + *off, v, size);
+    *off += size;
+}
+
+/* an index-typed value: int32 or int64 */
+static inline void
+mod_pack_index(unsigned char *buf, size_t *off, int64_t v, int idx32)
+{
+    if (idx32) {
+        int32_t w = (int32_t)v;
+        mod_put(buf, off, &w, 4, 4);
+    } else {
+        mod_put(buf, off, &v, 8, 8);
+    }
+}
+
 /* the view struct cj_array<T, N, I> (data, shape[N], strides[N]), 8-aligned */
-void mod_pack_view(unsigned char *buf, size_t *off, uint64_t ptr, int nd, const int64_t *shape,
-                   const int64_t *strides, int idx32);
+static inline void
+mod_pack_view(unsigned char *buf, size_t *off, uint64_t ptr, int nd, const int64_t *shape,
+              const int64_t *strides, int idx32)
+{
+    *off = (*off + 7) & ~(size_t)7;
+    mod_put(buf, off, &ptr, 8, 8);
+    for (int d = 0; d < nd; d++) {
+        mod_pack_index(buf, off, shape[d], idx32);
+    }
+    for (int d = 0; d < nd; d++) {
+        mod_pack_index(buf, off, strides[d], idx32);
+    }
+    *off = (*off + 7) & ~(size_t)7;
+}
+
 /* appends str(s) to list; -1 with an exception */
 int mod_list_append_str(PyObject *list, const char *s);
 /* a scalar argument packed as its own dtype dt */

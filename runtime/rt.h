@@ -109,6 +109,8 @@ int rt_dtype_from_format(const char *fmt, Py_ssize_t itemsize, DType *out);
 /* ---- device arrays ---- */
 /* Is o a cujit.DeviceArray? */
 int rt_is_device_array(PyObject *o);
+/* the type itself, for exact checks on hot paths */
+extern PyTypeObject rt_DeviceArray_Type;
 /* A new C-contiguous cujit.DeviceArray on the current device, its memory
  * allocated (stream-ordered) on `stream`; uninitialised. */
 PyObject *rt_empty(int ndim, const int64_t *shape, DType dt, void *stream);
