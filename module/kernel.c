@@ -693,11 +693,6 @@ load_entry(KernelObject *k, Entry *e, int dev)
     return 0;
 }
 
-typedef struct {
-    unsigned grid[3], block[3];
-    unsigned shmem;
-    void *stream;
-} LaunchConfig;
 
 static int
 dims_from(PyObject *o, unsigned out[3], const char *what)
@@ -1323,6 +1318,68 @@ kernel_call(PyObject *self, PyObject *args, PyObject *kwargs)
     return launch(k, &c, &PyTuple_GET_ITEM(kargs, 0), PyTuple_GET_SIZE(kargs));
 }
 
+/* an int, or a tuple of ints: nothing in it can change */
+static int
+frozen_dims(PyObject *o)
+{
+    if (PyLong_CheckExact(o)) {
+        return 1;
+    }
+    if (!PyTuple_CheckExact(o)) {
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); i++) {
+        if (!PyLong_CheckExact(PyTuple_GET_ITEM(o, i))) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* k(grid, block, args) by vectorcall: no argument tuple or parser, and the
+ * configuration of the last grid and block objects kept when they are the
+ * same objects again (ints or tuples of ints, so unchanged); anything else
+ * (keywords, shared_mem, stream) goes through kernel_call */
+static PyObject *
+kernel_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    KernelObject *k = (KernelObject *)self;
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    if ((kwnames && PyTuple_GET_SIZE(kwnames)) || n != 3 || k->device
+        || !PyTuple_Check(args[2])) {
+        Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+        PyObject *t = PyTuple_New(n), *kw = nkw ? PyDict_New() : NULL, *r = NULL;
+        for (Py_ssize_t i = 0; t && i < n; i++) {
+            PyTuple_SET_ITEM(t, i, Py_NewRef(args[i]));
+        }
+        for (Py_ssize_t i = 0; kw && i < nkw; i++) {
+            if (PyDict_SetItem(kw, PyTuple_GET_ITEM(kwnames, i), args[n + i]) < 0) {
+                Py_CLEAR(kw);
+            }
+        }
+        if (t && (kw || !nkw)) {
+            r = kernel_call(self, t, kw);
+        }
+        Py_XDECREF(t);
+        Py_XDECREF(kw);
+        return r;
+    }
+    LaunchConfig c;
+    if (args[0] == k->call_grid && args[1] == k->call_block) {
+        c = k->call_cfg;
+    } else {
+        if (config_from(&c, args[0], args[1], NULL, NULL) < 0) {
+            return NULL;
+        }
+        if (frozen_dims(args[0]) && frozen_dims(args[1])) {
+            Py_XSETREF(k->call_grid, Py_NewRef(args[0]));
+            Py_XSETREF(k->call_block, Py_NewRef(args[1]));
+            k->call_cfg = c;
+        }
+    }
+    return launch(k, &c, &PyTuple_GET_ITEM(args[2], 0), PyTuple_GET_SIZE(args[2]));
+}
+
 /* ---- the type ---- */
 
 static void
@@ -1337,6 +1394,8 @@ kernel_dealloc(PyObject *self)
     Py_CLEAR(k->name);
     Py_CLEAR(k->last_key);
     Py_CLEAR(k->last_launcher);
+    Py_CLEAR(k->call_grid);
+    Py_CLEAR(k->call_block);
     while (k->entries) {
         Entry *e = k->entries;
         k->entries = e->next;
@@ -1359,6 +1418,8 @@ kernel_clear(PyObject *self)
     Py_CLEAR(((KernelObject *)self)->pyfunc);
     Py_CLEAR(((KernelObject *)self)->last_key);
     Py_CLEAR(((KernelObject *)self)->last_launcher);
+    Py_CLEAR(((KernelObject *)self)->call_grid);
+    Py_CLEAR(((KernelObject *)self)->call_block);
     return 0;
 }
 
@@ -1381,6 +1442,7 @@ kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     if (!k) {
         return NULL;
     }
+    k->vectorcall = kernel_vectorcall;
     k->pyfunc = func;
     Py_INCREF(func);
     k->name = PyObject_GetAttrString(func, "__name__");
@@ -1478,8 +1540,9 @@ PyTypeObject KernelType = {
     .tp_dealloc = kernel_dealloc,
     .tp_repr = kernel_repr,
     .tp_as_mapping = &kernel_mapping,
-    .tp_call = kernel_call,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(KernelObject, vectorcall),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
     .tp_traverse = kernel_traverse,
     .tp_clear = kernel_clear,
     .tp_weaklistoffset = offsetof(KernelObject, weakrefs),

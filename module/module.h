@@ -101,7 +101,14 @@ typedef struct Entry {
 } Entry;
 
 typedef struct {
+    unsigned grid[3], block[3];
+    unsigned shmem;
+    void *stream;
+} LaunchConfig;
+
+typedef struct {
     PyObject_HEAD
+    vectorcallfunc vectorcall;  /* k(grid, block, args) */
     PyObject *pyfunc;
     PyObject *name;
     int device;
@@ -110,6 +117,9 @@ typedef struct {
     PyObject *weakrefs;
     PyObject *last_key;         /* k[grid, block]: the last key and its launcher */
     PyObject *last_launcher;
+    PyObject *call_grid;        /* k(grid, block, args): the last grid and block */
+    PyObject *call_block;       /* objects (ints or tuples of ints) and their */
+    LaunchConfig call_cfg;      /* configuration */
 } KernelObject;
 
 #endif

@@ -209,7 +209,8 @@ def run_scenario(fake_driver, name, cache_dir, *args, **env):
     return r
 
 
-@pytest.mark.parametrize("name", ["arrays", "errors", "imports", "streams", "devices", "no_leaks"])
+@pytest.mark.parametrize("name", ["arrays", "errors", "imports", "streams", "devices", "no_leaks",
+                                  "call_style"])
 def test_fake_driver(fake_driver, tmp_path, name):
     run_scenario(fake_driver, name, tmp_path)
 

@@ -660,5 +660,52 @@ def cupy_fields():
     print("cupy_fields ok")
 
 
+def call_style():
+    """k(grid, block, args) through vectorcall: the kept configuration holds
+    the grid and block objects (and nothing else) until others come; the
+    general path (keywords, stream, shared_mem) and its errors as before."""
+    from cujit import jit
+
+    @jit.rawkernel()
+    def fill_index(out):
+        i = jit.grid(1)
+        if i < out.size:
+            out[i] = i + 1
+
+    @jit.rawkernel(device=True)
+    def dev(x):
+        return x
+    out = cujit.zeros(200, dtype=np.int64)
+    g, b = tuple([2]), tuple([16])
+    r0 = sys.getrefcount(g), sys.getrefcount(b), sys.getrefcount(out)
+    for _ in range(100):
+        fill_index(g, b, (out,))
+    assert (sys.getrefcount(g), sys.getrefcount(b), sys.getrefcount(out)) == \
+        (r0[0] + 1, r0[1] + 1, r0[2])
+    fill_index(tuple([1]), 8, (out,))
+    assert (sys.getrefcount(g), sys.getrefcount(b), sys.getrefcount(out)) == r0
+    s = cujit.Stream()
+    before = counter("fake_launches")
+    for _ in range(10):
+        fill_index(g, b, (out,), stream=s)
+        fill_index(grid=g, block=b, args=(out,), shared_mem=0)
+    assert counter("fake_launches") - before == 20
+    assert (sys.getrefcount(g), sys.getrefcount(b), sys.getrefcount(out)) == r0
+    for bad, kind, text in (
+            (lambda: fill_index((1,), (8,), [out]), TypeError, "must be given as a tuple"),
+            (lambda: fill_index((1,), (2048,), (out,)), ValueError, "at most 1024 threads"),
+            (lambda: fill_index([1], (8,), (out,)), TypeError, "grid must be an int or a tuple"),
+            (lambda: fill_index((1,), (8,)), TypeError, "missing required argument 'args'"),
+            (lambda: fill_index((1,), (8,), (out,), bogus=1), TypeError, "'bogus'"),
+            (lambda: dev((1,), (1,), (1,)), TypeError, "device function")):
+        try:
+            bad()
+        except kind as e:
+            assert text in str(e), e
+        else:
+            raise AssertionError("no error: " + text)
+    print("call_style ok")
+
+
 if __name__ == "__main__":
     globals()[sys.argv[1]]()

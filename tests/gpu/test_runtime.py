@@ -375,6 +375,48 @@ def test_launch_inside_a_launch():
     np.testing.assert_allclose(ds.copy_to_host(), 4 * (4 * s + 1) + 1, rtol=1e-14)
 
 
+@jit.rawkernel()
+def fill_index(out):
+    i = jit.grid(1)
+    if i < out.size:
+        out[i] = i + 1
+
+
+def test_cupy_style_calls():
+    """k(grid, block, args): the same grid and block objects reuse their
+    configuration, other ones are read anew, and keywords, shared_mem and
+    stream take the general path."""
+    def covered(n):
+        want = np.zeros(200, np.int64)
+        want[:n] = np.arange(1, n + 1)
+        return want
+
+    g, b = (2,), (16,)
+    for grid, block, n in (((1,), (32,), 32), ((2,), (32,), 64), (3, 32, 96), ((1,), 64, 64),
+                           (g, b, 32), (g, b, 32), ((1, 1), (8, 1), 8), ((1,), (32,), 32)):
+        out = cujit.zeros(200, dtype=np.int64)
+        fill_index(grid, block, (out,))
+        np.testing.assert_array_equal(out.copy_to_host(), covered(n), err_msg=str((grid, block)))
+    s = cujit.Stream()
+    for kw, n in (({"stream": s}, 8), ({"shared_mem": 0}, 8), ({"shared_mem": 64, "stream": s}, 8)):
+        out = cujit.zeros(200, dtype=np.int64)
+        fill_index((1,), (8,), (out,), **kw)
+        s.synchronize()
+        np.testing.assert_array_equal(out.copy_to_host(), covered(n), err_msg=str(kw))
+    out = cujit.zeros(200, dtype=np.int64)
+    fill_index(grid=(1,), block=(4,), args=(out,))
+    np.testing.assert_array_equal(out.copy_to_host(), covered(4))
+    with pytest.raises(TypeError, match="as a tuple"):
+        fill_index((1,), (8,), [out])
+    with pytest.raises(ValueError):
+        fill_index((1,), (2048,), (out,))
+    with pytest.raises(TypeError):
+        fill_index((1,), (8,))
+    out = cujit.zeros(200, dtype=np.int64)
+    fill_index((1,), (32,), (out,))                 # the kept configuration still serves
+    np.testing.assert_array_equal(out.copy_to_host(), covered(32))
+
+
 def test_torch_interop(torch):
     h = rand((32, 16))
     d = cujit.to_device(h)
