@@ -11,6 +11,8 @@
  *
  *   _fakecupy.ndarray(ptr, shape, strides, dtype)
  *
+ * A decoy field looks like a vector of the array's ndim elements but
+ * points at unmapped memory: learning the offsets must not fault on it.
  * After a.set_lie(1) the dtype getter reports float64 whatever the field
  * holds: attributes that disagree with the fields, which cujit must notice
  * while it verifies what it learnt.  ndarray_liar is another subclass, so
@@ -43,6 +45,7 @@ typedef struct {
     MemPtr *data;
     PyObject *base;
     int lie;
+    Vec decoy;      /* looks like a vector of ndim elements, points at nothing */
 } Arr;
 
 static int dummy_vtab;
@@ -160,6 +163,10 @@ arr_init(PyObject *self, PyObject *args, PyObject *kw)
     Py_XSETREF(a->dtype, Py_NewRef(dtype));
     a->vtab = &dummy_vtab;
     a->lie = 0;
+    /* below mmap_min_addr: never mapped; cujit must not fault reading it */
+    a->decoy.begin = (Py_ssize_t *)(uintptr_t)0x8000;
+    a->decoy.end = a->decoy.begin + n;
+    a->decoy.cap = a->decoy.end;
     return 0;
 }
 
