@@ -936,12 +936,7 @@ static int bench_capture;
 static unsigned char bench_buf[MAXARGS * (8 + 16 * RT_MAXDIM)] __attribute__((aligned(16)));
 static void *bench_params[MAXARGS + 1];
 
-/* What launch() keeps per argument.  Too large for the stack of a hot
- * path: where gcc defaults to -fstack-clash-protection (Ubuntu's does) a
- * 70 KB frame is probed page by page, 17 stores to 17 pages on every
- * launch.  The outermost launch uses a static block (the GIL orders
- * launches); one started while it runs (a Python callback that launches,
- * another thread while the GIL is let go) gets heap memory. */
+/* What launch() keeps per argument (70 KB: see mod_scratch_get) */
 typedef struct {
     RtArray arrs[MAXARGS];
     ArgKey keys[MAXARGS];
@@ -952,30 +947,6 @@ typedef struct {
 
 static LaunchScratch launch_static;
 static int launch_static_busy;
-
-static LaunchScratch *
-scratch_get(void)
-{
-    if (!launch_static_busy) {
-        launch_static_busy = 1;
-        return &launch_static;
-    }
-    LaunchScratch *sc = PyMem_Malloc(sizeof *sc);
-    if (!sc) {
-        PyErr_NoMemory();
-    }
-    return sc;
-}
-
-static void
-scratch_put(LaunchScratch *sc)
-{
-    if (sc == &launch_static) {
-        launch_static_busy = 0;
-    } else {
-        PyMem_Free(sc);
-    }
-}
 
 /* Launches k on args with config c: the hot path. */
 static PyObject *
@@ -998,7 +969,7 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
     if (dev < 0) {
         return NULL;
     }
-    LaunchScratch *sc = scratch_get();
+    LaunchScratch *sc = mod_scratch_get(&launch_static, &launch_static_busy, sizeof *sc);
     if (!sc) {
         return NULL;
     }
@@ -1128,7 +1099,7 @@ done:
     if (printing) {
         fflush(stdout);
     }
-    scratch_put(sc);
+    mod_scratch_put(sc, &launch_static, &launch_static_busy);
     return result;
 }
 

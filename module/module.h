@@ -25,6 +25,36 @@ void mod_raise_nvrtc_error(const char *log, const char *src);
 int mod_scalar_dtype(PyObject *o, DType *dt);
 int mod_fits32(int ndim, const int64_t *shape, const int64_t *strides);
 
+/* Per-call storage too large for the stack of a hot path (where gcc
+ * defaults to -fstack-clash-protection, as Ubuntu's does, a frame of tens
+ * of KB is probed page by page on every call): `fixed`, a static block,
+ * when no other call holds it (*busy; the GIL orders the calls), else heap
+ * memory (a call started while another runs: a Python callback that
+ * launches, another thread while the GIL is let go).  NULL: MemoryError. */
+static inline void *
+mod_scratch_get(void *fixed, int *busy, size_t size)
+{
+    if (!*busy) {
+        *busy = 1;
+        return fixed;
+    }
+    void *p = PyMem_Malloc(size);
+    if (!p) {
+        PyErr_NoMemory();
+    }
+    return p;
+}
+
+static inline void
+mod_scratch_put(void *p, void *fixed, int *busy)
+{
+    if (p == fixed) {
+        *busy = 0;
+    } else {
+        PyMem_Free(p);
+    }
+}
+
 /* Parameter packing, on every launch: inline, so that the copies of fixed
  * size become plain stores rather than calls to memcpy. */
 

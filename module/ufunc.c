@@ -505,10 +505,7 @@ is_contig(const RtArray *a, char order)
     return order == 'F' ? a->f_contig : a->c_contig;
 }
 
-/* vectorize_call's per-operand storage: static for the outermost call,
- * heap for one started while it runs (see LaunchScratch in kernel.c: a
- * 58 KB stack frame is probed page by page on every call where gcc
- * defaults to -fstack-clash-protection) */
+/* vectorize_call's per-operand storage (58 KB: see mod_scratch_get) */
 typedef struct {
     Operand ops[MAXIN], outs[MAXOUT];
     int64_t st[MAXIN + MAXOUT][RT_MAXDIM];
@@ -518,30 +515,6 @@ typedef struct {
 
 static VecScratch vec_static;
 static int vec_static_busy;
-
-static VecScratch *
-vec_scratch_get(void)
-{
-    if (!vec_static_busy) {
-        vec_static_busy = 1;
-        return &vec_static;
-    }
-    VecScratch *sc = PyMem_Malloc(sizeof *sc);
-    if (!sc) {
-        PyErr_NoMemory();
-    }
-    return sc;
-}
-
-static void
-vec_scratch_put(VecScratch *sc)
-{
-    if (sc == &vec_static) {
-        vec_static_busy = 0;
-    } else {
-        PyMem_Free(sc);
-    }
-}
 
 static PyObject *
 vectorize_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
@@ -575,7 +548,7 @@ vectorize_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *k
     if (rt_get_stream(stream_arg ? stream_arg : Py_None, &stream) < 0) {
         return NULL;
     }
-    VecScratch *sc = vec_scratch_get();
+    VecScratch *sc = mod_scratch_get(&vec_static, &vec_static_busy, sizeof *sc);
     if (!sc) {
         return NULL;
     }
@@ -861,7 +834,7 @@ done:
         Py_XDECREF(made[j]);
     }
     cj_arena_free(&ta);
-    vec_scratch_put(sc);
+    mod_scratch_put(sc, &vec_static, &vec_static_busy);
     return result;
 }
 
