@@ -183,18 +183,22 @@ def test_no_driver_raises_cuda_error():
 
 # ---- against the fake driver ----
 
-@pytest.fixture(scope="module")
-def fake_driver(tmp_path_factory):
+def build_shared(tmp_path_factory, what, src, name, *flags):
+    """tests/fakecuda/<src> built as a shared object <name> in a fresh folder
+    (its folder); skips where there is no C compiler on Linux"""
     cc = os.environ.get("CC", "cc")
     if not shutil.which(cc) or not sys.platform.startswith("linux"):
-        pytest.skip("needs a C compiler on Linux to build the fake libcuda")
-    out = tmp_path_factory.mktemp("fakecuda")
-    lib = str(out / "libcuda.so.1")
-    r = subprocess.run([cc, "-shared", "-fPIC", "-O1", "-o", lib,
-                        os.path.join(FAKE_DIR, "fakecuda.c")], capture_output=True, text=True)
-    if r.returncode != 0:
-        pytest.skip("cannot build the fake libcuda: " + r.stderr[-500:])
+        pytest.skip("needs a C compiler on Linux to build " + what)
+    out = tmp_path_factory.mktemp(os.path.splitext(src)[0])
+    r = subprocess.run([cc, "-shared", "-fPIC", "-O1", *flags, "-o", str(out / name),
+                        os.path.join(FAKE_DIR, src)], capture_output=True, text=True)
+    assert r.returncode == 0, "cannot build %s: %s" % (what, r.stderr[-1500:])
     return str(out)
+
+
+@pytest.fixture(scope="module")
+def fake_driver(tmp_path_factory):
+    return build_shared(tmp_path_factory, "the fake libcuda", "fakecuda.c", "libcuda.so.1")
 
 
 def run_scenario(fake_driver, name, cache_dir, *args, **env):
@@ -226,16 +230,9 @@ def test_fake_driver_no_device(fake_driver, tmp_path):
 @pytest.fixture(scope="module")
 def fake_cupy(tmp_path_factory):
     import sysconfig
-    cc = os.environ.get("CC", "cc")
-    if not shutil.which(cc) or not sys.platform.startswith("linux"):
-        pytest.skip("needs a C compiler on Linux to build _fakecupy")
-    out = tmp_path_factory.mktemp("fakecupy")
-    so = str(out / ("_fakecupy" + sysconfig.get_config_var("EXT_SUFFIX")))
-    r = subprocess.run([cc, "-shared", "-fPIC", "-O1", "-Wall", "-Werror",
-                        "-I" + sysconfig.get_paths()["include"], "-o", so,
-                        os.path.join(FAKE_DIR, "fakecupy.c")], capture_output=True, text=True)
-    assert r.returncode == 0, "cannot build _fakecupy: " + r.stderr[-1500:]
-    return str(out)
+    return build_shared(tmp_path_factory, "_fakecupy", "fakecupy.c",
+                        "_fakecupy" + sysconfig.get_config_var("EXT_SUFFIX"), "-Wall", "-Werror",
+                        "-I" + sysconfig.get_paths()["include"])
 
 
 @pytest.mark.parametrize("fields", ["1", "0"])
