@@ -216,9 +216,6 @@ def arg_blocks(x, part, mx):
     rows = x.shape[0] * nb
     t = jit.threadIdx.x
     nt = jit.blockDim.x
-    lane = t % 32
-    w = t // 32
-    nw = (nt + 31) // 32
     step = jit.gridDim.x * nt
     r = jit.blockIdx.y
     while r < rows:
@@ -273,16 +270,9 @@ def arg_blocks(x, part, mx):
                 bv = v
                 bi = j
             j += step
-        bi = warp_best(x, a, b, bv, bi, mx)
-        if lane == 0:
-            best[w] = bi
-        jit.syncthreads()
-        if w == 0:
-            bi = best[lane] if lane < nw else np.int64(-1)
-            bi = warp_best(x, a, b, x[a, bi if bi >= 0 else 0, b], bi, mx)
-            if lane == 0:
-                part[r, jit.blockIdx.x] = bi
-        jit.syncthreads()
+        bi = block_best(x, a, b, bv, bi, mx, best)
+        if t == 0:
+            part[r, jit.blockIdx.x] = bi
         r += jit.gridDim.y
 
 
@@ -301,6 +291,24 @@ def warp_best(x, a, b, bv, bi, mx):
     return bi
 
 
+def block_best(x, a, b, bv, bi, mx, best):
+    """The index of the block's best candidate (value bv at index bi in each
+    thread; bi < 0: none), in thread 0: warp_best within each warp, then
+    over the warps' winners, passed through `best` (32 int64 of shared
+    memory, free again on return)."""
+    lane = jit.threadIdx.x % 32
+    w = jit.threadIdx.x // 32
+    bi = warp_best(x, a, b, bv, bi, mx)
+    if lane == 0:
+        best[w] = bi
+    jit.syncthreads()
+    if w == 0:
+        bi = best[lane] if lane < (jit.blockDim.x + 31) // 32 else np.int64(-1)
+        bi = warp_best(x, a, b, x[a, bi if bi >= 0 else 0, b], bi, mx)
+    jit.syncthreads()
+    return bi
+
+
 def arg_final_blocks(x, part, out, mx):
     """Block y, for rows y, y + gridDim.x, ...: the extreme among the row's
     block winners, the threads sharing them out (few rows with many
@@ -311,9 +319,6 @@ def arg_final_blocks(x, part, out, mx):
     ns = part.shape[1]
     t = jit.threadIdx.x
     nt = jit.blockDim.x
-    lane = t % 32
-    w = t // 32
-    nw = (nt + 31) // 32
     r = jit.blockIdx.x
     while r < rows:
         a = r // nb
@@ -328,16 +333,9 @@ def arg_final_blocks(x, part, out, mx):
                 bv = v
                 bi = j
             s += nt
-        bi = warp_best(x, a, b, bv, bi, mx)
-        if lane == 0:
-            best[w] = bi
-        jit.syncthreads()
-        if w == 0:
-            bi = best[lane] if lane < nw else np.int64(-1)
-            bi = warp_best(x, a, b, x[a, bi if bi >= 0 else 0, b], bi, mx)
-            if lane == 0:
-                out[r] = bi
-        jit.syncthreads()
+        bi = block_best(x, a, b, bv, bi, mx, best)
+        if t == 0:
+            out[r] = bi
         r += jit.gridDim.x
 
 
@@ -366,8 +364,8 @@ def _kernels(better_fn, later_fn):
     g = dict(globals())
     g["better"] = better_fn
     g["later_better"] = later_fn
-    g["warp_best"] = jit.rawkernel(device=True)(
-        types.FunctionType(warp_best.__code__, g, warp_best.__name__))
+    for f in (warp_best, block_best):
+        g[f.__name__] = jit.rawkernel(device=True)(types.FunctionType(f.__code__, g, f.__name__))
     return tuple(jit.rawkernel()(types.FunctionType(f.__code__, g, f.__name__))
                  for f in (arg_rows, arg_blocks, arg_final, arg_final_blocks))
 
