@@ -47,6 +47,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import threading
 import time
 import traceback
 import warnings
@@ -394,7 +395,6 @@ class Served:
 
     def expect(self, prefixes, timeout=180):
         """the next line starting with one of prefixes (others are skipped)"""
-        import threading
         timer = threading.Timer(timeout, self.p.kill)
         timer.start()
         try:

@@ -931,10 +931,6 @@ coarse_ok(const Entry *e, const LaunchConfig *c, const RtArray *arrs, const int 
 static LaunchConfig last_config;    /* the last launch, for _bench_launch */
 static Entry *last_entry;
 static int last_dev;
-/* _bench_launch's raw mode: a copy of one launch's parameters */
-static int bench_capture;
-static unsigned char bench_buf[MAXARGS * (8 + 16 * RT_MAXDIM)] __attribute__((aligned(16)));
-static void *bench_params[MAXARGS + 1];
 
 /* What launch() keeps per argument (70 KB: see mod_scratch_get) */
 typedef struct {
@@ -1029,13 +1025,6 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
         params[i] = buf + before;
     }
     const char *kname = PyUnicode_AsUTF8(k->name);
-    if (bench_capture) {
-        memcpy(bench_buf, buf, off);
-        for (Py_ssize_t i = 0; i < n; i++) {
-            bench_params[i] = bench_buf + ((unsigned char *)params[i] - buf);
-        }
-        bench_capture = 0;
-    }
     if (e->coarse_vec && coarse_ok(e, c, arrs, isarr, n, idx32)) {
         /* the same work, vec elements per thread in aligned packs */
         unsigned v = (unsigned)e->coarse_vec, g[3] = {1, 1, 1};
@@ -1151,12 +1140,24 @@ bench_launch(PyObject *self, PyObject *args)
         return NULL;
     }
     LauncherObject *lo = (LauncherObject *)l;
-    bench_capture = 1;
-    PyObject *r = launch(lo->kernel, &lo->cfg, &PyTuple_GET_ITEM(kargs, 0),
-                         PyTuple_GET_SIZE(kargs));
-    bench_capture = 0;
+    Py_ssize_t na = PyTuple_GET_SIZE(kargs);
+    if (launch_static_busy) {
+        PyErr_SetString(PyExc_RuntimeError, "_bench_launch inside a launch");
+        return NULL;
+    }
+    PyObject *r = launch(lo->kernel, &lo->cfg, &PyTuple_GET_ITEM(kargs, 0), na);
     if (!r) {
         return NULL;
+    }
+    /* raw mode: that launch's parameters, packed in launch_static, copied
+     * (later launches reuse the block) */
+    static unsigned char buf[sizeof launch_static.buf] __attribute__((aligned(16)));
+    static void *params[MAXARGS + 1];
+    if (raw) {
+        memcpy(buf, launch_static.buf, sizeof buf);
+        for (Py_ssize_t i = 0; i < na && i < MAXARGS; i++) {
+            params[i] = buf + ((unsigned char *)launch_static.params[i] - launch_static.buf);
+        }
     }
     Py_DECREF(r);
     double t0 = mod_now_ms();
@@ -1169,7 +1170,7 @@ bench_launch(PyObject *self, PyObject *args)
         }
         if (raw) {
             if (rt_launch(&last_entry->rk[last_dev], last_config.grid, last_config.block, 0,
-                          so == Py_None ? last_config.stream : stream, bench_params,
+                          so == Py_None ? last_config.stream : stream, params,
                           "bench") < 0) {
                 return NULL;
             }
