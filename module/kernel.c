@@ -10,6 +10,8 @@
 #include <time.h>
 
 #include "../frontend/fe.h"
+#include "../runtime/argdesc.h"
+#include "../runtime/pack.h"
 
 PyObject *cj_CompileError;
 
@@ -80,203 +82,6 @@ mod_raise_nvrtc_error(const char *log, const char *src)
 
 /* ---- argument types ---- */
 
-static char
-layout_of(int ndim, const int64_t *shape, const int64_t *strides, int itemsize)
-{
-    int64_t size = 1;
-    for (int i = 0; i < ndim; i++) {
-        size *= shape[i];
-    }
-    if (size <= 1) {
-        return 'C';
-    }
-    int64_t s = itemsize;
-    int c = 1, f = 1;
-    for (int i = ndim - 1; i >= 0; i--) {
-        if (shape[i] != 1 && strides[i] != s) {
-            c = 0;
-        }
-        s *= shape[i];
-    }
-    s = itemsize;
-    for (int i = 0; i < ndim; i++) {
-        if (shape[i] != 1 && strides[i] != s) {
-            f = 0;
-        }
-        s *= shape[i];
-    }
-    return c ? 'C' : f ? 'F' : 'A';
-}
-
-/* 32-bit indexing is safe when every element's byte offset fits */
-int
-mod_fits32(int ndim, const int64_t *shape, const int64_t *strides)
-{
-    int64_t size = 1, span = 0;
-    for (int i = 0; i < ndim; i++) {
-        size *= shape[i];
-        if (shape[i] > INT32_MAX || strides[i] > INT32_MAX || strides[i] < -INT32_MAX) {
-            return 0;
-        }
-        span += (strides[i] < 0 ? -strides[i] : strides[i]) * (shape[i] > 0 ? shape[i] - 1 : 0);
-    }
-    return size < INT32_MAX && span < INT32_MAX;
-}
-
-typedef struct {
-    DType dtype;
-    int ndim;
-    int64_t shape[RT_MAXDIM], strides[RT_MAXDIM];
-    int readonly;
-} ArrDesc;
-
-static int
-desc_from_cai(PyObject *cai, ArrDesc *d)
-{
-    PyObject *ts = PyDict_GetItemString(cai, "typestr");
-    PyObject *shape = PyDict_GetItemString(cai, "shape");
-    PyObject *strides = PyDict_GetItemString(cai, "strides");
-    PyObject *data = PyDict_GetItemString(cai, "data");
-    if (!ts || !shape || !PyUnicode_Check(ts) || !PyTuple_Check(shape)
-        || !cj_dtype_from_name(PyUnicode_AsUTF8(ts), &d->dtype)) {
-        PyErr_SetString(PyExc_TypeError, "unsupported __cuda_array_interface__");
-        return -1;
-    }
-    d->ndim = (int)PyTuple_GET_SIZE(shape);
-    if (d->ndim > RT_MAXDIM) {
-        PyErr_SetString(PyExc_TypeError, "too many dimensions");
-        return -1;
-    }
-    int64_t s = cj_dtypes[d->dtype].size;
-    for (int i = d->ndim - 1; i >= 0; i--) {
-        d->shape[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, i));
-        if (strides && strides != Py_None) {
-            d->strides[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(strides, i));
-        } else {
-            d->strides[i] = s;
-        }
-        s *= d->shape[i];
-    }
-    d->readonly = data && PyTuple_Check(data) && PyTuple_GET_SIZE(data) == 2
-                  && PyObject_IsTrue(PyTuple_GET_ITEM(data, 1)) == 1;
-    return PyErr_Occurred() ? -1 : 0;
-}
-
-/* An array's type information without touching the device (NumPy arrays,
- * buffers, anything with __cuda_array_interface__).  1: an array, 0: not. */
-static int
-describe_array(PyObject *o, ArrDesc *d)
-{
-    PyObject *cai = PyObject_GetAttrString(o, "__cuda_array_interface__");
-    if (cai) {
-        int r = PyDict_Check(cai) ? desc_from_cai(cai, d) : -1;
-        Py_DECREF(cai);
-        if (r < 0 && !PyErr_Occurred()) {
-            PyErr_SetString(PyExc_TypeError, "__cuda_array_interface__ is not a dict");
-        }
-        return r < 0 ? -1 : 1;
-    }
-    PyErr_Clear();
-    if (!PyObject_CheckBuffer(o) || PyBytes_Check(o) || PyUnicode_Check(o)) {
-        return 0;
-    }
-    Py_buffer v;
-    if (PyObject_GetBuffer(o, &v, PyBUF_RECORDS_RO) < 0) {
-        return -1;
-    }
-    int ok = v.ndim <= RT_MAXDIM && v.format
-             && rt_dtype_from_format(v.format, v.itemsize, &d->dtype) == 0;
-    if (ok) {
-        d->ndim = v.ndim;
-        for (int i = 0; i < v.ndim; i++) {
-            d->shape[i] = v.shape[i];
-            d->strides[i] = v.strides[i];
-        }
-        d->readonly = v.readonly;
-    }
-    PyBuffer_Release(&v);
-    if (!ok) {
-        PyErr_Format(PyExc_TypeError, "arrays of format '%s' are not supported",
-                     v.format ? v.format : "?");
-        return -1;
-    }
-    return 1;
-}
-
-/* numpy scalar types seen so far and their dtypes */
-static struct {
-    PyTypeObject *type;
-    DType dt;
-} scalar_types[32];
-static int nscalar_types;
-
-static int
-numpy_scalar_dtype(PyObject *o, DType *dt)
-{
-    PyTypeObject *t = Py_TYPE(o);
-    for (int i = 0; i < nscalar_types; i++) {
-        if (scalar_types[i].type == t) {
-            *dt = scalar_types[i].dt;
-            return *dt != DT_COUNT;     /* DT_COUNT: a type known not to be one */
-        }
-    }
-    PyTypeObject *b = t;
-    while (b && strcmp(b->tp_name, "numpy.generic") != 0) {
-        b = b->tp_base;
-    }
-    int ok = 0;
-    if (b) {
-        PyObject *d = PyObject_GetAttrString(o, "dtype");
-        PyObject *s = d ? PyObject_GetAttrString(d, "str") : NULL;
-        Py_XDECREF(d);
-        ok = s && PyUnicode_Check(s) && cj_dtype_from_name(PyUnicode_AsUTF8(s), dt);
-        Py_XDECREF(s);
-        PyErr_Clear();
-    }
-    if (nscalar_types < 32) {
-        Py_INCREF(t);               /* the pointer must stay this type's */
-        scalar_types[nscalar_types].type = t;
-        scalar_types[nscalar_types++].dt = ok ? *dt : DT_COUNT;
-    }
-    return ok;
-}
-
-/* the scalar dtype of a Python or NumPy number; 0 if o is none */
-int
-mod_scalar_dtype(PyObject *o, DType *dt)
-{
-    if (PyBool_Check(o)) {
-        *dt = DT_BOOL;
-    } else if (PyLong_CheckExact(o)) {
-        *dt = DT_I64;
-    } else if (PyFloat_CheckExact(o)) {
-        *dt = DT_F64;
-    } else if (PyComplex_CheckExact(o)) {
-        *dt = DT_C128;
-    } else {
-        return numpy_scalar_dtype(o, dt);
-    }
-    return 1;
-}
-
-static ArgKey
-array_key(DType dt, int ndim, char layout, int readonly)
-{
-    ArgKey k;
-    k.kind = 2;
-    k.dtype = (unsigned char)dt;
-    k.ndim = (unsigned char)ndim;
-    k.flags = (unsigned char)((layout == 'C' ? 1 : layout == 'F' ? 2 : 3) | (readonly << 2));
-    return k;
-}
-
-static ArgKey
-scalar_key(DType dt)
-{
-    ArgKey k = {1, (unsigned char)dt, 0, 0};
-    return k;
-}
-
 static Type *
 type_of_key(Arena *a, ArgKey k)
 {
@@ -293,39 +98,9 @@ static ArgKey
 key_of_type(const Type *t)
 {
     if (t->kind == TY_ARRAY) {
-        return array_key(t->dtype, t->ndim, t->layout, t->readonly);
+        return rt_array_key(t->dtype, t->ndim, t->layout, t->readonly);
     }
-    return scalar_key(t->dtype);
-}
-
-/* keys from example arguments (host or device arrays, scalars) */
-static int
-keys_from_args(KernelObject *k, PyObject *const *args, Py_ssize_t n, ArgKey *keys, int *idx32)
-{
-    *idx32 = 1;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        DType dt;
-        if (mod_scalar_dtype(args[i], &dt)) {
-            keys[i] = scalar_key(dt);
-            continue;
-        }
-        ArrDesc d;
-        int r = describe_array(args[i], &d);
-        if (r < 0) {
-            return -1;
-        }
-        if (r == 0) {
-            PyErr_Format(PyExc_TypeError, "%U(): argument %zd has type '%s', which kernels "
-                         "cannot take: pass arrays (NumPy, CuPy, PyTorch, Numba, cujit) or "
-                         "numbers", k->name, i + 1, Py_TYPE(args[i])->tp_name);
-            return -1;
-        }
-        keys[i] = array_key(d.dtype, d.ndim,
-                            layout_of(d.ndim, d.shape, d.strides, cj_dtypes[d.dtype].size),
-                            d.readonly);
-        *idx32 &= mod_fits32(d.ndim, d.shape, d.strides);
-    }
-    return 0;
+    return rt_scalar_key(t->dtype);
 }
 
 /* the number of positional parameters; -1 for *args, **kwargs or keyword-only
@@ -546,7 +321,7 @@ entry_for_sig(KernelObject *k, PyObject *const *args, Py_ssize_t n)
                      np, np == 1 ? "" : "s", n, n == 1 ? " was" : "s were");
         return NULL;
     }
-    if (keys_from_args(k, args, n, keys, &idx32) < 0) {
+    if (rt_keys_from_args(k->name, args, n, keys, &idx32) < 0) {
         return NULL;
     }
     return get_entry(k, keys, (int)n, idx32);
@@ -776,76 +551,6 @@ check_config(LaunchConfig *c)
     return 0;
 }
 
-/* a scalar argument converted to dtype dt */
-int
-mod_pack_scalar(unsigned char *buf, size_t *off, PyObject *o, DType dt)
-{
-    const DTypeInfo *d = &cj_dtypes[dt];
-    union {
-        int8_t i8; int16_t i16; int32_t i32; int64_t i64; uint64_t u64;
-        float f32; double f64; uint16_t h; double c[2]; float cf[2]; unsigned char b;
-    } v;
-    if (dt == DT_I64 && PyLong_CheckExact(o)) {         /* the common cases first */
-        int overflow;
-        long long x = PyLong_AsLongLongAndOverflow(o, &overflow);
-        if (!overflow && !(x == -1 && PyErr_Occurred())) {
-            mod_put(buf, off, &x, 8, 8);
-            return 0;
-        }
-        PyErr_Clear();
-    } else if (dt == DT_F64 && PyFloat_CheckExact(o)) {
-        double x = PyFloat_AS_DOUBLE(o);
-        mod_put(buf, off, &x, 8, 8);
-        return 0;
-    }
-    memset(&v, 0, sizeof v);
-    if (!PyBool_Check(o) && !PyLong_CheckExact(o) && !PyFloat_CheckExact(o)
-        && !PyComplex_CheckExact(o)) {
-        Py_buffer view;     /* NumPy scalars expose their bytes */
-        if (PyObject_GetBuffer(o, &view, PyBUF_SIMPLE) < 0) {
-            return -1;
-        }
-        if ((size_t)view.len != (size_t)d->size) {
-            PyBuffer_Release(&view);
-            PyErr_SetString(PyExc_TypeError, "scalar argument of unexpected size");
-            return -1;
-        }
-        mod_put(buf, off, view.buf, (size_t)view.len, (size_t)(d->size > 8 ? 8 : d->size));
-        PyBuffer_Release(&view);
-        return 0;
-    }
-    switch (dt) {
-    case DT_BOOL:
-        v.b = (unsigned char)PyObject_IsTrue(o);
-        break;
-    case DT_I64:
-        v.i64 = PyLong_AsLongLong(o);
-        if (v.i64 == -1 && PyErr_Occurred()) {
-            PyErr_Clear();
-            v.u64 = PyLong_AsUnsignedLongLong(o);
-            if (PyErr_Occurred()) {
-                PyErr_SetString(PyExc_OverflowError, "integer argument does not fit in 64 bits");
-                return -1;
-            }
-        }
-        break;
-    case DT_F64:
-        v.f64 = PyFloat_AsDouble(o);
-        break;
-    case DT_C128: {
-        Py_complex z = PyComplex_AsCComplex(o);
-        v.c[0] = z.real;
-        v.c[1] = z.imag;
-        break;
-    }
-    default:
-        PyErr_SetString(PyExc_TypeError, "unexpected scalar type");
-        return -1;
-    }
-    mod_put(buf, off, &v, (size_t)d->size, (size_t)(d->size > 8 ? 8 : d->size));
-    return 0;
-}
-
 #define MAXARGS 64
 
 /* "parameter 'x'" for messages */
@@ -932,7 +637,7 @@ static LaunchConfig last_config;    /* the last launch, for _bench_launch */
 static Entry *last_entry;
 static int last_dev;
 
-/* What launch() keeps per argument (70 KB: see mod_scratch_get) */
+/* What launch() keeps per argument (70 KB: see rt_scratch_get) */
 typedef struct {
     RtArray arrs[MAXARGS];
     ArgKey keys[MAXARGS];
@@ -965,7 +670,7 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
     if (dev < 0) {
         return NULL;
     }
-    LaunchScratch *sc = mod_scratch_get(&launch_static, &launch_static_busy, sizeof *sc);
+    LaunchScratch *sc = rt_scratch_get(&launch_static, &launch_static_busy, sizeof *sc);
     if (!sc) {
         return NULL;
     }
@@ -978,8 +683,8 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
     for (; got < n; got++) {
         DType dt;
         isarr[got] = 0;
-        if (!Py_IS_TYPE(args[got], &rt_DeviceArray_Type) && mod_scalar_dtype(args[got], &dt)) {
-            keys[got] = scalar_key(dt);
+        if (!Py_IS_TYPE(args[got], &rt_DeviceArray_Type) && rt_scalar_dtype(args[got], &dt)) {
+            keys[got] = rt_scalar_key(dt);
             continue;
         }
         if (rt_get_array(args[got], &arrs[got], c->stream, "argument") < 0) {
@@ -989,8 +694,8 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
         isarr[got] = 1;
         RtArray *a = &arrs[got];
         char lay = a->c_contig ? 'C' : (a->f_contig && a->ndim >= 2) ? 'F' : 'A';
-        keys[got] = array_key(a->dtype, a->ndim, lay, a->readonly);
-        idx32 &= mod_fits32(a->ndim, a->shape, a->strides);
+        keys[got] = rt_array_key(a->dtype, a->ndim, lay, a->readonly);
+        idx32 &= rt_fits32(a->ndim, a->shape, a->strides);
     }
     Entry *e = get_entry(k, keys, (int)n, idx32);
     if (!e || load_entry(k, e, dev) < 0) {
@@ -1011,14 +716,14 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
         if (isarr[i]) {
             off = (off + 7) & ~(size_t)7;
             before = off;
-            mod_pack_view(buf, &off, (uint64_t)(uintptr_t)arrs[i].ptr, arrs[i].ndim,
+            rt_pack_view(buf, &off, (uint64_t)(uintptr_t)arrs[i].ptr, arrs[i].ndim,
                           arrs[i].shape, arrs[i].strides, idx32);
         } else {
             int sz = cj_dtypes[keys[i].dtype].size;
             size_t al = (size_t)(sz > 8 ? 8 : sz);
             off = (off + al - 1) & ~(al - 1);
             before = off;
-            if (mod_pack_scalar(buf, &off, args[i], (DType)keys[i].dtype) < 0) {
+            if (rt_pack_scalar(buf, &off, args[i], (DType)keys[i].dtype) < 0) {
                 goto done;
             }
         }
@@ -1033,7 +738,7 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
         g[0] = (unsigned)((threads + c->block[0] - 1) / c->block[0]);
         off = (off + 7) & ~(size_t)7;
         params[n] = buf + off;
-        mod_pack_index(buf, &off, (int64_t)total, idx32);
+        rt_pack_index(buf, &off, (int64_t)total, idx32);
         if (rt_launch(&e->rkx[dev], g, c->block, 0, c->stream, params, kname) < 0) {
             goto done;
         }
@@ -1088,7 +793,7 @@ done:
     if (printing) {
         fflush(stdout);
     }
-    mod_scratch_put(sc, &launch_static, &launch_static_busy);
+    rt_scratch_put(sc, &launch_static, &launch_static_busy);
     return result;
 }
 

@@ -8,6 +8,7 @@
 
 #include "../common/cj.h"
 #include "../runtime/rt.h"
+#include "../runtime/argdesc.h"
 
 extern PyObject *cj_CompileError;
 extern PyTypeObject KernelType;
@@ -21,92 +22,8 @@ int ufunc_add_types(PyObject *m);
 double mod_now_ms(void);
 void mod_raise_compile_error(const CjError *e);
 void mod_raise_nvrtc_error(const char *log, const char *src);
-/* the dtype of a Python or NumPy number; 0 if o is not one */
-int mod_scalar_dtype(PyObject *o, DType *dt);
-int mod_fits32(int ndim, const int64_t *shape, const int64_t *strides);
-
-/* Per-call storage too large for the stack of a hot path (where gcc
- * defaults to -fstack-clash-protection, as Ubuntu's does, a frame of tens
- * of KB is probed page by page on every call): `fixed`, a static block,
- * when no other call holds it (*busy; the GIL orders the calls), else heap
- * memory (a call started while another runs: a Python callback that
- * launches, another thread while the GIL is let go).  NULL: MemoryError. */
-static inline void *
-mod_scratch_get(void *fixed, int *busy, size_t size)
-{
-    if (!*busy) {
-        *busy = 1;
-        return fixed;
-    }
-    void *p = PyMem_Malloc(size);
-    if (!p) {
-        PyErr_NoMemory();
-    }
-    return p;
-}
-
-static inline void
-mod_scratch_put(void *p, void *fixed, int *busy)
-{
-    if (p == fixed) {
-        *busy = 0;
-    } else {
-        PyMem_Free(p);
-    }
-}
-
-/* Parameter packing, on every launch: inline, so that the copies of fixed
- * size become plain stores rather than calls to memcpy. */
-
-/* v (size bytes) at the next multiple of align (a power of two) */
-static inline void
-mod_put(unsigned char *buf, size_t *off, const void *v, size_t size, size_t align)
-{
-    *off = (*off + align - 1) & ~(align - 1);
-    memcpy(buf + *off, v, size);
-    *off += size;
-}
-
-/* an index-typed value: int32 or int64 */
-static inline void
-mod_pack_index(unsigned char *buf, size_t *off, int64_t v, int idx32)
-{
-    if (idx32) {
-        int32_t w = (int32_t)v;
-        mod_put(buf, off, &w, 4, 4);
-    } else {
-        mod_put(buf, off, &v, 8, 8);
-    }
-}
-
-/* the view struct cj_array<T, N, I> (data, shape[N], strides[N]), 8-aligned */
-static inline void
-mod_pack_view(unsigned char *buf, size_t *off, uint64_t ptr, int nd, const int64_t *shape,
-              const int64_t *strides, int idx32)
-{
-    *off = (*off + 7) & ~(size_t)7;
-    mod_put(buf, off, &ptr, 8, 8);
-    for (int d = 0; d < nd; d++) {
-        mod_pack_index(buf, off, shape[d], idx32);
-    }
-    for (int d = 0; d < nd; d++) {
-        mod_pack_index(buf, off, strides[d], idx32);
-    }
-    *off = (*off + 7) & ~(size_t)7;
-}
-
 /* appends str(s) to list; -1 with an exception */
 int mod_list_append_str(PyObject *list, const char *s);
-/* a scalar argument packed as its own dtype dt */
-int mod_pack_scalar(unsigned char *buf, size_t *off, PyObject *o, DType dt);
-
-/* one argument's type as the launch path sees it: a compact key */
-typedef struct {
-    unsigned char kind;     /* 1 scalar, 2 array */
-    unsigned char dtype;
-    unsigned char ndim;
-    unsigned char flags;    /* layout ('C' 1, 'F' 2, 'A' 3) | readonly << 2 */
-} ArgKey;
 
 /* what one compiled signature keeps */
 typedef struct Entry {

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "../frontend/fe.h"
+#include "../runtime/argdesc.h"
+#include "../runtime/pack.h"
 
 #define MAXIN 32
 #define MAXOUT 8
@@ -160,7 +162,7 @@ operand(PyObject *o, Operand *op, void *stream, const char *what)
 {
     memset(op, 0, sizeof *op);
     op->obj = o;
-    if (mod_scalar_dtype(o, &op->dt)) {
+    if (rt_scalar_dtype(o, &op->dt)) {
         op->weak = PyLong_CheckExact(o) || PyFloat_CheckExact(o) || PyComplex_CheckExact(o);
         return 0;
     }
@@ -470,7 +472,7 @@ pack_operand_scalar(unsigned char *buf, size_t *off, const Operand *op, const Ty
         return -1;
     }
     int sz = cj_dtypes[dt].size;
-    mod_put(buf, off, bytes, (size_t)sz, (size_t)(sz > 8 ? 8 : sz));
+    rt_put(buf, off, bytes, (size_t)sz, (size_t)(sz > 8 ? 8 : sz));
     return 0;
 }
 
@@ -505,7 +507,7 @@ is_contig(const RtArray *a, char order)
     return order == 'F' ? a->f_contig : a->c_contig;
 }
 
-/* vectorize_call's per-operand storage (58 KB: see mod_scratch_get) */
+/* vectorize_call's per-operand storage (58 KB: see rt_scratch_get) */
 typedef struct {
     Operand ops[MAXIN], outs[MAXOUT];
     int64_t st[MAXIN + MAXOUT][RT_MAXDIM];
@@ -548,7 +550,7 @@ vectorize_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *k
     if (rt_get_stream(stream_arg ? stream_arg : Py_None, &stream) < 0) {
         return NULL;
     }
-    VecScratch *sc = mod_scratch_get(&vec_static, &vec_static_busy, sizeof *sc);
+    VecScratch *sc = rt_scratch_get(&vec_static, &vec_static_busy, sizeof *sc);
     if (!sc) {
         return NULL;
     }
@@ -697,14 +699,14 @@ vectorize_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *k
     int maxsize = 1;
     for (int i = 0; i < n; i++) {
         if (ops[i].is_array) {
-            idx32 &= mod_fits32(ops[i].a.ndim, ops[i].a.shape, ops[i].a.strides);
+            idx32 &= rt_fits32(ops[i].a.ndim, ops[i].a.shape, ops[i].a.strides);
             if (cj_dtypes[ops[i].dt].size > maxsize) {
                 maxsize = cj_dtypes[ops[i].dt].size;
             }
         }
     }
     for (int k = 0; k < nouts; k++) {
-        idx32 &= mod_fits32(outs[k].a.ndim, outs[k].a.shape, outs[k].a.strides);
+        idx32 &= rt_fits32(outs[k].a.ndim, outs[k].a.shape, outs[k].a.strides);
         if (cj_dtypes[outs[k].a.dtype].size > maxsize) {
             maxsize = cj_dtypes[outs[k].a.dtype].size;
         }
@@ -790,11 +792,11 @@ vectorize_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *k
             off = (off + 7) & ~(size_t)7;
             before = off;
             uint64_t ptr = (uint64_t)(uintptr_t)ops[i].a.ptr;
-            mod_put(buf, &off, &ptr, 8, 8);
+            rt_put(buf, &off, &ptr, 8, 8);
         } else {
             off = (off + 7) & ~(size_t)7;
             before = off;
-            mod_pack_view(buf, &off, (uint64_t)(uintptr_t)ops[i].a.ptr, nd, cshape, st[k++], idx32);
+            rt_pack_view(buf, &off, (uint64_t)(uintptr_t)ops[i].a.ptr, nd, cshape, st[k++], idx32);
         }
         params[np++] = buf + before;
     }
@@ -803,15 +805,15 @@ vectorize_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *k
         size_t before = off;
         if (plan.ndim == 0) {
             uint64_t ptr = (uint64_t)(uintptr_t)outs[j].a.ptr;
-            mod_put(buf, &off, &ptr, 8, 8);
+            rt_put(buf, &off, &ptr, 8, 8);
         } else {
-            mod_pack_view(buf, &off, (uint64_t)(uintptr_t)outs[j].a.ptr, nd, cshape, st[k++], idx32);
+            rt_pack_view(buf, &off, (uint64_t)(uintptr_t)outs[j].a.ptr, nd, cshape, st[k++], idx32);
         }
         params[np++] = buf + before;
     }
     off = (off + 7) & ~(size_t)7;
     params[np++] = buf + off;
-    mod_pack_index(buf, &off, total, idx32);
+    rt_pack_index(buf, &off, total, idx32);
     unsigned grid[3] = {grid_for(total / plan.vec + 1, 256), 1, 1}, block[3] = {256, 1, 1};
     if (rt_launch(&f->rk[dev], grid, block, 0, stream, params, PyUnicode_AsUTF8(v->name)) < 0) {
         goto done;
@@ -834,7 +836,7 @@ done:
         Py_XDECREF(made[j]);
     }
     cj_arena_free(&ta);
-    mod_scratch_put(sc, &vec_static, &vec_static_busy);
+    rt_scratch_put(sc, &vec_static, &vec_static_busy);
     return result;
 }
 
@@ -1394,7 +1396,7 @@ reduce_call(PyObject *self, PyObject *args, PyObject *kwargs)
     }
     int64_t shape[RT_MAXDIM], strides[RT_MAXDIM];
     group_dims(&x.a, red, &pl.nkeep, &pl.nred, shape, strides);
-    pl.idx32 = mod_fits32(x.a.ndim, x.a.shape, x.a.strides) && nout * 64 < INT32_MAX;
+    pl.idx32 = rt_fits32(x.a.ndim, x.a.shape, x.a.strides) && nout * 64 < INT32_MAX;
     int isz = cj_dtypes[x.dt].size;
     pl.contiguous = pl.nred <= 1 && (pl.nred == 0 || strides[pl.nkeep] == isz);
     /* outer when the innermost (smallest stride) dimension is a kept one */
@@ -1520,18 +1522,18 @@ reduce_call(PyObject *self, PyObject *args, PyObject *kwargs)
         strides[0] = isz;
     }
     params[0] = buf;
-    mod_pack_view(buf, &off, (uint64_t)(uintptr_t)x.a.ptr, nd > 0 ? nd : 1, shape, strides,
+    rt_pack_view(buf, &off, (uint64_t)(uintptr_t)x.a.ptr, nd > 0 ? nd : 1, shape, strides,
               pl.idx32);
     uint64_t out_ptr = (uint64_t)(uintptr_t)o.a.ptr;
     params[1] = buf + off;
-    mod_put(buf, &off, &part_ptr, 8, 8);
+    rt_put(buf, &off, &part_ptr, 8, 8);
     params[2] = buf + off;
-    mod_put(buf, &off, &out_ptr, 8, 8);
+    rt_put(buf, &off, &out_ptr, 8, 8);
     int64_t vals[4] = {nout, nred, splits, chunk};
     for (int i = 0; i < (pl.outer ? 4 : 3); i++) {
         off = (off + 7) & ~(size_t)7;
         params[3 + i] = buf + off;
-        mod_pack_index(buf, &off, vals[i], pl.idx32);
+        rt_pack_index(buf, &off, vals[i], pl.idx32);
     }
     unsigned grid[3], blk[3] = {(unsigned)block, 1, 1};
     const char *kname = PyUnicode_AsUTF8(r->name);
@@ -1553,17 +1555,17 @@ reduce_call(PyObject *self, PyObject *args, PyObject *kwargs)
         unsigned char b2[64] __attribute__((aligned(16)));
         int outer = pl.outer;
         p2[0] = b2 + o2;
-        mod_put(b2, &o2, &part_ptr, 8, 8);
+        rt_put(b2, &o2, &part_ptr, 8, 8);
         p2[1] = b2 + o2;
-        mod_put(b2, &o2, &out_ptr, 8, 8);
+        rt_put(b2, &o2, &out_ptr, 8, 8);
         p2[2] = b2 + o2;
-        mod_pack_index(b2, &o2, nout, pl.idx32);
+        rt_pack_index(b2, &o2, nout, pl.idx32);
         o2 = (o2 + 7) & ~(size_t)7;
         p2[3] = b2 + o2;
-        mod_pack_index(b2, &o2, splits, pl.idx32);
+        rt_pack_index(b2, &o2, splits, pl.idx32);
         o2 = (o2 + 3) & ~(size_t)3;
         p2[4] = b2 + o2;
-        mod_put(b2, &o2, &outer, 4, 4);
+        rt_put(b2, &o2, &outer, 4, 4);
         unsigned g2[3] = {outer ? (unsigned)((nout + 255) / 256) : (unsigned)nout, 1, 1};
         if (rt_launch(&f->rk2[dev], g2, blk, 0, stream, p2, kname) < 0) {
             goto done;

@@ -1,0 +1,180 @@
+/* argdesc.c - what an argument is, as far as choosing a compiled signature
+ * goes: the dtype of a Python or NumPy number, an array's dtype, rank,
+ * layout and writability (from cujit arrays, __cuda_array_interface__ or
+ * the buffer protocol, without touching the device), and the compact
+ * ArgKey the launch paths compare.  See argdesc.h. */
+#include <string.h>
+
+#include "argdesc.h"
+
+char
+rt_layout_of(int ndim, const int64_t *shape, const int64_t *strides, int itemsize)
+{
+    int64_t size = 1;
+    for (int i = 0; i < ndim; i++) {
+        size *= shape[i];
+    }
+    if (size <= 1) {
+        return 'C';
+    }
+    int64_t s = itemsize;
+    int c = 1, f = 1;
+    for (int i = ndim - 1; i >= 0; i--) {
+        if (shape[i] != 1 && strides[i] != s) {
+            c = 0;
+        }
+        s *= shape[i];
+    }
+    s = itemsize;
+    for (int i = 0; i < ndim; i++) {
+        if (shape[i] != 1 && strides[i] != s) {
+            f = 0;
+        }
+        s *= shape[i];
+    }
+    return c ? 'C' : f ? 'F' : 'A';
+}
+
+
+static int
+desc_from_cai(PyObject *cai, RtArrDesc *d)
+{
+    PyObject *ts = PyDict_GetItemString(cai, "typestr");
+    PyObject *shape = PyDict_GetItemString(cai, "shape");
+    PyObject *strides = PyDict_GetItemString(cai, "strides");
+    PyObject *data = PyDict_GetItemString(cai, "data");
+    if (!ts || !shape || !PyUnicode_Check(ts) || !PyTuple_Check(shape)
+        || !cj_dtype_from_name(PyUnicode_AsUTF8(ts), &d->dtype)) {
+        PyErr_SetString(PyExc_TypeError, "unsupported __cuda_array_interface__");
+        return -1;
+    }
+    d->ndim = (int)PyTuple_GET_SIZE(shape);
+    if (d->ndim > RT_MAXDIM) {
+        PyErr_SetString(PyExc_TypeError, "too many dimensions");
+        return -1;
+    }
+    int64_t s = cj_dtypes[d->dtype].size;
+    for (int i = d->ndim - 1; i >= 0; i--) {
+        d->shape[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, i));
+        if (strides && strides != Py_None) {
+            d->strides[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(strides, i));
+        } else {
+            d->strides[i] = s;
+        }
+        s *= d->shape[i];
+    }
+    d->readonly = data && PyTuple_Check(data) && PyTuple_GET_SIZE(data) == 2
+                  && PyObject_IsTrue(PyTuple_GET_ITEM(data, 1)) == 1;
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+/* An array's type information without touching the device (NumPy arrays,
+ * buffers, anything with __cuda_array_interface__).  1: an array, 0: not. */
+int
+rt_describe_array(PyObject *o, RtArrDesc *d)
+{
+    PyObject *cai = PyObject_GetAttrString(o, "__cuda_array_interface__");
+    if (cai) {
+        int r = PyDict_Check(cai) ? desc_from_cai(cai, d) : -1;
+        Py_DECREF(cai);
+        if (r < 0 && !PyErr_Occurred()) {
+            PyErr_SetString(PyExc_TypeError, "__cuda_array_interface__ is not a dict");
+        }
+        return r < 0 ? -1 : 1;
+    }
+    PyErr_Clear();
+    if (!PyObject_CheckBuffer(o) || PyBytes_Check(o) || PyUnicode_Check(o)) {
+        return 0;
+    }
+    Py_buffer v;
+    if (PyObject_GetBuffer(o, &v, PyBUF_RECORDS_RO) < 0) {
+        return -1;
+    }
+    int ok = v.ndim <= RT_MAXDIM && v.format
+             && rt_dtype_from_format(v.format, v.itemsize, &d->dtype) == 0;
+    if (ok) {
+        d->ndim = v.ndim;
+        for (int i = 0; i < v.ndim; i++) {
+            d->shape[i] = v.shape[i];
+            d->strides[i] = v.strides[i];
+        }
+        d->readonly = v.readonly;
+    }
+    PyBuffer_Release(&v);
+    if (!ok) {
+        PyErr_Format(PyExc_TypeError, "arrays of format '%s' are not supported",
+                     v.format ? v.format : "?");
+        return -1;
+    }
+    return 1;
+}
+
+/* numpy scalar types seen so far and their dtypes */
+static struct {
+
+    PyTypeObject *type;
+    DType dt;
+} scalar_types[32];
+static int nscalar_types;
+
+int
+rt_numpy_scalar_dtype(PyObject *o, DType *dt)
+{
+    PyTypeObject *t = Py_TYPE(o);
+    for (int i = 0; i < nscalar_types; i++) {
+        if (scalar_types[i].type == t) {
+            *dt = scalar_types[i].dt;
+            return *dt != DT_COUNT;     /* DT_COUNT: a type known not to be one */
+        }
+    }
+    PyTypeObject *b = t;
+    while (b && strcmp(b->tp_name, "numpy.generic") != 0) {
+        b = b->tp_base;
+    }
+    int ok = 0;
+    if (b) {
+        PyObject *d = PyObject_GetAttrString(o, "dtype");
+        PyObject *s = d ? PyObject_GetAttrString(d, "str") : NULL;
+        Py_XDECREF(d);
+        ok = s && PyUnicode_Check(s) && cj_dtype_from_name(PyUnicode_AsUTF8(s), dt);
+        Py_XDECREF(s);
+        PyErr_Clear();
+    }
+    if (nscalar_types < 32) {
+        Py_INCREF(t);               /* the pointer must stay this type's */
+        scalar_types[nscalar_types].type = t;
+        scalar_types[nscalar_types++].dt = ok ? *dt : DT_COUNT;
+    }
+    return ok;
+}
+
+/* keys from example arguments (host or device arrays, scalars) */
+int
+rt_keys_from_args(PyObject *name, PyObject *const *args, Py_ssize_t n, ArgKey *keys, int *idx32)
+{
+    *idx32 = 1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        DType dt;
+        if (rt_scalar_dtype(args[i], &dt)) {
+            keys[i] = rt_scalar_key(dt);
+            continue;
+        }
+        RtArrDesc d;
+        int r = rt_describe_array(args[i], &d);
+        if (r < 0) {
+            return -1;
+        }
+        if (r == 0) {
+            PyErr_Format(PyExc_TypeError, "%U(): argument %zd has type '%s', which kernels "
+                         "cannot take: pass arrays (NumPy, CuPy, PyTorch, Numba, cujit) or "
+                         "numbers", name, i + 1, Py_TYPE(args[i])->tp_name);
+            return -1;
+        }
+        keys[i] = rt_array_key(d.dtype, d.ndim,
+                               rt_layout_of(d.ndim, d.shape, d.strides, cj_dtypes[d.dtype].size),
+                               d.readonly);
+        *idx32 &= rt_fits32(d.ndim, d.shape, d.strides);
+    }
+    return 0;
+}
+

@@ -1,0 +1,74 @@
+/* pack.c - a scalar kernel argument packed as its parameter's dtype (the
+ * slow cases of the launch path's packing; the inline part is pack.h). */
+#include <string.h>
+
+#include "pack.h"
+
+int
+rt_pack_scalar(unsigned char *buf, size_t *off, PyObject *o, DType dt)
+{
+    const DTypeInfo *d = &cj_dtypes[dt];
+    union {
+        int8_t i8; int16_t i16; int32_t i32; int64_t i64; uint64_t u64;
+        float f32; double f64; uint16_t h; double c[2]; float cf[2]; unsigned char b;
+    } v;
+    if (dt == DT_I64 && PyLong_CheckExact(o)) {         /* the common cases first */
+        int overflow;
+        long long x = PyLong_AsLongLongAndOverflow(o, &overflow);
+        if (!overflow && !(x == -1 && PyErr_Occurred())) {
+            rt_put(buf, off, &x, 8, 8);
+            return 0;
+        }
+        PyErr_Clear();
+    } else if (dt == DT_F64 && PyFloat_CheckExact(o)) {
+        double x = PyFloat_AS_DOUBLE(o);
+        rt_put(buf, off, &x, 8, 8);
+        return 0;
+    }
+    memset(&v, 0, sizeof v);
+    if (!PyBool_Check(o) && !PyLong_CheckExact(o) && !PyFloat_CheckExact(o)
+        && !PyComplex_CheckExact(o)) {
+        Py_buffer view;     /* NumPy scalars expose their bytes */
+        if (PyObject_GetBuffer(o, &view, PyBUF_SIMPLE) < 0) {
+            return -1;
+        }
+        if ((size_t)view.len != (size_t)d->size) {
+            PyBuffer_Release(&view);
+            PyErr_SetString(PyExc_TypeError, "scalar argument of unexpected size");
+            return -1;
+        }
+        rt_put(buf, off, view.buf, (size_t)view.len, (size_t)(d->size > 8 ? 8 : d->size));
+        PyBuffer_Release(&view);
+        return 0;
+    }
+    switch (dt) {
+    case DT_BOOL:
+        v.b = (unsigned char)PyObject_IsTrue(o);
+        break;
+    case DT_I64:
+        v.i64 = PyLong_AsLongLong(o);
+        if (v.i64 == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            v.u64 = PyLong_AsUnsignedLongLong(o);
+            if (PyErr_Occurred()) {
+                PyErr_SetString(PyExc_OverflowError, "integer argument does not fit in 64 bits");
+                return -1;
+            }
+        }
+        break;
+    case DT_F64:
+        v.f64 = PyFloat_AsDouble(o);
+        break;
+    case DT_C128: {
+        Py_complex z = PyComplex_AsCComplex(o);
+        v.c[0] = z.real;
+        v.c[1] = z.imag;
+        break;
+    }
+    default:
+        PyErr_SetString(PyExc_TypeError, "unexpected scalar type");
+        return -1;
+    }
+    rt_put(buf, off, &v, (size_t)d->size, (size_t)(d->size > 8 ? 8 : d->size));
+    return 0;
+}
