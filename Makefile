@@ -23,7 +23,7 @@ BUILD   := build
 # through a static library, which pulls in only the objects they use.
 PURE_SRC := $(sort $(wildcard common/*.c typeinfer/*.c codegen/*.c) frontend/sig.c)
 # The C API: reading ast objects, the runtime and the module glue.
-PY_SRC   := $(filter-out frontend/sig.c,$(wildcard frontend/*.c)) $(wildcard runtime/*.c module/*.c)
+PY_SRC   := $(filter-out frontend/sig.c,$(wildcard frontend/*.c)) $(wildcard pipeline/*.c runtime/*.c module/*.c)
 UNIT_SRC := $(wildcard tests/unit/*.c)
 
 PURE_OBJ := $(PURE_SRC:%.c=$(BUILD)/%.o)
@@ -93,7 +93,7 @@ asan:
 SAN_LIBS = $(shell $(CC) -print-file-name=libasan.so):$(shell $(CC) -print-file-name=libubsan.so)
 asan-py:
 	rm -rf $(BUILD)/asan-py && mkdir -p $(BUILD)/asan-py
-	cp -r Makefile common frontend typeinfer codegen runtime module cli cujit stdlib tests $(BUILD)/asan-py/
+	cp -r Makefile common frontend typeinfer codegen pipeline runtime module cli cujit stdlib tests $(BUILD)/asan-py/
 	rm -f $(BUILD)/asan-py/cujit/_cujit*.so
 	$(MAKE) --no-print-directory -C $(BUILD)/asan-py BUILD=build \
 	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -Wno-format-truncation" \

@@ -25,9 +25,12 @@ typedef struct {
  * cx->try_ on a user error.  Device functions it calls are read too. */
 Func *fe_read(FeCtx *cx, PyObject *pyfunc, int is_device, int boundscheck);
 
-/* Provided by the module glue: if `obj` is a cujit kernel object, returns its
- * Python function (borrowed) and sets *is_device; NULL otherwise. */
-PyObject *fe_kernel_function(PyObject *obj, int *is_device);
+/* How a cujit kernel object is recognised among a function's globals (a
+ * device function it calls): returns the object's Python function (borrowed)
+ * and sets *is_device; NULL when obj is none.  The kernel type lives above
+ * the frontend, so its owner passes this down (pl_init) before any read. */
+typedef PyObject *(*FeKernelFunction)(PyObject *obj, int *is_device);
+void fe_set_kernel_function(FeKernelFunction f);
 
 /* The source lines of a function and where it starts, for diagnostics. */
 int fe_source_line(const char *file, int line, char *out, size_t n);

@@ -6,6 +6,15 @@
 
 #include "fe.h"
 
+/* the kernel type's recognizer, passed down by its owner (fe.h) */
+static FeKernelFunction kernel_function;
+
+void
+fe_set_kernel_function(FeKernelFunction f)
+{
+    kernel_function = f;
+}
+
 /* ---- cached ast classes and attribute names ---- */
 
 #define AST_CLASSES(X) \
@@ -578,7 +587,7 @@ classify(Fe *f, PyObject *obj, Loc loc)
         return r;
     }
     int is_device = 0;
-    PyObject *pyfunc = fe_kernel_function(obj, &is_device);
+    PyObject *pyfunc = kernel_function ? kernel_function(obj, &is_device) : NULL;
     if (pyfunc) {
         r.kind = is_device ? R_DEVFUNC : R_KERNEL;
         r.obj = pyfunc;

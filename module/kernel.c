@@ -9,90 +9,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "../frontend/fe.h"
 #include "../runtime/argdesc.h"
 #include "../runtime/pack.h"
 
-PyObject *cj_CompileError;
-
-double
-mod_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-/* ---- compile errors ---- */
-
-/* CompileError(msg, (file, line, offset, text, end_line, end_offset)) */
-void
-mod_raise_compile_error(const CjError *e)
-{
-    char line[1024];
-    const char *file = e->file ? e->file : "<unknown>";
-    int lineno = e->loc.line > 0 ? e->loc.line : 1;
-    if (fe_source_line(file, lineno, line, sizeof line) < 0) {
-        line[0] = '\0';
-    }
-    int offset = e->loc.col + 1;
-    int end = e->loc.end_col > e->loc.col ? e->loc.end_col + 1 : offset + 1;
-    PyObject *details = Py_BuildValue("(siisii)", file, lineno, offset, line, lineno, end);
-    PyObject *args = details ? Py_BuildValue("(sN)", e->msg, details) : NULL;
-    if (args) {
-        PyErr_SetObject(cj_CompileError, args);
-        Py_DECREF(args);
-    }
-}
-
-/* NVRTC's log names Python lines through #line: "file.py(12): error: ..." */
-void
-mod_raise_nvrtc_error(const char *log, const char *src)
-{
-    CjError e;
-    memset(&e, 0, sizeof e);
-    const char *p = log ? strstr(log, "): error") : NULL;
-    if (p) {
-        const char *open = p;
-        while (open > log && *open != '(') {
-            open--;
-        }
-        const char *start = open;
-        while (start > log && start[-1] != '\n') {
-            start--;
-        }
-        static char fbuf[1024];
-        snprintf(fbuf, sizeof fbuf, "%.*s", (int)(open - start), start);
-        e.file = fbuf;
-        e.loc.line = atoi(open + 1);
-        const char *msg = p + 9;
-        while (*msg == ':' || *msg == ' ') {
-            msg++;
-        }
-        const char *eol = strchr(msg, '\n');
-        snprintf(e.msg, sizeof e.msg, "NVRTC rejected the CUDA generated for this line: %.*s "
-                 "(this is a cujit bug; the generated code is in k.inspect_cuda())",
-                 (int)(eol ? eol - msg : (long)strlen(msg)), msg);
-    } else {
-        snprintf(e.msg, sizeof e.msg, "NVRTC failed: %s", log ? log : "(no log)");
-    }
-    (void)src;
-    mod_raise_compile_error(&e);
-}
-
 /* ---- argument types ---- */
-
-static Type *
-type_of_key(Arena *a, ArgKey k)
-{
-    if (k.kind == 1) {
-        return cj_scalar((DType)k.dtype);
-    }
-    int l = k.flags & 3;
-    Type *t = cj_array_type(a, (DType)k.dtype, k.ndim, l == 1 ? 'C' : l == 2 ? 'F' : 'A');
-    t->readonly = (char)((k.flags >> 2) & 1);
-    return t;
-}
 
 static ArgKey
 key_of_type(const Type *t)
@@ -136,121 +56,40 @@ find_entry(KernelObject *k, const ArgKey *keys, int n, int idx32)
     return NULL;
 }
 
-static char *
-xstrdup(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *p = malloc(n);
-    if (p) {
-        memcpy(p, s, n);
-    }
-    return p;
-}
-
 static void
 entry_free(Entry *e)
 {
+    pl_compiled_free(&e->c);
     free(e->keys);
-    free(e->sig);
-    free(e->src);
-    free(e->kname);
-    for (int i = 0; i < e->nmsgs; i++) {
-        free(e->msgs[i]);
-    }
-    free(e->msgs);
     free(e);
 }
 
-static void
-signature_text(Buf *b, Type **types, int n)
-{
-    buf_putc(b, '(');
-    for (int i = 0; i < n; i++) {
-        if (i) {
-            buf_puts(b, ", ");
-        }
-        cj_type_str(b, types[i]);
-    }
-    buf_putc(b, ')');
-}
-
-/* Runs the pipeline for one signature: frontend, typeinfer, codegen. */
+/* Compiles one signature through the pipeline (no NVRTC yet). */
 static Entry *
 transpile(KernelObject *k, const ArgKey *keys, int n, int idx32)
 {
-    double t0 = mod_now_ms();
-    Arena arena;
-    cj_arena_init(&arena);
-    CjTry tr;
-    memset(&tr, 0, sizeof tr);
-    FeCtx cx;
-    memset(&cx, 0, sizeof cx);
-    cx.arena = &arena;
-    cx.try_ = &tr;
-    cx.keep = PyList_New(0);
-    Entry *e = NULL;
-    Buf src;
-    buf_init(&src);
-    if (!cx.keep) {
-        cj_arena_free(&arena);
+    Entry *e = calloc(1, sizeof(Entry));
+    if (!e || !(e->keys = malloc(sizeof(ArgKey) * (size_t)(n + 1)))) {
+        free(e);
+        PyErr_NoMemory();
         return NULL;
     }
-    if (setjmp(tr.jb)) {
-        if (PyErr_Occurred() && tr.err.internal) {
-            goto error;
-        }
-        PyErr_Clear();
-        mod_raise_compile_error(&tr.err);
-        goto error;
-    }
-    Func *fn = fe_read(&cx, k->pyfunc, 0, k->boundscheck);
-    Type **types = cj_alloc(&arena, sizeof(Type *) * (size_t)(n + 1));
-    for (int i = 0; i < n; i++) {
-        types[i] = type_of_key(&arena, keys[i]);
-    }
-    Program *p = ti_infer(&arena, &tr, fn, types, n, idx32);
-    cg_emit(p, &src);
-    e = calloc(1, sizeof(Entry));
-    if (!e) {
-        PyErr_NoMemory();
-        goto error;
+    PlRequest rq;
+    memset(&rq, 0, sizeof rq);
+    rq.kind = PL_KERNEL;
+    rq.func = k->pyfunc;
+    rq.label = PyUnicode_AsUTF8(k->name);
+    rq.boundscheck = k->boundscheck;
+    rq.idx32 = idx32;
+    rq.args = keys;
+    rq.nargs = n;
+    if (!rq.label || pl_transpile(&rq, &e->c) < 0) {
+        entry_free(e);
+        return NULL;
     }
     e->nargs = n;
     e->idx32 = idx32;
-    e->keys = malloc(sizeof(ArgKey) * (size_t)(n + 1));
-    Buf sig;
-    buf_init(&sig);
-    signature_text(&sig, types, n);
-    e->sig = buf_steal(&sig);
-    e->src = buf_steal(&src);
-    e->kname = xstrdup(cg_kernel_name(p));
-    e->msgs = calloc((size_t)p->nmsgs + 1, sizeof(char *));
-    if (!e->keys || !e->kname || !e->msgs) {
-        PyErr_NoMemory();
-        entry_free(e);
-        e = NULL;
-        goto error;
-    }
     memcpy(e->keys, keys, sizeof(ArgKey) * (size_t)n);
-    for (int i = 0; i < p->nmsgs; i++) {
-        e->msgs[i] = xstrdup(p->msgs[i]);
-    }
-    e->nmsgs = p->nmsgs;
-    e->check_errors = (p->features & (FEAT_ASSERT | FEAT_BOUNDS)) != 0;
-    e->has_dynshared = (p->features & FEAT_DYNSHARED) != 0;
-    e->has_print = (p->features & FEAT_PRINT) != 0;
-    e->coarse_vec = p->coarse_vec;
-    e->coarse_mask = p->coarse_mask;
-    e->transpile_ms = mod_now_ms() - t0;
-    const char *dump = getenv("CUJIT_DUMP");
-    if (dump && *dump && strcmp(dump, "0") != 0) {
-        fprintf(stderr, "// ---- cujit: %s%s ----\n%s\n", PyUnicode_AsUTF8(k->name), e->sig,
-                e->src);
-    }
-error:
-    buf_free(&src);
-    Py_DECREF(cx.keep);
-    cj_arena_free(&arena);
     return e;
 }
 
@@ -336,8 +175,8 @@ kernel_inspect_cuda(PyObject *self, PyObject *const *args, Py_ssize_t n)
     if (n == 0) {
         PyObject *d = PyDict_New();
         for (Entry *e = k->entries; d && e; e = e->next) {
-            PyObject *s = PyUnicode_FromString(e->src);
-            if (!s || PyDict_SetItemString(d, e->sig, s) < 0) {
+            PyObject *s = PyUnicode_FromString(e->c.src);
+            if (!s || PyDict_SetItemString(d, e->c.sig, s) < 0) {
                 Py_XDECREF(s);
                 Py_CLEAR(d);
                 break;
@@ -347,7 +186,7 @@ kernel_inspect_cuda(PyObject *self, PyObject *const *args, Py_ssize_t n)
         return d;
     }
     Entry *e = entry_for_sig(k, args, n);
-    return e ? PyUnicode_FromString(e->src) : NULL;
+    return e ? PyUnicode_FromString(e->c.src) : NULL;
 }
 
 /* arch= keyword, else the current GPU's, else sm_90 */
@@ -387,21 +226,7 @@ compile_binary(PyObject *self, PyObject *const *args, Py_ssize_t nargsf, PyObjec
     if (!e) {
         return NULL;
     }
-    RtCompiled c;
-    char *log = NULL;
-    memset(&c, 0, sizeof c);
-    if (rt_nvrtc_compile(e->src, e->kname, arch, cubin, &c, &log) < 0) {
-        if (!PyErr_Occurred()) {
-            mod_raise_nvrtc_error(log, e->src);
-        }
-        free(log);
-        return NULL;
-    }
-    free(log);
-    PyObject *r = cubin ? PyBytes_FromStringAndSize(c.cubin, (Py_ssize_t)c.cubin_len)
-                        : PyUnicode_FromString(c.ptx);
-    rt_compiled_free(&c);
-    return r;
+    return pl_binary(&e->c, arch, cubin);
 }
 
 static PyObject *
@@ -445,24 +270,10 @@ load_entry(KernelObject *k, Entry *e, int dev)
     if (e->loaded[dev]) {
         return 0;
     }
-    int hit = 0;
-    if (rt_load_kernel_logged(e->src, e->kname, "cujit " CJ_VERSION, e->transpile_ms,
-                              &e->rk[dev], &hit) < 0) {
-        PyObject *type, *value, *tb;
-        PyErr_Fetch(&type, &value, &tb);
-        if (type && PyErr_GivenExceptionMatches(type, cj_CompileError)) {
-            PyErr_Restore(type, value, tb);
-            return -1;
-        }
-        PyErr_Restore(type, value, tb);
+    char sibling[32];
+    snprintf(sibling, sizeof sibling, "_x%d", e->c.coarse_vec);
+    if (pl_load(&e->c, e->c.coarse_vec ? sibling : NULL, &e->rk[dev], &e->rkx[dev]) < 0) {
         return -1;
-    }
-    if (e->coarse_vec) {
-        char name[512];
-        snprintf(name, sizeof name, "%s_x%d", e->kname, e->coarse_vec);
-        if (rt_kernel_sibling(&e->rk[dev], name, &e->rkx[dev]) < 0) {
-            return -1;
-        }
     }
     e->loaded[dev] = 1;
     return 0;
@@ -623,8 +434,8 @@ coarse_ok(const Entry *e, const LaunchConfig *c, const RtArray *arrs, const int 
         return 0;
     }
     for (Py_ssize_t i = 0; i < n && i < 64; i++) {
-        if ((e->coarse_mask >> i) & 1) {
-            uintptr_t align = (uintptr_t)cj_dtypes[arrs[i].dtype].size * (uintptr_t)e->coarse_vec;
+        if ((e->c.coarse_mask >> i) & 1) {
+            uintptr_t align = (uintptr_t)cj_dtypes[arrs[i].dtype].size * (uintptr_t)e->c.coarse_vec;
             if (!isarr[i] || (uintptr_t)arrs[i].ptr % align) {
                 return 0;
             }
@@ -701,8 +512,8 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
     if (!e || load_entry(k, e, dev) < 0) {
         goto done;
     }
-    printing = e->has_print;
-    if (e->has_dynshared && c->shmem == 0) {
+    printing = e->c.has_print;
+    if (e->c.has_dynshared && c->shmem == 0) {
         PyErr_Format(PyExc_ValueError, "%U uses jit.shared_memory(dtype, None): give the "
                      "dynamic shared memory size at launch, k[grid, block, stream, nbytes]",
                      k->name);
@@ -730,9 +541,9 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
         params[i] = buf + before;
     }
     const char *kname = PyUnicode_AsUTF8(k->name);
-    if (e->coarse_vec && coarse_ok(e, c, arrs, isarr, n, idx32)) {
+    if (e->c.coarse_vec && coarse_ok(e, c, arrs, isarr, n, idx32)) {
         /* the same work, vec elements per thread in aligned packs */
-        unsigned v = (unsigned)e->coarse_vec, g[3] = {1, 1, 1};
+        unsigned v = (unsigned)e->c.coarse_vec, g[3] = {1, 1, 1};
         uint64_t total = (uint64_t)c->grid[0] * c->block[0];
         uint64_t threads = (total + v - 1) / v;
         g[0] = (unsigned)((threads + c->block[0] - 1) / c->block[0]);
@@ -749,10 +560,10 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
     last_entry = e;
     last_dev = dev;
     last_config = *c;
-    if (e->has_print && !e->check_errors && rt_stream_synchronize(c->stream, kname) < 0) {
+    if (e->c.has_print && !e->c.check_errors && rt_stream_synchronize(c->stream, kname) < 0) {
         goto done;      /* print() is for debugging: its output shows at once */
     }
-    if (e->check_errors) {
+    if (e->c.check_errors) {
         CjErrorRecord rec;
         int r = rt_check_error_record(&e->rk[dev], c->stream, kname, &rec);
         if (r < 0) {
@@ -764,7 +575,7 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
                              : NULL;
             const char *fs = file ? PyUnicode_AsUTF8(file) : "?";
             if (rec.kind == 1) {
-                const char *m = rec.msg_id >= 0 && rec.msg_id < e->nmsgs ? e->msgs[rec.msg_id]
+                const char *m = rec.msg_id >= 0 && rec.msg_id < e->c.nmsgs ? e->c.msgs[rec.msg_id]
                                 : NULL;
                 PyErr_Format(PyExc_AssertionError, "%s%sassert failed in kernel %s at %s:%d, "
                              "block (%u, %u, %u), thread (%u, %u, %u)%s", m ? m : "",
@@ -865,7 +676,7 @@ bench_launch(PyObject *self, PyObject *args)
         }
     }
     Py_DECREF(r);
-    double t0 = mod_now_ms();
+    double t0 = pl_now_ms();
     for (long i = 0; i < n; i++) {
         if (raw >= 2 && rt_ensure_context() < 0) {
             return NULL;
@@ -887,7 +698,7 @@ bench_launch(PyObject *self, PyObject *args)
         }
         Py_DECREF(r);
     }
-    return PyFloat_FromDouble((mod_now_ms() - t0) * 1e3 / (double)n);
+    return PyFloat_FromDouble((pl_now_ms() - t0) * 1e3 / (double)n);
 }
 
 PyMethodDef kernel_module_methods[] = {
@@ -1155,7 +966,7 @@ kernel_signatures(PyObject *self, void *closure)
     KernelObject *k = (KernelObject *)self;
     PyObject *l = PyList_New(0);
     for (Entry *e = k->entries; l && e; e = e->next) {
-        if (mod_list_append_str(l, e->sig) < 0) {
+        if (mod_list_append_str(l, e->c.sig) < 0) {
             Py_CLEAR(l);
         }
     }
@@ -1230,7 +1041,7 @@ PyTypeObject KernelType = {
 };
 
 PyObject *
-fe_kernel_function(PyObject *obj, int *is_device)
+mod_kernel_function(PyObject *obj, int *is_device)
 {
     if (!PyObject_TypeCheck(obj, &KernelType)) {
         return NULL;
@@ -1250,13 +1061,5 @@ kernel_add_types(PyObject *m)
         Py_DECREF(&KernelType);
         return -1;
     }
-    cj_CompileError = PyErr_NewExceptionWithDoc(
-        "cujit.CompileError",
-        "A kernel cujit cannot compile: filename, lineno, offset and text point at the "
-        "Python construct.", PyExc_SyntaxError, NULL);
-    if (!cj_CompileError) {
-        return -1;
-    }
-    Py_INCREF(cj_CompileError);
-    return PyModule_AddObject(m, "CompileError", cj_CompileError);
+    return pl_init(m, mod_kernel_function);
 }

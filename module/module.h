@@ -1,5 +1,6 @@
-/* module.h - the extension module's glue: kernel objects, compile errors and
- * the pipeline from a Python function to CUDA C++. */
+/* module.h - the extension module's Python face: the Kernel, Launcher,
+ * Vectorize and Reduce types, their argument parsing and launches.  They
+ * compile through pipeline/ and launch through runtime/. */
 #ifndef MODULE_H
 #define MODULE_H
 
@@ -9,8 +10,8 @@
 #include "../common/cj.h"
 #include "../runtime/rt.h"
 #include "../runtime/argdesc.h"
+#include "../pipeline/pipeline.h"
 
-extern PyObject *cj_CompileError;
 extern PyTypeObject KernelType;
 extern PyTypeObject LauncherType;
 
@@ -19,9 +20,9 @@ extern PyMethodDef kernel_module_methods[];
 int ufunc_add_types(PyObject *m);
 
 /* shared by kernel.c and ufunc.c */
-double mod_now_ms(void);
-void mod_raise_compile_error(const CjError *e);
-void mod_raise_nvrtc_error(const char *log, const char *src);
+/* a cujit.Kernel's Python function (borrowed) and *is_device; NULL if obj is
+ * no Kernel (the frontend's recognizer, passed down through pl_init) */
+PyObject *mod_kernel_function(PyObject *obj, int *is_device);
 /* appends str(s) to list; -1 with an exception */
 int mod_list_append_str(PyObject *list, const char *s);
 
@@ -31,20 +32,10 @@ typedef struct Entry {
     int nargs;
     int idx32;
     ArgKey *keys;
-    char *sig;              /* "(float32, float32[:])" */
-    char *src;              /* CUDA C++ */
-    char *kname;
-    char **msgs;            /* assert messages */
-    int nmsgs;
-    int check_errors;       /* asserts or boundscheck: read the error record */
-    int has_dynshared;
-    int has_print;          /* flush stdout after a synchronising launch */
-    double transpile_ms;
+    PlCompiled c;           /* the CUDA C++ and what launching it needs */
     RtKernel rk[8];         /* per device */
-    RtKernel rkx[8];        /* the coarsened entry, when coarse_vec */
+    RtKernel rkx[8];        /* the coarsened entry, when c.coarse_vec */
     char loaded[8];
-    int coarse_vec;         /* elements per thread of <kname>_x<vec>, 0: none */
-    uint64_t coarse_mask;   /* parameters it moves in packs (alignment checked) */
 } Entry;
 
 typedef struct {

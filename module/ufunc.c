@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../frontend/fe.h"
 #include "../runtime/argdesc.h"
 #include "../runtime/pack.h"
 
@@ -19,13 +18,7 @@ typedef struct Form {
     struct Form *next;
     unsigned char key[512];
     size_t keylen;
-    char *src, *kname;
-    double transpile_ms;
-    int nout;
-    DType out[MAXOUT];      /* vectorize: result dtypes; reduce: out[0] */
-    int acc_size;           /* reduce: bytes of one accumulator */
-    uint32_t weak_to[MAXIN];    /* vectorize: per input, the integer dtypes a
-                                 * Python int argument is converted to */
+    PlCompiled c;           /* typing only (the result dtypes): no c.src */
     PyObject *keep;         /* code objects the key points at */
     RtKernel rk[8], rk2[8];
     char loaded[8];
@@ -62,24 +55,25 @@ form_find(Form *list, const Key *k)
     return NULL;
 }
 
+static Form *
+form_new(const Key *key)
+{
+    Form *f = calloc(1, sizeof(Form));
+    if (!f) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    memcpy(f->key, key->b, key->n);
+    f->keylen = key->n;
+    return f;
+}
+
 static void
 form_free(Form *f)
 {
-    free(f->src);
-    free(f->kname);
+    pl_compiled_free(&f->c);
     Py_XDECREF(f->keep);
     free(f);
-}
-
-static char *
-dupstr(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *p = malloc(n);
-    if (p) {
-        memcpy(p, s, n);
-    }
-    return p;
 }
 
 /* loads a form for the current device (the second entry for reductions) */
@@ -90,57 +84,17 @@ form_load(Form *f, const char *second)
     if (dev < 0) {
         return -1;
     }
-    if (dev >= 8) {
-        PyErr_SetString(PyExc_RuntimeError, "cujit supports devices 0 to 7");
-        return -1;
-    }
-    if (f->loaded[dev]) {
+    if (dev < 8 && f->loaded[dev]) {
         return dev;
     }
-    int hit;
-    /* elementwise forms compile fast (--Ofast-compile=min costs them no
-     * bandwidth on an H100); reductions keep full optimisation, which
-     * their unrolled loops need */
-    RtLoadOptions o = {"cujit " CJ_VERSION, NULL, 0, f->transpile_ms, NULL, second == NULL};
-    if (rt_load_kernel_ex(f->src, f->kname, &o, &f->rk[dev], &hit) < 0) {
-        return -1;
-    }
-    if (second) {
-        char name[512];
-        snprintf(name, sizeof name, "%s%s", f->kname, second);
-        if (rt_kernel_sibling(&f->rk[dev], name, &f->rk2[dev]) < 0) {
-            return -1;
+    if (dev >= 8 || pl_load(&f->c, second, &f->rk[dev], &f->rk2[dev]) < 0) {
+        if (dev >= 8) {
+            PyErr_SetString(PyExc_RuntimeError, "cujit supports devices 0 to 7");
         }
+        return -1;
     }
     f->loaded[dev] = 1;
     return dev;
-}
-
-/* a compilation's frame: arena, error jump, frontend context */
-typedef struct {
-    Arena arena;
-    CjTry tr;
-    FeCtx cx;
-    double t0;
-} Frame;
-
-static int
-frame_open(Frame *fr)
-{
-    memset(fr, 0, sizeof *fr);
-    cj_arena_init(&fr->arena);
-    fr->cx.arena = &fr->arena;
-    fr->cx.try_ = &fr->tr;
-    fr->cx.keep = PyList_New(0);
-    fr->t0 = mod_now_ms();
-    return fr->cx.keep ? 0 : -1;
-}
-
-static void
-frame_close(Frame *fr)
-{
-    Py_XDECREF(fr->cx.keep);
-    cj_arena_free(&fr->arena);
 }
 
 /* the Python function behind a map= / scalar function argument */
@@ -184,14 +138,15 @@ release(Operand *ops, int n, void *stream, int copy_back)
     }
 }
 
-static Type *
-operand_type(const Operand *op)
+/* a scalar operand's type as the scalar function's parameter */
+static ArgKey
+operand_key(const Operand *op)
 {
+    ArgKey k = rt_scalar_key(op->dt);
     if (op->weak) {
-        char k = cj_dtypes[op->dt].kind;
-        return cj_weak(k == 'c' ? TY_WEAK_COMPLEX : k == 'f' ? TY_WEAK_FLOAT : TY_WEAK_INT);
+        k.kind = PL_WEAK;
     }
-    return cj_scalar(op->dt);
+    return k;
 }
 
 static unsigned
@@ -277,106 +232,45 @@ sig_error(VectorizeObject *v, Operand *ops, int n)
 
 typedef struct {
     int n;                      /* inputs */
-    Type **fn_args;             /* the scalar function's parameter types */
+    ArgKey fn_args[MAXIN];      /* the scalar function's parameter types */
     int ndim, vec, idx32;
     int nout_given;             /* out= arrays */
     DType out_given[MAXOUT];
 } EwPlan;
 
-/* types the scalar function for `plan` and emits the kernel */
+/* types the scalar function for `plan` and, unless typing_only, emits the
+ * kernel through the pipeline */
 static Form *
 ew_compile(VectorizeObject *v, Operand *ops, EwPlan *plan, const Key *key, int typing_only)
 {
-    Frame fr;
-    Form *volatile f = NULL;
-    Buf src;
-    buf_init(&src);
-    if (frame_open(&fr) < 0) {
+    char label[256];
+    unsigned char is_array[MAXIN];
+    DType in_dtype[MAXIN];
+    for (int i = 0; i < plan->n; i++) {
+        is_array[i] = (unsigned char)ops[i].is_array;
+        in_dtype[i] = ops[i].dt;
+    }
+    snprintf(label, sizeof label, "vectorize %s", PyUnicode_AsUTF8(v->name));
+    PlRequest rq;
+    memset(&rq, 0, sizeof rq);
+    rq.kind = PL_ELEMENTWISE;
+    rq.func = v->pyfunc;
+    rq.label = label;
+    rq.idx32 = plan->idx32;
+    rq.args = plan->fn_args;
+    rq.nargs = plan->n;
+    rq.typing_only = typing_only;
+    rq.is_array = is_array;
+    rq.in_dtype = in_dtype;
+    rq.ndim = plan->ndim;
+    rq.vec = plan->vec;
+    rq.nout_given = plan->nout_given;
+    memcpy(rq.out_given, plan->out_given, sizeof rq.out_given);
+    Form *f = form_new(key);
+    if (f && pl_transpile(&rq, &f->c) < 0) {
+        form_free(f);
         return NULL;
     }
-    if (setjmp(fr.tr.jb)) {
-        if (f) {
-            form_free(f);
-            f = NULL;
-        }
-        if (!PyErr_Occurred() || !fr.tr.err.internal) {
-            PyErr_Clear();
-            mod_raise_compile_error(&fr.tr.err);
-        }
-        goto done;
-    }
-    Func *fn = fe_read(&fr.cx, v->pyfunc, 1, 0);
-    Program *p = ti_infer(&fr.arena, &fr.tr, fn, plan->fn_args, plan->n, plan->idx32);
-    Type *ret = cj_concrete(p->kernel->ret);
-    DType outs[MAXOUT];
-    int nout = 0;
-    if (ret->kind == TY_SCALAR) {
-        outs[nout++] = ret->dtype;
-    } else if (ret->kind == TY_TUPLE && ret->ntup <= MAXOUT) {
-        for (int k = 0; k < ret->ntup; k++) {
-            Type *e = cj_concrete(ret->tup[k]);
-            if (e->kind != TY_SCALAR) {
-                break;
-            }
-            outs[nout++] = e->dtype;
-        }
-    }
-    if (nout == 0 || (ret->kind == TY_TUPLE && nout != ret->ntup)) {
-        CjError e = fr.tr.err;
-        e.file = fn->file;
-        e.loc = fn->loc;
-        snprintf(e.msg, sizeof e.msg, "a vectorized function must return a number or a tuple "
-                 "of numbers, not %s", ret->kind == TY_VOID ? "nothing" : "this");
-        mod_raise_compile_error(&e);
-        goto done;
-    }
-    for (int k = 0; k < plan->nout_given && k < nout; k++) {
-        outs[k] = plan->out_given[k];
-    }
-    f = calloc(1, sizeof(Form));
-    if (!f) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    f->nout = nout;
-    memcpy(f->out, outs, sizeof outs);
-    for (int i = 0; i < plan->n && i < MAXIN; i++) {
-        f->weak_to[i] = p->kernel->weak_to[i];
-    }
-    if (typing_only) {
-        goto done;
-    }
-    EwSpec s;
-    memset(&s, 0, sizeof s);
-    s.nin = plan->n;
-    s.in = cj_alloc(&fr.arena, sizeof(Type *) * (size_t)(plan->n + 1));
-    for (int i = 0; i < plan->n; i++) {
-        s.in[i] = ops[i].is_array ? cj_array_type(&fr.arena, ops[i].dt, plan->ndim, 'C')
-                                  : plan->fn_args[i];
-    }
-    s.nout = nout;
-    s.out = outs;
-    s.ndim = plan->ndim;
-    s.vec = plan->vec;
-    cg_emit_elementwise(p, &s, &src);
-    f->src = buf_steal(&src);
-    f->kname = dupstr(p->ew_name);
-    f->transpile_ms = mod_now_ms() - fr.t0;
-    memcpy(f->key, key->b, key->n);
-    f->keylen = key->n;
-    if (!f->kname) {
-        form_free(f);
-        f = NULL;
-        PyErr_NoMemory();
-    }
-    const char *dump = getenv("CUJIT_DUMP");
-    if (f && dump && *dump && strcmp(dump, "0") != 0) {
-        fprintf(stderr, "// ---- cujit: vectorize %s ----\n%s\n", PyUnicode_AsUTF8(v->name),
-                f->src);
-    }
-done:
-    buf_free(&src);
-    frame_close(&fr);
     return f;
 }
 
@@ -464,9 +358,9 @@ collapse(int ndim, int64_t *shape, int64_t st[][RT_MAXDIM], int nops)
 
 /* a scalar operand as the kernel parameter of type t */
 static int
-pack_operand_scalar(unsigned char *buf, size_t *off, const Operand *op, const Type *t)
+pack_operand_scalar(unsigned char *buf, size_t *off, const Operand *op, ArgKey t)
 {
-    DType dt = cj_concrete(t)->dtype;
+    DType dt = (DType)t.dtype;
     unsigned char bytes[16];
     if (rt_scalar_to_bytes(op->obj, dt, bytes) < 0) {
         return -1;
@@ -486,7 +380,7 @@ check_python_ints(const Form *typed, const Sig *sig, const Operand *ops, int n)
         if (!ops[i].weak || cj_dtypes[ops[i].dt].kind != 'i') {
             continue;
         }
-        uint32_t to = typed->weak_to[i];
+        uint32_t to = typed->c.weak_to[i];
         char k = sig ? cj_dtypes[sig->in[i]].kind : 0;
         if (k == 'i' || k == 'u') {
             to |= 1u << sig->in[i];
@@ -557,8 +451,6 @@ vectorize_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *k
     Operand *ops = sc->ops, *outs = sc->outs;
     int nops = 0, nouts = 0;
     PyObject *result = NULL, *made[MAXOUT] = {NULL};
-    Arena ta;
-    cj_arena_init(&ta);
     for (; nops < n; nops++) {
         char what[48];
         snprintf(what, sizeof what, "input %d", nops + 1);
@@ -570,7 +462,6 @@ vectorize_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *k
     EwPlan plan;
     memset(&plan, 0, sizeof plan);
     plan.n = (int)n;
-    plan.fn_args = cj_alloc(&ta, sizeof(Type *) * (size_t)(n + 1));
     int sig = -1;
     if (v->nsigs) {
         sig = pick_sig(v, ops, (int)n);
@@ -580,7 +471,7 @@ vectorize_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *k
         }
     }
     for (int i = 0; i < n; i++) {
-        plan.fn_args[i] = sig >= 0 ? cj_scalar(v->sigs[sig].in[i]) : operand_type(&ops[i]);
+        plan.fn_args[i] = sig >= 0 ? rt_scalar_key(v->sigs[sig].in[i]) : operand_key(&ops[i]);
     }
     int ndim;
     int64_t shape[RT_MAXDIM];
@@ -659,30 +550,28 @@ vectorize_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *k
         if (!typed) {
             goto done;
         }
-        memcpy(typed->key, tk.b, tk.n);
-        typed->keylen = tk.n;
         typed->next = v->forms;
         v->forms = typed;
     }
     if (sig >= 0) {
-        for (int k = 0; k < typed->nout && k < v->sigs[sig].nout; k++) {
+        for (int k = 0; k < typed->c.nout && k < v->sigs[sig].nout; k++) {
             if (k >= nouts) {
-                typed->out[k] = v->sigs[sig].out[k];
+                typed->c.out[k] = v->sigs[sig].out[k];
             }
         }
     }
     if (check_python_ints(typed, sig >= 0 ? &v->sigs[sig] : NULL, ops, (int)n) < 0) {
         goto done;
     }
-    if (nouts && nouts != typed->nout) {
+    if (nouts && nouts != typed->c.nout) {
         PyErr_Format(PyExc_ValueError, "%U() has %d outputs but out= gives %d", v->name,
-                     typed->nout, nouts);
+                     typed->c.nout, nouts);
         goto done;
     }
     /* outputs made here */
-    for (; nouts < typed->nout; nouts++) {
+    for (; nouts < typed->c.nout; nouts++) {
         /* F-ordered inputs give F-ordered results (NumPy's order='K') */
-        made[nouts] = rt_empty_order(ndim, shape, typed->out[nouts], order, stream);
+        made[nouts] = rt_empty_order(ndim, shape, typed->c.out[nouts], order, stream);
         if (!made[nouts]) {
             goto done;
         }
@@ -781,7 +670,7 @@ vectorize_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *k
     for (int i = 0; i < n; i++) {
         size_t before;
         if (!ops[i].is_array) {
-            int sz = cj_dtypes[cj_concrete(plan.fn_args[i])->dtype].size;
+            int sz = cj_dtypes[plan.fn_args[i].dtype].size;
             size_t al = (size_t)(sz > 8 ? 8 : sz);
             off = (off + al - 1) & ~(al - 1);
             before = off;
@@ -819,12 +708,12 @@ vectorize_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *k
         goto done;
     }
 finish:
-    if (typed->nout == 1) {
+    if (typed->c.nout == 1) {
         result = outs[0].obj;
         Py_INCREF(result);
     } else {
-        result = PyTuple_New(typed->nout);
-        for (int j = 0; result && j < typed->nout; j++) {
+        result = PyTuple_New(typed->c.nout);
+        for (int j = 0; result && j < typed->c.nout; j++) {
             Py_INCREF(outs[j].obj);
             PyTuple_SET_ITEM(result, j, outs[j].obj);
         }
@@ -835,7 +724,6 @@ done:
     for (int j = 0; j < MAXOUT; j++) {
         Py_XDECREF(made[j]);
     }
-    cj_arena_free(&ta);
     rt_scratch_put(sc, &vec_static, &vec_static_busy);
     return result;
 }
@@ -949,7 +837,7 @@ forms_sources(Form *list)
 {
     PyObject *l = PyList_New(0);
     for (Form *f = list; l && f; f = f->next) {
-        if (f->src && mod_list_append_str(l, f->src) < 0) {
+        if (f->c.src && mod_list_append_str(l, f->c.src) < 0) {
             Py_CLEAR(l);
         }
     }
@@ -1033,7 +921,7 @@ scalar_function(PyObject *o)
         return ((ReduceObject *)o)->pyfunc;
     }
     int dev;
-    PyObject *k = fe_kernel_function(o, &dev);
+    PyObject *k = mod_kernel_function(o, &dev);
     if (k) {
         if (!dev) {
             PyErr_SetString(PyExc_TypeError, "a kernel cannot be used as a scalar function; "
@@ -1050,42 +938,6 @@ scalar_function(PyObject *o)
     return NULL;
 }
 
-static int
-const_of(PyObject *o, Const *c)
-{
-    memset(c, 0, sizeof *c);
-    c->weak = 1;
-    if (PyBool_Check(o)) {
-        c->kind = CK_BOOL;
-        c->i = o == Py_True;
-    } else if (PyLong_Check(o)) {
-        c->kind = CK_INT;
-        c->i = PyLong_AsLongLong(o);
-    } else if (PyFloat_Check(o)) {
-        c->kind = CK_FLOAT;
-        c->f = PyFloat_AsDouble(o);
-    } else if (PyComplex_Check(o)) {
-        c->kind = CK_COMPLEX;
-        c->f = PyComplex_RealAsDouble(o);
-        c->im = PyComplex_ImagAsDouble(o);
-    } else {
-        PyObject *item = PyObject_CallMethod(o, "item", NULL);
-        if (!item) {
-            PyErr_Clear();
-            PyErr_Format(PyExc_TypeError, "identity must be a number, got %s",
-                         Py_TYPE(o)->tp_name);
-            return -1;
-        }
-        int r = PyNumber_Check(item) ? const_of(item, c) : -1;
-        Py_DECREF(item);
-        if (r < 0 && !PyErr_Occurred()) {
-            PyErr_SetString(PyExc_TypeError, "identity must be a number");
-        }
-        return r;
-    }
-    return PyErr_Occurred() ? -1 : 0;
-}
-
 typedef struct {
     DType in, elem, out;    /* array dtype, dtype= (elements cast to it), out= dtype or -1 */
     int has_out;
@@ -1096,121 +948,35 @@ typedef struct {
 static Form *
 red_compile(ReduceObject *r, RedPlan *pl, const Key *key)
 {
-    Frame fr;
-    Form *volatile f = NULL;
-    Buf src;
-    buf_init(&src);
-    if (frame_open(&fr) < 0) {
-        return NULL;
-    }
-    if (setjmp(fr.tr.jb)) {
+    char label[256];
+    snprintf(label, sizeof label, "reduce %s", PyUnicode_AsUTF8(r->name));
+    PlRequest rq;
+    memset(&rq, 0, sizeof rq);
+    rq.kind = PL_REDUCTION;
+    rq.func = r->pyfunc;
+    rq.label = label;
+    rq.idx32 = pl->idx32;
+    rq.map = pl->map;
+    rq.identity = r->identity;
+    rq.in = pl->in;
+    rq.elem = pl->elem;
+    rq.out = pl->out;
+    rq.has_out = pl->has_out;
+    rq.outer = pl->outer;
+    rq.contiguous = pl->contiguous;
+    rq.red_vec = pl->vec;
+    rq.nkeep = pl->nkeep;
+    rq.nred = pl->nred;
+    Form *f = form_new(key);
+    if (!f || pl_transpile(&rq, &f->c) < 0) {
         if (f) {
             form_free(f);
-            f = NULL;
         }
-        if (!PyErr_Occurred() || !fr.tr.err.internal) {
-            PyErr_Clear();
-            mod_raise_compile_error(&fr.tr.err);
-        }
-        goto done;
+        return NULL;
     }
-    Func *comb = fe_read(&fr.cx, r->pyfunc, 1, 0);
-    Func *map = pl->map ? fe_read(&fr.cx, pl->map, 1, 0) : NULL;
-    Type *elem = cj_scalar(pl->elem);
-    Program *volatile p = NULL;
-    Inst *mi = NULL;
-    if (map) {
-        if (map->nparams != 1) {
-            CjError e = fr.tr.err;
-            e.file = map->file;
-            e.loc = map->loc;
-            snprintf(e.msg, sizeof e.msg, "map= takes a function of one argument");
-            mod_raise_compile_error(&e);
-            goto done;
-        }
-        Type **margs = cj_alloc(&fr.arena, sizeof(Type *));
-        margs[0] = elem;    /* the instance keeps this array */
-        p = ti_infer(&fr.arena, &fr.tr, map, margs, 1, pl->idx32);
-        mi = p->kernel;
-        elem = cj_concrete(mi->ret);
-    }
-    Type **two = cj_alloc(&fr.arena, sizeof(Type *) * 2);
-    two[0] = two[1] = elem;
-    Inst *ci;
-    if (map) {
-        ci = ti_add(p, comb, two);
-    } else {
-        p = ti_infer(&fr.arena, &fr.tr, comb, two, 2, pl->idx32);
-        ci = p->kernel;
-    }
-    Type *acc = cj_concrete(ci->ret);
-    if (acc->kind != TY_SCALAR && acc->kind != TY_TUPLE) {
-        CjError e = fr.tr.err;
-        e.file = comb->file;
-        e.loc = comb->loc;
-        snprintf(e.msg, sizeof e.msg, "a reduction's combiner must return a value of the "
-                 "elements' kind");
-        mod_raise_compile_error(&e);
-        goto done;
-    }
-    if (!cj_type_eq(acc, elem)) {
-        Type **again = cj_alloc(&fr.arena, sizeof(Type *) * 2);
-        again[0] = again[1] = acc;
-        ci = ti_add(p, comb, again);
-        if (!cj_type_eq(cj_concrete(ci->ret), acc)) {
-            CjError e = fr.tr.err;
-            e.file = comb->file;
-            e.loc = comb->loc;
-            snprintf(e.msg, sizeof e.msg, "the combiner's result type changes when it is fed "
-                     "its own results; return the type of its arguments");
-            mod_raise_compile_error(&e);
-            goto done;
-        }
-    }
-    RedSpec s;
-    memset(&s, 0, sizeof s);
-    s.combine = ci;
-    s.map = mi;
-    s.acc = acc;
-    s.in = pl->in;
-    s.elem = pl->elem;
-    s.out = pl->has_out ? pl->out : (acc->kind == TY_SCALAR ? acc->dtype : DT_F64);
-    s.has_identity = r->identity != Py_None;
-    if (s.has_identity && const_of(r->identity, &s.identity) < 0) {
-        goto done;
-    }
-    s.outer = pl->outer;
-    s.contiguous = pl->contiguous;
-    s.vec = pl->vec;
-    s.nkeep = pl->nkeep;
-    s.nred = pl->nred;
-    cg_emit_reduction(p, &s, &src);
-    f = calloc(1, sizeof(Form));
-    if (!f) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    f->src = buf_steal(&src);
-    f->kname = dupstr(p->ew_name);
-    f->out[0] = s.out;
-    f->nout = 1;
-    f->transpile_ms = mod_now_ms() - fr.t0;
-    /* bytes of one cj_acc: the value, and a flag when there is no identity */
-    f->acc_size = acc->kind == TY_SCALAR
-                  ? cj_dtypes[acc->dtype].size * (s.has_identity ? 1 : 2) + (s.has_identity ? 0 : 8)
-                  : 128;
-    memcpy(f->key, key->b, key->n);
-    f->keylen = key->n;
     if (pl->map) {
         f->keep = Py_NewRef(pl->map);     /* what the key points at stays alive */
     }
-    const char *dump = getenv("CUJIT_DUMP");
-    if (dump && *dump && strcmp(dump, "0") != 0) {
-        fprintf(stderr, "// ---- cujit: reduce %s ----\n%s\n", PyUnicode_AsUTF8(r->name), f->src);
-    }
-done:
-    buf_free(&src);
-    frame_close(&fr);
     return f;
 }
 
@@ -1487,7 +1253,7 @@ reduce_call(PyObject *self, PyObject *args, PyObject *kwargs)
         r->forms = f;
     }
     if (!o.is_array) {
-        made = rt_empty(ond, oshape, f->out[0], stream);
+        made = rt_empty(ond, oshape, f->c.out[0], stream);
         if (!made || rt_get_array(made, &o.a, stream, "out") < 0) {
             goto done;
         }
@@ -1504,7 +1270,7 @@ reduce_call(PyObject *self, PyObject *args, PyObject *kwargs)
     }
     uint64_t part_ptr = 0;
     if (splits > 1) {
-        int64_t nbytes = (int64_t)f->acc_size * nout * splits;
+        int64_t nbytes = (int64_t)f->c.acc_size * nout * splits;
         partial = rt_empty(1, &nbytes, DT_U8, stream);
         Operand po;
         if (!partial || rt_get_array(partial, &po.a, stream, "partials") < 0) {
@@ -1600,7 +1366,7 @@ reduce_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
         return NULL;
     }
     Const c;
-    if (identity != Py_None && const_of(identity, &c) < 0) {
+    if (identity != Py_None && pl_const_of(identity, &c) < 0) {
         return NULL;
     }
     ReduceObject *r = (ReduceObject *)type->tp_alloc(type, 0);

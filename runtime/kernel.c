@@ -176,7 +176,7 @@ int
 rt_load_kernel_ex(const char *src, const char *name, const RtLoadOptions *opt, RtKernel *out,
                   int *hit)
 {
-    static const RtLoadOptions none = {NULL, NULL, 0, -1.0, NULL, 0};
+    static const RtLoadOptions none = {.key_extra = NULL};
     char arch[32], carch[32], dir[4096];
     const char *why = NULL;
     RtCacheKey k;
@@ -268,14 +268,19 @@ rt_load_kernel_ex(const char *src, const char *name, const RtLoadOptions *opt, R
         return -1;
     }
     double load_ms = now_ms() - t0 - nvrtc_ms;
-    if (log_enabled()) {
-        char tr[48] = "";
-        if (opt->transpile_ms >= 0) {
-            snprintf(tr, sizeof tr, "transpile %.2f ms, ", opt->transpile_ms);
-        }
-        fprintf(stderr, "cujit: kernel %s (%s): %snvrtc %.2f ms%s, load %.2f ms, disk cache %s\n",
-                name, arch, tr, nvrtc_ms, fast == 2 ? " (--Ofast-compile=min)" : "", load_ms,
-                disk_hit ? "hit" : !use_disk ? "off" : stored ? "miss (stored)" : why ? why : "miss");
+    const char *disk = disk_hit ? "hit" : !use_disk ? "off" : stored ? "miss (stored)"
+                       : why ? why : "miss";
+    if (opt->stats) {
+        RtLoadStats *st = opt->stats;
+        st->loaded = 1;
+        snprintf(st->arch, sizeof st->arch, "%s", arch);
+        st->nvrtc_ms = nvrtc_ms;
+        st->load_ms = load_ms;
+        st->fast = fast == 2;
+        st->disk = disk;
+    } else if (log_enabled()) {
+        fprintf(stderr, "cujit: kernel %s (%s): nvrtc %.2f ms%s, load %.2f ms, disk cache %s\n",
+                name, arch, nvrtc_ms, fast == 2 ? " (--Ofast-compile=min)" : "", load_ms, disk);
     }
     *hit = disk_hit;
     return 0;
@@ -284,15 +289,7 @@ rt_load_kernel_ex(const char *src, const char *name, const RtLoadOptions *opt, R
 int
 rt_load_kernel(const char *src, const char *name, const char *key_extra, RtKernel *out, int *hit)
 {
-    RtLoadOptions o = {key_extra, NULL, 0, -1.0, NULL, 0};
-    return rt_load_kernel_ex(src, name, &o, out, hit);
-}
-
-int
-rt_load_kernel_logged(const char *src, const char *name, const char *key_extra, double transpile_ms,
-                      RtKernel *out, int *hit)
-{
-    RtLoadOptions o = {key_extra, NULL, 0, transpile_ms, NULL, 0};
+    RtLoadOptions o = {.key_extra = key_extra};
     return rt_load_kernel_ex(src, name, &o, out, hit);
 }
 

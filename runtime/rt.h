@@ -77,15 +77,28 @@ int rt_load_kernel(const char *src, const char *name, const char *key_extra,
                    RtKernel *out, int *hit);
 
 #define RT_MAXOPTS 48               /* extra NVRTC options at most */
+
+/* what one load did, for the caller's CUJIT_LOG line */
+typedef struct {
+    int loaded;                     /* 1: compiled or read from disk now; 0: the
+                                     * in-process cache had it (nothing else set) */
+    char arch[32];                  /* the device's, "sm_90" */
+    double nvrtc_ms, load_ms;
+    int fast;                       /* --Ofast-compile=min was used */
+    const char *disk;               /* "hit", "off", "miss (stored)", "miss" or why
+                                     * it was not stored (static text) */
+} RtLoadStats;
+
 typedef struct {
     const char *key_extra;          /* mixed into the cache keys; may be NULL */
     const char *const *opts;        /* extra NVRTC options (also in the keys) */
     int nopts;
-    double transpile_ms;            /* printed by CUJIT_LOG=1; < 0: not printed */
     char **log;                     /* NULL, or where an NVRTC error log goes */
     int fast_compile;               /* NVRTC --Ofast-compile=min where it has it (12.8+)
                                      * and CUJIT_FAST_COMPILE is not 0: a third less
                                      * compile time, for kernels it does not slow */
+    RtLoadStats *stats;             /* NULL, or filled instead of printing the
+                                     * CUJIT_LOG line (the caller prints it) */
 } RtLoadOptions;
 
 /* rt_load_kernel with options (opt may be NULL).  *hit: 0 compiled now, 1
@@ -96,11 +109,6 @@ typedef struct {
  * compile error raises CudaError carrying the log. */
 int rt_load_kernel_ex(const char *src, const char *name, const RtLoadOptions *opt,
                       RtKernel *out, int *hit);
-
-/* rt_load_kernel, with the caller's transpile time for the CUJIT_LOG line
- * (kernel, signature, ms transpiling, in NVRTC, loading, disk cache hit). */
-int rt_load_kernel_logged(const char *src, const char *name, const char *key_extra,
-                          double transpile_ms, RtKernel *out, int *hit);
 
 /* A NumPy / buffer-protocol format string ('f', '<f4', 'Zd'...) as a dtype;
  * 0 on success, -1 with TypeError if unsupported. */

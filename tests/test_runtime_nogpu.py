@@ -268,6 +268,11 @@ def test_fake_driver_fast_compile(fake_driver, tmp_path):
     if (major, minor) >= (12, 8):
         assert "(--Ofast-compile=min)" in vec[0], vec
     assert "Ofast-compile" not in red[0], red
+    # the pipeline times each stage of both forms
+    for ln in vec + red:
+        ms = {w: float(ln.split(w + " ")[1].split(" ms")[0])
+              for w in ("frontend", "typeinfer", "codegen", "nvrtc", "load")}
+        assert all(v >= 0 for v in ms.values()) and ms["nvrtc"] > 0, ln
     # turned off: the elementwise kernel gets another cache key, the
     # reduction keeps its own
     r = run_scenario(fake_driver, "fast_compile", tmp_path / "off", CUJIT_LOG="1",

@@ -1,0 +1,66 @@
+/* errors.c - the compiler's errors as Python exceptions: cujit.CompileError
+ * carrying the user's file, line and column (a caret under the construct),
+ * and NVRTC's log mapped back through #line to the Python line it names. */
+#include "pipeline.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../frontend/fe.h"
+
+PyObject *pl_CompileError;
+
+/* CompileError(msg, (file, line, offset, text, end_line, end_offset)) */
+void
+pl_raise_compile_error(const CjError *e)
+{
+    char line[1024];
+    const char *file = e->file ? e->file : "<unknown>";
+    int lineno = e->loc.line > 0 ? e->loc.line : 1;
+    if (fe_source_line(file, lineno, line, sizeof line) < 0) {
+        line[0] = '\0';
+    }
+    int offset = e->loc.col + 1;
+    int end = e->loc.end_col > e->loc.col ? e->loc.end_col + 1 : offset + 1;
+    PyObject *details = Py_BuildValue("(siisii)", file, lineno, offset, line, lineno, end);
+    PyObject *args = details ? Py_BuildValue("(sN)", e->msg, details) : NULL;
+    if (args) {
+        PyErr_SetObject(pl_CompileError, args);
+        Py_DECREF(args);
+    }
+}
+
+/* NVRTC's log names Python lines through #line: "file.py(12): error: ..." */
+void
+pl_raise_nvrtc_error(const char *log)
+{
+    CjError e;
+    memset(&e, 0, sizeof e);
+    const char *p = log ? strstr(log, "): error") : NULL;
+    if (p) {
+        const char *open = p;
+        while (open > log && *open != '(') {
+            open--;
+        }
+        const char *start = open;
+        while (start > log && start[-1] != '\n') {
+            start--;
+        }
+        static char fbuf[1024];
+        snprintf(fbuf, sizeof fbuf, "%.*s", (int)(open - start), start);
+        e.file = fbuf;
+        e.loc.line = atoi(open + 1);
+        const char *msg = p + 9;
+        while (*msg == ':' || *msg == ' ') {
+            msg++;
+        }
+        const char *eol = strchr(msg, '\n');
+        snprintf(e.msg, sizeof e.msg, "NVRTC rejected the CUDA generated for this line: %.*s "
+                 "(this is a cujit bug; the generated code is in k.inspect_cuda())",
+                 (int)(eol ? eol - msg : (long)strlen(msg)), msg);
+    } else {
+        snprintf(e.msg, sizeof e.msg, "NVRTC failed: %s", log ? log : "(no log)");
+    }
+    pl_raise_compile_error(&e);
+}

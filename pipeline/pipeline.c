@@ -1,0 +1,485 @@
+/* pipeline.c - the driver: one request through frontend -> typeinfer ->
+ * codegen (pl_transpile), then NVRTC -> disk cache -> loaded module
+ * (pl_load), timing each stage for CUJIT_LOG.  What differs between a
+ * kernel, an elementwise form and a reduction form is only how the typed
+ * program is asked for (type_*) and which codegen entry prints it (emit);
+ * the frame (arena, error jump, frontend context) and the error conversion
+ * are written once, here. */
+#include "pipeline.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../frontend/fe.h"
+
+double
+pl_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int
+env_on(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+static char *
+xstrdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = malloc(n);
+    if (p) {
+        memcpy(p, s, n);
+    }
+    return p;
+}
+
+int
+pl_init(PyObject *module, PlKernelFunction kernel_function)
+{
+    fe_set_kernel_function(kernel_function);
+    pl_CompileError = PyErr_NewExceptionWithDoc(
+        "cujit.CompileError",
+        "A kernel cujit cannot compile: filename, lineno, offset and text point at the "
+        "Python construct.", PyExc_SyntaxError, NULL);
+    if (!pl_CompileError) {
+        return -1;
+    }
+    Py_INCREF(pl_CompileError);
+    return PyModule_AddObject(module, "CompileError", pl_CompileError);
+}
+
+/* ---- the frame of one compilation ---- */
+
+typedef struct {
+    Arena arena;
+    CjTry tr;
+    FeCtx cx;
+} Frame;
+
+static int
+frame_open(Frame *fr)
+{
+    memset(fr, 0, sizeof *fr);
+    cj_arena_init(&fr->arena);
+    fr->cx.arena = &fr->arena;
+    fr->cx.try_ = &fr->tr;
+    fr->cx.keep = PyList_New(0);
+    return fr->cx.keep ? 0 : -1;
+}
+
+static void
+frame_close(Frame *fr)
+{
+    Py_XDECREF(fr->cx.keep);
+    cj_arena_free(&fr->arena);
+}
+
+/* ---- types from the request ---- */
+
+static Type *
+type_of_key(Arena *a, ArgKey k)
+{
+    if (k.kind == PL_WEAK) {
+        char c = cj_dtypes[k.dtype].kind;
+        return cj_weak(c == 'c' ? TY_WEAK_COMPLEX : c == 'f' ? TY_WEAK_FLOAT : TY_WEAK_INT);
+    }
+    if (k.kind == 1) {
+        return cj_scalar((DType)k.dtype);
+    }
+    int l = k.flags & 3;
+    Type *t = cj_array_type(a, (DType)k.dtype, k.ndim, l == 1 ? 'C' : l == 2 ? 'F' : 'A');
+    t->readonly = (char)((k.flags >> 2) & 1);
+    return t;
+}
+
+static Type **
+types_of(Arena *a, const PlRequest *rq)
+{
+    Type **types = cj_alloc(a, sizeof(Type *) * (size_t)(rq->nargs + 1));
+    for (int i = 0; i < rq->nargs; i++) {
+        types[i] = type_of_key(a, rq->args[i]);
+    }
+    return types;
+}
+
+/* ---- a kernel ---- */
+
+static void
+signature_text(Buf *b, Type **types, int n)
+{
+    buf_putc(b, '(');
+    for (int i = 0; i < n; i++) {
+        if (i) {
+            buf_puts(b, ", ");
+        }
+        cj_type_str(b, types[i]);
+    }
+    buf_putc(b, ')');
+}
+
+/* a kernel's signature text, messages and launch needs; -1: no memory */
+static int
+kernel_result(Program *p, Type **types, int n, PlCompiled *out)
+{
+    Buf sig;
+    buf_init(&sig);
+    signature_text(&sig, types, n);
+    out->sig = buf_steal(&sig);
+    out->kname = xstrdup(cg_kernel_name(p));
+    out->msgs = calloc((size_t)p->nmsgs + 1, sizeof(char *));
+    if (!out->sig || !out->kname || !out->msgs) {
+        return -1;
+    }
+    for (int i = 0; i < p->nmsgs; i++) {
+        if (!(out->msgs[i] = xstrdup(p->msgs[i]))) {
+            return -1;
+        }
+        out->nmsgs = i + 1;
+    }
+    out->check_errors = (p->features & (FEAT_ASSERT | FEAT_BOUNDS)) != 0;
+    out->has_dynshared = (p->features & FEAT_DYNSHARED) != 0;
+    out->has_print = (p->features & FEAT_PRINT) != 0;
+    out->coarse_vec = p->coarse_vec;
+    out->coarse_mask = p->coarse_mask;
+    return 0;
+}
+
+/* ---- an elementwise form ---- */
+
+/* the scalar function's result dtypes (a number or a tuple of numbers) */
+static void
+ew_outputs(Frame *fr, const PlRequest *rq, Func *fn, Program *p, PlCompiled *out)
+{
+    Type *ret = cj_concrete(p->kernel->ret);
+    out->nout = 0;
+    if (ret->kind == TY_SCALAR) {
+        out->out[out->nout++] = ret->dtype;
+    } else if (ret->kind == TY_TUPLE && ret->ntup <= PL_MAXOUT) {
+        for (int k = 0; k < ret->ntup; k++) {
+            Type *e = cj_concrete(ret->tup[k]);
+            if (e->kind != TY_SCALAR) {
+                break;
+            }
+            out->out[out->nout++] = e->dtype;
+        }
+    }
+    if (out->nout == 0 || (ret->kind == TY_TUPLE && out->nout != ret->ntup)) {
+        cj_fail(&fr->tr, fn->file, fn->loc, "a vectorized function must return a number or a "
+                "tuple of numbers, not %s", ret->kind == TY_VOID ? "nothing" : "this");
+    }
+    for (int k = 0; k < rq->nout_given && k < out->nout; k++) {
+        out->out[k] = rq->out_given[k];
+    }
+    for (int i = 0; i < rq->nargs && i < PL_MAXIN; i++) {
+        out->weak_to[i] = p->kernel->weak_to[i];
+    }
+}
+
+static void
+ew_emit(Frame *fr, const PlRequest *rq, Program *p, Type **fn_args, PlCompiled *out, Buf *src)
+{
+    EwSpec s;
+    memset(&s, 0, sizeof s);
+    s.nin = rq->nargs;
+    s.in = cj_alloc(&fr->arena, sizeof(Type *) * (size_t)(rq->nargs + 1));
+    for (int i = 0; i < rq->nargs; i++) {
+        s.in[i] = rq->is_array[i] ? cj_array_type(&fr->arena, rq->in_dtype[i], rq->ndim, 'C')
+                                  : fn_args[i];
+    }
+    s.nout = out->nout;
+    s.out = out->out;
+    s.ndim = rq->ndim;
+    s.vec = rq->vec;
+    cg_emit_elementwise(p, &s, src);
+    out->fast_compile = 1;      /* costs elementwise forms no bandwidth on an H100 */
+}
+
+/* ---- a reduction form ---- */
+
+int
+pl_const_of(PyObject *o, Const *c)
+{
+    memset(c, 0, sizeof *c);
+    c->weak = 1;
+    if (PyBool_Check(o)) {
+        c->kind = CK_BOOL;
+        c->i = o == Py_True;
+    } else if (PyLong_Check(o)) {
+        c->kind = CK_INT;
+        c->i = PyLong_AsLongLong(o);
+    } else if (PyFloat_Check(o)) {
+        c->kind = CK_FLOAT;
+        c->f = PyFloat_AsDouble(o);
+    } else if (PyComplex_Check(o)) {
+        c->kind = CK_COMPLEX;
+        c->f = PyComplex_RealAsDouble(o);
+        c->im = PyComplex_ImagAsDouble(o);
+    } else {
+        PyObject *item = PyObject_CallMethod(o, "item", NULL);
+        if (!item) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError, "identity must be a number, got %s",
+                         Py_TYPE(o)->tp_name);
+            return -1;
+        }
+        int r = PyNumber_Check(item) ? pl_const_of(item, c) : -1;
+        Py_DECREF(item);
+        if (r < 0 && !PyErr_Occurred()) {
+            PyErr_SetString(PyExc_TypeError, "identity must be a number");
+        }
+        return r;
+    }
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+/* types the map (elements -> values) and the combiner (values, values) */
+static Program *
+red_type(Frame *fr, const PlRequest *rq, Func *comb, Func *map, RedSpec *s)
+{
+    Type *elem = cj_scalar(rq->elem);
+    Program *p = NULL;
+    if (map) {
+        if (map->nparams != 1) {
+            cj_fail(&fr->tr, map->file, map->loc, "map= takes a function of one argument");
+        }
+        Type **margs = cj_alloc(&fr->arena, sizeof(Type *));
+        margs[0] = elem;    /* the instance keeps this array */
+        p = ti_infer(&fr->arena, &fr->tr, map, margs, 1, rq->idx32);
+        s->map = p->kernel;
+        elem = cj_concrete(s->map->ret);
+    }
+    Type **two = cj_alloc(&fr->arena, sizeof(Type *) * 2);
+    two[0] = two[1] = elem;
+    Inst *ci;
+    if (map) {
+        ci = ti_add(p, comb, two);
+    } else {
+        p = ti_infer(&fr->arena, &fr->tr, comb, two, 2, rq->idx32);
+        ci = p->kernel;
+    }
+    Type *acc = cj_concrete(ci->ret);
+    if (acc->kind != TY_SCALAR && acc->kind != TY_TUPLE) {
+        cj_fail(&fr->tr, comb->file, comb->loc, "a reduction's combiner must return a value "
+                "of the elements' kind");
+    }
+    if (!cj_type_eq(acc, elem)) {
+        Type **again = cj_alloc(&fr->arena, sizeof(Type *) * 2);
+        again[0] = again[1] = acc;
+        ci = ti_add(p, comb, again);
+        if (!cj_type_eq(cj_concrete(ci->ret), acc)) {
+            cj_fail(&fr->tr, comb->file, comb->loc, "the combiner's result type changes when "
+                    "it is fed its own results; return the type of its arguments");
+        }
+    }
+    s->combine = ci;
+    s->acc = acc;
+    return p;
+}
+
+/* -1: the identity is no number (exception set) */
+static int
+red_emit(const PlRequest *rq, Program *p, RedSpec *s, PlCompiled *out, Buf *src)
+{
+    Type *acc = s->acc;
+    s->in = rq->in;
+    s->elem = rq->elem;
+    s->out = rq->has_out ? rq->out : (acc->kind == TY_SCALAR ? acc->dtype : DT_F64);
+    s->has_identity = rq->identity && rq->identity != Py_None;
+    if (s->has_identity && pl_const_of(rq->identity, &s->identity) < 0) {
+        return -1;
+    }
+    s->outer = rq->outer;
+    s->contiguous = rq->contiguous;
+    s->vec = rq->red_vec;
+    s->nkeep = rq->nkeep;
+    s->nred = rq->nred;
+    cg_emit_reduction(p, s, src);
+    out->out[0] = s->out;
+    out->nout = 1;
+    /* bytes of one cj_acc: the value, and a flag when there is no identity */
+    out->acc_size = acc->kind == TY_SCALAR
+                    ? cj_dtypes[acc->dtype].size * (s->has_identity ? 1 : 2)
+                      + (s->has_identity ? 0 : 8)
+                    : 128;
+    return 0;
+}
+
+/* ---- the driver ---- */
+
+/* typeinfer and codegen for the request's kind; -1 with an exception */
+static int
+type_and_emit(Frame *fr, const PlRequest *rq, Func *fn, Func *map, PlCompiled *out, Buf *src)
+{
+    double t1 = pl_now_ms();
+    Type **types = types_of(&fr->arena, rq);
+    Program *p = NULL;
+    RedSpec rs;
+    memset(&rs, 0, sizeof rs);
+    switch (rq->kind) {
+    case PL_KERNEL:
+    case PL_ELEMENTWISE:
+        p = ti_infer(&fr->arena, &fr->tr, fn, types, rq->nargs, rq->idx32);
+        break;
+    case PL_REDUCTION:
+        p = red_type(fr, rq, fn, map, &rs);
+        break;
+    }
+    if (rq->kind == PL_ELEMENTWISE) {
+        ew_outputs(fr, rq, fn, p, out);
+    }
+    double t2 = pl_now_ms();
+    out->ms_typeinfer = t2 - t1;
+    if (rq->typing_only) {
+        return 0;
+    }
+    int r = 0;
+    switch (rq->kind) {
+    case PL_KERNEL:
+        cg_emit(p, src);
+        r = kernel_result(p, types, rq->nargs, out);
+        break;
+    case PL_ELEMENTWISE:
+        ew_emit(fr, rq, p, types, out, src);
+        break;
+    case PL_REDUCTION:
+        r = red_emit(rq, p, &rs, out, src);
+        break;
+    }
+    if (r == 0 && rq->kind != PL_KERNEL) {
+        out->kname = xstrdup(p->ew_name);
+        r = out->kname ? 0 : -1;
+    }
+    if (r < 0 && !PyErr_Occurred()) {
+        PyErr_NoMemory();
+    }
+    out->ms_codegen = pl_now_ms() - t2;
+    return r;
+}
+
+int
+pl_transpile(const PlRequest *rq, PlCompiled *out)
+{
+    Frame fr;
+    Buf src;
+    int volatile r = -1;
+    memset(out, 0, sizeof *out);
+    buf_init(&src);
+    if (frame_open(&fr) < 0) {
+        return -1;
+    }
+    if (setjmp(fr.tr.jb)) {
+        if (!PyErr_Occurred() || !fr.tr.err.internal) {
+            PyErr_Clear();
+            pl_raise_compile_error(&fr.tr.err);
+        }
+        goto done;
+    }
+    double t0 = pl_now_ms();
+    int device = rq->kind != PL_KERNEL;
+    Func *fn = fe_read(&fr.cx, rq->func, device, rq->boundscheck);
+    Func *map = rq->map ? fe_read(&fr.cx, rq->map, 1, 0) : NULL;
+    out->ms_frontend = pl_now_ms() - t0;
+    if (type_and_emit(&fr, rq, fn, map, out, &src) < 0) {
+        goto done;
+    }
+    if (!rq->typing_only) {
+        out->src = buf_steal(&src);
+        if (env_on("CUJIT_DUMP")) {
+            fprintf(stderr, "// ---- cujit: %s%s ----\n%s\n", rq->label,
+                    out->sig ? out->sig : "", out->src);
+        }
+    }
+    r = 0;
+done:
+    buf_free(&src);
+    frame_close(&fr);
+    if (r < 0) {
+        pl_compiled_free(out);
+    }
+    return r;
+}
+
+void
+pl_compiled_free(PlCompiled *c)
+{
+    free(c->src);
+    free(c->kname);
+    free(c->sig);
+    for (int i = 0; i < c->nmsgs; i++) {
+        free(c->msgs[i]);
+    }
+    free(c->msgs);
+    c->src = c->kname = c->sig = NULL;
+    c->msgs = NULL;
+    c->nmsgs = 0;
+}
+
+/* ---- NVRTC, the cache, loading ---- */
+
+static void
+log_load(const PlCompiled *c, const RtLoadStats *st)
+{
+    fprintf(stderr, "cujit: kernel %s (%s): frontend %.2f ms, typeinfer %.2f ms, codegen %.2f "
+            "ms, nvrtc %.2f ms%s, load %.2f ms, disk cache %s\n", c->kname, st->arch,
+            c->ms_frontend, c->ms_typeinfer, c->ms_codegen, st->nvrtc_ms,
+            st->fast ? " (--Ofast-compile=min)" : "", st->load_ms, st->disk);
+}
+
+int
+pl_load(const PlCompiled *c, const char *sibling, RtKernel *rk, RtKernel *rk2)
+{
+    int dev = rt_ensure_context();
+    if (dev < 0) {
+        return -1;
+    }
+    if (dev >= 8) {
+        PyErr_SetString(PyExc_RuntimeError, "cujit supports devices 0 to 7");
+        return -1;
+    }
+    RtLoadStats st;
+    memset(&st, 0, sizeof st);
+    RtLoadOptions o = {.key_extra = "cujit " CJ_VERSION, .fast_compile = c->fast_compile,
+                       .stats = &st};
+    int hit;
+    if (rt_load_kernel_ex(c->src, c->kname, &o, rk, &hit) < 0) {
+        return -1;
+    }
+    if (st.loaded && env_on("CUJIT_LOG")) {
+        log_load(c, &st);
+    }
+    if (sibling) {
+        char name[512];
+        snprintf(name, sizeof name, "%s%s", c->kname, sibling);
+        if (rt_kernel_sibling(rk, name, rk2) < 0) {
+            return -1;
+        }
+    }
+    return dev;
+}
+
+PyObject *
+pl_binary(const PlCompiled *c, const char *arch, int cubin)
+{
+    RtCompiled bin;
+    char *log = NULL;
+    memset(&bin, 0, sizeof bin);
+    if (rt_nvrtc_compile(c->src, c->kname, arch, cubin, &bin, &log) < 0) {
+        if (!PyErr_Occurred()) {
+            pl_raise_nvrtc_error(log);
+        }
+        free(log);
+        return NULL;
+    }
+    free(log);
+    PyObject *r = cubin ? PyBytes_FromStringAndSize(bin.cubin, (Py_ssize_t)bin.cubin_len)
+                        : PyUnicode_FromString(bin.ptx);
+    rt_compiled_free(&bin);
+    return r;
+}

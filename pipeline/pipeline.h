@@ -1,0 +1,119 @@
+/* pipeline.h - the one driver of the compiler.  A request (a kernel, an
+ * elementwise form or a reduction form, with the types it is compiled for)
+ * runs frontend -> typeinfer -> codegen in pl_transpile, and NVRTC -> disk
+ * cache -> loaded module in pl_load.  Every front end (rawkernels, device
+ * functions through the kernels that call them, @vectorize, @reduce, and
+ * the stdlib through them) calls these, and none calls a stage directly.
+ * CUJIT_LOG's per-stage times and CUJIT_DUMP come from here.
+ *
+ * Layering: module/ (the Python face) -> pipeline/ -> frontend/, typeinfer/,
+ * codegen/ (through common/cj.h) and runtime/ (NVRTC, cache, loading).  The
+ * runtime never sees the IR; the stages never call up into module/.
+ * Errors: -1 / NULL with a Python exception; a user's mistake is a
+ * cujit.CompileError at the user's line. */
+#ifndef PIPELINE_H
+#define PIPELINE_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "../common/cj.h"
+#include "../runtime/argdesc.h"
+#include "../runtime/rt.h"
+
+#define PL_MAXIN 32             /* inputs of an elementwise form */
+#define PL_MAXOUT 8             /* outputs of an elementwise form */
+#define PL_WEAK 3               /* ArgKey.kind of a Python number (NEP 50 weak;
+                                 * dtype int64, float64 or complex128 says which) */
+
+/* cujit.CompileError (a SyntaxError subclass); created by pl_init */
+extern PyObject *pl_CompileError;
+
+/* The module glue's kernel type, as the frontend must recognise it among a
+ * function's globals: the Python function of a kernel object (borrowed) and
+ * whether it is a device function; NULL when obj is none. */
+typedef PyObject *(*PlKernelFunction)(PyObject *obj, int *is_device);
+
+/* Creates CompileError in `module` and passes the kernel recognizer down to
+ * the frontend.  Returns 0; -1 with an exception. */
+int pl_init(PyObject *module, PlKernelFunction kernel_function);
+
+typedef enum {
+    PL_KERNEL,          /* a rawkernel: func is the kernel */
+    PL_ELEMENTWISE,     /* @vectorize: func is the scalar function */
+    PL_REDUCTION,       /* @reduce: func is the combiner, map the map= */
+} PlKind;
+
+typedef struct {
+    PlKind kind;
+    PyObject *func;
+    const char *label;          /* "saxpy", "vectorize f", "reduce g": for CUJIT_DUMP */
+    int boundscheck;            /* kernels: jit.rawkernel(boundscheck=True) */
+    int idx32;                  /* 32-bit indexing fits every array */
+    /* PL_KERNEL: the argument types; PL_ELEMENTWISE: the scalar function's
+     * parameter types (scalars, or PL_WEAK Python numbers) */
+    const ArgKey *args;
+    int nargs;
+    /* PL_ELEMENTWISE */
+    int typing_only;            /* stop after typeinfer: out[], nout, weak_to[] */
+    const unsigned char *is_array;  /* per input: an array operand ... */
+    const DType *in_dtype;          /* ... of this dtype */
+    int ndim;                   /* 0: flat (contiguous); else the collapsed rank */
+    int vec;                    /* flat: elements per aligned access */
+    int nout_given;             /* out= arrays, whose dtypes win */
+    DType out_given[PL_MAXOUT];
+    /* PL_REDUCTION */
+    PyObject *map;              /* map= function, or NULL */
+    PyObject *identity;         /* None: no identity */
+    DType in, elem, out;        /* the array's dtype, dtype= (elem), out= dtype */
+    int has_out;
+    int outer, contiguous, red_vec, nkeep, nred;
+} PlRequest;
+
+/* What a request compiles to: CUDA C++ and what launching it needs. */
+typedef struct {
+    char *src, *kname;          /* malloc'd */
+    char *sig;                  /* kernels: "(float32, float32[:])" */
+    char **msgs;                /* kernels: assert messages */
+    int nmsgs;
+    int check_errors;           /* asserts or boundscheck: read the error record */
+    int has_dynshared;
+    int has_print;              /* flush stdout after a synchronising launch */
+    int coarse_vec;             /* elements per thread of <kname>_x<vec>, 0: none */
+    uint64_t coarse_mask;       /* parameters it moves in packs (alignment checked) */
+    int nout;                   /* forms: result dtypes */
+    DType out[PL_MAXOUT];
+    uint32_t weak_to[PL_MAXIN]; /* elementwise: per input, the integer dtypes a
+                                 * Python int argument is converted to */
+    int acc_size;               /* reductions: bytes of one accumulator */
+    int fast_compile;           /* NVRTC --Ofast-compile=min (elementwise forms) */
+    double ms_frontend, ms_typeinfer, ms_codegen;
+} PlCompiled;
+
+/* Runs frontend -> typeinfer -> codegen for rq into *out (zeroed first).
+ * Returns 0; -1 with an exception (CompileError for the user's mistakes). */
+int pl_transpile(const PlRequest *rq, PlCompiled *out);
+void pl_compiled_free(PlCompiled *c);
+
+/* Compiles (NVRTC, or the disk or memory cache) and loads c for the current
+ * device into *rk; with `sibling`, also its entry <kname><sibling> (a
+ * coarsened entry "_x4", a reduction's "_final") into *rk2.  Returns the
+ * device ordinal; -1 with an exception. */
+int pl_load(const PlCompiled *c, const char *sibling, RtKernel *rk, RtKernel *rk2);
+
+/* c's PTX (str) or CUBIN (bytes) for arch ("sm_90"), no GPU needed; an NVRTC
+ * rejection is a CompileError at the Python line it names. */
+PyObject *pl_binary(const PlCompiled *c, const char *arch, int cubin);
+
+/* CompileError(msg, (file, line, offset, text, end_line, end_offset)) */
+void pl_raise_compile_error(const CjError *e);
+/* NVRTC's log mapped through #line to the user's line, as a CompileError */
+void pl_raise_nvrtc_error(const char *log);
+
+/* a Python or NumPy number as an IR constant (a reduction's identity);
+ * -1 with TypeError when it is no number */
+int pl_const_of(PyObject *o, Const *c);
+
+double pl_now_ms(void);
+
+#endif
