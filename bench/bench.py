@@ -435,7 +435,7 @@ def floor_server(N, cpus=None):
 def child_server(lib, args, cpus=None):
     env = dict(os.environ)
     env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    return Served([sys.executable, os.path.abspath(__file__), "--launch-child", lib,
+    return Served([sys.executable, os.path.join(HERE, "bench.py"), "--launch-child", lib,
                    "--launches", str(args.launches)], env, f"{lib} launch process", cpus)
 
 

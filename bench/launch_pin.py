@@ -11,7 +11,9 @@ to a CPU of its own.  Each repetition reports the CPU it ended on.
   PYTHONPATH=$PWD python bench/launch_pin.py [--pairs 20] [--cpu 3 --cpu2 5]
 """
 import argparse
+import json
 import os
+import re
 import statistics
 import sys
 
@@ -41,13 +43,13 @@ def main():
         floor = bench.floor_server(a.launches, fc)
         child = bench.child_server("cujit", Args, cc)
         try:
-            ready = bench.json.loads(child.expect("READY ")[6:])
+            ready = json.loads(child.expect("READY ")[6:])
             floor.ask("go", "rep ")
             got = {k: [] for k in ready}
             for _ in range(a.pairs):
                 for k in ready:
-                    f = float(bench.re.search(r"rep \d+: ([0-9.]+) us",
-                                              floor.ask("go", "rep ")).group(1))
+                    f = float(re.search(r"rep \d+: ([0-9.]+) us",
+                                        floor.ask("go", "rep ")).group(1))
                     t, cpu = child.ask(k, "T ")[2:].split()
                     got[k].append((f, float(t), int(cpu)))
             for k, v in got.items():
