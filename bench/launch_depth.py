@@ -42,15 +42,15 @@ def per_launch(loop, sync, depth):
 
 
 def c_floor():
-    import bench as B           # its build helpers only
-    exe, needs = B.build_launch_floor()
+    import s1_launch           # its build helpers only
+    exe, needs = s1_launch.build_launch_floor()
     out = {}
     env = dict(os.environ)
-    dirs, _ = B.cuda_lib_dirs()
+    dirs, _ = s1_launch.cuda_lib_dirs()
     env["LD_LIBRARY_PATH"] = ":".join(dirs + [env.get("LD_LIBRARY_PATH", "")]).rstrip(":")
     for d in DEPTHS:
         reps = min(100, max(5, TOTAL // d))
-        argv = [exe, str(d), str(reps)] + ([B.floor_module_file()] if needs else [])
+        argv = [exe, str(d), str(reps)] + ([s1_launch.floor_module_file()] if needs else [])
         p = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=env)
         m = re.search(r"floor_us_median\s+([0-9.]+)", p.stdout)
         reps_us = sorted(float(v) for v in re.findall(r"rep \d+: ([0-9.]+) us", p.stdout))

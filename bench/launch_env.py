@@ -116,10 +116,10 @@ def main():
         return
     sys.argv = [sys.argv[0]]
     sys.path.insert(0, HERE)
-    import bench
-    exe, needs_module = bench.build_launch_floor()
-    floor = [exe, str(a.launches), str(a.reps)] + ([bench.floor_module_file()] if needs_module
-                                                   else [])
+    import s1_launch
+    exe, needs_module = s1_launch.build_launch_floor()
+    floor = [exe, str(a.launches), str(a.reps)] + ([s1_launch.floor_module_file()]
+                                                   if needs_module else [])
     cudart = find_cudart()
     print("libcudart:", cudart, flush=True)
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""),
@@ -130,7 +130,7 @@ def main():
             if fl == "floor_cudart" and not cudart:
                 continue
             e = dict(env, FLOOR_CUDART=cudart if fl == "floor_cudart" else "")
-            e["LD_LIBRARY_PATH"] = ":".join(bench.cuda_lib_dirs()[0]
+            e["LD_LIBRARY_PATH"] = ":".join(s1_launch.cuda_lib_dirs()[0]
                                             + [e.get("LD_LIBRARY_PATH", "")]).rstrip(":")
             p = subprocess.run(floor, capture_output=True, text=True, timeout=300, env=e)
             reps = [float(v) for v in re.findall(r"rep \d+: ([0-9.]+) us", p.stdout)]

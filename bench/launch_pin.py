@@ -31,7 +31,7 @@ def main():
     a = ap.parse_args()
     sys.argv = [sys.argv[0]]
     sys.path.insert(0, HERE)
-    import bench
+    import s1_launch
 
     class Args:
         launches, warm = a.launches, 1000
@@ -40,8 +40,8 @@ def main():
                           ("two cpus", {a.cpu}, {a.cpu2})):
         if place not in a.places.split(","):
             continue
-        floor = bench.floor_server(a.launches, fc)
-        child = bench.child_server("cujit", Args, cc)
+        floor = s1_launch.floor_server(a.launches, fc)
+        child = s1_launch.child_server("cujit", Args, cc)
         try:
             ready = json.loads(child.expect("READY ")[6:])
             floor.ask("go", "rep ")
