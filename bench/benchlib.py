@@ -168,6 +168,28 @@ def gpu_time_ms(fn, warm=3, iters=20):
     return median(per), total, per
 
 
+def copy_reference(src, dst, args):
+    """Device-to-device copy bandwidth as section 3 measures it (read + write)."""
+    gbs = {}
+    nbytes = src.nbytes
+
+    def copy_elementwise():
+        cp.copyto(dst, src)
+
+    def copy_memcpy():
+        cp.cuda.runtime.memcpyAsync(dst.data.ptr, src.data.ptr, nbytes,
+                                    cp.cuda.runtime.memcpyDeviceToDevice,
+                                    cp.cuda.get_current_stream().ptr)
+    for key, fn in (("cupy_copyto", copy_elementwise), ("cudaMemcpyAsync_D2D", copy_memcpy)):
+        try:
+            med, _, _ = gpu_time_ms(fn, args.bw_warm, args.bw_iters)
+            gbs[key] = 2 * nbytes / (med * 1e-3) / 1e9
+            log(f"  copy {key:<28} {med:8.4f} ms  {gbs[key]:8.1f} GB/s (read+write)")
+        except Exception as e:  # noqa: BLE001
+            err(f"forms/copy {key}", e)
+    return gbs
+
+
 # ---------------------------------------------------------------------------
 # the result store and number formatting
 

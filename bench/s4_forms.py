@@ -5,7 +5,8 @@ import math
 
 import numpy as np
 
-from benchlib import (RESULTS, cp, cpjit, cuda, cujit, err, fmt, get, gpu_time_ms, log)
+from benchlib import (RESULTS, copy_reference, cp, cpjit, cuda, cujit, err, fmt, get,
+                      gpu_time_ms, log)
 
 
 # No docstrings in these three: cupyx.jit transpiles the whole body.
@@ -122,28 +123,6 @@ def time_form(rows, row, lib, label, fn, verify, nbytes, copy_ref, args,
         ent[lib] = {"label": label, "correct": ok, "check": detail,
                     "error": f"{type(e).__name__}: {e}"[:400]}
         err(f"forms/{row}/{lib} timing", e)
-
-
-def copy_reference(src, dst, args):
-    """Device-to-device copy bandwidth as section 3 measures it (read + write)."""
-    gbs = {}
-    nbytes = src.nbytes
-
-    def copy_elementwise():
-        cp.copyto(dst, src)
-
-    def copy_memcpy():
-        cp.cuda.runtime.memcpyAsync(dst.data.ptr, src.data.ptr, nbytes,
-                                    cp.cuda.runtime.memcpyDeviceToDevice,
-                                    cp.cuda.get_current_stream().ptr)
-    for key, fn in (("cupy_copyto", copy_elementwise), ("cudaMemcpyAsync_D2D", copy_memcpy)):
-        try:
-            med, _, _ = gpu_time_ms(fn, args.bw_warm, args.bw_iters)
-            gbs[key] = 2 * nbytes / (med * 1e-3) / 1e9
-            log(f"  copy {key:<28} {med:8.4f} ms  {gbs[key]:8.1f} GB/s (read+write)")
-        except Exception as e:  # noqa: BLE001
-            err(f"forms/copy {key}", e)
-    return gbs
 
 
 def to_cujit(a):
