@@ -5,6 +5,7 @@ written in each, and CUDA-event timing through CuPy."""
 import math
 import os
 import statistics
+import subprocess
 import sys
 import textwrap
 import time
@@ -42,6 +43,29 @@ def err(where, e):
 
 def median(v):
     return statistics.median(v) if v else None
+
+
+def child_env(**extra):
+    """os.environ for a child process: the repository first on PYTHONPATH, extra set."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env.update(extra)
+    return env
+
+
+def run_script(what, script, env, timeout):
+    """Runs a timing script in a new process; (its stdout, the fields of its
+    last RESULT line).  Raises, with the output's tail, where it failed."""
+    p = subprocess.run([sys.executable, script], capture_output=True, text=True,
+                       timeout=timeout, env=env, cwd=ROOT)
+    m = None
+    for ln in p.stdout.splitlines():
+        if ln.startswith("RESULT "):
+            m = ln.split()
+    if p.returncode != 0 or not m:
+        tail = (p.stdout + p.stderr).strip()[-1200:]
+        raise RuntimeError(f"{what} process rc={p.returncode}: {tail}")
+    return p.stdout, m
 
 
 # ---------------------------------------------------------------------------
@@ -137,6 +161,15 @@ extern "C" __global__ void inc(int *x, int n)
 }
 '''
 
+# what a timing script (sections 2 and 5) runs before it imports numba
+NUMBA_SETUP = r'''
+import warnings
+os.environ.setdefault("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0")
+warnings.simplefilter("ignore")
+if not hasattr(np, "row_stack"):
+    np.row_stack = np.vstack
+'''
+
 SAXPY_CUDA = r'''
 extern "C" __global__ void saxpy(float a, const float *x, const float *y, float *out, int n)
 {
@@ -168,8 +201,10 @@ def gpu_time_ms(fn, warm=3, iters=20):
     return median(per), total, per
 
 
-def copy_reference(src, dst, args):
-    """Device-to-device copy bandwidth as section 3 measures it (read + write)."""
+def copy_reference(src, dst, args, where):
+    """GB/s of a device-to-device copy of src into dst (read + write counted)
+    by cupy.copyto and by cudaMemcpyAsync; a failure is recorded under
+    `where/copy KEY`."""
     gbs = {}
     nbytes = src.nbytes
 
@@ -186,7 +221,7 @@ def copy_reference(src, dst, args):
             gbs[key] = 2 * nbytes / (med * 1e-3) / 1e9
             log(f"  copy {key:<28} {med:8.4f} ms  {gbs[key]:8.1f} GB/s (read+write)")
         except Exception as e:  # noqa: BLE001
-            err(f"forms/copy {key}", e)
+            err(f"{where}/copy {key}", e)
     return gbs
 
 

@@ -10,8 +10,8 @@ import sys
 import tempfile
 import threading
 
-from benchlib import (HERE, INC_CUDA, RESULTS, ROOT, cp, cpjit, cuda, cujit, err, log,
-                      median)
+from benchlib import (HERE, INC_CUDA, RESULTS, ROOT, child_env, cp, cpjit, cuda, cujit, err,
+                      log, median)
 
 
 class Served:
@@ -67,10 +67,8 @@ def floor_server(N, cpus=None):
 
 
 def child_server(lib, args, cpus=None):
-    env = dict(os.environ)
-    env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     return Served([sys.executable, os.path.join(HERE, "bench.py"), "--launch-child", lib,
-                   "--launches", str(args.launches)], env, f"{lib} launch process", cpus)
+                   "--launches", str(args.launches)], child_env(), f"{lib} launch process", cpus)
 
 
 def section_launch(args):

@@ -2,13 +2,11 @@
 warm disk cache, for each library (the scripts each process runs)."""
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 import time
 
-from benchlib import (ROOT, RESULTS, SAXPY_CUDA, cp, cpjit, cuda, cujit, err, fmt, log,
-                      median)
+from benchlib import (NUMBA_SETUP, RESULTS, SAXPY_CUDA, child_env, cp, cpjit, cuda, cujit, err,
+                      fmt, log, median, run_script)
 
 
 FIRST_PRELUDE = r'''
@@ -78,13 +76,7 @@ cp.cuda.Device().synchronize()
 t1 = time.perf_counter()
 report(t0, t1, out.get())
 ''',
-    "numba": r'''
-import warnings
-os.environ.setdefault("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0")
-warnings.simplefilter("ignore")
-if not hasattr(np, "row_stack"):
-    np.row_stack = np.vstack
-from numba import cuda
+    "numba": NUMBA_SETUP + r'''from numba import cuda
 x = cuda.to_device(hx); y = cuda.to_device(hy); out = cuda.device_array(N, dtype=np.float32)
 cuda.synchronize()
 CACHE = os.environ.get("BENCH_NUMBA_CACHE") == "1"
@@ -115,22 +107,12 @@ CACHE_ENV = {"cujit": "CUJIT_CACHE_DIR", "cupy_raw": "CUPY_CACHE_DIR",
 
 
 def run_first(lib, script, cache_dir, timeout):
-    env = dict(os.environ)
-    env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    env["PYTHONUNBUFFERED"] = "1"
+    env = child_env(PYTHONUNBUFFERED="1")
     env[CACHE_ENV[lib]] = cache_dir
     if lib == "numba":
         env["BENCH_NUMBA_CACHE"] = "1"
-    p = subprocess.run([sys.executable, script], capture_output=True, text=True,
-                       timeout=timeout, env=env, cwd=ROOT)
-    notes = [ln[5:] for ln in p.stdout.splitlines() if ln.startswith("NOTE ")]
-    m = None
-    for ln in p.stdout.splitlines():
-        if ln.startswith("RESULT "):
-            m = ln.split()
-    if p.returncode != 0 or not m:
-        tail = (p.stdout + p.stderr).strip()[-1200:]
-        raise RuntimeError(f"{lib} first-call process rc={p.returncode}: {tail}")
+    out, m = run_script(f"{lib} first-call", script, env, timeout)
+    notes = [ln[5:] for ln in out.splitlines() if ln.startswith("NOTE ")]
     return float(m[1]), m[2] == "True", notes
 
 

@@ -3,8 +3,8 @@ import math
 
 import numpy as np
 
-from benchlib import (RESULTS, SAXPY_CUDA, cp, cpjit, cuda, cujit, err, fmt, gpu_time_ms, jit,
-                      log, saxpy_cujit, saxpy_cupyx, saxpy_numba)
+from benchlib import (RESULTS, SAXPY_CUDA, copy_reference, cp, cpjit, cuda, cujit, err, fmt,
+                      gpu_time_ms, jit, log, saxpy_cujit, saxpy_cupyx, saxpy_numba)
 
 
 def section_saxpy(args):
@@ -29,23 +29,7 @@ def section_saxpy(args):
     saxpy_bytes = 3 * 4 * n
 
     # reference: device-to-device copy of one array, read + write counted
-    copy_gbs = {}
-    nbytes = x.nbytes
-
-    def copy_elementwise():
-        cp.copyto(out, x)
-
-    def copy_memcpy():
-        cp.cuda.runtime.memcpyAsync(out.data.ptr, x.data.ptr, nbytes,
-                                    cp.cuda.runtime.memcpyDeviceToDevice,
-                                    cp.cuda.get_current_stream().ptr)
-    for key, fn in (("cupy_copyto", copy_elementwise), ("cudaMemcpyAsync_D2D", copy_memcpy)):
-        try:
-            med, mean, _ = gpu_time_ms(fn, args.bw_warm, args.bw_iters)
-            copy_gbs[key] = 2 * nbytes / (med * 1e-3) / 1e9
-            log(f"  copy {key:<28} {med:8.4f} ms  {copy_gbs[key]:8.1f} GB/s (read+write)")
-        except Exception as e:  # noqa: BLE001
-            err(f"saxpy/copy {key}", e)
+    copy_gbs = copy_reference(x, out, args, "saxpy")
     copy_ref = max(copy_gbs.values()) if copy_gbs else None
     res["copy_gbs"] = copy_gbs
     res["copy_ref_gbs"] = copy_ref

@@ -160,7 +160,7 @@ def section_forms(args):
         res["copy_source"] = "section 3"
         log(f"  copy reference from section 3: {copy_ref:.1f} GB/s")
     else:
-        gbs = copy_reference(x, o, args)
+        gbs = copy_reference(x, o, args, "forms")
         res["copy_gbs"] = gbs
         copy_ref = max(gbs.values()) if gbs else None
         res["copy_source"] = "measured in section 4"

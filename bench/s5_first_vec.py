@@ -2,12 +2,11 @@
 empty (cujit's, CuPy's, numba's and the driver's), for each library."""
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 import time
 
-from benchlib import ROOT, RESULTS, cpjit, cuda, cujit, err, fmt, log, median
+from benchlib import (NUMBA_SETUP, RESULTS, child_env, cpjit, cuda, cujit, err, fmt, log, median,
+                      run_script)
 
 
 FV_PRELUDE = r'''
@@ -51,13 +50,7 @@ cp.cuda.Device().synchronize()
 t1 = time.perf_counter()
 report(t0, t1, o.get())
 ''',
-    "numba": r'''
-import warnings
-os.environ.setdefault("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0")
-warnings.simplefilter("ignore")
-if not hasattr(np, "row_stack"):
-    np.row_stack = np.vstack
-import numba
+    "numba": NUMBA_SETUP + r'''import numba
 from numba import cuda
 x = cuda.to_device(hx); y = cuda.to_device(hy)
 cuda.synchronize()
@@ -76,23 +69,13 @@ report(t0, t1, o.copy_to_host())
 def run_fv(lib, script, cache_root, timeout):
     """One process with every cache empty: cujit's, CuPy's, numba's and the
     driver's PTX JIT cache (CUDA_CACHE_PATH), each a fresh folder."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    env["PYTHONUNBUFFERED"] = "1"
+    env = child_env(PYTHONUNBUFFERED="1")
     for var, sub in (("CUJIT_CACHE_DIR", "cujit"), ("CUPY_CACHE_DIR", "cupy"),
                      ("NUMBA_CACHE_DIR", "numba"), ("CUDA_CACHE_PATH", "cuda")):
         d = os.path.join(cache_root, sub)
         os.makedirs(d, exist_ok=True)
         env[var] = d
-    p = subprocess.run([sys.executable, script], capture_output=True, text=True,
-                       timeout=timeout, env=env, cwd=ROOT)
-    m = None
-    for ln in p.stdout.splitlines():
-        if ln.startswith("RESULT "):
-            m = ln.split()
-    if p.returncode != 0 or not m:
-        tail = (p.stdout + p.stderr).strip()[-1200:]
-        raise RuntimeError(f"{lib} first-vectorize process rc={p.returncode}: {tail}")
+    _, m = run_script(f"{lib} first-vectorize", script, env, timeout)
     return float(m[1]), m[2] == "True", (m[3] if len(m) > 3 else "?")
 
 
