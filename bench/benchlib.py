@@ -111,6 +111,9 @@ if "numba" in WANT:
     except Exception as e:      # noqa: BLE001
         err("import numba.cuda", e)
 
+# each library section 1 runs a process of its own for, None where it did not import
+LIBS = (("cujit", cujit), ("cupy", cp), ("cupyx", cpjit), ("numba", cuda))
+
 
 # ---------------------------------------------------------------------------
 # kernels: the same work in each library (globals resolved at compile time)

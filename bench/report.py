@@ -16,8 +16,6 @@ def met(value, limit, le=True):
 
 
 def summary():
-    L = get("launch") or {}
-    F = get("first") or {}
     S = get("saxpy") or {}
     floor = get("launch", "c_floor", "us")
     raw_empty = get("first", "cupy_raw", "empty_ms")

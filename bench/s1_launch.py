@@ -10,8 +10,7 @@ import sys
 import tempfile
 import threading
 
-from benchlib import (HERE, INC_CUDA, RESULTS, ROOT, child_env, cp, cpjit, cuda, cujit, err,
-                      log, median)
+from benchlib import HERE, INC_CUDA, LIBS, RESULTS, ROOT, child_env, cp, err, log, median
 
 
 class Served:
@@ -80,8 +79,7 @@ def section_launch(args):
         "seconds); medians of the times and of the paired ratios")
     res = RESULTS.setdefault("launch", {})
     res["N"], res["pairs"] = args.launches, args.pairs
-    libs = [lib for lib, mod in (("cujit", cujit), ("cupy", cp), ("cupyx", cpjit),
-                                 ("numba", cuda)) if mod is not None]
+    libs = [lib for lib, mod in LIBS if mod is not None]
     floor_all, got = [], {}     # key -> {name, us, floor, correct}
     floor_ok = True
     for lib in libs:

@@ -86,7 +86,7 @@ def section_saxpy(args):
                 RESULTS["notes"].append(f"saxpy: {key} result is NOT correct vs a*x+y")
         except Exception as e:  # noqa: BLE001
             err(f"saxpy/{key}", e)
-    del x, y, out, ref, impls
+    x = y = out = ref = impls = None        # the arrays go back to the pool
     try:
         cp.get_default_memory_pool().free_all_blocks()
     except Exception:           # noqa: BLE001

@@ -320,7 +320,7 @@ def section_forms(args):
         T("sum_method", "cupy", "CuPy x.sum()", lambda: x.sum(),
           lambda r: check_rel(r, ref_sum), rb)
 
-    del x, y, o, dx, dy, nx, ny, no
+    x = y = o = dx = dy = nx = ny = no = None    # the arrays go back to the pools
     try:
         cp.get_default_memory_pool().free_all_blocks()
         if cujit is not None:
