@@ -34,6 +34,11 @@ Sections (DESIGN.md section 5 has the figures and goals):
 
 Every section and every library is guarded: a failure is printed and the run
 goes on.  The last lines printed are a summary table and the ratios.
+
+This file is the entry point (arguments, the sections in turn, the JSON);
+each section is a module beside it: s1_launch.py (with s1_child.py, the
+--launch-child side), s2_first.py, s3_saxpy.py, s4_forms.py, s5_first_vec.py;
+benchlib.py holds what they share, report.py the summary.
 """
 import argparse
 import json

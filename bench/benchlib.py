@@ -1,7 +1,8 @@
 """What every section of bench.py shares: the paths, the result store
 (RESULTS, get), logging and error records, medians and number formatting,
-the libraries measured (each optional, imported once here), the kernels
-written in each, and CUDA-event timing through CuPy."""
+child processes (child_env, run_script), the libraries measured (each
+optional, imported once here, LIBS), the kernels written in each, and
+timing on the device through CuPy (gpu_time_ms, copy_reference)."""
 import math
 import os
 import statistics
