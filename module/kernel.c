@@ -521,24 +521,9 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
     }
     unsigned char *buf = sc->buf;
     void **params = sc->params;
-    size_t off = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        size_t before;
-        if (isarr[i]) {
-            off = (off + 7) & ~(size_t)7;
-            before = off;
-            rt_pack_view(buf, &off, (uint64_t)(uintptr_t)arrs[i].ptr, arrs[i].ndim,
-                          arrs[i].shape, arrs[i].strides, idx32);
-        } else {
-            int sz = cj_dtypes[keys[i].dtype].size;
-            size_t al = (size_t)(sz > 8 ? 8 : sz);
-            off = (off + al - 1) & ~(al - 1);
-            before = off;
-            if (rt_pack_scalar(buf, &off, args[i], (DType)keys[i].dtype) < 0) {
-                goto done;
-            }
-        }
-        params[i] = buf + before;
+    size_t off;
+    if (rt_pack_args(args, arrs, isarr, keys, n, idx32, buf, params, &off) < 0) {
+        goto done;
     }
     const char *kname = PyUnicode_AsUTF8(k->name);
     if (e->c.coarse_vec && coarse_ok(e, c, arrs, isarr, n, idx32)) {

@@ -1,5 +1,6 @@
-/* pack.c - a scalar kernel argument packed as its parameter's dtype (the
- * slow cases of the launch path's packing; the inline part is pack.h). */
+/* pack.c - a kernel's arguments packed as its parameters: every argument
+ * in turn (rt_pack_args), and a scalar converted to its parameter's dtype
+ * (rt_pack_scalar).  The inline part is pack.h. */
 #include <string.h>
 
 #include "pack.h"
@@ -70,5 +71,32 @@ rt_pack_scalar(unsigned char *buf, size_t *off, PyObject *o, DType dt)
         return -1;
     }
     rt_put(buf, off, &v, (size_t)d->size, (size_t)(d->size > 8 ? 8 : d->size));
+    return 0;
+}
+
+int
+rt_pack_args(PyObject *const *args, const RtArray *arrs, const int *isarr, const ArgKey *keys,
+             Py_ssize_t n, int idx32, unsigned char *buf, void **params, size_t *end)
+{
+    size_t off = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        size_t before;
+        if (isarr[i]) {
+            off = (off + 7) & ~(size_t)7;
+            before = off;
+            rt_pack_view(buf, &off, (uint64_t)(uintptr_t)arrs[i].ptr, arrs[i].ndim,
+                         arrs[i].shape, arrs[i].strides, idx32);
+        } else {
+            int sz = cj_dtypes[keys[i].dtype].size;
+            size_t al = (size_t)(sz > 8 ? 8 : sz);
+            off = (off + al - 1) & ~(al - 1);
+            before = off;
+            if (rt_pack_scalar(buf, &off, args[i], (DType)keys[i].dtype) < 0) {
+                return -1;
+            }
+        }
+        params[i] = buf + before;
+    }
+    *end = off;
     return 0;
 }
