@@ -93,7 +93,7 @@ asan:
 SAN_LIBS = $(shell $(CC) -print-file-name=libasan.so):$(shell $(CC) -print-file-name=libubsan.so)
 asan-py:
 	rm -rf $(BUILD)/asan-py && mkdir -p $(BUILD)/asan-py
-	cp -r Makefile common frontend typeinfer codegen pipeline runtime module cli cujit stdlib tests $(BUILD)/asan-py/
+	cp -r Makefile common frontend typeinfer codegen pipeline runtime module cli cujit tests $(BUILD)/asan-py/
 	rm -f $(BUILD)/asan-py/cujit/_cujit*.so
 	$(MAKE) --no-print-directory -C $(BUILD)/asan-py BUILD=build \
 	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -Wno-format-truncation" \

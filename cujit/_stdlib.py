@@ -27,7 +27,7 @@ from cujit import _cujit as _C
 
 DeviceArray = _C.DeviceArray
 
-_STDLIB_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "stdlib")
+_STDLIB_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_stdlib", "kernels")
 _F16, _F32, _F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 _I64, _U64, _BOOL = np.dtype(np.int64), np.dtype(np.uint64), np.dtype(np.bool_)
 _C64, _C128 = np.dtype(np.complex64), np.dtype(np.complex128)

@@ -75,7 +75,7 @@ def test_stdlib_kernels_are_kernel_language():
     from cujit import _stdlib
     for name in ("elementwise", "reductions", "scan", "creation"):
         m = _stdlib._kmod(name)
-        assert os.path.dirname(m.__file__) == os.path.join(ROOT, "stdlib")
+        assert os.path.dirname(m.__file__) == os.path.join(ROOT, "cujit", "_stdlib", "kernels")
     assert isinstance(_stdlib._ek("add"), cujit.Vectorize)
     assert isinstance(_stdlib._kmod("reductions").add, cujit.Reduce)
     assert isinstance(_stdlib._kmod("reductions").arg_kernels[0], cujit.Kernel)
