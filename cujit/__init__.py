@@ -15,20 +15,14 @@ from cujit._cujit import *          # noqa: F401,F403  (Kernel, CompileError, ru
 from cujit._cujit import CompileError, Kernel, __version__   # noqa: F401
 from cujit._forms import reduce, vectorize   # noqa: F401
 from cujit import jit               # noqa: F401
+from cujit import _stdlib_table
 
 
-# The array stdlib (cujit/_stdlib.py over the kernels in stdlib/): loaded on
-# first use, so importing cujit stays fast.  DeviceArray's operators and
-# methods load it themselves.
-_STDLIB_NAMES = frozenset((
-    "add", "subtract", "multiply", "true_divide", "divide", "floor_divide", "remainder",
-    "mod", "power", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift",
-    "less", "less_equal", "equal", "not_equal", "greater", "greater_equal", "negative",
-    "positive", "invert", "absolute", "abs", "sqrt", "exp", "log", "sin", "cos", "tan", "tanh",
-    "arctan2", "floor", "ceil", "minimum", "maximum", "where", "clip", "isnan", "sum", "prod",
-    "min", "max", "amin", "amax", "mean", "argmin", "argmax", "any", "all", "cumsum",
-    "arange", "linspace", "astype", "reshape", "ravel", "transpose", "squeeze",
-    "ascontiguousarray", "copy", "logical_and", "logical_or", "logical_xor", "logical_not"))
+# The array stdlib (cujit/_stdlib/ over its kernels in cujit/_stdlib/kernels/):
+# loaded on first use, so importing cujit stays fast.  DeviceArray's operators
+# and methods load it themselves.  Its names come from its table of
+# operations, which loads neither NumPy nor the stdlib.
+_STDLIB_NAMES = frozenset(_stdlib_table.NAMES)
 
 
 def __getattr__(name):

@@ -10,7 +10,7 @@ from cujit import _cujit as _C
 
 from ._load import _ek, _spec
 from ._operands import (
-    _array, _astype, _broadcast_view, _copy_into, DeviceArray, _F16, _F32, _F64, _is_array,
+    _array, _astype, _BOOL, _broadcast_view, _copy_into, DeviceArray, _F16, _F32, _F64, _is_array,
     _kind, _np_dummy, _operand, _overlaps, _PYNUM, _same_view, _shape, _takes, _to_out,
     _Unsupported, _WC, _WI)
 
@@ -185,6 +185,16 @@ class _Elementwise:
         return res
 
 
+class _Power(_Elementwise):
+    """numpy.power, whose operator form has one case of its own."""
+
+    def operator(self, a, b):
+        """a ** b: NumPy's ** squares for a Python 2, which for booleans is int8."""
+        if type(b) is int and b == 2 and type(a) is DeviceArray and a.dtype == _BOOL:
+            return _ek("power_i1")(a, b)
+        return _Elementwise.operator(self, a, b)
+
+
 def _exact_int(v, other):
     """A Python int compared with an array of dtype other: outside the
     array's integer range, a strong scalar that compares exactly (NumPy 2
@@ -211,11 +221,11 @@ def _math(name, npfunc):
 add = _Elementwise("add", np.add, "add", 2)
 subtract = _Elementwise("subtract", np.subtract, "subtract", 2)
 multiply = _Elementwise("multiply", np.multiply, "multiply", 2)
-true_divide = divide = _Elementwise("true_divide", np.true_divide, "true_divide", 2)
+true_divide = _Elementwise("true_divide", np.true_divide, "true_divide", 2)
 floor_divide = _Elementwise("floor_divide", np.floor_divide, "floor_divide", 2)
-remainder = mod = _Elementwise("remainder", np.remainder, "remainder", 2)
+remainder = _Elementwise("remainder", np.remainder, "remainder", 2)
 _divmod = _Elementwise("divmod", np.divmod, "divmod_", 2, nout=2)
-power = _Elementwise("power", np.power, "power", 2, variants={np.dtype(np.int8): "power_i1"})
+power = _Power("power", np.power, "power", 2, variants={np.dtype(np.int8): "power_i1"})
 bitwise_and = _Elementwise("bitwise_and", np.bitwise_and, "bitwise_and", 2)
 bitwise_or = _Elementwise("bitwise_or", np.bitwise_or, "bitwise_or", 2)
 bitwise_xor = _Elementwise("bitwise_xor", np.bitwise_xor, "bitwise_xor", 2)
@@ -233,7 +243,7 @@ greater_equal = _Elementwise("greater_equal", np.greater_equal, "greater_equal",
 negative = _Elementwise("negative", np.negative, "negative", 1)
 positive = _Elementwise("positive", np.positive, "positive", 1)
 invert = _Elementwise("invert", np.invert, "invert", 1)
-absolute = abs = _Elementwise("absolute", np.absolute, "absolute", 1)
+absolute = _Elementwise("absolute", np.absolute, "absolute", 1)
 isnan = _Elementwise("isnan", np.isnan, "isnan", 1)
 logical_and = _Elementwise("logical_and", np.logical_and, "logical_and", 2)
 logical_or = _Elementwise("logical_or", np.logical_or, "logical_or", 2)

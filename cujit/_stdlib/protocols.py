@@ -6,14 +6,12 @@ import builtins as _b
 
 import numpy as np
 
+from cujit._stdlib_table import OPERATIONS
+
+from . import elementwise
 from ._operands import _array, _BOOL, DeviceArray, _takes
 from .copies import astype, copy
-from .elementwise import (
-    absolute, add, arctan2, bitwise_and, bitwise_or, bitwise_xor, ceil, clip, cos, _divmod,
-    equal, exp, floor, floor_divide, greater, greater_equal, invert, isnan, left_shift, less,
-    less_equal, log, logical_and, logical_not, logical_or, logical_xor, maximum, minimum,
-    multiply, negative, not_equal, positive, power, remainder, right_shift, sin, sqrt,
-    subtract, tan, tanh, true_divide, where)
+from .elementwise import clip, where
 from .reductions import all, any, argmax, argmin, max, mean, min, prod, sum
 from .scans import cumsum
 from .shape import ravel, reshape, squeeze, transpose
@@ -27,19 +25,9 @@ from .shape import ravel, reshape, squeeze, transpose
 # DeviceArray's operators: ndarray + DeviceArray is numpy.add); an out= must
 # be a DeviceArray.  What has no device version raises TypeError saying so.
 
-_UFUNCS = {
-    np.add: add, np.subtract: subtract, np.multiply: multiply, np.true_divide: true_divide,
-    np.floor_divide: floor_divide, np.remainder: remainder, np.divmod: _divmod,
-    np.power: power, np.negative: negative, np.positive: positive, np.absolute: absolute,
-    np.invert: invert, np.sqrt: sqrt, np.exp: exp, np.log: log, np.sin: sin, np.cos: cos,
-    np.tan: tan, np.tanh: tanh, np.arctan2: arctan2, np.floor: floor, np.ceil: ceil,
-    np.minimum: minimum, np.maximum: maximum, np.isnan: isnan, np.less: less,
-    np.less_equal: less_equal, np.equal: equal, np.not_equal: not_equal, np.greater: greater,
-    np.greater_equal: greater_equal, np.bitwise_and: bitwise_and, np.bitwise_or: bitwise_or,
-    np.bitwise_xor: bitwise_xor, np.left_shift: left_shift, np.right_shift: right_shift,
-    np.logical_and: logical_and, np.logical_or: logical_or, np.logical_xor: logical_xor,
-    np.logical_not: logical_not,
-}
+# numpy.<ufunc> -> the elementwise operation of the table's ufunc column
+_UFUNCS = {getattr(np, op.ufunc): getattr(elementwise, op.name)
+           for op in OPERATIONS if op.ufunc is not None}
 # ufunc.reduce -> the reduction (and whether it takes dtype=)
 _REDUCTIONS = {np.add: (sum, True), np.multiply: (prod, True), np.minimum: (min, False),
                np.maximum: (max, False), np.logical_and: (all, False),

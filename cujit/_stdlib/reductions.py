@@ -106,9 +106,6 @@ def max(a, axis=None, out=None, keepdims=False):
     return _minmax("max", "maximum", a, axis, out, keepdims)
 
 
-amin, amax = min, max
-
-
 def _logical(kernel, a, axis, out, keepdims):
     x = _array(a)
     axes = _axes(axis, x.ndim)
