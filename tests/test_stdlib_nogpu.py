@@ -71,7 +71,7 @@ def test_import_cost():
 
 
 def test_stdlib_kernels_are_kernel_language():
-    """The bundled kernels live in stdlib/ and load by path."""
+    """The bundled kernels live in cujit/_stdlib/kernels/ and load by path."""
     from cujit import _stdlib
     for name in ("elementwise", "reductions", "scan", "creation"):
         m = _stdlib._kmod(name)

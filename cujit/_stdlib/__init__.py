@@ -1,13 +1,18 @@
 """The array stdlib: DeviceArray's operators and methods, and cujit's math,
 reduction, scan and creation functions, with NumPy 2's semantics.
 
-The kernels are written in the kernel language in the top-level stdlib/
-folder (elementwise: @vectorize scalar functions; reductions: @reduce
+The kernels are written in the kernel language in kernels/ inside this
+package (elementwise: @vectorize scalar functions; reductions: @reduce
 combiners and argmin / argmax raw kernels; scan: cumsum; creation: arange,
 linspace) and compiled through the same pipeline and caches as user kernels,
-on first use.  This module is their NumPy-facing side: it checks every
+on first use.  This package is their NumPy-facing side: it checks every
 signature once against NumPy itself (result dtype, UFuncTypeError, casting
-errors of in-place operators), then calls the kernel.
+errors of in-place operators), then calls the kernel.  A module per family:
+elementwise, reductions, scans, creation, shape, copies (astype, copy, fill,
+writes) and protocols (NumPy's __array_ufunc__ / __array_function__), over
+_load (the kernels) and _operands (dtypes, operands, casts).  Which function
+is public, and which ufunc and DeviceArray slot it serves, is one row of the
+table in cujit/_stdlib_table.py; this file installs the rows.
 
 It is imported on first use - by DeviceArray's first operator or method
 (the C slots import it, and it registers itself with _set_array_ops) or by

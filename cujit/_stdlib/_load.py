@@ -15,7 +15,7 @@ from cujit import _cujit as _C
 _STDLIB_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kernels")
 
 
-# ---- the kernel modules (stdlib/*.py, loaded by path on first use) ----
+# ---- the kernel modules (kernels/*.py, loaded by path on first use) ----
 
 _modules = {}
 

@@ -12,8 +12,6 @@ from ._load import _grid, _spec
 from ._operands import _check_dtype, _F16, _F32, _F64, _I64, _SUPPORTED, _U64
 
 
-# ---- creation ----
-
 def _arange_dtype(*given):
     """NumPy's: the arguments' dtypes promoted, starting from int64."""
     dt = _I64

@@ -15,8 +15,6 @@ from ._operands import (
     _Unsupported, _WC, _WI)
 
 
-# ---- elementwise operations ----
-
 class _Entry:
     """What one signature (operand kinds, out dtype) resolved to."""
     __slots__ = ("kernel", "post", "direct", "value_checks")

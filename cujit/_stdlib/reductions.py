@@ -15,8 +15,6 @@ from ._operands import (
 from .shape import _as3d, reshape
 
 
-# ---- reductions ----
-
 def _sum_dtype(dt):
     """NumPy's sum / prod / cumsum result: small integers widen to the default."""
     if dt.kind == "b" or (dt.kind == "i" and dt.itemsize < 8):

@@ -31,8 +31,6 @@ def _as3d(x, axis):
     return reshape(x, (a, n, b)), rest
 
 
-# ---- shapes and views ----
-
 def _shape_arg(shape):
     if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
         shape = tuple(shape[0])

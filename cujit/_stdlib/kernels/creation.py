@@ -1,7 +1,7 @@
 """Creation kernels: arange and linspace, computing as NumPy does (NumPy's
 fill functions: start + i * delta in the result's type, float16 through
 float32; linspace: i * step + start in the float type of its arguments).
-CT, the type of the arithmetic, is a compile-time name: cujit/_stdlib.py
+CT, the type of the arithmetic, is a compile-time name: cujit/_stdlib/creation.py
 makes one copy per type (`specialize`).  Loaded by path, not as a package."""
 import types
 

@@ -3,7 +3,7 @@ functions: scalar functions in the kernel language, each made a @vectorize
 (typed per call with NumPy 2 promotion and NEP 50 weak Python scalars, so
 `add` on int8 and a Python int stays int8, as NumPy's `+` does).
 
-cujit/_stdlib.py holds the NumPy semantics around them (result dtypes checked
+cujit/_stdlib/elementwise.py holds the NumPy semantics around them (result dtypes checked
 against NumPy's, errors, in-place casting, scalars out of range); these are
 only the kernels.  Loaded by path, not as a package."""
 import math

@@ -2,7 +2,7 @@
 (two-pass, deterministic, any axes), and argmin / argmax as raw kernels over
 a 3-d view (A, N, B) of the input whose middle axis is the one reduced.
 
-cujit/_stdlib.py picks the dtypes (NumPy's: sums of small integers in int64,
+cujit/_stdlib/reductions.py picks the dtypes (NumPy's: sums of small integers in int64,
 float16 accumulated in float32, ...) and the kernel shapes.  Loaded by path,
 not as a package."""
 import math
@@ -26,7 +26,7 @@ def multiply(a, b):
 
 
 # min / max: a NaN wins.  One @reduce per dtype, with the dtype's extreme
-# as identity (cujit/_stdlib.py raises NumPy's error for empty reductions
+# as identity (cujit/_stdlib/reductions.py raises NumPy's error for empty reductions
 # itself: the identity-less form does not compile for every dtype yet).
 def minimum(a, b):
     return a if (a <= b or a != a) else b

@@ -6,7 +6,7 @@ many rows), and a three-pass multi-block scan for long rows: `partials` sums
 each chunk of a row, `carries` turns each row's chunk sums into exclusive
 prefixes, `finish` scans each chunk again starting from its prefix.  Within a
 block, values are scanned by warp shuffles and the warps' totals in shared
-memory.  ACC, the accumulator type, is a compile-time name: cujit/_stdlib.py
+memory.  ACC, the accumulator type, is a compile-time name: cujit/_stdlib/scans.py
 makes one copy of each kernel per accumulator type (`specialize`).
 Loaded by path, not as a package."""
 import types
