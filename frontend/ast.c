@@ -1,0 +1,207 @@
+/* ast.c - the frontend's access to CPython ast objects: the cached ast
+ * classes and attribute names, reading attributes and locations, turning
+ * errors into compile errors, and making IR nodes and variables. */
+#include <string.h>
+
+#include "fe_impl.h"
+
+static const char *const ast_names[] = {
+#define AST_STR(n) #n,
+    AST_CLASSES(AST_STR)
+#undef AST_STR
+};
+
+PyTypeObject *ast_types[A_COUNT];
+
+static const char *const attr_strs[] = {
+#define ATTR_STR(n) #n,
+    ATTR_NAMES(ATTR_STR)
+#undef ATTR_STR
+};
+
+PyObject *names[S_COUNT];
+PyObject *builtins_dict;
+PyObject *linecache_getlines;
+PyObject *ast_walk;
+
+int
+fe_init(void)
+{
+    if (names[0]) {
+        return 0;
+    }
+    PyObject *ast = PyImport_ImportModule("_ast");
+    if (!ast) {
+        return -1;
+    }
+    for (int i = 0; i < A_COUNT; i++) {
+        PyObject *t = PyObject_GetAttrString(ast, ast_names[i]);
+        if (!t) {
+            Py_DECREF(ast);
+            return -1;
+        }
+        ast_types[i] = (PyTypeObject *)t;      /* kept for the process */
+    }
+    Py_DECREF(ast);
+    for (int i = 0; i < S_COUNT; i++) {
+        names[i] = PyUnicode_InternFromString(attr_strs[i]);
+        if (!names[i]) {
+            return -1;
+        }
+    }
+    PyObject *b = PyImport_ImportModule("builtins");
+    if (!b) {
+        return -1;
+    }
+    builtins_dict = PyModule_GetDict(b);       /* borrowed; module kept */
+    PyObject *lc = PyImport_ImportModule("linecache");
+    if (!lc) {
+        return -1;
+    }
+    linecache_getlines = PyObject_GetAttrString(lc, "getlines");
+    Py_DECREF(lc);
+    PyObject *astmod = PyImport_ImportModule("ast");
+    if (!astmod) {
+        return -1;
+    }
+    ast_walk = PyObject_GetAttrString(astmod, "walk");
+    Py_DECREF(astmod);
+    return linecache_getlines && ast_walk ? 0 : -1;
+}
+
+PyObject *
+keep(Fe *f, PyObject *o)
+{
+    if (!o) {
+        return NULL;
+    }
+    if (PyList_Append(f->cx->keep, o) < 0) {
+        Py_DECREF(o);
+        return NULL;
+    }
+    Py_DECREF(o);
+    return o;
+}
+
+void
+fail(Fe *f, Loc loc, const char *fmt, ...)
+{
+    CjTry *t = f->cx->try_;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t->err.msg, sizeof t->err.msg, fmt, ap);
+    va_end(ap);
+    t->err.file = f->file;
+    t->err.loc = loc;
+    t->err.internal = 0;
+    longjmp(t->jb, 1);
+}
+
+/* A Python error inside the frontend becomes a compile error at `loc`. */
+CJ_NORETURN void
+fail_py(Fe *f, Loc loc, const char *what)
+{
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyObject *s = value ? PyObject_Str(value) : NULL;
+    const char *msg = s ? PyUnicode_AsUTF8(s) : NULL;
+    char text[512];
+    snprintf(text, sizeof text, "%s", msg ? msg : "unknown error");
+    Py_XDECREF(s);
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+    PyErr_Clear();
+    fail(f, loc, "%s: %s", what, text);
+}
+
+PyObject *
+get(Fe *f, PyObject *o, int name)
+{
+    PyObject *v = PyObject_GetAttr(o, names[name]);
+    if (!v) {
+        Loc l = {0, 0, 0};
+        fail_py(f, l, "cujit could not read the Python AST");
+    }
+    return keep(f, v);
+}
+
+int
+is(PyObject *o, int cls)
+{
+    return Py_TYPE(o) == ast_types[cls];
+}
+
+int
+get_int(Fe *f, PyObject *o, int name)
+{
+    PyObject *v = PyObject_GetAttr(o, names[name]);
+    if (!v) {
+        PyErr_Clear();
+        return 0;
+    }
+    long x = v == Py_None ? 0 : PyLong_AsLong(v);
+    Py_DECREF(v);
+    if (x == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return 0;
+    }
+    return (int)x;
+}
+
+Loc
+loc_of(Fe *f, PyObject *node)
+{
+    Loc l;
+    int line = get_int(f, node, S_lineno);
+    l.line = line + f->line0;
+    l.col = get_int(f, node, S_col_offset) + f->dedent;
+    int end_line = get_int(f, node, S_end_lineno);
+    l.end_col = end_line == line ? get_int(f, node, S_end_col_offset) + f->dedent : -1;
+    return l;
+}
+
+Node *
+new_node(Fe *f, NodeKind k, Loc loc)
+{
+    Node *n = cj_alloc(f->cx->arena, sizeof(Node));
+    n->kind = k;
+    n->loc = loc;
+    n->id = f->nnodes++;
+    return n;
+}
+
+const char *
+utf8(Fe *f, PyObject *s)
+{
+    const char *p = PyUnicode_AsUTF8(s);
+    if (!p) {
+        Loc l = {0, 0, 0};
+        fail_py(f, l, "cujit could not read a name");
+    }
+    return cj_strdup(f->cx->arena, p);
+}
+
+Var *
+find_var(Fe *f, const char *name)
+{
+    for (int i = 0; i < f->nvars; i++) {
+        if (strcmp(f->vars[i]->name, name) == 0) {
+            return f->vars[i];
+        }
+    }
+    return NULL;
+}
+
+Var *
+add_var(Fe *f, const char *name, Loc loc, int is_param)
+{
+    Var *v = cj_alloc(f->cx->arena, sizeof(Var));
+    v->name = name;
+    v->cname = cj_is_cpp_reserved(name) ? cj_aprintf(f->cx->arena, "%s_", name) : name;
+    v->id = f->nvars;
+    v->is_param = is_param;
+    v->loc = loc;
+    f->vars = (Var **)cj_vec_push(f->cx->arena, (void **)f->vars, &f->nvars, &f->capvars, v);
+    return v;
+}

@@ -1,0 +1,124 @@
+/* fe_impl.h - the frontend's internal declarations, shared by its files:
+ * the cached ast classes and attribute names, the per-function state and
+ * the helpers each file gives the others.  Not for use outside frontend/. */
+#ifndef FE_IMPL_H
+#define FE_IMPL_H
+
+#include "fe.h"
+
+/* ---- cached ast classes and attribute names ---- */
+
+#define AST_CLASSES(X) \
+    X(Module) X(FunctionDef) X(AsyncFunctionDef) X(Return) X(Assign) X(AugAssign) \
+    X(AnnAssign) X(For) X(While) X(If) X(Expr) X(Pass) X(Break) X(Continue) \
+    X(Assert) X(BoolOp) X(BinOp) X(UnaryOp) X(IfExp) X(Compare) X(Call) \
+    X(Constant) X(Attribute) X(Subscript) X(Name) X(Tuple) X(List) X(Slice) \
+    X(Starred) X(And) X(Or) X(Add) X(Sub) X(Mult) X(Div) X(FloorDiv) X(Mod) \
+    X(Pow) X(LShift) X(RShift) X(BitOr) X(BitXor) X(BitAnd) X(MatMult) \
+    X(Invert) X(Not) X(UAdd) X(USub) X(Eq) X(NotEq) X(Lt) X(LtE) X(Gt) X(GtE) \
+    X(Is) X(IsNot) X(In) X(NotIn) X(Lambda) X(NamedExpr) X(JoinedStr)
+
+enum {
+#define AST_ENUM(n) A_##n,
+    AST_CLASSES(AST_ENUM)
+#undef AST_ENUM
+    A_COUNT
+};
+
+#define ATTR_NAMES(X) \
+    X(body) X(args) X(posonlyargs) X(kwonlyargs) X(vararg) X(kwarg) X(arg) \
+    X(defaults) X(kw_defaults) X(decorator_list) X(targets) X(target) X(value) \
+    X(op) X(left) X(right) X(operand) X(test) X(orelse) X(iter) X(comparators) \
+    X(ops) X(values) X(func) X(keywords) X(attr) X(slice) X(elts) X(id) X(msg) \
+    X(lineno) X(col_offset) X(end_col_offset) X(end_lineno) X(name) \
+    X(co_filename) X(co_firstlineno) X(co_freevars) X(__code__) X(__globals__) \
+    X(__closure__) X(cell_contents) X(__cujit_builtin__) X(__module__) \
+    X(__name__) X(dtype) X(item) X(getlines) X(returns) X(type_comment) X(co_varnames) \
+    X(co_argcount) X(walk)
+
+enum {
+#define ATTR_ENUM(n) S_##n,
+    ATTR_NAMES(ATTR_ENUM)
+#undef ATTR_ENUM
+    S_COUNT
+};
+
+extern PyTypeObject *ast_types[A_COUNT];
+extern PyObject *names[S_COUNT];
+extern PyObject *builtins_dict;
+extern PyObject *linecache_getlines;
+extern PyObject *ast_walk;
+
+/* ---- per-function state ---- */
+
+typedef struct {
+    FeCtx *cx;
+    Func *fn;
+    const char *file;
+    PyObject *globals;
+    PyObject *closure;      /* dict name -> value of free variables */
+    PyObject *locals;       /* set of names bound in the function */
+    int line0;              /* add to AST line numbers */
+    int dedent;             /* add to AST columns */
+    Var **vars;
+    int nvars, capvars;
+    int loop_depth;
+    int nnodes;
+} Fe;
+
+/* A resolved non-local: a builtin, a constant, a device function, a
+ * namespace (module) or something unusable. */
+typedef enum { R_NONE, R_BUILTIN, R_CONST, R_DEVFUNC, R_KERNEL, R_NAMESPACE, R_DTYPE, R_OTHER } RKind;
+
+typedef struct {
+    RKind kind;
+    int bi, axis;
+    PyObject *obj;          /* borrowed from cx->keep */
+    Node *node;             /* R_CONST */
+    DType dt;               /* R_DTYPE */
+} Resolved;
+
+/* ast.c */
+int fe_init(void);
+PyObject *keep(Fe *f, PyObject *o);
+CJ_NORETURN void fail(Fe *f, Loc loc, const char *fmt, ...) CJ_PRINTF(3, 4);
+CJ_NORETURN void fail_py(Fe *f, Loc loc, const char *what);
+PyObject *get(Fe *f, PyObject *o, int name);
+int is(PyObject *o, int cls);
+int get_int(Fe *f, PyObject *o, int name);
+Loc loc_of(Fe *f, PyObject *node);
+Node *new_node(Fe *f, NodeKind k, Loc loc);
+const char *utf8(Fe *f, PyObject *s);
+Var *find_var(Fe *f, const char *name);
+Var *add_var(Fe *f, const char *name, Loc loc, int is_param);
+
+/* consts.c */
+Node *const_node(Fe *f, Loc loc, Const c);
+int dtype_of_object(Fe *f, PyObject *obj, DType *dt);
+Node *object_const(Fe *f, PyObject *obj, Loc loc);
+
+/* names.c */
+const char *module_name(PyObject *obj);
+int is_local_name(Fe *f, PyObject *name);
+const char *describe_object(Fe *f, PyObject *obj);
+int resolve(Fe *f, PyObject *e, Resolved *out);
+void bound_names(Fe *f, PyObject *list);
+void read_closure(Fe *f, PyObject *pyfunc, PyObject *code);
+
+/* expr.c */
+Node *expr(Fe *f, PyObject *e);
+Node **expr_list(Fe *f, PyObject *list, int *n);
+int binop_kind(Fe *f, PyObject *op, Loc loc);
+Node *name_expr(Fe *f, PyObject *e, Loc loc);
+Node *subscript(Fe *f, PyObject *e, Loc loc);
+
+/* stmt.c */
+Node **stmts(Fe *f, PyObject *list, int *n);
+
+/* source.c */
+const char *function_source(Fe *f, PyObject *lines, int first);
+PyObject *parse_source(Fe *f, const char *src, PyObject *filename);
+PyObject *source_lines(Fe *f, PyObject *code, PyObject *filename, int *first);
+PyObject *find_lambda(Fe *f, PyObject *lines, int first, PyObject *code, PyObject *filename);
+
+#endif

@@ -1,0 +1,299 @@
+/* names.c - what a name means in a kernel: locals (Python's rule), closure
+ * cells, globals, builtins, jit / math names (__cujit_builtin__ tags), NumPy
+ * dtypes, device functions and constants. */
+#include <string.h>
+
+#include "fe_impl.h"
+
+typedef struct {
+    const char *name;
+    int bi, axis;
+} BuiltinName;
+
+static const BuiltinName jit_names[] = {
+    {"threadIdx.x", BI_THREADIDX, 0}, {"threadIdx.y", BI_THREADIDX, 1}, {"threadIdx.z", BI_THREADIDX, 2},
+    {"blockIdx.x", BI_BLOCKIDX, 0}, {"blockIdx.y", BI_BLOCKIDX, 1}, {"blockIdx.z", BI_BLOCKIDX, 2},
+    {"blockDim.x", BI_BLOCKDIM, 0}, {"blockDim.y", BI_BLOCKDIM, 1}, {"blockDim.z", BI_BLOCKDIM, 2},
+    {"gridDim.x", BI_GRIDDIM, 0}, {"gridDim.y", BI_GRIDDIM, 1}, {"gridDim.z", BI_GRIDDIM, 2},
+    {"grid", BI_GRID, 0}, {"gridsize", BI_GRIDSIZE, 0}, {"laneid", BI_LANEID, 0},
+    {"syncthreads", BI_SYNCTHREADS, 0}, {"syncwarp", BI_SYNCWARP, 0},
+    {"threadfence", BI_THREADFENCE, 0}, {"threadfence_block", BI_THREADFENCE_BLOCK, 0},
+    {"threadfence_system", BI_THREADFENCE_SYSTEM, 0},
+    {"shared_memory", BI_SHARED_MEMORY, 0}, {"local_memory", BI_LOCAL_MEMORY, 0},
+    {"atomic_add", BI_ATOMIC_ADD, 0}, {"atomic_sub", BI_ATOMIC_SUB, 0},
+    {"atomic_max", BI_ATOMIC_MAX, 0}, {"atomic_min", BI_ATOMIC_MIN, 0},
+    {"atomic_exch", BI_ATOMIC_EXCH, 0}, {"atomic_and", BI_ATOMIC_AND, 0},
+    {"atomic_or", BI_ATOMIC_OR, 0}, {"atomic_xor", BI_ATOMIC_XOR, 0},
+    {"atomic_inc", BI_ATOMIC_INC, 0}, {"atomic_dec", BI_ATOMIC_DEC, 0},
+    {"atomic_cas", BI_ATOMIC_CAS, 0},
+    {"shfl_sync", BI_SHFL_SYNC, 0}, {"shfl_up_sync", BI_SHFL_UP_SYNC, 0},
+    {"shfl_down_sync", BI_SHFL_DOWN_SYNC, 0}, {"shfl_xor_sync", BI_SHFL_XOR_SYNC, 0},
+    {"all_sync", BI_ALL_SYNC, 0}, {"any_sync", BI_ANY_SYNC, 0},
+    {"ballot_sync", BI_BALLOT_SYNC, 0}, {"activemask", BI_ACTIVEMASK, 0},
+    {"popc", BI_POPC, 0}, {"clz", BI_CLZ, 0}, {"ffs", BI_FFS, 0}, {"brev", BI_BREV, 0},
+    {NULL, 0, 0},
+};
+
+static const BuiltinName py_builtins[] = {
+    {"print", BI_PRINT, 0}, {"range", BI_RANGE, 0}, {"len", BI_LEN, 0},
+    {"int", BI_INT, 0}, {"float", BI_FLOAT, 0}, {"bool", BI_BOOL, 0},
+    {"complex", BI_COMPLEX, 0}, {"abs", BI_ABS, 0}, {"min", BI_MIN, 0},
+    {"max", BI_MAX, 0}, {"round", BI_ROUND, 0}, {NULL, 0, 0},
+};
+
+static const BuiltinName math_names[] = {
+    {"sqrt", BI_SQRT, 0}, {"exp", BI_EXP, 0}, {"expm1", BI_EXPM1, 0}, {"log", BI_LOG, 0},
+    {"log1p", BI_LOG1P, 0}, {"log2", BI_LOG2, 0}, {"log10", BI_LOG10, 0}, {"pow", BI_POW, 0},
+    {"sin", BI_SIN, 0}, {"cos", BI_COS, 0}, {"tan", BI_TAN, 0}, {"asin", BI_ASIN, 0},
+    {"acos", BI_ACOS, 0}, {"atan", BI_ATAN, 0}, {"atan2", BI_ATAN2, 0}, {"sinh", BI_SINH, 0},
+    {"cosh", BI_COSH, 0}, {"tanh", BI_TANH, 0}, {"asinh", BI_ASINH, 0}, {"acosh", BI_ACOSH, 0},
+    {"atanh", BI_ATANH, 0}, {"hypot", BI_HYPOT, 0}, {"floor", BI_FLOOR, 0}, {"ceil", BI_CEIL, 0},
+    {"trunc", BI_TRUNC, 0}, {"fabs", BI_FABS, 0}, {"fmod", BI_FMOD, 0},
+    {"copysign", BI_COPYSIGN, 0}, {"erf", BI_ERF, 0}, {"erfc", BI_ERFC, 0},
+    {"gamma", BI_GAMMA, 0}, {"lgamma", BI_LGAMMA, 0}, {"isnan", BI_ISNAN, 0},
+    {"isinf", BI_ISINF, 0}, {"isfinite", BI_ISFINITE, 0}, {NULL, 0, 0},
+};
+
+static const BuiltinName *
+lookup_name(const BuiltinName *t, const char *name)
+{
+    for (; t->name; t++) {
+        if (strcmp(t->name, name) == 0) {
+            return t;
+        }
+    }
+    return NULL;
+}
+
+const char *
+module_name(PyObject *obj)
+{
+    if (!PyModule_Check(obj)) {
+        return NULL;
+    }
+    return PyModule_GetName(obj);
+}
+
+/* What a Python object found by name means inside a kernel. */
+static Resolved
+classify(Fe *f, PyObject *obj, Loc loc)
+{
+    Resolved r;
+    memset(&r, 0, sizeof r);
+    r.obj = obj;
+    PyObject *tag = PyObject_GetAttr(obj, names[S___cujit_builtin__]);
+    if (tag && PyUnicode_Check(tag) && !PyModule_Check(obj)) {
+        const BuiltinName *b = lookup_name(jit_names, PyUnicode_AsUTF8(tag));
+        Py_DECREF(tag);
+        if (b) {
+            r.kind = R_BUILTIN;
+            r.bi = b->bi;
+            r.axis = b->axis;
+            return r;
+        }
+        r.kind = R_NAMESPACE;       /* jit.threadIdx and friends */
+        return r;
+    }
+    Py_XDECREF(tag);
+    PyErr_Clear();
+    if (PyModule_Check(obj)) {
+        r.kind = R_NAMESPACE;
+        return r;
+    }
+    if (PyCFunction_Check(obj)) {
+        PyObject *mod = PyObject_GetAttr(obj, names[S___module__]);
+        PyObject *nm = PyObject_GetAttr(obj, names[S___name__]);
+        PyErr_Clear();
+        if (mod && nm && PyUnicode_Check(mod) && PyUnicode_Check(nm)) {
+            const char *m = PyUnicode_AsUTF8(mod), *n = PyUnicode_AsUTF8(nm);
+            const BuiltinName *b = strcmp(m, "math") == 0 ? lookup_name(math_names, n)
+                                   : strcmp(m, "builtins") == 0 ? lookup_name(py_builtins, n)
+                                   : NULL;
+            if (b && (strcmp(m, "math") == 0 || PyDict_GetItemString(builtins_dict, n) == obj)) {
+                Py_DECREF(mod);
+                Py_DECREF(nm);
+                r.kind = R_BUILTIN;
+                r.bi = b->bi;
+                return r;
+            }
+        }
+        Py_XDECREF(mod);
+        Py_XDECREF(nm);
+    }
+    if (PyType_Check(obj)) {
+        for (const BuiltinName *b = py_builtins; b->name; b++) {
+            if (PyDict_GetItemString(builtins_dict, b->name) == obj) {
+                r.kind = R_BUILTIN;
+                r.bi = b->bi;
+                return r;
+            }
+        }
+        if (dtype_of_object(f, obj, &r.dt)) {
+            r.kind = R_DTYPE;
+            return r;
+        }
+    }
+    if (strncmp(Py_TYPE(obj)->tp_name, "numpy.dtype", 11) == 0 && dtype_of_object(f, obj, &r.dt)) {
+        r.kind = R_DTYPE;
+        return r;
+    }
+    int is_device = 0;
+    PyObject *pyfunc = fe_kernel_function(obj, &is_device);
+    if (pyfunc) {
+        r.kind = is_device ? R_DEVFUNC : R_KERNEL;
+        r.obj = pyfunc;
+        return r;
+    }
+    Node *c = object_const(f, obj, loc);
+    if (c) {
+        r.kind = R_CONST;
+        r.node = c;
+        return r;
+    }
+    r.kind = R_OTHER;
+    return r;
+}
+
+/* The value of a global, closure or builtin name; NULL if there is none. */
+static PyObject *
+lookup_global(Fe *f, PyObject *name)
+{
+    PyObject *v = f->closure ? PyDict_GetItemWithError(f->closure, name) : NULL;
+    if (!v && !PyErr_Occurred()) {
+        v = PyDict_GetItemWithError(f->globals, name);
+    }
+    if (!v && !PyErr_Occurred()) {
+        v = PyDict_GetItemWithError(builtins_dict, name);
+    }
+    PyErr_Clear();
+    return v;
+}
+
+int
+is_local_name(Fe *f, PyObject *name)
+{
+    int r = PySet_Contains(f->locals, name);
+    if (r < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    return r;
+}
+
+const char *
+describe_object(Fe *f, PyObject *obj)
+{
+    return cj_aprintf(f->cx->arena, "an object of type '%s'", Py_TYPE(obj)->tp_name);
+}
+
+/* Resolves Name / Attribute chains that do not start at a local. Returns 0
+ * if the expression starts at a local (the caller reads it as a value). */
+int
+resolve(Fe *f, PyObject *e, Resolved *out)
+{
+    Loc loc = loc_of(f, e);
+    if (is(e, A_Name)) {
+        PyObject *id = get(f, e, S_id);
+        if (is_local_name(f, id)) {
+            return 0;
+        }
+        PyObject *v = lookup_global(f, id);
+        if (!v) {
+            fail(f, loc, "unknown name '%s': not an argument, a local variable, a global, "
+                 "a closure variable or a builtin", utf8(f, id));
+        }
+        *out = classify(f, v, loc);
+        return 1;
+    }
+    if (is(e, A_Attribute)) {
+        PyObject *base = get(f, e, S_value);
+        Resolved rb;
+        if (!resolve(f, base, &rb)) {
+            return 0;
+        }
+        PyObject *attr = get(f, e, S_attr);
+        if (rb.kind == R_CONST) {
+            return 0;           /* a constant's .real etc.: read as a value */
+        }
+        PyObject *v = PyObject_GetAttr(rb.obj, attr);
+        if (!v) {
+            PyErr_Clear();
+            const char *mn = module_name(rb.obj);
+            if (mn) {
+                fail(f, loc, "unknown name '%s.%s': module '%s' has no attribute '%s' usable "
+                     "in a kernel", mn, utf8(f, attr), mn, utf8(f, attr));
+            }
+            fail(f, loc, "unknown attribute '%s' of %s", utf8(f, attr),
+                 describe_object(f, rb.obj));
+        }
+        keep(f, v);
+        *out = classify(f, v, loc);
+        if (out->kind == R_OTHER || out->kind == R_NAMESPACE) {
+            /* math.foo that is not one we know, jit.something unknown */
+            const char *mn = module_name(rb.obj);
+            if (mn && (strcmp(mn, "math") == 0)) {
+                fail(f, loc, "math.%s is not supported in kernels", utf8(f, attr));
+            }
+        }
+        return 1;
+    }
+    return 0;
+}
+
+
+static void
+bind_target(Fe *f, PyObject *t)
+{
+    if (is(t, A_Name)) {
+        if (PySet_Add(f->locals, get(f, t, S_id)) < 0) {
+            fail_py(f, loc_of(f, t), "cujit");
+        }
+    } else if (is(t, A_Tuple) || is(t, A_List)) {
+        PyObject *elts = get(f, t, S_elts);
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(elts); i++) {
+            bind_target(f, PyList_GET_ITEM(elts, i));
+        }
+    }
+}
+
+void
+bound_names(Fe *f, PyObject *list)
+{
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(list); i++) {
+        PyObject *s = PyList_GET_ITEM(list, i);
+        if (is(s, A_Assign)) {
+            PyObject *tl = get(f, s, S_targets);
+            for (Py_ssize_t j = 0; j < PyList_GET_SIZE(tl); j++) {
+                bind_target(f, PyList_GET_ITEM(tl, j));
+            }
+        } else if (is(s, A_AugAssign) || is(s, A_AnnAssign) || is(s, A_For)) {
+            bind_target(f, get(f, s, S_target));
+        }
+        if (is(s, A_If) || is(s, A_While) || is(s, A_For)) {
+            bound_names(f, get(f, s, S_body));
+            bound_names(f, get(f, s, S_orelse));
+        }
+    }
+}
+
+void
+read_closure(Fe *f, PyObject *pyfunc, PyObject *code)
+{
+    PyObject *cl = PyObject_GetAttr(pyfunc, names[S___closure__]);
+    keep(f, cl);
+    if (!cl || cl == Py_None) {
+        PyErr_Clear();
+        return;
+    }
+    PyObject *fv = get(f, code, S_co_freevars);
+    f->closure = keep(f, PyDict_New());
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(fv) && i < PyTuple_GET_SIZE(cl); i++) {
+        PyObject *v = PyCell_Get(PyTuple_GET_ITEM(cl, i));
+        if (!v) {
+            PyErr_Clear();
+            continue;       /* an empty cell: reading it gives "unknown name" */
+        }
+        PyDict_SetItem(f->closure, PyTuple_GET_ITEM(fv, i), v);
+        Py_DECREF(v);
+    }
+}

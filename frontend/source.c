@@ -1,0 +1,299 @@
+/* source.c - finds a function's or a lambda's source text through
+ * linecache and parses it to an AST; source lines for diagnostics. */
+#include <string.h>
+
+#include "fe_impl.h"
+
+static int
+indent_of(const char *s)
+{
+    int k = 0;
+    while (s[k] == ' ' || s[k] == '\t') {
+        k++;
+    }
+    return k;
+}
+
+/* Bracket depth change over one line, skipping strings and comments. */
+static int
+bracket_delta(const char *s)
+{
+    int d = 0;
+    char q = 0;
+    for (; *s; s++) {
+        if (q) {
+            if (*s == '\\' && s[1]) {
+                s++;
+            } else if (*s == q) {
+                q = 0;
+            }
+        } else if (*s == '#') {
+            break;
+        } else if (*s == '\'' || *s == '"') {
+            q = *s;
+        } else if (*s == '(' || *s == '[' || *s == '{') {
+            d++;
+        } else if (*s == ')' || *s == ']' || *s == '}') {
+            d--;
+        }
+    }
+    return d;
+}
+
+static int
+blank_or_comment(const char *s)
+{
+    s += indent_of(s);
+    return *s == '\0' || *s == '\n' || *s == '\r' || *s == '#';
+}
+
+/* The function's block (decorators, def and body) cut from the file's lines
+ * and dedented, as Python source; sets f->line0 and f->dedent. */
+const char *
+function_source(Fe *f, PyObject *lines, int first)
+{
+    Py_ssize_t nl = PyList_GET_SIZE(lines);
+    Buf b;
+    buf_init(&b);
+    const char *l0 = PyUnicode_AsUTF8(PyList_GET_ITEM(lines, first));
+    int k = l0 ? indent_of(l0) : 0;
+    int depth = 0, seen_def = 0;
+    for (Py_ssize_t i = first; i < nl; i++) {
+        const char *l = PyUnicode_AsUTF8(PyList_GET_ITEM(lines, i));
+        if (!l) {
+            PyErr_Clear();
+            break;
+        }
+        if (i > first && depth == 0 && seen_def && !blank_or_comment(l) && indent_of(l) <= k) {
+            break;
+        }
+        const char *t = l + indent_of(l);
+        if (depth == 0 && (strncmp(t, "def ", 4) == 0 || strncmp(t, "async def ", 10) == 0)) {
+            seen_def = 1;
+        }
+        depth += bracket_delta(l);
+        if (depth < 0) {
+            depth = 0;
+        }
+        buf_puts(&b, indent_of(l) >= k ? l + k : t);
+        if (b.len == 0 || b.s[b.len - 1] != '\n') {
+            buf_putc(&b, '\n');
+        }
+    }
+    f->line0 = first;
+    f->dedent = k;
+    char *s = cj_strdup(f->cx->arena, b.s ? b.s : "");
+    buf_free(&b);
+    return s;
+}
+
+PyObject *
+parse_source(Fe *f, const char *src, PyObject *filename)
+{
+    PyCompilerFlags flags = _PyCompilerFlags_INIT;
+    flags.cf_flags = PyCF_ONLY_AST;
+    PyObject *mod = Py_CompileStringObject(src, filename, Py_file_input, &flags, -1);
+    if (!mod) {
+        Loc l = {f->line0 + 1, 0, 0};
+        fail_py(f, l, "cujit could not parse the function's source");
+    }
+    keep(f, mod);
+    PyObject *body = get(f, mod, S_body);
+    if (PyList_GET_SIZE(body) >= 1 && is(PyList_GET_ITEM(body, 0), A_AsyncFunctionDef)) {
+        fail(f, loc_of(f, PyList_GET_ITEM(body, 0)), "async functions are not supported as kernels; "
+             "use a plain def");
+    }
+    if (PyList_GET_SIZE(body) < 1 || (!is(PyList_GET_ITEM(body, 0), A_FunctionDef))) {
+        Loc l = {f->line0 + 1, 0, 0};
+        fail(f, l, "cujit could not find the function's definition in its source");
+    }
+    return PyList_GET_ITEM(body, 0);
+}
+
+/* Finds the function's lines through linecache (what inspect does, without
+ * tokenizing the whole file). */
+PyObject *
+source_lines(Fe *f, PyObject *code, PyObject *filename, int *first)
+{
+    PyObject *lines = PyObject_CallFunctionObjArgs(linecache_getlines, filename,
+                                                   f->globals, NULL);
+    Loc none = {0, 0, 0};
+    if (!lines) {
+        fail_py(f, none, "cujit could not read the kernel's source");
+    }
+    keep(f, lines);
+    *first = get_int(f, code, S_co_firstlineno) - 1;
+    if (!PyList_Check(lines) || *first < 0 || *first >= PyList_GET_SIZE(lines)) {
+        fail(f, none, "cujit could not find the source of function '%s' in '%s': kernels "
+             "must be defined in a file (not typed at an interactive prompt or built with "
+             "exec)", f->fn->name, f->file);
+    }
+    return lines;
+}
+
+/* Lines [from, from + n) dedented by the first one's indentation. */
+static const char *
+chunk(Fe *f, PyObject *lines, int from, int n)
+{
+    Buf b;
+    buf_init(&b);
+    const char *l0 = PyUnicode_AsUTF8(PyList_GET_ITEM(lines, from));
+    int k = l0 ? indent_of(l0) : 0;
+    for (int i = from; i < from + n && i < PyList_GET_SIZE(lines); i++) {
+        const char *l = PyUnicode_AsUTF8(PyList_GET_ITEM(lines, i));
+        if (!l) {
+            PyErr_Clear();
+            break;
+        }
+        buf_puts(&b, indent_of(l) >= k ? l + k : l + indent_of(l));
+        if (b.len == 0 || b.s[b.len - 1] != '\n') {
+            buf_putc(&b, '\n');
+        }
+    }
+    f->line0 = from;
+    f->dedent = k;
+    char *r = cj_strdup(f->cx->arena, b.s ? b.s : "");
+    buf_free(&b);
+    return r;
+}
+
+/* does this Lambda node take the code object's parameters? */
+static int
+lambda_matches(Fe *f, PyObject *lam, PyObject *code)
+{
+    PyObject *args = get(f, get(f, lam, S_args), S_args);
+    PyObject *varnames = get(f, code, S_co_varnames);
+    int argc = get_int(f, code, S_co_argcount);
+    if (PyList_GET_SIZE(args) != argc || PyTuple_GET_SIZE(varnames) < argc) {
+        return 0;
+    }
+    for (int i = 0; i < argc; i++) {
+        int eq = PyObject_RichCompareBool(get(f, PyList_GET_ITEM(args, i), S_arg),
+                                          PyTuple_GET_ITEM(varnames, i), Py_EQ);
+        if (eq != 1) {
+            PyErr_Clear();
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Several lambdas with these parameters on one line: the one whose compiled
+ * code is the function's. */
+static int
+same_code(Fe *f, PyObject *lam, PyObject *code, PyObject *filename)
+{
+    int same = 0;
+    PyObject *astmod = PyImport_ImportModule("ast");
+    PyObject *ex = astmod ? PyObject_CallMethod(astmod, "Expression", "O", lam) : NULL;
+    PyObject *fixed = ex ? PyObject_CallMethod(astmod, "fix_missing_locations", "O", ex) : NULL;
+    PyObject *builtins = PyImport_ImportModule("builtins");
+    PyObject *c = fixed && builtins ? PyObject_CallMethod(builtins, "compile", "OOs", fixed,
+                                                         filename, "eval") : NULL;
+    PyObject *consts = c ? PyObject_GetAttrString(c, "co_consts") : NULL;
+    if (consts && PyTuple_Check(consts)) {
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(consts) && !same; i++) {
+            PyObject *k = PyTuple_GET_ITEM(consts, i);
+            if (!PyCode_Check(k)) {
+                continue;
+            }
+            PyObject *a = PyObject_GetAttrString(k, "co_code");
+            PyObject *b = PyObject_GetAttrString(code, "co_code");
+            PyObject *na = PyObject_GetAttrString(k, "co_names");
+            PyObject *nb = PyObject_GetAttrString(code, "co_names");
+            PyObject *ka = PyObject_GetAttrString(k, "co_consts");
+            PyObject *kb = PyObject_GetAttrString(code, "co_consts");
+            same = a && b && na && nb && ka && kb
+                   && PyObject_RichCompareBool(a, b, Py_EQ) == 1
+                   && PyObject_RichCompareBool(na, nb, Py_EQ) == 1
+                   && PyObject_RichCompareBool(ka, kb, Py_EQ) == 1;
+            Py_XDECREF(a);
+            Py_XDECREF(b);
+            Py_XDECREF(na);
+            Py_XDECREF(nb);
+            Py_XDECREF(ka);
+            Py_XDECREF(kb);
+        }
+    }
+    Py_XDECREF(consts);
+    Py_XDECREF(c);
+    Py_XDECREF(builtins);
+    Py_XDECREF(fixed);
+    Py_XDECREF(ex);
+    Py_XDECREF(astmod);
+    PyErr_Clear();
+    (void)f;
+    return same;
+}
+
+/* The Lambda node of a lambda function: the smallest run of lines around
+ * its first line that parses, searched for a lambda with its parameters. */
+PyObject *
+find_lambda(Fe *f, PyObject *lines, int first, PyObject *code, PyObject *filename)
+{
+    PyCompilerFlags flags = _PyCompilerFlags_INIT;
+    flags.cf_flags = PyCF_ONLY_AST;
+    for (int back = 0; back <= 10 && first - back >= 0; back++) {
+        for (int n = back + 1; n <= back + 40 && first - back + n <= PyList_GET_SIZE(lines); n++) {
+            const char *src = chunk(f, lines, first - back, n);
+            PyObject *mod = Py_CompileStringObject(src, filename, Py_file_input, &flags, -1);
+            if (!mod) {
+                PyErr_Clear();
+                continue;
+            }
+            keep(f, mod);
+            PyObject *it = PyObject_CallOneArg(ast_walk, mod);
+            PyObject *list = it ? PySequence_List(it) : NULL;
+            Py_XDECREF(it);
+            if (!list) {
+                Loc l = {first + 1, 0, 0};
+                fail_py(f, l, "cujit could not read the lambda's source");
+            }
+            keep(f, list);
+            PyObject *found = NULL;
+            int nfound = 0;
+            for (Py_ssize_t i = 0; i < PyList_GET_SIZE(list); i++) {
+                PyObject *node = PyList_GET_ITEM(list, i);
+                if (is(node, A_Lambda) && lambda_matches(f, node, code)) {
+                    nfound++;
+                    if (!found || same_code(f, node, code, filename)) {
+                        found = node;
+                    }
+                }
+            }
+            if (found) {
+                f->fn->src_hash = cj_hash64(src, strlen(src), 0);
+                return found;
+            }
+            break;      /* it parsed but holds no such lambda: look further back */
+        }
+    }
+    Loc l = {first + 1, 0, 0};
+    fail(f, l, "cujit could not find the source of this lambda; define the function with def");
+}
+
+int
+fe_source_line(const char *file, int line, char *out, size_t n)
+{
+    out[0] = '\0';
+    if (fe_init() < 0) {
+        PyErr_Clear();
+        return -1;
+    }
+    PyObject *lines = PyObject_CallFunction(linecache_getlines, "s", file);
+    if (!lines) {
+        PyErr_Clear();
+        return -1;
+    }
+    int ok = PyList_Check(lines) && line >= 1 && line <= PyList_GET_SIZE(lines);
+    if (ok) {
+        const char *s = PyUnicode_AsUTF8(PyList_GET_ITEM(lines, line - 1));
+        if (s) {
+            snprintf(out, n, "%s", s);
+        } else {
+            PyErr_Clear();
+        }
+    }
+    Py_DECREF(lines);
+    return ok ? 0 : -1;
+}
