@@ -11,7 +11,7 @@ static const char *const ast_names[] = {
 #undef AST_STR
 };
 
-PyTypeObject *ast_types[A_COUNT];
+PyTypeObject *fe_ast_types[A_COUNT];
 
 static const char *const attr_strs[] = {
 #define ATTR_STR(n) #n,
@@ -19,15 +19,15 @@ static const char *const attr_strs[] = {
 #undef ATTR_STR
 };
 
-PyObject *names[S_COUNT];
-PyObject *builtins_dict;
-PyObject *linecache_getlines;
-PyObject *ast_walk;
+PyObject *fe_names[S_COUNT];
+PyObject *fe_builtins_dict;
+PyObject *fe_linecache_getlines;
+PyObject *fe_ast_walk;
 
 int
 fe_init(void)
 {
-    if (names[0]) {
+    if (fe_names[0]) {
         return 0;
     }
     PyObject *ast = PyImport_ImportModule("_ast");
@@ -40,12 +40,12 @@ fe_init(void)
             Py_DECREF(ast);
             return -1;
         }
-        ast_types[i] = (PyTypeObject *)t;      /* kept for the process */
+        fe_ast_types[i] = (PyTypeObject *)t;      /* kept for the process */
     }
     Py_DECREF(ast);
     for (int i = 0; i < S_COUNT; i++) {
-        names[i] = PyUnicode_InternFromString(attr_strs[i]);
-        if (!names[i]) {
+        fe_names[i] = PyUnicode_InternFromString(attr_strs[i]);
+        if (!fe_names[i]) {
             return -1;
         }
     }
@@ -53,24 +53,24 @@ fe_init(void)
     if (!b) {
         return -1;
     }
-    builtins_dict = PyModule_GetDict(b);       /* borrowed; module kept */
+    fe_builtins_dict = PyModule_GetDict(b);       /* borrowed; module kept */
     PyObject *lc = PyImport_ImportModule("linecache");
     if (!lc) {
         return -1;
     }
-    linecache_getlines = PyObject_GetAttrString(lc, "getlines");
+    fe_linecache_getlines = PyObject_GetAttrString(lc, "getlines");
     Py_DECREF(lc);
     PyObject *astmod = PyImport_ImportModule("ast");
     if (!astmod) {
         return -1;
     }
-    ast_walk = PyObject_GetAttrString(astmod, "walk");
+    fe_ast_walk = PyObject_GetAttrString(astmod, "walk");
     Py_DECREF(astmod);
-    return linecache_getlines && ast_walk ? 0 : -1;
+    return fe_linecache_getlines && fe_ast_walk ? 0 : -1;
 }
 
 PyObject *
-keep(Fe *f, PyObject *o)
+fe_keep(Fe *f, PyObject *o)
 {
     if (!o) {
         return NULL;
@@ -84,7 +84,7 @@ keep(Fe *f, PyObject *o)
 }
 
 void
-fail(Fe *f, Loc loc, const char *fmt, ...)
+fe_fail(Fe *f, Loc loc, const char *fmt, ...)
 {
     CjTry *t = f->cx->try_;
     va_list ap;
@@ -99,7 +99,7 @@ fail(Fe *f, Loc loc, const char *fmt, ...)
 
 /* A Python error inside the frontend becomes a compile error at `loc`. */
 CJ_NORETURN void
-fail_py(Fe *f, Loc loc, const char *what)
+fe_fail_py(Fe *f, Loc loc, const char *what)
 {
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
@@ -112,30 +112,30 @@ fail_py(Fe *f, Loc loc, const char *what)
     Py_XDECREF(value);
     Py_XDECREF(tb);
     PyErr_Clear();
-    fail(f, loc, "%s: %s", what, text);
+    fe_fail(f, loc, "%s: %s", what, text);
 }
 
 PyObject *
-get(Fe *f, PyObject *o, int name)
+fe_get(Fe *f, PyObject *o, int name)
 {
-    PyObject *v = PyObject_GetAttr(o, names[name]);
+    PyObject *v = PyObject_GetAttr(o, fe_names[name]);
     if (!v) {
         Loc l = {0, 0, 0};
-        fail_py(f, l, "cujit could not read the Python AST");
+        fe_fail_py(f, l, "cujit could not read the Python AST");
     }
-    return keep(f, v);
+    return fe_keep(f, v);
 }
 
 int
-is(PyObject *o, int cls)
+fe_is(PyObject *o, int cls)
 {
-    return Py_TYPE(o) == ast_types[cls];
+    return Py_TYPE(o) == fe_ast_types[cls];
 }
 
 int
-get_int(Fe *f, PyObject *o, int name)
+fe_get_int(Fe *f, PyObject *o, int name)
 {
-    PyObject *v = PyObject_GetAttr(o, names[name]);
+    PyObject *v = PyObject_GetAttr(o, fe_names[name]);
     if (!v) {
         PyErr_Clear();
         return 0;
@@ -150,19 +150,19 @@ get_int(Fe *f, PyObject *o, int name)
 }
 
 Loc
-loc_of(Fe *f, PyObject *node)
+fe_loc_of(Fe *f, PyObject *node)
 {
     Loc l;
-    int line = get_int(f, node, S_lineno);
+    int line = fe_get_int(f, node, S_lineno);
     l.line = line + f->line0;
-    l.col = get_int(f, node, S_col_offset) + f->dedent;
-    int end_line = get_int(f, node, S_end_lineno);
-    l.end_col = end_line == line ? get_int(f, node, S_end_col_offset) + f->dedent : -1;
+    l.col = fe_get_int(f, node, S_col_offset) + f->dedent;
+    int end_line = fe_get_int(f, node, S_end_lineno);
+    l.end_col = end_line == line ? fe_get_int(f, node, S_end_col_offset) + f->dedent : -1;
     return l;
 }
 
 Node *
-new_node(Fe *f, NodeKind k, Loc loc)
+fe_new_node(Fe *f, NodeKind k, Loc loc)
 {
     Node *n = cj_alloc(f->cx->arena, sizeof(Node));
     n->kind = k;
@@ -172,18 +172,18 @@ new_node(Fe *f, NodeKind k, Loc loc)
 }
 
 const char *
-utf8(Fe *f, PyObject *s)
+fe_utf8(Fe *f, PyObject *s)
 {
     const char *p = PyUnicode_AsUTF8(s);
     if (!p) {
         Loc l = {0, 0, 0};
-        fail_py(f, l, "cujit could not read a name");
+        fe_fail_py(f, l, "cujit could not read a name");
     }
     return cj_strdup(f->cx->arena, p);
 }
 
 Var *
-find_var(Fe *f, const char *name)
+fe_find_var(Fe *f, const char *name)
 {
     for (int i = 0; i < f->nvars; i++) {
         if (strcmp(f->vars[i]->name, name) == 0) {
@@ -194,7 +194,7 @@ find_var(Fe *f, const char *name)
 }
 
 Var *
-add_var(Fe *f, const char *name, Loc loc, int is_param)
+fe_add_var(Fe *f, const char *name, Loc loc, int is_param)
 {
     Var *v = cj_alloc(f->cx->arena, sizeof(Var));
     v->name = name;

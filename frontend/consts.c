@@ -5,9 +5,9 @@
 #include "fe_impl.h"
 
 Node *
-const_node(Fe *f, Loc loc, Const c)
+fe_const_node(Fe *f, Loc loc, Const c)
 {
-    Node *n = new_node(f, ND_CONST, loc);
+    Node *n = fe_new_node(f, ND_CONST, loc);
     n->cval = c;
     return n;
 }
@@ -29,7 +29,7 @@ is_numpy_scalar_type(PyObject *obj)
 /* The dtype named by a NumPy scalar type (np.float32), a numpy.dtype
  * instance or a dtype string. */
 int
-dtype_of_object(Fe *f, PyObject *obj, DType *dt)
+fe_dtype_of_object(Fe *f, PyObject *obj, DType *dt)
 {
     PyObject *name = NULL;
     (void)f;
@@ -60,18 +60,18 @@ numpy_scalar_const(Fe *f, PyObject *obj, Const *c)
     if (strncmp(Py_TYPE(obj)->tp_name, "numpy.", 6) != 0) {
         return 0;
     }
-    PyObject *d = PyObject_GetAttr(obj, names[S_dtype]);
+    PyObject *d = PyObject_GetAttr(obj, fe_names[S_dtype]);
     if (!d) {
         PyErr_Clear();
         return 0;
     }
     DType dt;
-    int ok = dtype_of_object(f, d, &dt);
+    int ok = fe_dtype_of_object(f, d, &dt);
     Py_DECREF(d);
     if (!ok) {
         return 0;
     }
-    PyObject *v = PyObject_CallMethodNoArgs(obj, names[S_item]);
+    PyObject *v = PyObject_CallMethodNoArgs(obj, fe_names[S_item]);
     if (!v) {
         PyErr_Clear();
         return 0;
@@ -109,7 +109,7 @@ numpy_scalar_const(Fe *f, PyObject *obj, Const *c)
 /* Python int / float / complex / bool / None / str / NumPy scalar / tuple
  * of these -> a constant node, or NULL if obj is none of them. */
 Node *
-object_const(Fe *f, PyObject *obj, Loc loc)
+fe_object_const(Fe *f, PyObject *obj, Loc loc)
 {
     Const c;
     memset(&c, 0, sizeof c);
@@ -130,12 +130,12 @@ object_const(Fe *f, PyObject *obj, Loc loc)
             c.u = PyLong_AsUnsignedLongLong(obj);
             if (PyErr_Occurred()) {
                 PyErr_Clear();
-                fail(f, loc, "integer constant too large for 64 bits");
+                fe_fail(f, loc, "integer constant too large for 64 bits");
             }
             c.kind = CK_UINT;
             c.dt = DT_U64;
         } else if (overflow < 0) {
-            fail(f, loc, "integer constant too small for 64 bits");
+            fe_fail(f, loc, "integer constant too small for 64 bits");
         }
     } else if (PyFloat_Check(obj)) {
         c.kind = CK_FLOAT;
@@ -152,13 +152,13 @@ object_const(Fe *f, PyObject *obj, Loc loc)
         c.kind = CK_NONE;
     } else if (PyUnicode_Check(obj)) {
         c.kind = CK_STR;
-        c.s = utf8(f, obj);
+        c.s = fe_utf8(f, obj);
     } else if (PyTuple_Check(obj)) {
-        Node *t = new_node(f, ND_TUPLE, loc);
+        Node *t = fe_new_node(f, ND_TUPLE, loc);
         t->n = (int)PyTuple_GET_SIZE(obj);
         t->list = cj_alloc(f->cx->arena, sizeof(Node *) * (size_t)(t->n + 1));
         for (int i = 0; i < t->n; i++) {
-            t->list[i] = object_const(f, PyTuple_GET_ITEM(obj, i), loc);
+            t->list[i] = fe_object_const(f, PyTuple_GET_ITEM(obj, i), loc);
             if (!t->list[i]) {
                 return NULL;
             }
@@ -167,5 +167,5 @@ object_const(Fe *f, PyObject *obj, Loc loc)
     } else {
         return NULL;
     }
-    return const_node(f, loc, c);
+    return fe_const_node(f, loc, c);
 }

@@ -5,24 +5,24 @@
 
 
 Node **
-expr_list(Fe *f, PyObject *list, int *n)
+fe_expr_list(Fe *f, PyObject *list, int *n)
 {
     Py_ssize_t len = PyList_Check(list) ? PyList_GET_SIZE(list) : PyTuple_GET_SIZE(list);
     Node **out = cj_alloc(f->cx->arena, sizeof(Node *) * (size_t)(len + 1));
     for (Py_ssize_t i = 0; i < len; i++) {
         PyObject *it = PyList_Check(list) ? PyList_GET_ITEM(list, i) : PyTuple_GET_ITEM(list, i);
-        if (is(it, A_Starred)) {
-            fail(f, loc_of(f, it), "star-arguments (*args) are not supported in kernels; "
-                 "pass the values one by one");
+        if (fe_is(it, A_Starred)) {
+            fe_fail(f, fe_loc_of(f, it), "star-arguments (*args) are not supported in kernels; "
+                    "pass the values one by one");
         }
-        out[i] = expr(f, it);
+        out[i] = fe_expr(f, it);
     }
     *n = (int)len;
     return out;
 }
 
 int
-binop_kind(Fe *f, PyObject *op, Loc loc)
+fe_binop_kind(Fe *f, PyObject *op, Loc loc)
 {
     static const int map[][2] = {
         {A_Add, OP_ADD}, {A_Sub, OP_SUB}, {A_Mult, OP_MUL}, {A_Div, OP_DIV},
@@ -31,11 +31,11 @@ binop_kind(Fe *f, PyObject *op, Loc loc)
         {A_BitAnd, OP_BITAND},
     };
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
-        if (is(op, map[i][0])) {
+        if (fe_is(op, map[i][0])) {
             return map[i][1];
         }
     }
-    fail(f, loc, "the matrix-multiplication operator '@' is not supported in kernels");
+    fe_fail(f, loc, "the matrix-multiplication operator '@' is not supported in kernels");
 }
 
 static int
@@ -46,12 +46,12 @@ cmpop_kind(Fe *f, PyObject *op, Loc loc)
         {A_GtE, OP_GE}, {A_Is, OP_IS}, {A_IsNot, OP_ISNOT},
     };
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
-        if (is(op, map[i][0])) {
+        if (fe_is(op, map[i][0])) {
             return map[i][1];
         }
     }
-    fail(f, loc, "'in' and 'not in' are not supported in kernels; compare the values "
-         "one by one");
+    fe_fail(f, loc, "'in' and 'not in' are not supported in kernels; compare the values "
+            "one by one");
 }
 
 static Node *
@@ -63,90 +63,91 @@ resolved_value(Fe *f, Resolved *r, PyObject *e, Loc loc)
     case R_BUILTIN:
         if (r->bi == BI_THREADIDX || r->bi == BI_BLOCKIDX || r->bi == BI_BLOCKDIM
             || r->bi == BI_GRIDDIM) {
-            Node *n = new_node(f, ND_CALL, loc);
+            Node *n = fe_new_node(f, ND_CALL, loc);
             n->op = r->bi;
             n->axis = r->axis;
             return n;
         }
-        fail(f, loc, "'%s' is a function: call it", cj_builtin_names[r->bi]);
+        fe_fail(f, loc, "'%s' is a function: call it", cj_builtin_names[r->bi]);
     case R_DTYPE: {
         Const c;
         memset(&c, 0, sizeof c);
         c.kind = CK_DTYPE;
         c.dt = r->dt;
-        return const_node(f, loc, c);
+        return fe_const_node(f, loc, c);
     }
     case R_DEVFUNC:
     case R_KERNEL:
-        fail(f, loc, "a kernel or device function can only be called here, not used as a value");
+        fe_fail(f, loc, "a kernel or device function can only be called here, not used as a value");
     case R_NAMESPACE: {
-        PyObject *tag = PyObject_GetAttr(r->obj, names[S___cujit_builtin__]);
+        PyObject *tag = PyObject_GetAttr(r->obj, fe_names[S___cujit_builtin__]);
         if (tag && PyUnicode_Check(tag)) {
-            const char *t = utf8(f, tag);
+            const char *t = fe_utf8(f, tag);
             Py_DECREF(tag);
-            fail(f, loc, "jit.%s is not a value: use jit.%s.x, jit.%s.y or jit.%s.z", t, t, t, t);
+            fe_fail(f, loc, "jit.%s is not a value: use jit.%s.x, jit.%s.y or jit.%s.z",
+                    t, t, t, t);
         }
         Py_XDECREF(tag);
         PyErr_Clear();
-        fail(f, loc, "module or namespace '%s' cannot be used as a value in a kernel",
-             module_name(r->obj) ? module_name(r->obj) : "jit");
+        fe_fail(f, loc, "module or namespace '%s' cannot be used as a value in a kernel",
+                fe_module_name(r->obj) ? fe_module_name(r->obj) : "jit");
     }
     case R_NONE:
     case R_OTHER:
         break;
     }
-    fail(f, loc, "global '%s' is %s, which kernels cannot use: only bool, int, float, "
-         "complex, NumPy scalars and tuples of these are folded in as constants",
-         is(e, A_Name) ? utf8(f, get(f, e, S_id)) : utf8(f, get(f, e, S_attr)),
-         describe_object(f, r->obj));
+    fe_fail(f, loc, "global '%s' is %s, which kernels cannot use: only bool, int, float, "
+            "complex, NumPy scalars and tuples of these are folded in as constants",
+            fe_is(e, A_Name) ? fe_utf8(f, fe_get(f, e, S_id)) : fe_utf8(f, fe_get(f, e, S_attr)),
+            fe_describe_object(f, r->obj));
 }
 
 static Node *
 attribute(Fe *f, PyObject *e, Loc loc)
 {
     Resolved r;
-    if (resolve(f, e, &r)) {
+    if (fe_resolve(f, e, &r)) {
         return resolved_value(f, &r, e, loc);
     }
     static const struct { const char *name; int kind; } attrs[] = {
         {"shape", AT_SHAPE}, {"size", AT_SIZE}, {"ndim", AT_NDIM}, {"strides", AT_STRIDES},
         {"real", AT_REAL}, {"imag", AT_IMAG}, {"itemsize", AT_DTYPE_ITEMSIZE},
     };
-    const char *an = utf8(f, get(f, e, S_attr));
+    const char *an = fe_utf8(f, fe_get(f, e, S_attr));
     for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
         if (strcmp(attrs[i].name, an) == 0) {
-            Node *n = new_node(f, ND_ATTR, loc);
+            Node *n = fe_new_node(f, ND_ATTR, loc);
             n->op = attrs[i].kind;
-            n->a = expr(f, get(f, e, S_value));
+            n->a = fe_expr(f, fe_get(f, e, S_value));
             return n;
         }
     }
-    fail(f, loc, "attribute '%s' is not supported in kernels (arrays have .shape, .size, "
-         ".ndim, .strides; numbers have .real, .imag)", an);
+    fe_fail(f, loc, "attribute '%s' is not supported in kernels (arrays have .shape, .size, "
+            ".ndim, .strides; numbers have .real, .imag)", an);
 }
 
 Node *
-subscript(Fe *f, PyObject *e, Loc loc)
+fe_subscript(Fe *f, PyObject *e, Loc loc)
 {
-    Node *n = new_node(f, ND_INDEX, loc);
-    n->a = expr(f, get(f, e, S_value));
-    PyObject *sl = get(f, e, S_slice);
-    if (is(sl, A_Slice)) {
-        fail(f, loc_of(f, sl), "slicing is not supported inside kernels; index single "
-             "elements (a[i], a[i, j]) instead");
+    Node *n = fe_new_node(f, ND_INDEX, loc);
+    n->a = fe_expr(f, fe_get(f, e, S_value));
+    PyObject *sl = fe_get(f, e, S_slice);
+    if (fe_is(sl, A_Slice)) {
+        fe_fail(f, fe_loc_of(f, sl), "slicing is not supported inside kernels; index single "
+                "elements (a[i], a[i, j]) instead");
     }
-    if (is(sl, A_Tuple)) {
-        PyObject *elts = get(f, sl, S_elts);
+    if (fe_is(sl, A_Tuple)) {
+        PyObject *elts = fe_get(f, sl, S_elts);
         for (Py_ssize_t i = 0; i < PyList_GET_SIZE(elts); i++) {
-            if (is(PyList_GET_ITEM(elts, i), A_Slice)) {
-                fail(f, loc_of(f, PyList_GET_ITEM(elts, i)), "slicing is not supported inside "
-                     "kernels; index single elements (a[i], a[i, j]) instead");
+            if (fe_is(PyList_GET_ITEM(elts, i), A_Slice)) {
+                fe_fail(f, fe_loc_of(f, PyList_GET_ITEM(elts, i)), "slicing is not supported "
+                        "inside kernels; index single elements (a[i], a[i, j]) instead");
             }
         }
-        n->list = expr_list(f, elts, &n->n);
+        n->list = fe_expr_list(f, elts, &n->n);
     } else {
         n->list = cj_alloc(f->cx->arena, sizeof(Node *));
-        n->list[0] = expr(f, sl);
+        n->list[0] = fe_expr(f, sl);
         n->n = 1;
     }
     return n;
@@ -164,48 +165,49 @@ keywords(Fe *f, Node *n, PyObject *kws)
     n->kwnames = cj_alloc(f->cx->arena, sizeof(char *) * (size_t)nk);
     for (Py_ssize_t i = 0; i < nk; i++) {
         PyObject *kw = PyList_GET_ITEM(kws, i);
-        PyObject *name = get(f, kw, S_arg);
+        PyObject *name = fe_get(f, kw, S_arg);
         if (name == Py_None) {
-            fail(f, loc_of(f, kw), "**kwargs are not supported in kernels");
+            fe_fail(f, fe_loc_of(f, kw), "**kwargs are not supported in kernels");
         }
-        n->kwnames[i] = utf8(f, name);
-        n->list2[i] = expr(f, get(f, kw, S_value));
+        n->kwnames[i] = fe_utf8(f, name);
+        n->list2[i] = fe_expr(f, fe_get(f, kw, S_value));
     }
 }
 
 static Node *
 call(Fe *f, PyObject *e, Loc loc)
 {
-    PyObject *fn = get(f, e, S_func);
-    Node *n = new_node(f, ND_CALL, loc);
+    PyObject *fn = fe_get(f, e, S_func);
+    Node *n = fe_new_node(f, ND_CALL, loc);
     Resolved r;
-    if (is(fn, A_Attribute) && !resolve(f, fn, &r)) {
-        const char *an = utf8(f, get(f, fn, S_attr));
+    if (fe_is(fn, A_Attribute) && !fe_resolve(f, fn, &r)) {
+        const char *an = fe_utf8(f, fe_get(f, fn, S_attr));
         if (strcmp(an, "conjugate") == 0 || strcmp(an, "conj") == 0) {
             n->op = BI_CONJUGATE;
             n->list = cj_alloc(f->cx->arena, sizeof(Node *));
-            n->list[0] = expr(f, get(f, fn, S_value));
+            n->list[0] = fe_expr(f, fe_get(f, fn, S_value));
             n->n = 1;
-            if (PyList_GET_SIZE(get(f, e, S_args)) || PyList_GET_SIZE(get(f, e, S_keywords))) {
-                fail(f, loc, "conjugate() takes no arguments");
+            if (PyList_GET_SIZE(fe_get(f, e, S_args))
+                || PyList_GET_SIZE(fe_get(f, e, S_keywords))) {
+                fe_fail(f, loc, "conjugate() takes no arguments");
             }
             return n;
         }
-        fail(f, loc, "method '%s' is not supported in kernels", an);
+        fe_fail(f, loc, "method '%s' is not supported in kernels", an);
     }
-    if (!is(fn, A_Name) && !is(fn, A_Attribute)) {
-        fail(f, loc, "only named functions can be called in kernels");
+    if (!fe_is(fn, A_Name) && !fe_is(fn, A_Attribute)) {
+        fe_fail(f, loc, "only named functions can be called in kernels");
     }
-    if (!resolve(f, fn, &r)) {
-        fail(f, loc, "'%s' is a local variable, not a function: it cannot be called",
-             utf8(f, get(f, fn, S_id)));
+    if (!fe_resolve(f, fn, &r)) {
+        fe_fail(f, loc, "'%s' is a local variable, not a function: it cannot be called",
+                fe_utf8(f, fe_get(f, fn, S_id)));
     }
     switch (r.kind) {
     case R_BUILTIN:
         if (r.bi == BI_THREADIDX || r.bi == BI_BLOCKIDX || r.bi == BI_BLOCKDIM
             || r.bi == BI_GRIDDIM) {
-            fail(f, loc, "%s.%c is a number, not a function: it cannot be called; drop the ()",
-                 cj_builtin_names[r.bi], "xyz"[r.axis]);
+            fe_fail(f, loc, "%s.%c is a number, not a function: it cannot be called; drop the ()",
+                    cj_builtin_names[r.bi], "xyz"[r.axis]);
         }
         n->op = r.bi;
         n->axis = r.axis;
@@ -220,140 +222,140 @@ call(Fe *f, PyObject *e, Loc loc)
         n->fn = fe_read(f->cx, r.obj, 1, f->fn->boundscheck);
         break;
     case R_KERNEL:
-        fail(f, loc, "a kernel cannot call another kernel; decorate the callee with "
-             "@jit.rawkernel(device=True) to make it a device function");
+        fe_fail(f, loc, "a kernel cannot call another kernel; decorate the callee with "
+                "@jit.rawkernel(device=True) to make it a device function");
     case R_CONST:
     case R_NAMESPACE:
     case R_NONE:
     case R_OTHER:
         if (PyFunction_Check(r.obj)) {
-            fail(f, loc, "cannot call plain Python function '%s' from a kernel; decorate it "
-                 "with @jit.rawkernel(device=True)", utf8(f, get(f, r.obj, S___name__)));
+            fe_fail(f, loc, "cannot call plain Python function '%s' from a kernel; decorate it "
+                    "with @jit.rawkernel(device=True)", fe_utf8(f, fe_get(f, r.obj, S___name__)));
         }
-        fail(f, loc, "cannot call %s in a kernel: only jit builtins, math functions, NumPy "
-             "dtype casts and @jit.rawkernel(device=True) functions can be called",
-             describe_object(f, r.obj));
+        fe_fail(f, loc, "cannot call %s in a kernel: only jit builtins, math functions, NumPy "
+                "dtype casts and @jit.rawkernel(device=True) functions can be called",
+                fe_describe_object(f, r.obj));
     }
-    n->list = expr_list(f, get(f, e, S_args), &n->n);
-    keywords(f, n, get(f, e, S_keywords));
+    n->list = fe_expr_list(f, fe_get(f, e, S_args), &n->n);
+    keywords(f, n, fe_get(f, e, S_keywords));
     return n;
 }
 
 static Node *
 constant(Fe *f, PyObject *e, Loc loc)
 {
-    PyObject *v = get(f, e, S_value);
+    PyObject *v = fe_get(f, e, S_value);
     if (v == Py_Ellipsis || PyBytes_Check(v)) {
-        fail(f, loc, "this constant is not supported in kernels");
+        fe_fail(f, loc, "this constant is not supported in kernels");
     }
-    Node *c = object_const(f, v, loc);
+    Node *c = fe_object_const(f, v, loc);
     if (!c) {
-        fail(f, loc, "constant %s is not supported in kernels", describe_object(f, v));
+        fe_fail(f, loc, "constant %s is not supported in kernels", fe_describe_object(f, v));
     }
     return c;
 }
 
 Node *
-name_expr(Fe *f, PyObject *e, Loc loc)
+fe_name_expr(Fe *f, PyObject *e, Loc loc)
 {
-    PyObject *id = get(f, e, S_id);
-    if (is_local_name(f, id)) {
-        const char *nm = utf8(f, id);
-        Var *v = find_var(f, nm);
+    PyObject *id = fe_get(f, e, S_id);
+    if (fe_is_local_name(f, id)) {
+        const char *nm = fe_utf8(f, id);
+        Var *v = fe_find_var(f, nm);
         if (!v) {
-            v = add_var(f, nm, loc, 0);
+            v = fe_add_var(f, nm, loc, 0);
         }
-        Node *n = new_node(f, ND_VAR, loc);
+        Node *n = fe_new_node(f, ND_VAR, loc);
         n->var = v;
         return n;
     }
     Resolved r;
-    resolve(f, e, &r);
+    fe_resolve(f, e, &r);
     return resolved_value(f, &r, e, loc);
 }
 
 Node *
-expr(Fe *f, PyObject *e)
+fe_expr(Fe *f, PyObject *e)
 {
-    Loc loc = loc_of(f, e);
+    Loc loc = fe_loc_of(f, e);
     Node *n;
-    if (is(e, A_Name)) {
-        return name_expr(f, e, loc);
+    if (fe_is(e, A_Name)) {
+        return fe_name_expr(f, e, loc);
     }
-    if (is(e, A_Constant)) {
+    if (fe_is(e, A_Constant)) {
         return constant(f, e, loc);
     }
-    if (is(e, A_BinOp)) {
-        n = new_node(f, ND_BINOP, loc);
-        n->op = binop_kind(f, get(f, e, S_op), loc);
-        n->a = expr(f, get(f, e, S_left));
-        n->b = expr(f, get(f, e, S_right));
+    if (fe_is(e, A_BinOp)) {
+        n = fe_new_node(f, ND_BINOP, loc);
+        n->op = fe_binop_kind(f, fe_get(f, e, S_op), loc);
+        n->a = fe_expr(f, fe_get(f, e, S_left));
+        n->b = fe_expr(f, fe_get(f, e, S_right));
         return n;
     }
-    if (is(e, A_UnaryOp)) {
-        PyObject *op = get(f, e, S_op);
-        n = new_node(f, ND_UNARY, loc);
-        n->op = is(op, A_USub) ? OP_NEG : is(op, A_UAdd) ? OP_POS : is(op, A_Not) ? OP_NOT
+    if (fe_is(e, A_UnaryOp)) {
+        PyObject *op = fe_get(f, e, S_op);
+        n = fe_new_node(f, ND_UNARY, loc);
+        n->op = fe_is(op, A_USub) ? OP_NEG : fe_is(op, A_UAdd) ? OP_POS : fe_is(op, A_Not) ? OP_NOT
                 : OP_INVERT;
-        n->a = expr(f, get(f, e, S_operand));
+        n->a = fe_expr(f, fe_get(f, e, S_operand));
         return n;
     }
-    if (is(e, A_BoolOp)) {
-        n = new_node(f, ND_BOOLOP, loc);
-        n->op = is(get(f, e, S_op), A_And) ? OP_AND : OP_OR;
-        n->list = expr_list(f, get(f, e, S_values), &n->n);
+    if (fe_is(e, A_BoolOp)) {
+        n = fe_new_node(f, ND_BOOLOP, loc);
+        n->op = fe_is(fe_get(f, e, S_op), A_And) ? OP_AND : OP_OR;
+        n->list = fe_expr_list(f, fe_get(f, e, S_values), &n->n);
         return n;
     }
-    if (is(e, A_Compare)) {
-        PyObject *ops = get(f, e, S_ops), *cmps = get(f, e, S_comparators);
+    if (fe_is(e, A_Compare)) {
+        PyObject *ops = fe_get(f, e, S_ops), *cmps = fe_get(f, e, S_comparators);
         Py_ssize_t k = PyList_GET_SIZE(ops);
-        n = new_node(f, ND_COMPARE, loc);
+        n = fe_new_node(f, ND_COMPARE, loc);
         n->n = (int)k + 1;
         n->list = cj_alloc(f->cx->arena, sizeof(Node *) * (size_t)(k + 1));
         n->ops = cj_alloc(f->cx->arena, sizeof(int) * (size_t)k);
-        n->list[0] = expr(f, get(f, e, S_left));
+        n->list[0] = fe_expr(f, fe_get(f, e, S_left));
         for (Py_ssize_t i = 0; i < k; i++) {
             n->ops[i] = cmpop_kind(f, PyList_GET_ITEM(ops, i), loc);
-            n->list[i + 1] = expr(f, PyList_GET_ITEM(cmps, i));
+            n->list[i + 1] = fe_expr(f, PyList_GET_ITEM(cmps, i));
         }
         return n;
     }
-    if (is(e, A_IfExp)) {
-        n = new_node(f, ND_IFEXP, loc);
-        n->a = expr(f, get(f, e, S_test));
-        n->b = expr(f, get(f, e, S_body));
-        n->c = expr(f, get(f, e, S_orelse));
+    if (fe_is(e, A_IfExp)) {
+        n = fe_new_node(f, ND_IFEXP, loc);
+        n->a = fe_expr(f, fe_get(f, e, S_test));
+        n->b = fe_expr(f, fe_get(f, e, S_body));
+        n->c = fe_expr(f, fe_get(f, e, S_orelse));
         return n;
     }
-    if (is(e, A_Call)) {
+    if (fe_is(e, A_Call)) {
         return call(f, e, loc);
     }
-    if (is(e, A_Attribute)) {
+    if (fe_is(e, A_Attribute)) {
         return attribute(f, e, loc);
     }
-    if (is(e, A_Subscript)) {
-        return subscript(f, e, loc);
+    if (fe_is(e, A_Subscript)) {
+        return fe_subscript(f, e, loc);
     }
-    if (is(e, A_Tuple)) {
-        n = new_node(f, ND_TUPLE, loc);
-        n->list = expr_list(f, get(f, e, S_elts), &n->n);
+    if (fe_is(e, A_Tuple)) {
+        n = fe_new_node(f, ND_TUPLE, loc);
+        n->list = fe_expr_list(f, fe_get(f, e, S_elts), &n->n);
         return n;
     }
-    if (is(e, A_List)) {
-        fail(f, loc, "lists are not supported in kernels; use a tuple, or "
-             "jit.local_memory(dtype, n) for a small per-thread array");
+    if (fe_is(e, A_List)) {
+        fe_fail(f, loc, "lists are not supported in kernels; use a tuple, or "
+                "jit.local_memory(dtype, n) for a small per-thread array");
     }
-    if (is(e, A_Lambda)) {
-        fail(f, loc, "lambda is not supported inside kernels; use a "
-             "@jit.rawkernel(device=True) function");
+    if (fe_is(e, A_Lambda)) {
+        fe_fail(f, loc, "lambda is not supported inside kernels; use a "
+                "@jit.rawkernel(device=True) function");
     }
-    if (is(e, A_NamedExpr)) {
-        fail(f, loc, "assignment expressions (:=) are not supported in kernels; assign on "
-             "a line of its own");
+    if (fe_is(e, A_NamedExpr)) {
+        fe_fail(f, loc, "assignment expressions (:=) are not supported in kernels; assign on "
+                "a line of its own");
     }
-    if (is(e, A_JoinedStr)) {
-        fail(f, loc, "f-strings are not supported in kernels; pass the values to print() "
-             "as separate arguments");
+    if (fe_is(e, A_JoinedStr)) {
+        fe_fail(f, loc, "f-strings are not supported in kernels; pass the values to print() "
+                "as separate arguments");
     }
-    fail(f, loc, "%s expressions are not supported in kernels", Py_TYPE(e)->tp_name);
+    fe_fail(f, loc, "%s expressions are not supported in kernels", Py_TYPE(e)->tp_name);
 }

@@ -43,11 +43,11 @@ enum {
     S_COUNT
 };
 
-extern PyTypeObject *ast_types[A_COUNT];
-extern PyObject *names[S_COUNT];
-extern PyObject *builtins_dict;
-extern PyObject *linecache_getlines;
-extern PyObject *ast_walk;
+extern PyTypeObject *fe_ast_types[A_COUNT];
+extern PyObject *fe_names[S_COUNT];
+extern PyObject *fe_builtins_dict;
+extern PyObject *fe_linecache_getlines;
+extern PyObject *fe_ast_walk;
 
 /* ---- per-function state ---- */
 
@@ -80,45 +80,45 @@ typedef struct {
 
 /* ast.c */
 int fe_init(void);
-PyObject *keep(Fe *f, PyObject *o);
-CJ_NORETURN void fail(Fe *f, Loc loc, const char *fmt, ...) CJ_PRINTF(3, 4);
-CJ_NORETURN void fail_py(Fe *f, Loc loc, const char *what);
-PyObject *get(Fe *f, PyObject *o, int name);
-int is(PyObject *o, int cls);
-int get_int(Fe *f, PyObject *o, int name);
-Loc loc_of(Fe *f, PyObject *node);
-Node *new_node(Fe *f, NodeKind k, Loc loc);
-const char *utf8(Fe *f, PyObject *s);
-Var *find_var(Fe *f, const char *name);
-Var *add_var(Fe *f, const char *name, Loc loc, int is_param);
+PyObject *fe_keep(Fe *f, PyObject *o);
+CJ_NORETURN void fe_fail(Fe *f, Loc loc, const char *fmt, ...) CJ_PRINTF(3, 4);
+CJ_NORETURN void fe_fail_py(Fe *f, Loc loc, const char *what);
+PyObject *fe_get(Fe *f, PyObject *o, int name);
+int fe_is(PyObject *o, int cls);
+int fe_get_int(Fe *f, PyObject *o, int name);
+Loc fe_loc_of(Fe *f, PyObject *node);
+Node *fe_new_node(Fe *f, NodeKind k, Loc loc);
+const char *fe_utf8(Fe *f, PyObject *s);
+Var *fe_find_var(Fe *f, const char *name);
+Var *fe_add_var(Fe *f, const char *name, Loc loc, int is_param);
 
 /* consts.c */
-Node *const_node(Fe *f, Loc loc, Const c);
-int dtype_of_object(Fe *f, PyObject *obj, DType *dt);
-Node *object_const(Fe *f, PyObject *obj, Loc loc);
+Node *fe_const_node(Fe *f, Loc loc, Const c);
+int fe_dtype_of_object(Fe *f, PyObject *obj, DType *dt);
+Node *fe_object_const(Fe *f, PyObject *obj, Loc loc);
 
 /* names.c */
-const char *module_name(PyObject *obj);
-int is_local_name(Fe *f, PyObject *name);
-const char *describe_object(Fe *f, PyObject *obj);
-int resolve(Fe *f, PyObject *e, Resolved *out);
-void bound_names(Fe *f, PyObject *list);
-void read_closure(Fe *f, PyObject *pyfunc, PyObject *code);
+const char *fe_module_name(PyObject *obj);
+int fe_is_local_name(Fe *f, PyObject *name);
+const char *fe_describe_object(Fe *f, PyObject *obj);
+int fe_resolve(Fe *f, PyObject *e, Resolved *out);
+void fe_bound_names(Fe *f, PyObject *list);
+void fe_read_closure(Fe *f, PyObject *pyfunc, PyObject *code);
 
 /* expr.c */
-Node *expr(Fe *f, PyObject *e);
-Node **expr_list(Fe *f, PyObject *list, int *n);
-int binop_kind(Fe *f, PyObject *op, Loc loc);
-Node *name_expr(Fe *f, PyObject *e, Loc loc);
-Node *subscript(Fe *f, PyObject *e, Loc loc);
+Node *fe_expr(Fe *f, PyObject *e);
+Node **fe_expr_list(Fe *f, PyObject *list, int *n);
+int fe_binop_kind(Fe *f, PyObject *op, Loc loc);
+Node *fe_name_expr(Fe *f, PyObject *e, Loc loc);
+Node *fe_subscript(Fe *f, PyObject *e, Loc loc);
 
 /* stmt.c */
-Node **stmts(Fe *f, PyObject *list, int *n);
+Node **fe_stmts(Fe *f, PyObject *list, int *n);
 
 /* source.c */
-const char *function_source(Fe *f, PyObject *lines, int first);
-PyObject *parse_source(Fe *f, const char *src, PyObject *filename);
-PyObject *source_lines(Fe *f, PyObject *code, PyObject *filename, int *first);
-PyObject *find_lambda(Fe *f, PyObject *lines, int first, PyObject *code, PyObject *filename);
+const char *fe_function_source(Fe *f, PyObject *lines, int first);
+PyObject *fe_parse_source(Fe *f, const char *src, PyObject *filename);
+PyObject *fe_source_lines(Fe *f, PyObject *code, PyObject *filename, int *first);
+PyObject *fe_find_lambda(Fe *f, PyObject *lines, int first, PyObject *code, PyObject *filename);
 
 #endif

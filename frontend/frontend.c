@@ -9,23 +9,23 @@
 static void
 read_params(Fe *f, PyObject *def)
 {
-    PyObject *args = get(f, def, S_args);
-    Loc loc = loc_of(f, def);
-    if (PyList_GET_SIZE(get(f, args, S_kwonlyargs)) || get(f, args, S_vararg) != Py_None
-        || get(f, args, S_kwarg) != Py_None) {
-        fail(f, loc, "kernels take positional parameters only (no *args, **kwargs or "
-             "keyword-only parameters)");
+    PyObject *args = fe_get(f, def, S_args);
+    Loc loc = fe_loc_of(f, def);
+    if (PyList_GET_SIZE(fe_get(f, args, S_kwonlyargs)) || fe_get(f, args, S_vararg) != Py_None
+        || fe_get(f, args, S_kwarg) != Py_None) {
+        fe_fail(f, loc, "kernels take positional parameters only (no *args, **kwargs or "
+                "keyword-only parameters)");
     }
-    if (PyList_GET_SIZE(get(f, args, S_defaults))) {
-        fail(f, loc, "default parameter values are not supported in kernels");
+    if (PyList_GET_SIZE(fe_get(f, args, S_defaults))) {
+        fe_fail(f, loc, "default parameter values are not supported in kernels");
     }
-    PyObject *lists[2] = {get(f, args, S_posonlyargs), get(f, args, S_args)};
+    PyObject *lists[2] = {fe_get(f, args, S_posonlyargs), fe_get(f, args, S_args)};
     for (int k = 0; k < 2; k++) {
         for (Py_ssize_t i = 0; i < PyList_GET_SIZE(lists[k]); i++) {
             PyObject *a = PyList_GET_ITEM(lists[k], i);
-            PyObject *nm = get(f, a, S_arg);
+            PyObject *nm = fe_get(f, a, S_arg);
             PySet_Add(f->locals, nm);
-            add_var(f, utf8(f, nm), loc_of(f, a), 1);
+            fe_add_var(f, fe_utf8(f, nm), fe_loc_of(f, a), 1);
         }
     }
 }
@@ -35,8 +35,8 @@ static void
 lambda_body(Fe *f, PyObject *lam)
 {
     Func *fn = f->fn;
-    Node *r = new_node(f, ND_RETURN, loc_of(f, lam));
-    r->a = expr(f, get(f, lam, S_body));
+    Node *r = fe_new_node(f, ND_RETURN, fe_loc_of(f, lam));
+    r->a = fe_expr(f, fe_get(f, lam, S_body));
     fn->body = cj_alloc(f->cx->arena, sizeof(Node *));
     fn->body[0] = r;
     fn->nbody = 1;
@@ -55,19 +55,19 @@ fe_read(FeCtx *cx, PyObject *pyfunc, int is_device, int boundscheck)
     f->cx = cx;
     Loc none = {0, 0, 0};
     if (fe_init() < 0) {
-        fail_py(f, none, "cujit could not start its frontend");
+        fe_fail_py(f, none, "cujit could not start its frontend");
     }
     if (!PyFunction_Check(pyfunc)) {
-        fail(f, none, "cujit compiles Python functions; got %s", describe_object(f, pyfunc));
+        fe_fail(f, none, "cujit compiles Python functions; got %s", fe_describe_object(f, pyfunc));
     }
     Func *fn = cj_alloc(cx->arena, sizeof(Func));
     f->fn = fn;
     fn->is_device = is_device;
     fn->boundscheck = boundscheck;
     PyObject *code = PyFunction_GET_CODE(pyfunc);
-    fn->name = utf8(f, get(f, pyfunc, S___name__));
-    PyObject *filename = get(f, code, S_co_filename);
-    f->file = fn->file = utf8(f, filename);
+    fn->name = fe_utf8(f, fe_get(f, pyfunc, S___name__));
+    PyObject *filename = fe_get(f, code, S_co_filename);
+    f->file = fn->file = fe_utf8(f, filename);
     f->globals = PyFunction_GET_GLOBALS(pyfunc);
     if (cx->nseen == cx->capseen) {
         int cap = cx->capseen ? cx->capseen * 2 : 8;
@@ -80,27 +80,27 @@ fe_read(FeCtx *cx, PyObject *pyfunc, int is_device, int boundscheck)
     }
     cx->seen[cx->nseen].pyfunc = pyfunc;
     cx->seen[cx->nseen++].fn = fn;
-    read_closure(f, pyfunc, code);
+    fe_read_closure(f, pyfunc, code);
     int first;
-    PyObject *lines = source_lines(f, code, filename, &first);
-    f->locals = keep(f, PySet_New(NULL));
+    PyObject *lines = fe_source_lines(f, code, filename, &first);
+    f->locals = fe_keep(f, PySet_New(NULL));
     if (strcmp(fn->name, "<lambda>") == 0) {
-        PyObject *lam = find_lambda(f, lines, first, code, filename);
+        PyObject *lam = fe_find_lambda(f, lines, first, code, filename);
         fn->name = cj_aprintf(cx->arena, "lambda%d", first + 1);
-        fn->loc = loc_of(f, lam);
+        fn->loc = fe_loc_of(f, lam);
         read_params(f, lam);
         fn->nparams = f->nvars;
         lambda_body(f, lam);
     } else {
-        const char *src = function_source(f, lines, first);
+        const char *src = fe_function_source(f, lines, first);
         fn->src_hash = cj_hash64(src, strlen(src), 0);
-        PyObject *def = parse_source(f, src, filename);
-        fn->loc = loc_of(f, def);
+        PyObject *def = fe_parse_source(f, src, filename);
+        fn->loc = fe_loc_of(f, def);
         read_params(f, def);
         fn->nparams = f->nvars;
-        PyObject *body = get(f, def, S_body);
-        bound_names(f, body);
-        fn->body = stmts(f, body, &fn->nbody);
+        PyObject *body = fe_get(f, def, S_body);
+        fe_bound_names(f, body);
+        fn->body = fe_stmts(f, body, &fn->nbody);
     }
     fn->vars = f->vars;
     fn->nvars = f->nvars;

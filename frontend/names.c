@@ -66,7 +66,7 @@ lookup_name(const BuiltinName *t, const char *name)
 }
 
 const char *
-module_name(PyObject *obj)
+fe_module_name(PyObject *obj)
 {
     if (!PyModule_Check(obj)) {
         return NULL;
@@ -81,7 +81,7 @@ classify(Fe *f, PyObject *obj, Loc loc)
     Resolved r;
     memset(&r, 0, sizeof r);
     r.obj = obj;
-    PyObject *tag = PyObject_GetAttr(obj, names[S___cujit_builtin__]);
+    PyObject *tag = PyObject_GetAttr(obj, fe_names[S___cujit_builtin__]);
     if (tag && PyUnicode_Check(tag) && !PyModule_Check(obj)) {
         const BuiltinName *b = lookup_name(jit_names, PyUnicode_AsUTF8(tag));
         Py_DECREF(tag);
@@ -101,15 +101,15 @@ classify(Fe *f, PyObject *obj, Loc loc)
         return r;
     }
     if (PyCFunction_Check(obj)) {
-        PyObject *mod = PyObject_GetAttr(obj, names[S___module__]);
-        PyObject *nm = PyObject_GetAttr(obj, names[S___name__]);
+        PyObject *mod = PyObject_GetAttr(obj, fe_names[S___module__]);
+        PyObject *nm = PyObject_GetAttr(obj, fe_names[S___name__]);
         PyErr_Clear();
         if (mod && nm && PyUnicode_Check(mod) && PyUnicode_Check(nm)) {
             const char *m = PyUnicode_AsUTF8(mod), *n = PyUnicode_AsUTF8(nm);
             const BuiltinName *b = strcmp(m, "math") == 0 ? lookup_name(math_names, n)
                                    : strcmp(m, "builtins") == 0 ? lookup_name(py_builtins, n)
                                    : NULL;
-            if (b && (strcmp(m, "math") == 0 || PyDict_GetItemString(builtins_dict, n) == obj)) {
+            if (b && (strcmp(m, "math") == 0 || PyDict_GetItemString(fe_builtins_dict, n) == obj)) {
                 Py_DECREF(mod);
                 Py_DECREF(nm);
                 r.kind = R_BUILTIN;
@@ -122,18 +122,19 @@ classify(Fe *f, PyObject *obj, Loc loc)
     }
     if (PyType_Check(obj)) {
         for (const BuiltinName *b = py_builtins; b->name; b++) {
-            if (PyDict_GetItemString(builtins_dict, b->name) == obj) {
+            if (PyDict_GetItemString(fe_builtins_dict, b->name) == obj) {
                 r.kind = R_BUILTIN;
                 r.bi = b->bi;
                 return r;
             }
         }
-        if (dtype_of_object(f, obj, &r.dt)) {
+        if (fe_dtype_of_object(f, obj, &r.dt)) {
             r.kind = R_DTYPE;
             return r;
         }
     }
-    if (strncmp(Py_TYPE(obj)->tp_name, "numpy.dtype", 11) == 0 && dtype_of_object(f, obj, &r.dt)) {
+    if (strncmp(Py_TYPE(obj)->tp_name, "numpy.dtype", 11) == 0
+        && fe_dtype_of_object(f, obj, &r.dt)) {
         r.kind = R_DTYPE;
         return r;
     }
@@ -144,7 +145,7 @@ classify(Fe *f, PyObject *obj, Loc loc)
         r.obj = pyfunc;
         return r;
     }
-    Node *c = object_const(f, obj, loc);
+    Node *c = fe_object_const(f, obj, loc);
     if (c) {
         r.kind = R_CONST;
         r.node = c;
@@ -163,14 +164,14 @@ lookup_global(Fe *f, PyObject *name)
         v = PyDict_GetItemWithError(f->globals, name);
     }
     if (!v && !PyErr_Occurred()) {
-        v = PyDict_GetItemWithError(builtins_dict, name);
+        v = PyDict_GetItemWithError(fe_builtins_dict, name);
     }
     PyErr_Clear();
     return v;
 }
 
 int
-is_local_name(Fe *f, PyObject *name)
+fe_is_local_name(Fe *f, PyObject *name)
 {
     int r = PySet_Contains(f->locals, name);
     if (r < 0) {
@@ -181,7 +182,7 @@ is_local_name(Fe *f, PyObject *name)
 }
 
 const char *
-describe_object(Fe *f, PyObject *obj)
+fe_describe_object(Fe *f, PyObject *obj)
 {
     return cj_aprintf(f->cx->arena, "an object of type '%s'", Py_TYPE(obj)->tp_name);
 }
@@ -189,50 +190,50 @@ describe_object(Fe *f, PyObject *obj)
 /* Resolves Name / Attribute chains that do not start at a local. Returns 0
  * if the expression starts at a local (the caller reads it as a value). */
 int
-resolve(Fe *f, PyObject *e, Resolved *out)
+fe_resolve(Fe *f, PyObject *e, Resolved *out)
 {
-    Loc loc = loc_of(f, e);
-    if (is(e, A_Name)) {
-        PyObject *id = get(f, e, S_id);
-        if (is_local_name(f, id)) {
+    Loc loc = fe_loc_of(f, e);
+    if (fe_is(e, A_Name)) {
+        PyObject *id = fe_get(f, e, S_id);
+        if (fe_is_local_name(f, id)) {
             return 0;
         }
         PyObject *v = lookup_global(f, id);
         if (!v) {
-            fail(f, loc, "unknown name '%s': not an argument, a local variable, a global, "
-                 "a closure variable or a builtin", utf8(f, id));
+            fe_fail(f, loc, "unknown name '%s': not an argument, a local variable, a global, "
+                    "a closure variable or a builtin", fe_utf8(f, id));
         }
         *out = classify(f, v, loc);
         return 1;
     }
-    if (is(e, A_Attribute)) {
-        PyObject *base = get(f, e, S_value);
+    if (fe_is(e, A_Attribute)) {
+        PyObject *base = fe_get(f, e, S_value);
         Resolved rb;
-        if (!resolve(f, base, &rb)) {
+        if (!fe_resolve(f, base, &rb)) {
             return 0;
         }
-        PyObject *attr = get(f, e, S_attr);
+        PyObject *attr = fe_get(f, e, S_attr);
         if (rb.kind == R_CONST) {
             return 0;           /* a constant's .real etc.: read as a value */
         }
         PyObject *v = PyObject_GetAttr(rb.obj, attr);
         if (!v) {
             PyErr_Clear();
-            const char *mn = module_name(rb.obj);
+            const char *mn = fe_module_name(rb.obj);
             if (mn) {
-                fail(f, loc, "unknown name '%s.%s': module '%s' has no attribute '%s' usable "
-                     "in a kernel", mn, utf8(f, attr), mn, utf8(f, attr));
+                fe_fail(f, loc, "unknown name '%s.%s': module '%s' has no attribute '%s' usable "
+                        "in a kernel", mn, fe_utf8(f, attr), mn, fe_utf8(f, attr));
             }
-            fail(f, loc, "unknown attribute '%s' of %s", utf8(f, attr),
-                 describe_object(f, rb.obj));
+            fe_fail(f, loc, "unknown attribute '%s' of %s", fe_utf8(f, attr),
+                    fe_describe_object(f, rb.obj));
         }
-        keep(f, v);
+        fe_keep(f, v);
         *out = classify(f, v, loc);
         if (out->kind == R_OTHER || out->kind == R_NAMESPACE) {
             /* math.foo that is not one we know, jit.something unknown */
-            const char *mn = module_name(rb.obj);
+            const char *mn = fe_module_name(rb.obj);
             if (mn && (strcmp(mn, "math") == 0)) {
-                fail(f, loc, "math.%s is not supported in kernels", utf8(f, attr));
+                fe_fail(f, loc, "math.%s is not supported in kernels", fe_utf8(f, attr));
             }
         }
         return 1;
@@ -244,12 +245,12 @@ resolve(Fe *f, PyObject *e, Resolved *out)
 static void
 bind_target(Fe *f, PyObject *t)
 {
-    if (is(t, A_Name)) {
-        if (PySet_Add(f->locals, get(f, t, S_id)) < 0) {
-            fail_py(f, loc_of(f, t), "cujit");
+    if (fe_is(t, A_Name)) {
+        if (PySet_Add(f->locals, fe_get(f, t, S_id)) < 0) {
+            fe_fail_py(f, fe_loc_of(f, t), "cujit");
         }
-    } else if (is(t, A_Tuple) || is(t, A_List)) {
-        PyObject *elts = get(f, t, S_elts);
+    } else if (fe_is(t, A_Tuple) || fe_is(t, A_List)) {
+        PyObject *elts = fe_get(f, t, S_elts);
         for (Py_ssize_t i = 0; i < PyList_GET_SIZE(elts); i++) {
             bind_target(f, PyList_GET_ITEM(elts, i));
         }
@@ -257,36 +258,36 @@ bind_target(Fe *f, PyObject *t)
 }
 
 void
-bound_names(Fe *f, PyObject *list)
+fe_bound_names(Fe *f, PyObject *list)
 {
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(list); i++) {
         PyObject *s = PyList_GET_ITEM(list, i);
-        if (is(s, A_Assign)) {
-            PyObject *tl = get(f, s, S_targets);
+        if (fe_is(s, A_Assign)) {
+            PyObject *tl = fe_get(f, s, S_targets);
             for (Py_ssize_t j = 0; j < PyList_GET_SIZE(tl); j++) {
                 bind_target(f, PyList_GET_ITEM(tl, j));
             }
-        } else if (is(s, A_AugAssign) || is(s, A_AnnAssign) || is(s, A_For)) {
-            bind_target(f, get(f, s, S_target));
+        } else if (fe_is(s, A_AugAssign) || fe_is(s, A_AnnAssign) || fe_is(s, A_For)) {
+            bind_target(f, fe_get(f, s, S_target));
         }
-        if (is(s, A_If) || is(s, A_While) || is(s, A_For)) {
-            bound_names(f, get(f, s, S_body));
-            bound_names(f, get(f, s, S_orelse));
+        if (fe_is(s, A_If) || fe_is(s, A_While) || fe_is(s, A_For)) {
+            fe_bound_names(f, fe_get(f, s, S_body));
+            fe_bound_names(f, fe_get(f, s, S_orelse));
         }
     }
 }
 
 void
-read_closure(Fe *f, PyObject *pyfunc, PyObject *code)
+fe_read_closure(Fe *f, PyObject *pyfunc, PyObject *code)
 {
-    PyObject *cl = PyObject_GetAttr(pyfunc, names[S___closure__]);
-    keep(f, cl);
+    PyObject *cl = PyObject_GetAttr(pyfunc, fe_names[S___closure__]);
+    fe_keep(f, cl);
     if (!cl || cl == Py_None) {
         PyErr_Clear();
         return;
     }
-    PyObject *fv = get(f, code, S_co_freevars);
-    f->closure = keep(f, PyDict_New());
+    PyObject *fv = fe_get(f, code, S_co_freevars);
+    f->closure = fe_keep(f, PyDict_New());
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(fv) && i < PyTuple_GET_SIZE(cl); i++) {
         PyObject *v = PyCell_Get(PyTuple_GET_ITEM(cl, i));
         if (!v) {

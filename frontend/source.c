@@ -50,7 +50,7 @@ blank_or_comment(const char *s)
 /* The function's block (decorators, def and body) cut from the file's lines
  * and dedented, as Python source; sets f->line0 and f->dedent. */
 const char *
-function_source(Fe *f, PyObject *lines, int first)
+fe_function_source(Fe *f, PyObject *lines, int first)
 {
     Py_ssize_t nl = PyList_GET_SIZE(lines);
     Buf b;
@@ -88,24 +88,24 @@ function_source(Fe *f, PyObject *lines, int first)
 }
 
 PyObject *
-parse_source(Fe *f, const char *src, PyObject *filename)
+fe_parse_source(Fe *f, const char *src, PyObject *filename)
 {
     PyCompilerFlags flags = _PyCompilerFlags_INIT;
     flags.cf_flags = PyCF_ONLY_AST;
     PyObject *mod = Py_CompileStringObject(src, filename, Py_file_input, &flags, -1);
     if (!mod) {
         Loc l = {f->line0 + 1, 0, 0};
-        fail_py(f, l, "cujit could not parse the function's source");
+        fe_fail_py(f, l, "cujit could not parse the function's source");
     }
-    keep(f, mod);
-    PyObject *body = get(f, mod, S_body);
-    if (PyList_GET_SIZE(body) >= 1 && is(PyList_GET_ITEM(body, 0), A_AsyncFunctionDef)) {
-        fail(f, loc_of(f, PyList_GET_ITEM(body, 0)), "async functions are not supported as kernels; "
-             "use a plain def");
+    fe_keep(f, mod);
+    PyObject *body = fe_get(f, mod, S_body);
+    if (PyList_GET_SIZE(body) >= 1 && fe_is(PyList_GET_ITEM(body, 0), A_AsyncFunctionDef)) {
+        fe_fail(f, fe_loc_of(f, PyList_GET_ITEM(body, 0)), "async functions are not supported "
+                "as kernels; use a plain def");
     }
-    if (PyList_GET_SIZE(body) < 1 || (!is(PyList_GET_ITEM(body, 0), A_FunctionDef))) {
+    if (PyList_GET_SIZE(body) < 1 || (!fe_is(PyList_GET_ITEM(body, 0), A_FunctionDef))) {
         Loc l = {f->line0 + 1, 0, 0};
-        fail(f, l, "cujit could not find the function's definition in its source");
+        fe_fail(f, l, "cujit could not find the function's definition in its source");
     }
     return PyList_GET_ITEM(body, 0);
 }
@@ -113,20 +113,20 @@ parse_source(Fe *f, const char *src, PyObject *filename)
 /* Finds the function's lines through linecache (what inspect does, without
  * tokenizing the whole file). */
 PyObject *
-source_lines(Fe *f, PyObject *code, PyObject *filename, int *first)
+fe_source_lines(Fe *f, PyObject *code, PyObject *filename, int *first)
 {
-    PyObject *lines = PyObject_CallFunctionObjArgs(linecache_getlines, filename,
+    PyObject *lines = PyObject_CallFunctionObjArgs(fe_linecache_getlines, filename,
                                                    f->globals, NULL);
     Loc none = {0, 0, 0};
     if (!lines) {
-        fail_py(f, none, "cujit could not read the kernel's source");
+        fe_fail_py(f, none, "cujit could not read the kernel's source");
     }
-    keep(f, lines);
-    *first = get_int(f, code, S_co_firstlineno) - 1;
+    fe_keep(f, lines);
+    *first = fe_get_int(f, code, S_co_firstlineno) - 1;
     if (!PyList_Check(lines) || *first < 0 || *first >= PyList_GET_SIZE(lines)) {
-        fail(f, none, "cujit could not find the source of function '%s' in '%s': kernels "
-             "must be defined in a file (not typed at an interactive prompt or built with "
-             "exec)", f->fn->name, f->file);
+        fe_fail(f, none, "cujit could not find the source of function '%s' in '%s': kernels "
+                "must be defined in a file (not typed at an interactive prompt or built with "
+                "exec)", f->fn->name, f->file);
     }
     return lines;
 }
@@ -161,14 +161,14 @@ chunk(Fe *f, PyObject *lines, int from, int n)
 static int
 lambda_matches(Fe *f, PyObject *lam, PyObject *code)
 {
-    PyObject *args = get(f, get(f, lam, S_args), S_args);
-    PyObject *varnames = get(f, code, S_co_varnames);
-    int argc = get_int(f, code, S_co_argcount);
+    PyObject *args = fe_get(f, fe_get(f, lam, S_args), S_args);
+    PyObject *varnames = fe_get(f, code, S_co_varnames);
+    int argc = fe_get_int(f, code, S_co_argcount);
     if (PyList_GET_SIZE(args) != argc || PyTuple_GET_SIZE(varnames) < argc) {
         return 0;
     }
     for (int i = 0; i < argc; i++) {
-        int eq = PyObject_RichCompareBool(get(f, PyList_GET_ITEM(args, i), S_arg),
+        int eq = PyObject_RichCompareBool(fe_get(f, PyList_GET_ITEM(args, i), S_arg),
                                           PyTuple_GET_ITEM(varnames, i), Py_EQ);
         if (eq != 1) {
             PyErr_Clear();
@@ -229,7 +229,7 @@ same_code(Fe *f, PyObject *lam, PyObject *code, PyObject *filename)
 /* The Lambda node of a lambda function: the smallest run of lines around
  * its first line that parses, searched for a lambda with its parameters. */
 PyObject *
-find_lambda(Fe *f, PyObject *lines, int first, PyObject *code, PyObject *filename)
+fe_find_lambda(Fe *f, PyObject *lines, int first, PyObject *code, PyObject *filename)
 {
     PyCompilerFlags flags = _PyCompilerFlags_INIT;
     flags.cf_flags = PyCF_ONLY_AST;
@@ -241,20 +241,20 @@ find_lambda(Fe *f, PyObject *lines, int first, PyObject *code, PyObject *filenam
                 PyErr_Clear();
                 continue;
             }
-            keep(f, mod);
-            PyObject *it = PyObject_CallOneArg(ast_walk, mod);
+            fe_keep(f, mod);
+            PyObject *it = PyObject_CallOneArg(fe_ast_walk, mod);
             PyObject *list = it ? PySequence_List(it) : NULL;
             Py_XDECREF(it);
             if (!list) {
                 Loc l = {first + 1, 0, 0};
-                fail_py(f, l, "cujit could not read the lambda's source");
+                fe_fail_py(f, l, "cujit could not read the lambda's source");
             }
-            keep(f, list);
+            fe_keep(f, list);
             PyObject *found = NULL;
             int nfound = 0;
             for (Py_ssize_t i = 0; i < PyList_GET_SIZE(list); i++) {
                 PyObject *node = PyList_GET_ITEM(list, i);
-                if (is(node, A_Lambda) && lambda_matches(f, node, code)) {
+                if (fe_is(node, A_Lambda) && lambda_matches(f, node, code)) {
                     nfound++;
                     if (!found || same_code(f, node, code, filename)) {
                         found = node;
@@ -269,7 +269,7 @@ find_lambda(Fe *f, PyObject *lines, int first, PyObject *code, PyObject *filenam
         }
     }
     Loc l = {first + 1, 0, 0};
-    fail(f, l, "cujit could not find the source of this lambda; define the function with def");
+    fe_fail(f, l, "cujit could not find the source of this lambda; define the function with def");
 }
 
 int
@@ -280,7 +280,7 @@ fe_source_line(const char *file, int line, char *out, size_t n)
         PyErr_Clear();
         return -1;
     }
-    PyObject *lines = PyObject_CallFunction(linecache_getlines, "s", file);
+    PyObject *lines = PyObject_CallFunction(fe_linecache_getlines, "s", file);
     if (!lines) {
         PyErr_Clear();
         return -1;

@@ -7,66 +7,67 @@
 static Node *
 target(Fe *f, PyObject *t)
 {
-    Loc loc = loc_of(f, t);
-    if (is(t, A_Name)) {
-        return name_expr(f, t, loc);
+    Loc loc = fe_loc_of(f, t);
+    if (fe_is(t, A_Name)) {
+        return fe_name_expr(f, t, loc);
     }
-    if (is(t, A_Subscript)) {
-        return subscript(f, t, loc);
+    if (fe_is(t, A_Subscript)) {
+        return fe_subscript(f, t, loc);
     }
-    if (is(t, A_Tuple) || is(t, A_List)) {
-        Node *n = new_node(f, ND_TUPLE, loc);
-        PyObject *elts = get(f, t, S_elts);
+    if (fe_is(t, A_Tuple) || fe_is(t, A_List)) {
+        Node *n = fe_new_node(f, ND_TUPLE, loc);
+        PyObject *elts = fe_get(f, t, S_elts);
         n->n = (int)PyList_GET_SIZE(elts);
         n->list = cj_alloc(f->cx->arena, sizeof(Node *) * (size_t)(n->n + 1));
         for (int i = 0; i < n->n; i++) {
             PyObject *el = PyList_GET_ITEM(elts, i);
-            if (is(el, A_Starred)) {
-                fail(f, loc_of(f, el), "starred assignment targets are not supported in kernels");
+            if (fe_is(el, A_Starred)) {
+                fe_fail(f, fe_loc_of(f, el), "starred assignment targets are not supported "
+                        "in kernels");
             }
             n->list[i] = target(f, el);
         }
         return n;
     }
-    if (is(t, A_Attribute)) {
-        fail(f, loc, "cannot assign to an attribute in a kernel");
+    if (fe_is(t, A_Attribute)) {
+        fe_fail(f, loc, "cannot assign to an attribute in a kernel");
     }
-    fail(f, loc, "cannot assign to this expression in a kernel");
+    fe_fail(f, loc, "cannot assign to this expression in a kernel");
 }
 
 static Node *
 for_stmt(Fe *f, PyObject *s, Loc loc)
 {
-    if (PyList_GET_SIZE(get(f, s, S_orelse))) {
-        fail(f, loc, "for ... else is not supported in kernels");
+    if (PyList_GET_SIZE(fe_get(f, s, S_orelse))) {
+        fe_fail(f, loc, "for ... else is not supported in kernels");
     }
-    PyObject *it = get(f, s, S_iter);
+    PyObject *it = fe_get(f, s, S_iter);
     Resolved r;
-    int ok = is(it, A_Call) && resolve(f, get(f, it, S_func), &r) && r.kind == R_BUILTIN
+    int ok = fe_is(it, A_Call) && fe_resolve(f, fe_get(f, it, S_func), &r) && r.kind == R_BUILTIN
              && r.bi == BI_RANGE;
     if (!ok) {
-        fail(f, loc_of(f, it), "for loops in kernels must iterate over range(...)");
+        fe_fail(f, fe_loc_of(f, it), "for loops in kernels must iterate over range(...)");
     }
-    PyObject *tg = get(f, s, S_target);
-    if (!is(tg, A_Name)) {
-        fail(f, loc_of(f, tg), "the target of a for loop must be a single variable");
+    PyObject *tg = fe_get(f, s, S_target);
+    if (!fe_is(tg, A_Name)) {
+        fe_fail(f, fe_loc_of(f, tg), "the target of a for loop must be a single variable");
     }
-    Node *n = new_node(f, ND_FOR, loc);
-    Node *t = name_expr(f, tg, loc_of(f, tg));
+    Node *n = fe_new_node(f, ND_FOR, loc);
+    Node *t = fe_name_expr(f, tg, fe_loc_of(f, tg));
     n->var = t->var;
     int na;
-    Node **args = expr_list(f, get(f, it, S_args), &na);
-    if (PyList_GET_SIZE(get(f, it, S_keywords))) {
-        fail(f, loc_of(f, it), "range() takes no keyword arguments");
+    Node **args = fe_expr_list(f, fe_get(f, it, S_args), &na);
+    if (PyList_GET_SIZE(fe_get(f, it, S_keywords))) {
+        fe_fail(f, fe_loc_of(f, it), "range() takes no keyword arguments");
     }
     if (na < 1 || na > 3) {
-        fail(f, loc_of(f, it), "range() expects 1 to 3 arguments, got %d", na);
+        fe_fail(f, fe_loc_of(f, it), "range() expects 1 to 3 arguments, got %d", na);
     }
     n->a = na == 1 ? NULL : args[0];
     n->b = na == 1 ? args[0] : args[1];
     n->c = na == 3 ? args[2] : NULL;
     f->loop_depth++;
-    n->list = stmts(f, get(f, s, S_body), &n->n);
+    n->list = fe_stmts(f, fe_get(f, s, S_body), &n->n);
     f->loop_depth--;
     return n;
 }
@@ -74,12 +75,12 @@ for_stmt(Fe *f, PyObject *s, Loc loc)
 static Node *
 stmt(Fe *f, PyObject *s)
 {
-    Loc loc = loc_of(f, s);
+    Loc loc = fe_loc_of(f, s);
     Node *n;
-    if (is(s, A_Assign)) {
-        n = new_node(f, ND_ASSIGN, loc);
-        n->a = expr(f, get(f, s, S_value));
-        PyObject *tl = get(f, s, S_targets);
+    if (fe_is(s, A_Assign)) {
+        n = fe_new_node(f, ND_ASSIGN, loc);
+        n->a = fe_expr(f, fe_get(f, s, S_value));
+        PyObject *tl = fe_get(f, s, S_targets);
         n->n = (int)PyList_GET_SIZE(tl);
         n->list = cj_alloc(f->cx->arena, sizeof(Node *) * (size_t)n->n);
         for (int i = 0; i < n->n; i++) {
@@ -87,84 +88,86 @@ stmt(Fe *f, PyObject *s)
         }
         return n;
     }
-    if (is(s, A_AugAssign)) {
-        n = new_node(f, ND_AUGASSIGN, loc);
-        n->op = binop_kind(f, get(f, s, S_op), loc);
-        n->b = expr(f, get(f, s, S_value));
-        PyObject *t = get(f, s, S_target);
-        if (!is(t, A_Name) && !is(t, A_Subscript)) {
-            fail(f, loc_of(f, t), "augmented assignment needs a variable or an array element");
+    if (fe_is(s, A_AugAssign)) {
+        n = fe_new_node(f, ND_AUGASSIGN, loc);
+        n->op = fe_binop_kind(f, fe_get(f, s, S_op), loc);
+        n->b = fe_expr(f, fe_get(f, s, S_value));
+        PyObject *t = fe_get(f, s, S_target);
+        if (!fe_is(t, A_Name) && !fe_is(t, A_Subscript)) {
+            fe_fail(f, fe_loc_of(f, t), "augmented assignment needs a variable or an array "
+                    "element");
         }
         n->a = target(f, t);
         return n;
     }
-    if (is(s, A_AnnAssign)) {
-        PyObject *v = get(f, s, S_value);
+    if (fe_is(s, A_AnnAssign)) {
+        PyObject *v = fe_get(f, s, S_value);
         if (v == Py_None) {
-            fail(f, loc, "a bare annotation declares nothing in a kernel; assign a value");
+            fe_fail(f, loc, "a bare annotation declares nothing in a kernel; assign a value");
         }
-        n = new_node(f, ND_ASSIGN, loc);
-        n->a = expr(f, v);
+        n = fe_new_node(f, ND_ASSIGN, loc);
+        n->a = fe_expr(f, v);
         n->n = 1;
         n->list = cj_alloc(f->cx->arena, sizeof(Node *));
-        n->list[0] = target(f, get(f, s, S_target));
+        n->list[0] = target(f, fe_get(f, s, S_target));
         return n;
     }
-    if (is(s, A_If)) {
-        n = new_node(f, ND_IF, loc);
-        n->a = expr(f, get(f, s, S_test));
-        n->list = stmts(f, get(f, s, S_body), &n->n);
-        n->list2 = stmts(f, get(f, s, S_orelse), &n->n2);
+    if (fe_is(s, A_If)) {
+        n = fe_new_node(f, ND_IF, loc);
+        n->a = fe_expr(f, fe_get(f, s, S_test));
+        n->list = fe_stmts(f, fe_get(f, s, S_body), &n->n);
+        n->list2 = fe_stmts(f, fe_get(f, s, S_orelse), &n->n2);
         return n;
     }
-    if (is(s, A_While)) {
-        if (PyList_GET_SIZE(get(f, s, S_orelse))) {
-            fail(f, loc, "while ... else is not supported in kernels");
+    if (fe_is(s, A_While)) {
+        if (PyList_GET_SIZE(fe_get(f, s, S_orelse))) {
+            fe_fail(f, loc, "while ... else is not supported in kernels");
         }
-        n = new_node(f, ND_WHILE, loc);
-        n->a = expr(f, get(f, s, S_test));
+        n = fe_new_node(f, ND_WHILE, loc);
+        n->a = fe_expr(f, fe_get(f, s, S_test));
         f->loop_depth++;
-        n->list = stmts(f, get(f, s, S_body), &n->n);
+        n->list = fe_stmts(f, fe_get(f, s, S_body), &n->n);
         f->loop_depth--;
         return n;
     }
-    if (is(s, A_For)) {
+    if (fe_is(s, A_For)) {
         return for_stmt(f, s, loc);
     }
-    if (is(s, A_Expr)) {
-        PyObject *v = get(f, s, S_value);
-        if (is(v, A_Constant)) {
-            PyObject *c = get(f, v, S_value);
+    if (fe_is(s, A_Expr)) {
+        PyObject *v = fe_get(f, s, S_value);
+        if (fe_is(v, A_Constant)) {
+            PyObject *c = fe_get(f, v, S_value);
             if (PyUnicode_Check(c) || c == Py_Ellipsis) {
-                return new_node(f, ND_PASS, loc);      /* docstring or ... */
+                return fe_new_node(f, ND_PASS, loc);      /* docstring or ... */
             }
         }
-        n = new_node(f, ND_EXPR, loc);
-        n->a = expr(f, v);
+        n = fe_new_node(f, ND_EXPR, loc);
+        n->a = fe_expr(f, v);
         return n;
     }
-    if (is(s, A_Return)) {
-        n = new_node(f, ND_RETURN, loc);
-        PyObject *v = get(f, s, S_value);
-        n->a = v == Py_None ? NULL : expr(f, v);
+    if (fe_is(s, A_Return)) {
+        n = fe_new_node(f, ND_RETURN, loc);
+        PyObject *v = fe_get(f, s, S_value);
+        n->a = v == Py_None ? NULL : fe_expr(f, v);
         return n;
     }
-    if (is(s, A_Pass)) {
-        return new_node(f, ND_PASS, loc);
+    if (fe_is(s, A_Pass)) {
+        return fe_new_node(f, ND_PASS, loc);
     }
-    if (is(s, A_Break) || is(s, A_Continue)) {
-        return new_node(f, is(s, A_Break) ? ND_BREAK : ND_CONTINUE, loc);
+    if (fe_is(s, A_Break) || fe_is(s, A_Continue)) {
+        return fe_new_node(f, fe_is(s, A_Break) ? ND_BREAK : ND_CONTINUE, loc);
     }
-    if (is(s, A_Assert)) {
-        n = new_node(f, ND_ASSERT, loc);
-        n->a = expr(f, get(f, s, S_test));
-        PyObject *m = get(f, s, S_msg);
+    if (fe_is(s, A_Assert)) {
+        n = fe_new_node(f, ND_ASSERT, loc);
+        n->a = fe_expr(f, fe_get(f, s, S_test));
+        PyObject *m = fe_get(f, s, S_msg);
         if (m != Py_None) {
-            PyObject *mv = is(m, A_Constant) ? get(f, m, S_value) : NULL;
+            PyObject *mv = fe_is(m, A_Constant) ? fe_get(f, m, S_value) : NULL;
             if (!mv || !PyUnicode_Check(mv)) {
-                fail(f, loc_of(f, m), "an assert message in a kernel must be a string literal");
+                fe_fail(f, fe_loc_of(f, m), "an assert message in a kernel must be a string "
+                        "literal");
             }
-            n->str = utf8(f, mv);
+            n->str = fe_utf8(f, mv);
         }
         return n;
     }
@@ -179,11 +182,11 @@ stmt(Fe *f, PyObject *s)
     } else if (strcmp(what, "Try") == 0 || strcmp(what, "Raise") == 0) {
         hint = "; use assert to check conditions";
     }
-    fail(f, loc, "'%s' statements are not supported in kernels%s", what, hint);
+    fe_fail(f, loc, "'%s' statements are not supported in kernels%s", what, hint);
 }
 
 Node **
-stmts(Fe *f, PyObject *list, int *n)
+fe_stmts(Fe *f, PyObject *list, int *n)
 {
     Py_ssize_t len = PyList_GET_SIZE(list);
     Node **out = cj_alloc(f->cx->arena, sizeof(Node *) * (size_t)(len + 1));
