@@ -24,6 +24,8 @@ PyObject *fe_builtins_dict;
 PyObject *fe_linecache_getlines;
 PyObject *fe_ast_walk;
 
+/* Looks up the ast classes, interns the attribute names and finds
+ * builtins, linecache.getlines and ast.walk, once; 0, or -1 with an error. */
 int
 fe_init(void)
 {
@@ -69,6 +71,8 @@ fe_init(void)
     return fe_linecache_getlines && fe_ast_walk ? 0 : -1;
 }
 
+/* Steals `o` into cx->keep, which holds it to the end of the compilation,
+ * and returns it borrowed; NULL stays NULL. */
 PyObject *
 fe_keep(Fe *f, PyObject *o)
 {
@@ -83,6 +87,7 @@ fe_keep(Fe *f, PyObject *o)
     return o;
 }
 
+/* A user error at `loc`: fills cx->try_ and longjmps out of fe_read. */
 void
 fe_fail(Fe *f, Loc loc, const char *fmt, ...)
 {
@@ -115,6 +120,7 @@ fe_fail_py(Fe *f, Loc loc, const char *what)
     fe_fail(f, loc, "%s: %s", what, text);
 }
 
+/* o.<name> (name an S_ index), kept; a missing attribute is an error */
 PyObject *
 fe_get(Fe *f, PyObject *o, int name)
 {
@@ -126,12 +132,14 @@ fe_get(Fe *f, PyObject *o, int name)
     return fe_keep(f, v);
 }
 
+/* is `o` an instance of the ast class `cls` (an A_ index), exactly? */
 int
 fe_is(PyObject *o, int cls)
 {
     return Py_TYPE(o) == fe_ast_types[cls];
 }
 
+/* o.<name> as an int; 0 if it is missing or None */
 int
 fe_get_int(Fe *f, PyObject *o, int name)
 {
@@ -149,6 +157,7 @@ fe_get_int(Fe *f, PyObject *o, int name)
     return (int)x;
 }
 
+/* An ast node's place in the file (end_col -1 when it spans lines). */
 Loc
 fe_loc_of(Fe *f, PyObject *node)
 {
@@ -171,6 +180,7 @@ fe_new_node(Fe *f, NodeKind k, Loc loc)
     return n;
 }
 
+/* a str's text, copied into the arena */
 const char *
 fe_utf8(Fe *f, PyObject *s)
 {
@@ -193,6 +203,7 @@ fe_find_var(Fe *f, const char *name)
     return NULL;
 }
 
+/* A new local (or parameter); C++ keywords get a '_' in the C name. */
 Var *
 fe_add_var(Fe *f, const char *name, Loc loc, int is_param)
 {

@@ -4,6 +4,7 @@
 
 #include "fe_impl.h"
 
+/* an ND_CONST node holding `c` */
 Node *
 fe_const_node(Fe *f, Loc loc, Const c)
 {
@@ -12,6 +13,7 @@ fe_const_node(Fe *f, Loc loc, Const c)
     return n;
 }
 
+/* is `obj` a NumPy scalar type (a subclass of numpy.generic)? */
 static int
 is_numpy_scalar_type(PyObject *obj)
 {
@@ -106,6 +108,46 @@ numpy_scalar_const(Fe *f, PyObject *obj, Const *c)
     return 1;
 }
 
+/* A Python int: int64, or uint64 above INT64_MAX; weak (it takes the other
+ * operand's type). */
+static void
+int_const(Fe *f, PyObject *obj, Loc loc, Const *c)
+{
+    int overflow;
+    c->kind = CK_INT;
+    c->weak = 1;
+    c->dt = DT_I64;
+    c->i = PyLong_AsLongLongAndOverflow(obj, &overflow);
+    if (overflow > 0) {
+        c->u = PyLong_AsUnsignedLongLong(obj);
+        if (PyErr_Occurred()) {
+            PyErr_Clear();
+            fe_fail(f, loc, "integer constant too large for 64 bits");
+        }
+        c->kind = CK_UINT;
+        c->dt = DT_U64;
+    } else if (overflow < 0) {
+        fe_fail(f, loc, "integer constant too small for 64 bits");
+    }
+}
+
+/* a tuple of constants as an ND_TUPLE of constant nodes; NULL if an item
+ * is not a constant */
+static Node *
+tuple_const(Fe *f, PyObject *obj, Loc loc)
+{
+    Node *t = fe_new_node(f, ND_TUPLE, loc);
+    t->n = (int)PyTuple_GET_SIZE(obj);
+    t->list = cj_alloc(f->cx->arena, sizeof(Node *) * (size_t)(t->n + 1));
+    for (int i = 0; i < t->n; i++) {
+        t->list[i] = fe_object_const(f, PyTuple_GET_ITEM(obj, i), loc);
+        if (!t->list[i]) {
+            return NULL;
+        }
+    }
+    return t;
+}
+
 /* Python int / float / complex / bool / None / str / NumPy scalar / tuple
  * of these -> a constant node, or NULL if obj is none of them. */
 Node *
@@ -121,22 +163,7 @@ fe_object_const(Fe *f, PyObject *obj, Loc loc)
                && !PyComplex_CheckExact(obj) && numpy_scalar_const(f, obj, &c)) {
         /* np.float64 subclasses float, but is a strong NumPy scalar */
     } else if (PyLong_Check(obj)) {
-        int overflow;
-        c.kind = CK_INT;
-        c.weak = 1;
-        c.dt = DT_I64;
-        c.i = PyLong_AsLongLongAndOverflow(obj, &overflow);
-        if (overflow > 0) {
-            c.u = PyLong_AsUnsignedLongLong(obj);
-            if (PyErr_Occurred()) {
-                PyErr_Clear();
-                fe_fail(f, loc, "integer constant too large for 64 bits");
-            }
-            c.kind = CK_UINT;
-            c.dt = DT_U64;
-        } else if (overflow < 0) {
-            fe_fail(f, loc, "integer constant too small for 64 bits");
-        }
+        int_const(f, obj, loc, &c);
     } else if (PyFloat_Check(obj)) {
         c.kind = CK_FLOAT;
         c.weak = 1;
@@ -154,16 +181,7 @@ fe_object_const(Fe *f, PyObject *obj, Loc loc)
         c.kind = CK_STR;
         c.s = fe_utf8(f, obj);
     } else if (PyTuple_Check(obj)) {
-        Node *t = fe_new_node(f, ND_TUPLE, loc);
-        t->n = (int)PyTuple_GET_SIZE(obj);
-        t->list = cj_alloc(f->cx->arena, sizeof(Node *) * (size_t)(t->n + 1));
-        for (int i = 0; i < t->n; i++) {
-            t->list[i] = fe_object_const(f, PyTuple_GET_ITEM(obj, i), loc);
-            if (!t->list[i]) {
-                return NULL;
-            }
-        }
-        return t;
+        return tuple_const(f, obj, loc);
     } else {
         return NULL;
     }

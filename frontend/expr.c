@@ -3,7 +3,7 @@
 
 #include "fe_impl.h"
 
-
+/* exprs := expr { ',' expr }   (no *starred) */
 Node **
 fe_expr_list(Fe *f, PyObject *list, int *n)
 {
@@ -21,6 +21,8 @@ fe_expr_list(Fe *f, PyObject *list, int *n)
     return out;
 }
 
+/* operator := '+' | '-' | '*' | '/' | '//' | '%' | '**' | '<<' | '>>' | '|' | '^'
+ *           | '&'   (not '@'); augmented assignment uses it too */
 int
 fe_binop_kind(Fe *f, PyObject *op, Loc loc)
 {
@@ -38,6 +40,7 @@ fe_binop_kind(Fe *f, PyObject *op, Loc loc)
     fe_fail(f, loc, "the matrix-multiplication operator '@' is not supported in kernels");
 }
 
+/* cmpop := '==' | '!=' | '<' | '<=' | '>' | '>=' | 'is' | 'is not'  (not 'in') */
 static int
 cmpop_kind(Fe *f, PyObject *op, Loc loc)
 {
@@ -54,6 +57,8 @@ cmpop_kind(Fe *f, PyObject *op, Loc loc)
             "one by one");
 }
 
+/* A resolved non-local read as a value: a constant, jit.threadIdx.x and
+ * friends, or a dtype; functions, kernels and modules are not values. */
 static Node *
 resolved_value(Fe *f, Resolved *r, PyObject *e, Loc loc)
 {
@@ -102,6 +107,9 @@ resolved_value(Fe *f, Resolved *r, PyObject *e, Loc loc)
             fe_describe_object(f, r->obj));
 }
 
+/* attribute := dotted global name (math.pi, jit.blockIdx.x)
+ *            | expr '.' ('shape' | 'size' | 'ndim' | 'strides' | 'real' | 'imag'
+ *                       | 'itemsize') */
 static Node *
 attribute(Fe *f, PyObject *e, Loc loc)
 {
@@ -126,6 +134,7 @@ attribute(Fe *f, PyObject *e, Loc loc)
             ".ndim, .strides; numbers have .real, .imag)", an);
 }
 
+/* subscript := expr '[' expr { ',' expr } ']'   (no slices) */
 Node *
 fe_subscript(Fe *f, PyObject *e, Loc loc)
 {
@@ -153,6 +162,7 @@ fe_subscript(Fe *f, PyObject *e, Loc loc)
     return n;
 }
 
+/* keywords := { name '=' expr }   (no **kwargs) */
 static void
 keywords(Fe *f, Node *n, PyObject *kws)
 {
@@ -174,6 +184,27 @@ keywords(Fe *f, Node *n, PyObject *kws)
     }
 }
 
+/* method := expr '.' ('conjugate' | 'conj') '(' ')'   (the only method) */
+static Node *
+method_call(Fe *f, PyObject *e, PyObject *fn, Node *n, Loc loc)
+{
+    const char *an = fe_utf8(f, fe_get(f, fn, S_attr));
+    if (strcmp(an, "conjugate") != 0 && strcmp(an, "conj") != 0) {
+        fe_fail(f, loc, "method '%s' is not supported in kernels", an);
+    }
+    n->op = BI_CONJUGATE;
+    n->list = cj_alloc(f->cx->arena, sizeof(Node *));
+    n->list[0] = fe_expr(f, fe_get(f, fn, S_value));
+    n->n = 1;
+    if (PyList_GET_SIZE(fe_get(f, e, S_args)) || PyList_GET_SIZE(fe_get(f, e, S_keywords))) {
+        fe_fail(f, loc, "conjugate() takes no arguments");
+    }
+    return n;
+}
+
+/* call := name '(' exprs [',' keywords] ')' | method
+ * where name is a jit, math or Python builtin, a NumPy dtype (a cast) or a
+ * device function */
 static Node *
 call(Fe *f, PyObject *e, Loc loc)
 {
@@ -181,19 +212,7 @@ call(Fe *f, PyObject *e, Loc loc)
     Node *n = fe_new_node(f, ND_CALL, loc);
     Resolved r;
     if (fe_is(fn, A_Attribute) && !fe_resolve(f, fn, &r)) {
-        const char *an = fe_utf8(f, fe_get(f, fn, S_attr));
-        if (strcmp(an, "conjugate") == 0 || strcmp(an, "conj") == 0) {
-            n->op = BI_CONJUGATE;
-            n->list = cj_alloc(f->cx->arena, sizeof(Node *));
-            n->list[0] = fe_expr(f, fe_get(f, fn, S_value));
-            n->n = 1;
-            if (PyList_GET_SIZE(fe_get(f, e, S_args))
-                || PyList_GET_SIZE(fe_get(f, e, S_keywords))) {
-                fe_fail(f, loc, "conjugate() takes no arguments");
-            }
-            return n;
-        }
-        fe_fail(f, loc, "method '%s' is not supported in kernels", an);
+        return method_call(f, e, fn, n, loc);
     }
     if (!fe_is(fn, A_Name) && !fe_is(fn, A_Attribute)) {
         fe_fail(f, loc, "only named functions can be called in kernels");
@@ -241,6 +260,7 @@ call(Fe *f, PyObject *e, Loc loc)
     return n;
 }
 
+/* constant := int | float | complex | bool | None | str   (not bytes or ...) */
 static Node *
 constant(Fe *f, PyObject *e, Loc loc)
 {
@@ -255,6 +275,7 @@ constant(Fe *f, PyObject *e, Loc loc)
     return c;
 }
 
+/* name := local variable | global, closure or builtin name (resolved) */
 Node *
 fe_name_expr(Fe *f, PyObject *e, Loc loc)
 {
@@ -274,73 +295,81 @@ fe_name_expr(Fe *f, PyObject *e, Loc loc)
     return resolved_value(f, &r, e, loc);
 }
 
-Node *
-fe_expr(Fe *f, PyObject *e)
+/* binop := expr operator expr */
+static Node *
+binop(Fe *f, PyObject *e, Loc loc)
 {
-    Loc loc = fe_loc_of(f, e);
-    Node *n;
-    if (fe_is(e, A_Name)) {
-        return fe_name_expr(f, e, loc);
+    Node *n = fe_new_node(f, ND_BINOP, loc);
+    n->op = fe_binop_kind(f, fe_get(f, e, S_op), loc);
+    n->a = fe_expr(f, fe_get(f, e, S_left));
+    n->b = fe_expr(f, fe_get(f, e, S_right));
+    return n;
+}
+
+/* unary := ('-' | '+' | 'not' | '~') expr */
+static Node *
+unary(Fe *f, PyObject *e, Loc loc)
+{
+    PyObject *op = fe_get(f, e, S_op);
+    Node *n = fe_new_node(f, ND_UNARY, loc);
+    n->op = fe_is(op, A_USub) ? OP_NEG : fe_is(op, A_UAdd) ? OP_POS
+            : fe_is(op, A_Not) ? OP_NOT : OP_INVERT;
+    n->a = fe_expr(f, fe_get(f, e, S_operand));
+    return n;
+}
+
+/* boolop := expr ('and' | 'or') expr { ('and' | 'or') expr }, one operator */
+static Node *
+boolop(Fe *f, PyObject *e, Loc loc)
+{
+    Node *n = fe_new_node(f, ND_BOOLOP, loc);
+    n->op = fe_is(fe_get(f, e, S_op), A_And) ? OP_AND : OP_OR;
+    n->list = fe_expr_list(f, fe_get(f, e, S_values), &n->n);
+    return n;
+}
+
+/* compare := expr cmpop expr { cmpop expr }   (a chain: a < b <= c) */
+static Node *
+compare(Fe *f, PyObject *e, Loc loc)
+{
+    PyObject *ops = fe_get(f, e, S_ops), *cmps = fe_get(f, e, S_comparators);
+    Py_ssize_t k = PyList_GET_SIZE(ops);
+    Node *n = fe_new_node(f, ND_COMPARE, loc);
+    n->n = (int)k + 1;
+    n->list = cj_alloc(f->cx->arena, sizeof(Node *) * (size_t)(k + 1));
+    n->ops = cj_alloc(f->cx->arena, sizeof(int) * (size_t)k);
+    n->list[0] = fe_expr(f, fe_get(f, e, S_left));
+    for (Py_ssize_t i = 0; i < k; i++) {
+        n->ops[i] = cmpop_kind(f, PyList_GET_ITEM(ops, i), loc);
+        n->list[i + 1] = fe_expr(f, PyList_GET_ITEM(cmps, i));
     }
-    if (fe_is(e, A_Constant)) {
-        return constant(f, e, loc);
-    }
-    if (fe_is(e, A_BinOp)) {
-        n = fe_new_node(f, ND_BINOP, loc);
-        n->op = fe_binop_kind(f, fe_get(f, e, S_op), loc);
-        n->a = fe_expr(f, fe_get(f, e, S_left));
-        n->b = fe_expr(f, fe_get(f, e, S_right));
-        return n;
-    }
-    if (fe_is(e, A_UnaryOp)) {
-        PyObject *op = fe_get(f, e, S_op);
-        n = fe_new_node(f, ND_UNARY, loc);
-        n->op = fe_is(op, A_USub) ? OP_NEG : fe_is(op, A_UAdd) ? OP_POS : fe_is(op, A_Not) ? OP_NOT
-                : OP_INVERT;
-        n->a = fe_expr(f, fe_get(f, e, S_operand));
-        return n;
-    }
-    if (fe_is(e, A_BoolOp)) {
-        n = fe_new_node(f, ND_BOOLOP, loc);
-        n->op = fe_is(fe_get(f, e, S_op), A_And) ? OP_AND : OP_OR;
-        n->list = fe_expr_list(f, fe_get(f, e, S_values), &n->n);
-        return n;
-    }
-    if (fe_is(e, A_Compare)) {
-        PyObject *ops = fe_get(f, e, S_ops), *cmps = fe_get(f, e, S_comparators);
-        Py_ssize_t k = PyList_GET_SIZE(ops);
-        n = fe_new_node(f, ND_COMPARE, loc);
-        n->n = (int)k + 1;
-        n->list = cj_alloc(f->cx->arena, sizeof(Node *) * (size_t)(k + 1));
-        n->ops = cj_alloc(f->cx->arena, sizeof(int) * (size_t)k);
-        n->list[0] = fe_expr(f, fe_get(f, e, S_left));
-        for (Py_ssize_t i = 0; i < k; i++) {
-            n->ops[i] = cmpop_kind(f, PyList_GET_ITEM(ops, i), loc);
-            n->list[i + 1] = fe_expr(f, PyList_GET_ITEM(cmps, i));
-        }
-        return n;
-    }
-    if (fe_is(e, A_IfExp)) {
-        n = fe_new_node(f, ND_IFEXP, loc);
-        n->a = fe_expr(f, fe_get(f, e, S_test));
-        n->b = fe_expr(f, fe_get(f, e, S_body));
-        n->c = fe_expr(f, fe_get(f, e, S_orelse));
-        return n;
-    }
-    if (fe_is(e, A_Call)) {
-        return call(f, e, loc);
-    }
-    if (fe_is(e, A_Attribute)) {
-        return attribute(f, e, loc);
-    }
-    if (fe_is(e, A_Subscript)) {
-        return fe_subscript(f, e, loc);
-    }
-    if (fe_is(e, A_Tuple)) {
-        n = fe_new_node(f, ND_TUPLE, loc);
-        n->list = fe_expr_list(f, fe_get(f, e, S_elts), &n->n);
-        return n;
-    }
+    return n;
+}
+
+/* ifexp := expr 'if' expr 'else' expr */
+static Node *
+ifexp(Fe *f, PyObject *e, Loc loc)
+{
+    Node *n = fe_new_node(f, ND_IFEXP, loc);
+    n->a = fe_expr(f, fe_get(f, e, S_test));
+    n->b = fe_expr(f, fe_get(f, e, S_body));
+    n->c = fe_expr(f, fe_get(f, e, S_orelse));
+    return n;
+}
+
+/* tuple := '(' [ exprs [','] ] ')' */
+static Node *
+tuple(Fe *f, PyObject *e, Loc loc)
+{
+    Node *n = fe_new_node(f, ND_TUPLE, loc);
+    n->list = fe_expr_list(f, fe_get(f, e, S_elts), &n->n);
+    return n;
+}
+
+/* Any other expression is an error; the common ones say what to use instead. */
+CJ_NORETURN static void
+unsupported_expr(Fe *f, PyObject *e, Loc loc)
+{
     if (fe_is(e, A_List)) {
         fe_fail(f, loc, "lists are not supported in kernels; use a tuple, or "
                 "jit.local_memory(dtype, n) for a small per-thread array");
@@ -358,4 +387,46 @@ fe_expr(Fe *f, PyObject *e)
                 "as separate arguments");
     }
     fe_fail(f, loc, "%s expressions are not supported in kernels", Py_TYPE(e)->tp_name);
+}
+
+/* expr := name | constant | binop | unary | boolop | compare | ifexp | call
+ *       | attribute | subscript | tuple */
+Node *
+fe_expr(Fe *f, PyObject *e)
+{
+    Loc loc = fe_loc_of(f, e);
+    if (fe_is(e, A_Name)) {
+        return fe_name_expr(f, e, loc);
+    }
+    if (fe_is(e, A_Constant)) {
+        return constant(f, e, loc);
+    }
+    if (fe_is(e, A_BinOp)) {
+        return binop(f, e, loc);
+    }
+    if (fe_is(e, A_UnaryOp)) {
+        return unary(f, e, loc);
+    }
+    if (fe_is(e, A_BoolOp)) {
+        return boolop(f, e, loc);
+    }
+    if (fe_is(e, A_Compare)) {
+        return compare(f, e, loc);
+    }
+    if (fe_is(e, A_IfExp)) {
+        return ifexp(f, e, loc);
+    }
+    if (fe_is(e, A_Call)) {
+        return call(f, e, loc);
+    }
+    if (fe_is(e, A_Attribute)) {
+        return attribute(f, e, loc);
+    }
+    if (fe_is(e, A_Subscript)) {
+        return fe_subscript(f, e, loc);
+    }
+    if (fe_is(e, A_Tuple)) {
+        return tuple(f, e, loc);
+    }
+    unsupported_expr(f, e, loc);
 }

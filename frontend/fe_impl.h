@@ -43,11 +43,12 @@ enum {
     S_COUNT
 };
 
-extern PyTypeObject *fe_ast_types[A_COUNT];
-extern PyObject *fe_names[S_COUNT];
-extern PyObject *fe_builtins_dict;
-extern PyObject *fe_linecache_getlines;
-extern PyObject *fe_ast_walk;
+/* Set by fe_init (ast.c) once per process and kept. */
+extern PyTypeObject *fe_ast_types[A_COUNT];     /* ast.Name, ... by A_ kind */
+extern PyObject *fe_names[S_COUNT];             /* interned attribute names */
+extern PyObject *fe_builtins_dict;              /* builtins.__dict__ */
+extern PyObject *fe_linecache_getlines;         /* linecache.getlines */
+extern PyObject *fe_ast_walk;                   /* ast.walk */
 
 /* ---- per-function state ---- */
 
@@ -62,13 +63,14 @@ typedef struct {
     int dedent;             /* add to AST columns */
     Var **vars;
     int nvars, capvars;
-    int loop_depth;
     int nnodes;
 } Fe;
 
 /* A resolved non-local: a builtin, a constant, a device function, a
  * namespace (module) or something unusable. */
-typedef enum { R_NONE, R_BUILTIN, R_CONST, R_DEVFUNC, R_KERNEL, R_NAMESPACE, R_DTYPE, R_OTHER } RKind;
+typedef enum {
+    R_NONE, R_BUILTIN, R_CONST, R_DEVFUNC, R_KERNEL, R_NAMESPACE, R_DTYPE, R_OTHER
+} RKind;
 
 typedef struct {
     RKind kind;
@@ -78,7 +80,7 @@ typedef struct {
     DType dt;               /* R_DTYPE */
 } Resolved;
 
-/* ast.c */
+/* ast.c: fe_get, fe_fail and the rest longjmp through cx->try_ on an error */
 int fe_init(void);
 PyObject *fe_keep(Fe *f, PyObject *o);
 CJ_NORETURN void fe_fail(Fe *f, Loc loc, const char *fmt, ...) CJ_PRINTF(3, 4);
@@ -97,7 +99,7 @@ Node *fe_const_node(Fe *f, Loc loc, Const c);
 int fe_dtype_of_object(Fe *f, PyObject *obj, DType *dt);
 Node *fe_object_const(Fe *f, PyObject *obj, Loc loc);
 
-/* names.c */
+/* names.c (fe_kernel_function, from fe.h, is called only there) */
 const char *fe_module_name(PyObject *obj);
 int fe_is_local_name(Fe *f, PyObject *name);
 const char *fe_describe_object(Fe *f, PyObject *obj);

@@ -1,11 +1,14 @@
-/* frontend.c - reads a decorated function's Python AST (through the CPython
- * C API) once into cujit's IR.  Names are resolved here: locals, jit / math /
- * numpy builtins, device functions and global or closure constants, which
- * are folded in.  No PyObject* survives past this file. */
+/* frontend.c - fe_read: reads a decorated function's Python AST (through the
+ * CPython C API) once into cujit's IR, with the device functions it calls.
+ * The frontend resolves names too (names.c): locals, jit / math / numpy
+ * builtins, device functions and global or closure constants, which are
+ * folded in.  No PyObject* survives past frontend/. */
 #include <string.h>
 
 #include "fe_impl.h"
 
+/* params := [ name { ',' name } [ ',' ] ]   (positional only: no defaults,
+ * *args, **kwargs or keyword-only parameters) */
 static void
 read_params(Fe *f, PyObject *def)
 {
@@ -42,33 +45,22 @@ lambda_body(Fe *f, PyObject *lam)
     fn->nbody = 1;
 }
 
-Func *
-fe_read(FeCtx *cx, PyObject *pyfunc, int is_device, int boundscheck)
+/* the IR already read for `pyfunc` in this compilation, or NULL */
+static Func *
+seen_find(FeCtx *cx, PyObject *pyfunc)
 {
     for (int i = 0; i < cx->nseen; i++) {
         if (cx->seen[i].pyfunc == pyfunc) {
             return cx->seen[i].fn;
         }
     }
-    Fe fs, *f = &fs;
-    memset(f, 0, sizeof fs);
-    f->cx = cx;
-    Loc none = {0, 0, 0};
-    if (fe_init() < 0) {
-        fe_fail_py(f, none, "cujit could not start its frontend");
-    }
-    if (!PyFunction_Check(pyfunc)) {
-        fe_fail(f, none, "cujit compiles Python functions; got %s", fe_describe_object(f, pyfunc));
-    }
-    Func *fn = cj_alloc(cx->arena, sizeof(Func));
-    f->fn = fn;
-    fn->is_device = is_device;
-    fn->boundscheck = boundscheck;
-    PyObject *code = PyFunction_GET_CODE(pyfunc);
-    fn->name = fe_utf8(f, fe_get(f, pyfunc, S___name__));
-    PyObject *filename = fe_get(f, code, S_co_filename);
-    f->file = fn->file = fe_utf8(f, filename);
-    f->globals = PyFunction_GET_GLOBALS(pyfunc);
+    return NULL;
+}
+
+/* Records `fn` as read before its body is, so that recursion finds it. */
+static void
+seen_add(FeCtx *cx, PyObject *pyfunc, Func *fn)
+{
     if (cx->nseen == cx->capseen) {
         int cap = cx->capseen ? cx->capseen * 2 : 8;
         FeSeen *ns = cj_alloc(cx->arena, sizeof(FeSeen) * (size_t)cap);
@@ -80,27 +72,74 @@ fe_read(FeCtx *cx, PyObject *pyfunc, int is_device, int boundscheck)
     }
     cx->seen[cx->nseen].pyfunc = pyfunc;
     cx->seen[cx->nseen++].fn = fn;
+}
+
+/* lambda := 'lambda' params ':' expr, found in the lines around `first` */
+static void
+read_lambda(Fe *f, PyObject *lines, int first, PyObject *code, PyObject *filename)
+{
+    Func *fn = f->fn;
+    PyObject *lam = fe_find_lambda(f, lines, first, code, filename);
+    fn->name = cj_aprintf(f->cx->arena, "lambda%d", first + 1);
+    fn->loc = fe_loc_of(f, lam);
+    read_params(f, lam);
+    fn->nparams = f->nvars;
+    lambda_body(f, lam);
+}
+
+/* def := [decorators] 'def' name '(' params ')' ':' block, cut from the lines
+ * from `first` on */
+static void
+read_def(Fe *f, PyObject *lines, int first, PyObject *filename)
+{
+    Func *fn = f->fn;
+    const char *src = fe_function_source(f, lines, first);
+    fn->src_hash = cj_hash64(src, strlen(src), 0);
+    PyObject *def = fe_parse_source(f, src, filename);
+    fn->loc = fe_loc_of(f, def);
+    read_params(f, def);
+    fn->nparams = f->nvars;
+    PyObject *body = fe_get(f, def, S_body);
+    fe_bound_names(f, body);
+    fn->body = fe_stmts(f, body, &fn->nbody);
+}
+
+Func *
+fe_read(FeCtx *cx, PyObject *pyfunc, int is_device, int boundscheck)
+{
+    Func *fn = seen_find(cx, pyfunc);
+    if (fn) {
+        return fn;
+    }
+    Fe fs, *f = &fs;
+    memset(f, 0, sizeof fs);
+    f->cx = cx;
+    Loc none = {0, 0, 0};
+    if (fe_init() < 0) {
+        fe_fail_py(f, none, "cujit could not start its frontend");
+    }
+    if (!PyFunction_Check(pyfunc)) {
+        fe_fail(f, none, "cujit compiles Python functions; got %s",
+                fe_describe_object(f, pyfunc));
+    }
+    fn = cj_alloc(cx->arena, sizeof(Func));
+    f->fn = fn;
+    fn->is_device = is_device;
+    fn->boundscheck = boundscheck;
+    PyObject *code = PyFunction_GET_CODE(pyfunc);
+    fn->name = fe_utf8(f, fe_get(f, pyfunc, S___name__));
+    PyObject *filename = fe_get(f, code, S_co_filename);
+    f->file = fn->file = fe_utf8(f, filename);
+    f->globals = PyFunction_GET_GLOBALS(pyfunc);
+    seen_add(cx, pyfunc, fn);
     fe_read_closure(f, pyfunc, code);
     int first;
     PyObject *lines = fe_source_lines(f, code, filename, &first);
     f->locals = fe_keep(f, PySet_New(NULL));
     if (strcmp(fn->name, "<lambda>") == 0) {
-        PyObject *lam = fe_find_lambda(f, lines, first, code, filename);
-        fn->name = cj_aprintf(cx->arena, "lambda%d", first + 1);
-        fn->loc = fe_loc_of(f, lam);
-        read_params(f, lam);
-        fn->nparams = f->nvars;
-        lambda_body(f, lam);
+        read_lambda(f, lines, first, code, filename);
     } else {
-        const char *src = fe_function_source(f, lines, first);
-        fn->src_hash = cj_hash64(src, strlen(src), 0);
-        PyObject *def = fe_parse_source(f, src, filename);
-        fn->loc = fe_loc_of(f, def);
-        read_params(f, def);
-        fn->nparams = f->nvars;
-        PyObject *body = fe_get(f, def, S_body);
-        fe_bound_names(f, body);
-        fn->body = fe_stmts(f, body, &fn->nbody);
+        read_def(f, lines, first, filename);
     }
     fn->vars = f->vars;
     fn->nvars = f->nvars;

@@ -65,6 +65,7 @@ lookup_name(const BuiltinName *t, const char *name)
     return NULL;
 }
 
+/* the name of a module, NULL for anything else */
 const char *
 fe_module_name(PyObject *obj)
 {
@@ -74,68 +75,99 @@ fe_module_name(PyObject *obj)
     return PyModule_GetName(obj);
 }
 
-/* What a Python object found by name means inside a kernel. */
+/* A jit name: an object tagged __cujit_builtin__ (jit.syncthreads,
+ * jit.threadIdx.x); a tag that names no builtin is a namespace (jit.threadIdx). */
+static int
+jit_tagged(PyObject *obj, Resolved *r)
+{
+    PyObject *tag = PyObject_GetAttr(obj, fe_names[S___cujit_builtin__]);
+    if (tag && PyUnicode_Check(tag) && !PyModule_Check(obj)) {
+        const BuiltinName *b = lookup_name(jit_names, PyUnicode_AsUTF8(tag));
+        Py_DECREF(tag);
+        if (b) {
+            r->kind = R_BUILTIN;
+            r->bi = b->bi;
+            r->axis = b->axis;
+            return 1;
+        }
+        r->kind = R_NAMESPACE;      /* jit.threadIdx and friends */
+        return 1;
+    }
+    Py_XDECREF(tag);
+    PyErr_Clear();
+    return 0;
+}
+
+/* A math function (math.sqrt) or a Python builtin function (abs, min). */
+static int
+builtin_function(PyObject *obj, Resolved *r)
+{
+    if (!PyCFunction_Check(obj)) {
+        return 0;
+    }
+    int found = 0;
+    PyObject *mod = PyObject_GetAttr(obj, fe_names[S___module__]);
+    PyObject *nm = PyObject_GetAttr(obj, fe_names[S___name__]);
+    PyErr_Clear();
+    if (mod && nm && PyUnicode_Check(mod) && PyUnicode_Check(nm)) {
+        const char *m = PyUnicode_AsUTF8(mod), *n = PyUnicode_AsUTF8(nm);
+        const BuiltinName *b = strcmp(m, "math") == 0 ? lookup_name(math_names, n)
+                               : strcmp(m, "builtins") == 0 ? lookup_name(py_builtins, n)
+                               : NULL;
+        if (b && (strcmp(m, "math") == 0 || PyDict_GetItemString(fe_builtins_dict, n) == obj)) {
+            r->kind = R_BUILTIN;
+            r->bi = b->bi;
+            found = 1;
+        }
+    }
+    Py_XDECREF(mod);
+    Py_XDECREF(nm);
+    return found;
+}
+
+/* A Python builtin type (int, float, bool, complex) or a NumPy dtype
+ * (np.float32, np.dtype('f4')). */
+static int
+builtin_type(Fe *f, PyObject *obj, Resolved *r)
+{
+    if (PyType_Check(obj)) {
+        for (const BuiltinName *b = py_builtins; b->name; b++) {
+            if (PyDict_GetItemString(fe_builtins_dict, b->name) == obj) {
+                r->kind = R_BUILTIN;
+                r->bi = b->bi;
+                return 1;
+            }
+        }
+        if (fe_dtype_of_object(f, obj, &r->dt)) {
+            r->kind = R_DTYPE;
+            return 1;
+        }
+    }
+    if (strncmp(Py_TYPE(obj)->tp_name, "numpy.dtype", 11) == 0
+        && fe_dtype_of_object(f, obj, &r->dt)) {
+        r->kind = R_DTYPE;
+        return 1;
+    }
+    return 0;
+}
+
+/* What a Python object found by name means inside a kernel: a jit, math or
+ * Python builtin, a namespace (module), a dtype, a device function or
+ * kernel, a constant folded in, or something kernels cannot use. */
 static Resolved
 classify(Fe *f, PyObject *obj, Loc loc)
 {
     Resolved r;
     memset(&r, 0, sizeof r);
     r.obj = obj;
-    PyObject *tag = PyObject_GetAttr(obj, fe_names[S___cujit_builtin__]);
-    if (tag && PyUnicode_Check(tag) && !PyModule_Check(obj)) {
-        const BuiltinName *b = lookup_name(jit_names, PyUnicode_AsUTF8(tag));
-        Py_DECREF(tag);
-        if (b) {
-            r.kind = R_BUILTIN;
-            r.bi = b->bi;
-            r.axis = b->axis;
-            return r;
-        }
-        r.kind = R_NAMESPACE;       /* jit.threadIdx and friends */
+    if (jit_tagged(obj, &r)) {
         return r;
     }
-    Py_XDECREF(tag);
-    PyErr_Clear();
     if (PyModule_Check(obj)) {
         r.kind = R_NAMESPACE;
         return r;
     }
-    if (PyCFunction_Check(obj)) {
-        PyObject *mod = PyObject_GetAttr(obj, fe_names[S___module__]);
-        PyObject *nm = PyObject_GetAttr(obj, fe_names[S___name__]);
-        PyErr_Clear();
-        if (mod && nm && PyUnicode_Check(mod) && PyUnicode_Check(nm)) {
-            const char *m = PyUnicode_AsUTF8(mod), *n = PyUnicode_AsUTF8(nm);
-            const BuiltinName *b = strcmp(m, "math") == 0 ? lookup_name(math_names, n)
-                                   : strcmp(m, "builtins") == 0 ? lookup_name(py_builtins, n)
-                                   : NULL;
-            if (b && (strcmp(m, "math") == 0 || PyDict_GetItemString(fe_builtins_dict, n) == obj)) {
-                Py_DECREF(mod);
-                Py_DECREF(nm);
-                r.kind = R_BUILTIN;
-                r.bi = b->bi;
-                return r;
-            }
-        }
-        Py_XDECREF(mod);
-        Py_XDECREF(nm);
-    }
-    if (PyType_Check(obj)) {
-        for (const BuiltinName *b = py_builtins; b->name; b++) {
-            if (PyDict_GetItemString(fe_builtins_dict, b->name) == obj) {
-                r.kind = R_BUILTIN;
-                r.bi = b->bi;
-                return r;
-            }
-        }
-        if (fe_dtype_of_object(f, obj, &r.dt)) {
-            r.kind = R_DTYPE;
-            return r;
-        }
-    }
-    if (strncmp(Py_TYPE(obj)->tp_name, "numpy.dtype", 11) == 0
-        && fe_dtype_of_object(f, obj, &r.dt)) {
-        r.kind = R_DTYPE;
+    if (builtin_function(obj, &r) || builtin_type(f, obj, &r)) {
         return r;
     }
     int is_device = 0;
@@ -170,6 +202,7 @@ lookup_global(Fe *f, PyObject *name)
     return v;
 }
 
+/* is `name` bound in the function (a parameter or assigned)? */
 int
 fe_is_local_name(Fe *f, PyObject *name)
 {
@@ -187,7 +220,8 @@ fe_describe_object(Fe *f, PyObject *obj)
     return cj_aprintf(f->cx->arena, "an object of type '%s'", Py_TYPE(obj)->tp_name);
 }
 
-/* Resolves Name / Attribute chains that do not start at a local. Returns 0
+/* dotted := name { '.' name }
+ * Resolves Name / Attribute chains that do not start at a local. Returns 0
  * if the expression starts at a local (the caller reads it as a value). */
 int
 fe_resolve(Fe *f, PyObject *e, Resolved *out)
@@ -241,7 +275,7 @@ fe_resolve(Fe *f, PyObject *e, Resolved *out)
     return 0;
 }
 
-
+/* Marks the names a target binds as locals: name | '(' target { ',' target } ')' */
 static void
 bind_target(Fe *f, PyObject *t)
 {
@@ -257,6 +291,9 @@ bind_target(Fe *f, PyObject *t)
     }
 }
 
+/* Python's rule for locals: a name bound anywhere in the body (=, op=,
+ * annotated =, a for target), in any if / while / for block, is local to the
+ * whole function.  Collects them into f->locals before the body is read. */
 void
 fe_bound_names(Fe *f, PyObject *list)
 {
@@ -277,6 +314,8 @@ fe_bound_names(Fe *f, PyObject *list)
     }
 }
 
+/* The values of the function's free variables (closure cells), by name,
+ * into f->closure; an empty cell is left out. */
 void
 fe_read_closure(Fe *f, PyObject *pyfunc, PyObject *code)
 {

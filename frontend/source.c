@@ -47,6 +47,29 @@ blank_or_comment(const char *s)
     return *s == '\0' || *s == '\n' || *s == '\r' || *s == '#';
 }
 
+/* Appends line `l` less `k` columns of indentation (less all of it if it
+ * has fewer), ending in a newline. */
+static void
+put_dedented(Buf *b, const char *l, int k)
+{
+    buf_puts(b, indent_of(l) >= k ? l + k : l + indent_of(l));
+    if (b->len == 0 || b->s[b->len - 1] != '\n') {
+        buf_putc(b, '\n');
+    }
+}
+
+/* The text cut from lines [from, ...) dedented by k, copied into the arena;
+ * AST locations in it map back to the file through f->line0 and f->dedent. */
+static const char *
+cut_source(Fe *f, Buf *b, int from, int k)
+{
+    f->line0 = from;
+    f->dedent = k;
+    char *s = cj_strdup(f->cx->arena, b->s ? b->s : "");
+    buf_free(b);
+    return s;
+}
+
 /* The function's block (decorators, def and body) cut from the file's lines
  * and dedented, as Python source; sets f->line0 and f->dedent. */
 const char *
@@ -75,18 +98,14 @@ fe_function_source(Fe *f, PyObject *lines, int first)
         if (depth < 0) {
             depth = 0;
         }
-        buf_puts(&b, indent_of(l) >= k ? l + k : t);
-        if (b.len == 0 || b.s[b.len - 1] != '\n') {
-            buf_putc(&b, '\n');
-        }
+        put_dedented(&b, l, k);
     }
-    f->line0 = first;
-    f->dedent = k;
-    char *s = cj_strdup(f->cx->arena, b.s ? b.s : "");
-    buf_free(&b);
-    return s;
+    return cut_source(f, &b, first, k);
 }
 
+/* module := [decorators] 'def' name '(' params ')' ':' block
+ * The function's cut source parsed to an AST; returns its FunctionDef
+ * (an async def is refused). */
 PyObject *
 fe_parse_source(Fe *f, const char *src, PyObject *filename)
 {
@@ -145,16 +164,9 @@ chunk(Fe *f, PyObject *lines, int from, int n)
             PyErr_Clear();
             break;
         }
-        buf_puts(&b, indent_of(l) >= k ? l + k : l + indent_of(l));
-        if (b.len == 0 || b.s[b.len - 1] != '\n') {
-            buf_putc(&b, '\n');
-        }
+        put_dedented(&b, l, k);
     }
-    f->line0 = from;
-    f->dedent = k;
-    char *r = cj_strdup(f->cx->arena, b.s ? b.s : "");
-    buf_free(&b);
-    return r;
+    return cut_source(f, &b, from, k);
 }
 
 /* does this Lambda node take the code object's parameters? */
@@ -178,6 +190,24 @@ lambda_matches(Fe *f, PyObject *lam, PyObject *code)
     return 1;
 }
 
+/* do two code objects hold the same bytecode, names and constants? */
+static int
+code_equal(PyObject *k, PyObject *code)
+{
+    static const char *const attrs[] = {"co_code", "co_names", "co_consts"};
+    for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
+        PyObject *a = PyObject_GetAttrString(k, attrs[i]);
+        PyObject *b = PyObject_GetAttrString(code, attrs[i]);
+        int eq = a && b && PyObject_RichCompareBool(a, b, Py_EQ) == 1;
+        Py_XDECREF(a);
+        Py_XDECREF(b);
+        if (!eq) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* Several lambdas with these parameters on one line: the one whose compiled
  * code is the function's. */
 static int
@@ -194,25 +224,9 @@ same_code(Fe *f, PyObject *lam, PyObject *code, PyObject *filename)
     if (consts && PyTuple_Check(consts)) {
         for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(consts) && !same; i++) {
             PyObject *k = PyTuple_GET_ITEM(consts, i);
-            if (!PyCode_Check(k)) {
-                continue;
+            if (PyCode_Check(k)) {
+                same = code_equal(k, code);
             }
-            PyObject *a = PyObject_GetAttrString(k, "co_code");
-            PyObject *b = PyObject_GetAttrString(code, "co_code");
-            PyObject *na = PyObject_GetAttrString(k, "co_names");
-            PyObject *nb = PyObject_GetAttrString(code, "co_names");
-            PyObject *ka = PyObject_GetAttrString(k, "co_consts");
-            PyObject *kb = PyObject_GetAttrString(code, "co_consts");
-            same = a && b && na && nb && ka && kb
-                   && PyObject_RichCompareBool(a, b, Py_EQ) == 1
-                   && PyObject_RichCompareBool(na, nb, Py_EQ) == 1
-                   && PyObject_RichCompareBool(ka, kb, Py_EQ) == 1;
-            Py_XDECREF(a);
-            Py_XDECREF(b);
-            Py_XDECREF(na);
-            Py_XDECREF(nb);
-            Py_XDECREF(ka);
-            Py_XDECREF(kb);
         }
     }
     Py_XDECREF(consts);
@@ -251,11 +265,9 @@ fe_find_lambda(Fe *f, PyObject *lines, int first, PyObject *code, PyObject *file
             }
             fe_keep(f, list);
             PyObject *found = NULL;
-            int nfound = 0;
             for (Py_ssize_t i = 0; i < PyList_GET_SIZE(list); i++) {
                 PyObject *node = PyList_GET_ITEM(list, i);
                 if (fe_is(node, A_Lambda) && lambda_matches(f, node, code)) {
-                    nfound++;
                     if (!found || same_code(f, node, code, filename)) {
                         found = node;
                     }
@@ -272,6 +284,8 @@ fe_find_lambda(Fe *f, PyObject *lines, int first, PyObject *code, PyObject *file
     fe_fail(f, l, "cujit could not find the source of this lambda; define the function with def");
 }
 
+/* Line `line` of `file` (1-based, through linecache) into out[n]; -1 and an
+ * empty string when there is none.  Never leaves a Python error set. */
 int
 fe_source_line(const char *file, int line, char *out, size_t n)
 {

@@ -3,7 +3,8 @@
 
 #include "fe_impl.h"
 
-
+/* target := name | subscript | '(' target { ',' target } ')'   (no *starred,
+ * no attributes) */
 static Node *
 target(Fe *f, PyObject *t)
 {
@@ -35,6 +36,8 @@ target(Fe *f, PyObject *t)
     fe_fail(f, loc, "cannot assign to this expression in a kernel");
 }
 
+/* for := 'for' name 'in' 'range' '(' expr [',' expr [',' expr]] ')' ':' block
+ * (no else) */
 static Node *
 for_stmt(Fe *f, PyObject *s, Loc loc)
 {
@@ -66,111 +69,129 @@ for_stmt(Fe *f, PyObject *s, Loc loc)
     n->a = na == 1 ? NULL : args[0];
     n->b = na == 1 ? args[0] : args[1];
     n->c = na == 3 ? args[2] : NULL;
-    f->loop_depth++;
     n->list = fe_stmts(f, fe_get(f, s, S_body), &n->n);
-    f->loop_depth--;
     return n;
 }
 
+/* assign := target '=' { target '=' } expr */
 static Node *
-stmt(Fe *f, PyObject *s)
+assign(Fe *f, PyObject *s, Loc loc)
 {
-    Loc loc = fe_loc_of(f, s);
-    Node *n;
-    if (fe_is(s, A_Assign)) {
-        n = fe_new_node(f, ND_ASSIGN, loc);
-        n->a = fe_expr(f, fe_get(f, s, S_value));
-        PyObject *tl = fe_get(f, s, S_targets);
-        n->n = (int)PyList_GET_SIZE(tl);
-        n->list = cj_alloc(f->cx->arena, sizeof(Node *) * (size_t)n->n);
-        for (int i = 0; i < n->n; i++) {
-            n->list[i] = target(f, PyList_GET_ITEM(tl, i));
+    Node *n = fe_new_node(f, ND_ASSIGN, loc);
+    n->a = fe_expr(f, fe_get(f, s, S_value));
+    PyObject *tl = fe_get(f, s, S_targets);
+    n->n = (int)PyList_GET_SIZE(tl);
+    n->list = cj_alloc(f->cx->arena, sizeof(Node *) * (size_t)n->n);
+    for (int i = 0; i < n->n; i++) {
+        n->list[i] = target(f, PyList_GET_ITEM(tl, i));
+    }
+    return n;
+}
+
+/* augassign := (name | subscript) operator'=' expr */
+static Node *
+aug_assign(Fe *f, PyObject *s, Loc loc)
+{
+    Node *n = fe_new_node(f, ND_AUGASSIGN, loc);
+    n->op = fe_binop_kind(f, fe_get(f, s, S_op), loc);
+    n->b = fe_expr(f, fe_get(f, s, S_value));
+    PyObject *t = fe_get(f, s, S_target);
+    if (!fe_is(t, A_Name) && !fe_is(t, A_Subscript)) {
+        fe_fail(f, fe_loc_of(f, t), "augmented assignment needs a variable or an array "
+                "element");
+    }
+    n->a = target(f, t);
+    return n;
+}
+
+/* annassign := target ':' annotation '=' expr   (the annotation is ignored) */
+static Node *
+ann_assign(Fe *f, PyObject *s, Loc loc)
+{
+    PyObject *v = fe_get(f, s, S_value);
+    if (v == Py_None) {
+        fe_fail(f, loc, "a bare annotation declares nothing in a kernel; assign a value");
+    }
+    Node *n = fe_new_node(f, ND_ASSIGN, loc);
+    n->a = fe_expr(f, v);
+    n->n = 1;
+    n->list = cj_alloc(f->cx->arena, sizeof(Node *));
+    n->list[0] = target(f, fe_get(f, s, S_target));
+    return n;
+}
+
+/* if := 'if' expr ':' block { 'elif' expr ':' block } [ 'else' ':' block ] */
+static Node *
+if_stmt(Fe *f, PyObject *s, Loc loc)
+{
+    Node *n = fe_new_node(f, ND_IF, loc);
+    n->a = fe_expr(f, fe_get(f, s, S_test));
+    n->list = fe_stmts(f, fe_get(f, s, S_body), &n->n);
+    n->list2 = fe_stmts(f, fe_get(f, s, S_orelse), &n->n2);
+    return n;
+}
+
+/* while := 'while' expr ':' block   (no else) */
+static Node *
+while_stmt(Fe *f, PyObject *s, Loc loc)
+{
+    if (PyList_GET_SIZE(fe_get(f, s, S_orelse))) {
+        fe_fail(f, loc, "while ... else is not supported in kernels");
+    }
+    Node *n = fe_new_node(f, ND_WHILE, loc);
+    n->a = fe_expr(f, fe_get(f, s, S_test));
+    n->list = fe_stmts(f, fe_get(f, s, S_body), &n->n);
+    return n;
+}
+
+/* exprstmt := expr   (a string or ... alone, as a docstring, is a pass) */
+static Node *
+expr_stmt(Fe *f, PyObject *s, Loc loc)
+{
+    PyObject *v = fe_get(f, s, S_value);
+    if (fe_is(v, A_Constant)) {
+        PyObject *c = fe_get(f, v, S_value);
+        if (PyUnicode_Check(c) || c == Py_Ellipsis) {
+            return fe_new_node(f, ND_PASS, loc);      /* docstring or ... */
         }
-        return n;
     }
-    if (fe_is(s, A_AugAssign)) {
-        n = fe_new_node(f, ND_AUGASSIGN, loc);
-        n->op = fe_binop_kind(f, fe_get(f, s, S_op), loc);
-        n->b = fe_expr(f, fe_get(f, s, S_value));
-        PyObject *t = fe_get(f, s, S_target);
-        if (!fe_is(t, A_Name) && !fe_is(t, A_Subscript)) {
-            fe_fail(f, fe_loc_of(f, t), "augmented assignment needs a variable or an array "
-                    "element");
+    Node *n = fe_new_node(f, ND_EXPR, loc);
+    n->a = fe_expr(f, v);
+    return n;
+}
+
+/* return := 'return' [ expr ] */
+static Node *
+return_stmt(Fe *f, PyObject *s, Loc loc)
+{
+    Node *n = fe_new_node(f, ND_RETURN, loc);
+    PyObject *v = fe_get(f, s, S_value);
+    n->a = v == Py_None ? NULL : fe_expr(f, v);
+    return n;
+}
+
+/* assert := 'assert' expr [ ',' string ] */
+static Node *
+assert_stmt(Fe *f, PyObject *s, Loc loc)
+{
+    Node *n = fe_new_node(f, ND_ASSERT, loc);
+    n->a = fe_expr(f, fe_get(f, s, S_test));
+    PyObject *m = fe_get(f, s, S_msg);
+    if (m != Py_None) {
+        PyObject *mv = fe_is(m, A_Constant) ? fe_get(f, m, S_value) : NULL;
+        if (!mv || !PyUnicode_Check(mv)) {
+            fe_fail(f, fe_loc_of(f, m), "an assert message in a kernel must be a string "
+                    "literal");
         }
-        n->a = target(f, t);
-        return n;
+        n->str = fe_utf8(f, mv);
     }
-    if (fe_is(s, A_AnnAssign)) {
-        PyObject *v = fe_get(f, s, S_value);
-        if (v == Py_None) {
-            fe_fail(f, loc, "a bare annotation declares nothing in a kernel; assign a value");
-        }
-        n = fe_new_node(f, ND_ASSIGN, loc);
-        n->a = fe_expr(f, v);
-        n->n = 1;
-        n->list = cj_alloc(f->cx->arena, sizeof(Node *));
-        n->list[0] = target(f, fe_get(f, s, S_target));
-        return n;
-    }
-    if (fe_is(s, A_If)) {
-        n = fe_new_node(f, ND_IF, loc);
-        n->a = fe_expr(f, fe_get(f, s, S_test));
-        n->list = fe_stmts(f, fe_get(f, s, S_body), &n->n);
-        n->list2 = fe_stmts(f, fe_get(f, s, S_orelse), &n->n2);
-        return n;
-    }
-    if (fe_is(s, A_While)) {
-        if (PyList_GET_SIZE(fe_get(f, s, S_orelse))) {
-            fe_fail(f, loc, "while ... else is not supported in kernels");
-        }
-        n = fe_new_node(f, ND_WHILE, loc);
-        n->a = fe_expr(f, fe_get(f, s, S_test));
-        f->loop_depth++;
-        n->list = fe_stmts(f, fe_get(f, s, S_body), &n->n);
-        f->loop_depth--;
-        return n;
-    }
-    if (fe_is(s, A_For)) {
-        return for_stmt(f, s, loc);
-    }
-    if (fe_is(s, A_Expr)) {
-        PyObject *v = fe_get(f, s, S_value);
-        if (fe_is(v, A_Constant)) {
-            PyObject *c = fe_get(f, v, S_value);
-            if (PyUnicode_Check(c) || c == Py_Ellipsis) {
-                return fe_new_node(f, ND_PASS, loc);      /* docstring or ... */
-            }
-        }
-        n = fe_new_node(f, ND_EXPR, loc);
-        n->a = fe_expr(f, v);
-        return n;
-    }
-    if (fe_is(s, A_Return)) {
-        n = fe_new_node(f, ND_RETURN, loc);
-        PyObject *v = fe_get(f, s, S_value);
-        n->a = v == Py_None ? NULL : fe_expr(f, v);
-        return n;
-    }
-    if (fe_is(s, A_Pass)) {
-        return fe_new_node(f, ND_PASS, loc);
-    }
-    if (fe_is(s, A_Break) || fe_is(s, A_Continue)) {
-        return fe_new_node(f, fe_is(s, A_Break) ? ND_BREAK : ND_CONTINUE, loc);
-    }
-    if (fe_is(s, A_Assert)) {
-        n = fe_new_node(f, ND_ASSERT, loc);
-        n->a = fe_expr(f, fe_get(f, s, S_test));
-        PyObject *m = fe_get(f, s, S_msg);
-        if (m != Py_None) {
-            PyObject *mv = fe_is(m, A_Constant) ? fe_get(f, m, S_value) : NULL;
-            if (!mv || !PyUnicode_Check(mv)) {
-                fe_fail(f, fe_loc_of(f, m), "an assert message in a kernel must be a string "
-                        "literal");
-            }
-            n->str = fe_utf8(f, mv);
-        }
-        return n;
-    }
+    return n;
+}
+
+/* Any other statement is an error; the common ones say what to do instead. */
+CJ_NORETURN static void
+unsupported_stmt(Fe *f, PyObject *s, Loc loc)
+{
     const char *what = Py_TYPE(s)->tp_name;
     const char *hint = "";
     if (strcmp(what, "FunctionDef") == 0 || strcmp(what, "AsyncFunctionDef") == 0) {
@@ -185,6 +206,49 @@ stmt(Fe *f, PyObject *s)
     fe_fail(f, loc, "'%s' statements are not supported in kernels%s", what, hint);
 }
 
+/* stmt := assign | augassign | annassign | if | while | for | exprstmt | return
+ *       | 'pass' | 'break' | 'continue' | assert */
+static Node *
+stmt(Fe *f, PyObject *s)
+{
+    Loc loc = fe_loc_of(f, s);
+    if (fe_is(s, A_Assign)) {
+        return assign(f, s, loc);
+    }
+    if (fe_is(s, A_AugAssign)) {
+        return aug_assign(f, s, loc);
+    }
+    if (fe_is(s, A_AnnAssign)) {
+        return ann_assign(f, s, loc);
+    }
+    if (fe_is(s, A_If)) {
+        return if_stmt(f, s, loc);
+    }
+    if (fe_is(s, A_While)) {
+        return while_stmt(f, s, loc);
+    }
+    if (fe_is(s, A_For)) {
+        return for_stmt(f, s, loc);
+    }
+    if (fe_is(s, A_Expr)) {
+        return expr_stmt(f, s, loc);
+    }
+    if (fe_is(s, A_Return)) {
+        return return_stmt(f, s, loc);
+    }
+    if (fe_is(s, A_Pass)) {
+        return fe_new_node(f, ND_PASS, loc);
+    }
+    if (fe_is(s, A_Break) || fe_is(s, A_Continue)) {
+        return fe_new_node(f, fe_is(s, A_Break) ? ND_BREAK : ND_CONTINUE, loc);
+    }
+    if (fe_is(s, A_Assert)) {
+        return assert_stmt(f, s, loc);
+    }
+    unsupported_stmt(f, s, loc);
+}
+
+/* block := stmt { stmt } */
 Node **
 fe_stmts(Fe *f, PyObject *list, int *n)
 {
