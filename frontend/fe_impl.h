@@ -99,7 +99,7 @@ Node *fe_const_node(Fe *f, Loc loc, Const c);
 int fe_dtype_of_object(Fe *f, PyObject *obj, DType *dt);
 Node *fe_object_const(Fe *f, PyObject *obj, Loc loc);
 
-/* names.c (fe_kernel_function, from fe.h, is called only there) */
+/* names.c (also fe_set_kernel_function, from fe.h) */
 const char *fe_module_name(PyObject *obj);
 int fe_is_local_name(Fe *f, PyObject *name);
 const char *fe_describe_object(Fe *f, PyObject *obj);

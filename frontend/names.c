@@ -5,6 +5,15 @@
 
 #include "fe_impl.h"
 
+/* the kernel type's recognizer, passed down by its owner (fe.h) */
+static FeKernelFunction kernel_function;
+
+void
+fe_set_kernel_function(FeKernelFunction f)
+{
+    kernel_function = f;
+}
+
 typedef struct {
     const char *name;
     int bi, axis;
@@ -171,7 +180,7 @@ classify(Fe *f, PyObject *obj, Loc loc)
         return r;
     }
     int is_device = 0;
-    PyObject *pyfunc = fe_kernel_function(obj, &is_device);
+    PyObject *pyfunc = kernel_function ? kernel_function(obj, &is_device) : NULL;
     if (pyfunc) {
         r.kind = is_device ? R_DEVFUNC : R_KERNEL;
         r.obj = pyfunc;
