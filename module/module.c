@@ -53,7 +53,7 @@ PyInit__cujit(void)
     if (!m) {
         return NULL;
     }
-    if (kernel_add_types(m) < 0 || ufunc_add_types(m) < 0 || rt_add_types(m) < 0
+    if (kernel_add_types(m) < 0 || forms_add_types(m) < 0 || rt_add_types(m) < 0
         || PyModule_AddFunctions(m, kernel_module_methods) < 0
         || PyModule_AddStringConstant(m, "__version__", CJ_VERSION) < 0) {
         Py_DECREF(m);

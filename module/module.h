@@ -17,7 +17,7 @@ extern PyTypeObject LauncherType;
 
 int kernel_add_types(PyObject *m);
 extern PyMethodDef kernel_module_methods[];
-int ufunc_add_types(PyObject *m);
+int forms_add_types(PyObject *m);
 
 /* shared by kernel.c and ufunc.c */
 /* a cujit.Kernel's Python function (borrowed) and *is_device; NULL if obj is
