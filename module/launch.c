@@ -1,0 +1,604 @@
+/* launch.c - launching a cujit.Kernel from C: k[grid, block, stream,
+ * shared] (a Launcher), k(grid, block, args) (CuPy's style), the checks of
+ * a launch configuration, and the hot path: a compact key of the
+ * arguments' types finds the compiled entry, the runtime packs the
+ * arguments, cuLaunchKernel. */
+#include "kernel.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../runtime/pack.h"
+
+int
+load_entry(KernelObject *k, Entry *e, int dev)
+{
+    if (dev < 0 || dev >= 8) {
+        PyErr_SetString(PyExc_RuntimeError, "cujit supports devices 0 to 7");
+        return -1;
+    }
+    if (e->loaded[dev]) {
+        return 0;
+    }
+    char sibling[32];
+    snprintf(sibling, sizeof sibling, "_x%d", e->c.coarse_vec);
+    if (pl_load(&e->c, e->c.coarse_vec ? sibling : NULL, &e->rk[dev], &e->rkx[dev]) < 0) {
+        return -1;
+    }
+    e->loaded[dev] = 1;
+    return 0;
+}
+
+static int
+dims_from(PyObject *o, unsigned out[3], const char *what)
+{
+    out[0] = out[1] = out[2] = 1;
+    if (PyLong_Check(o)) {
+        long long v = PyLong_AsLongLong(o);
+        if (v <= 0 || v > 0x7fffffff) {
+            if (!PyErr_Occurred()) {
+                PyErr_Format(PyExc_ValueError, "%s size must be positive, got %lld", what, v);
+            }
+            return -1;
+        }
+        out[0] = (unsigned)v;
+        return 0;
+    }
+    if (!PyTuple_Check(o) || PyTuple_GET_SIZE(o) < 1 || PyTuple_GET_SIZE(o) > 3) {
+        PyErr_Format(PyExc_TypeError, "%s must be an int or a tuple of 1 to 3 ints", what);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); i++) {
+        PyObject *x = PyTuple_GET_ITEM(o, i);
+        long long v = PyLong_Check(x) ? PyLong_AsLongLong(x) : -1;
+        if (!PyLong_Check(x)) {
+            PyErr_Format(PyExc_TypeError, "%s must hold ints", what);
+            return -1;
+        }
+        if (v <= 0 || v > (i ? 65535 : 0x7fffffff)) {
+            if (!PyErr_Occurred()) {
+                PyErr_Format(PyExc_ValueError, "%s dimension %zd must be in 1..%d, got %lld",
+                             what, i, i ? 65535 : 0x7fffffff, v);
+            }
+            return -1;
+        }
+        out[i] = (unsigned)v;
+    }
+    return 0;
+}
+
+/* the current device's limits, read once per device */
+static int
+device_limits(int *maxt, int *maxs)
+{
+    static int cached_dev = -1, cached_t, cached_s;
+    int dev = rt_ensure_context();
+    if (dev < 0) {
+        return -1;
+    }
+    if (dev != cached_dev) {
+        cached_t = rt_max_threads_per_block();
+        cached_s = rt_max_shared_per_block();
+        if (cached_t < 0 || cached_s < 0) {
+            return -1;
+        }
+        cached_dev = dev;
+    }
+    *maxt = cached_t;
+    *maxs = cached_s;
+    return 0;
+}
+
+static int
+check_config(LaunchConfig *c)
+{
+    unsigned long long threads = (unsigned long long)c->block[0] * c->block[1] * c->block[2];
+    int maxt, maxs;
+    if (device_limits(&maxt, &maxs) < 0) {
+        return -1;
+    }
+    if (threads > (unsigned long long)maxt || c->block[2] > 64) {
+        PyErr_Format(PyExc_ValueError, "block of %u x %u x %u = %llu threads: this device "
+                     "allows at most %d threads per block (and at most 64 in z)",
+                     c->block[0], c->block[1], c->block[2], threads, maxt);
+        return -1;
+    }
+    if (c->shmem > (unsigned)maxs) {
+        PyErr_Format(PyExc_ValueError, "%u bytes of dynamic shared memory asked for; this "
+                     "device allows at most %d per block", c->shmem, maxs);
+        return -1;
+    }
+    return 0;
+}
+
+#define MAXARGS 64
+
+/* "parameter 'x'" for messages */
+static void
+param_name(KernelObject *k, Py_ssize_t i, char *buf, size_t n)
+{
+    PyObject *names = PyObject_GetAttrString(PyFunction_GET_CODE(k->pyfunc), "co_varnames");
+    const char *s = names && PyTuple_Check(names) && i < PyTuple_GET_SIZE(names)
+                    ? PyUnicode_AsUTF8(PyTuple_GET_ITEM(names, i)) : NULL;
+    if (s) {
+        snprintf(buf, n, "%s() parameter '%s'", PyUnicode_AsUTF8(k->name), s);
+    } else {
+        PyErr_Clear();
+        snprintf(buf, n, "%s() argument %zd", PyUnicode_AsUTF8(k->name), i + 1);
+    }
+    Py_XDECREF(names);
+}
+
+/* "argument: <what went wrong>" becomes "k() parameter 'x': ..." (named only
+ * on failure: the launch path formats nothing) */
+static void
+name_arg_error(KernelObject *k, Py_ssize_t i)
+{
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyObject *s = value ? PyObject_Str(value) : NULL;
+    const char *m = s ? PyUnicode_AsUTF8(s) : NULL;
+    if (!m) {
+        Py_XDECREF(s);
+        PyErr_Restore(type, value, tb);
+        return;
+    }
+    if (strncmp(m, "argument: ", 10) == 0) {
+        m += 10;
+    }
+    char what[128];
+    param_name(k, i, what, sizeof what);
+    PyErr_Format(type ? type : PyExc_TypeError, "%s: %s", what, m);
+    Py_DECREF(s);
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+}
+
+static PyObject *
+arg_count_error(KernelObject *k, Py_ssize_t n, int np)
+{
+    if (n < np) {
+        char what[128];
+        param_name(k, n, what, sizeof what);
+        PyErr_Format(PyExc_TypeError, "%s is missing: %U() takes %d argument%s, got %zd", what,
+                     k->name, np, np == 1 ? "" : "s", n);
+    } else {
+        PyErr_Format(PyExc_TypeError, "%U() takes %d argument%s but %zd were given", k->name,
+                     np, np == 1 ? "" : "s", n);
+    }
+    return NULL;
+}
+
+/* the coarsened entry applies: a 1-d launch and aligned packed arrays */
+static int
+coarse_ok(const Entry *e, const LaunchConfig *c, const RtArray *arrs, const int *isarr,
+          Py_ssize_t n, int idx32)
+{
+    if (c->grid[1] != 1 || c->grid[2] != 1 || c->block[1] != 1 || c->block[2] != 1
+        || c->shmem != 0) {
+        return 0;
+    }
+    if (idx32 && (uint64_t)c->grid[0] * c->block[0] > INT32_MAX) {
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < n && i < 64; i++) {
+        if ((e->c.coarse_mask >> i) & 1) {
+            uintptr_t align = (uintptr_t)cj_dtypes[arrs[i].dtype].size * (uintptr_t)e->c.coarse_vec;
+            if (!isarr[i] || (uintptr_t)arrs[i].ptr % align) {
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+static LaunchConfig last_config;    /* the last launch, for _bench_launch */
+static Entry *last_entry;
+static int last_dev;
+
+/* What launch() keeps per argument (70 KB: see rt_scratch_get) */
+typedef struct {
+    RtArray arrs[MAXARGS];
+    ArgKey keys[MAXARGS];
+    int isarr[MAXARGS];
+    void *params[MAXARGS + 1];
+    unsigned char buf[MAXARGS * (8 + 16 * RT_MAXDIM)] __attribute__((aligned(16)));
+} LaunchScratch;
+
+static LaunchScratch launch_static;
+static int launch_static_busy;
+
+/* Launches k on args with config c: the hot path. */
+static PyObject *
+launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t n)
+{
+    if (k->device) {
+        PyErr_Format(PyExc_TypeError, "%U is a device function: call it from a kernel",
+                     k->name);
+        return NULL;
+    }
+    int np = fixed_params(k);
+    if (np >= 0 && n != np) {
+        return arg_count_error(k, n, np);
+    }
+    if (n > MAXARGS) {
+        PyErr_SetString(PyExc_TypeError, "too many kernel arguments");
+        return NULL;
+    }
+    int dev = rt_ensure_context();
+    if (dev < 0) {
+        return NULL;
+    }
+    LaunchScratch *sc = rt_scratch_get(&launch_static, &launch_static_busy, sizeof *sc);
+    if (!sc) {
+        return NULL;
+    }
+    RtArray *arrs = sc->arrs;
+    ArgKey *keys = sc->keys;
+    int *isarr = sc->isarr;
+    Py_ssize_t got = 0;
+    int idx32 = 1, printing = 0;
+    PyObject *result = NULL;
+    for (; got < n; got++) {
+        DType dt;
+        isarr[got] = 0;
+        if (!Py_IS_TYPE(args[got], &rt_DeviceArray_Type) && rt_scalar_dtype(args[got], &dt)) {
+            keys[got] = rt_scalar_key(dt);
+            continue;
+        }
+        if (rt_get_array(args[got], &arrs[got], c->stream, "argument") < 0) {
+            name_arg_error(k, got);
+            goto done;
+        }
+        isarr[got] = 1;
+        RtArray *a = &arrs[got];
+        char lay = a->c_contig ? 'C' : (a->f_contig && a->ndim >= 2) ? 'F' : 'A';
+        keys[got] = rt_array_key(a->dtype, a->ndim, lay, a->readonly);
+        idx32 &= rt_fits32(a->ndim, a->shape, a->strides);
+    }
+    Entry *e = get_entry(k, keys, (int)n, idx32);
+    if (!e || load_entry(k, e, dev) < 0) {
+        goto done;
+    }
+    printing = e->c.has_print;
+    if (e->c.has_dynshared && c->shmem == 0) {
+        PyErr_Format(PyExc_ValueError, "%U uses jit.shared_memory(dtype, None): give the "
+                     "dynamic shared memory size at launch, k[grid, block, stream, nbytes]",
+                     k->name);
+        goto done;
+    }
+    unsigned char *buf = sc->buf;
+    void **params = sc->params;
+    size_t off;
+    if (rt_pack_args(args, arrs, isarr, keys, n, idx32, buf, params, &off) < 0) {
+        goto done;
+    }
+    const char *kname = PyUnicode_AsUTF8(k->name);
+    if (e->c.coarse_vec && coarse_ok(e, c, arrs, isarr, n, idx32)) {
+        /* the same work, vec elements per thread in aligned packs */
+        unsigned v = (unsigned)e->c.coarse_vec, g[3] = {1, 1, 1};
+        uint64_t total = (uint64_t)c->grid[0] * c->block[0];
+        uint64_t threads = (total + v - 1) / v;
+        g[0] = (unsigned)((threads + c->block[0] - 1) / c->block[0]);
+        off = (off + 7) & ~(size_t)7;
+        params[n] = buf + off;
+        rt_pack_index(buf, &off, (int64_t)total, idx32);
+        if (rt_launch(&e->rkx[dev], g, c->block, 0, c->stream, params, kname) < 0) {
+            goto done;
+        }
+    } else if (rt_launch(&e->rk[dev], c->grid, c->block, c->shmem, c->stream, params,
+                         kname) < 0) {
+        goto done;
+    }
+    last_entry = e;
+    last_dev = dev;
+    last_config = *c;
+    if (e->c.has_print && !e->c.check_errors && rt_stream_synchronize(c->stream, kname) < 0) {
+        goto done;      /* print() is for debugging: its output shows at once */
+    }
+    if (e->c.check_errors) {
+        CjErrorRecord rec;
+        int r = rt_check_error_record(&e->rk[dev], c->stream, kname, &rec);
+        if (r < 0) {
+            goto done;
+        }
+        if (r > 0) {
+            PyObject *file = PyFunction_GET_CODE(k->pyfunc)
+                             ? ((PyCodeObject *)PyFunction_GET_CODE(k->pyfunc))->co_filename
+                             : NULL;
+            const char *fs = file ? PyUnicode_AsUTF8(file) : "?";
+            if (rec.kind == 1) {
+                const char *m = rec.msg_id >= 0 && rec.msg_id < e->c.nmsgs ? e->c.msgs[rec.msg_id]
+                                : NULL;
+                PyErr_Format(PyExc_AssertionError, "%s%sassert failed in kernel %s at %s:%d, "
+                             "block (%u, %u, %u), thread (%u, %u, %u)%s", m ? m : "",
+                             m ? " (" : "", kname, fs, rec.line, rec.block[0], rec.block[1],
+                             rec.block[2], rec.thread[0], rec.thread[1], rec.thread[2],
+                             m ? ")" : "");
+            } else {
+                PyErr_Format(PyExc_IndexError, "index %lld is out of bounds for axis %d with "
+                             "size %lld in kernel %s at %s:%d, block (%u, %u, %u), thread "
+                             "(%u, %u, %u)", rec.index, rec.dim, rec.extent, kname, fs,
+                             rec.line, rec.block[0], rec.block[1], rec.block[2], rec.thread[0],
+                             rec.thread[1], rec.thread[2]);
+            }
+            goto done;
+        }
+    }
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    for (Py_ssize_t i = 0; i < got; i++) {
+        if (isarr[i] && (arrs[i].host || arrs[i].owned)
+            && rt_array_release(&arrs[i], c->stream, result != NULL) < 0 && result) {
+            Py_CLEAR(result);
+        }
+    }
+    if (printing) {
+        fflush(stdout);
+    }
+    rt_scratch_put(sc, &launch_static, &launch_static_busy);
+    return result;
+}
+
+/* ---- launchers: k[grid, block, stream, shmem] ---- */
+
+typedef struct {
+    PyObject_HEAD
+    KernelObject *kernel;
+    LaunchConfig cfg;
+    PyObject *stream_obj;       /* kept alive while the launcher lives */
+    vectorcallfunc vectorcall;
+} LauncherObject;
+
+static PyObject *
+launcher_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    LauncherObject *l = (LauncherObject *)self;
+    if (kwnames && PyTuple_GET_SIZE(kwnames)) {
+        PyErr_SetString(PyExc_TypeError, "kernel arguments are positional only");
+        return NULL;
+    }
+    return launch(l->kernel, &l->cfg, args, PyVectorcall_NARGS(nargsf));
+}
+
+static void
+launcher_dealloc(PyObject *self)
+{
+    LauncherObject *l = (LauncherObject *)self;
+    Py_XDECREF(l->kernel);
+    Py_XDECREF(l->stream_obj);
+    Py_TYPE(self)->tp_free(self);
+}
+
+/* _bench_launch(launcher, args, n, mode): microseconds per launch of n
+ * launches from a C loop: mode 0 through the whole launch path; mode 1 only
+ * cuLaunchKernel with the kernel and parameters of a first launch through
+ * the whole path, as a C program would call it; mode 2 the same after the
+ * current-context check of every launch (rt_ensure_context); mode 3 that
+ * check alone, no launch. */
+static PyObject *
+bench_launch(PyObject *self, PyObject *args)
+{
+    PyObject *l, *kargs, *so = Py_None;
+    long n;
+    int raw;
+    void *stream = NULL;
+    if (!PyArg_ParseTuple(args, "O!O!li|O:_bench_launch", &LauncherType, &l, &PyTuple_Type,
+                          &kargs, &n, &raw, &so) || rt_get_stream(so, &stream) < 0) {
+        return NULL;
+    }
+    LauncherObject *lo = (LauncherObject *)l;
+    Py_ssize_t na = PyTuple_GET_SIZE(kargs);
+    if (launch_static_busy) {
+        PyErr_SetString(PyExc_RuntimeError, "_bench_launch inside a launch");
+        return NULL;
+    }
+    PyObject *r = launch(lo->kernel, &lo->cfg, &PyTuple_GET_ITEM(kargs, 0), na);
+    if (!r) {
+        return NULL;
+    }
+    /* raw mode: that launch's parameters, packed in launch_static, copied
+     * (later launches reuse the block) */
+    static unsigned char buf[sizeof launch_static.buf] __attribute__((aligned(16)));
+    static void *params[MAXARGS + 1];
+    if (raw) {
+        memcpy(buf, launch_static.buf, sizeof buf);
+        for (Py_ssize_t i = 0; i < na && i < MAXARGS; i++) {
+            params[i] = buf + ((unsigned char *)launch_static.params[i] - launch_static.buf);
+        }
+    }
+    Py_DECREF(r);
+    double t0 = pl_now_ms();
+    for (long i = 0; i < n; i++) {
+        if (raw >= 2 && rt_ensure_context() < 0) {
+            return NULL;
+        }
+        if (raw == 3) {
+            continue;
+        }
+        if (raw) {
+            if (rt_launch(&last_entry->rk[last_dev], last_config.grid, last_config.block, 0,
+                          so == Py_None ? last_config.stream : stream, params,
+                          "bench") < 0) {
+                return NULL;
+            }
+            continue;
+        }
+        r = launch(lo->kernel, &lo->cfg, &PyTuple_GET_ITEM(kargs, 0), PyTuple_GET_SIZE(kargs));
+        if (!r) {
+            return NULL;
+        }
+        Py_DECREF(r);
+    }
+    return PyFloat_FromDouble((pl_now_ms() - t0) * 1e3 / (double)n);
+}
+
+PyMethodDef kernel_module_methods[] = {
+    {"_bench_launch", bench_launch, METH_VARARGS, "launch timing from C (for bench/)"},
+    {NULL},
+};
+
+PyTypeObject LauncherType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "cujit.Launcher",
+    .tp_basicsize = sizeof(LauncherObject),
+    .tp_dealloc = launcher_dealloc,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(LauncherObject, vectorcall),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "A kernel bound to a launch configuration; call it with the arguments.",
+};
+
+static int
+config_from(LaunchConfig *c, PyObject *grid, PyObject *block, PyObject *stream,
+            PyObject *shmem)
+{
+    if (dims_from(grid, c->grid, "grid") < 0 || dims_from(block, c->block, "block") < 0) {
+        return -1;
+    }
+    c->shmem = 0;
+    if (shmem && shmem != Py_None) {
+        long long v = PyLong_AsLongLong(shmem);
+        if (v < 0 || v > 0x7fffffff) {
+            if (!PyErr_Occurred()) {
+                PyErr_SetString(PyExc_ValueError, "shared memory size must be >= 0");
+            }
+            return -1;
+        }
+        c->shmem = (unsigned)v;
+    }
+    c->stream = NULL;
+    if (rt_get_stream(stream ? stream : Py_None, &c->stream) < 0) {
+        return -1;
+    }
+    return check_config(c);
+}
+
+PyObject *
+kernel_getitem(PyObject *self, PyObject *key)
+{
+    KernelObject *k = (KernelObject *)self;
+    if (!PyTuple_Check(key) || PyTuple_GET_SIZE(key) < 2 || PyTuple_GET_SIZE(key) > 4) {
+        PyErr_SetString(PyExc_TypeError, "launch with k[grid, block], k[grid, block, stream] "
+                        "or k[grid, block, stream, shared_mem_bytes]");
+        return NULL;
+    }
+    Py_ssize_t nk = PyTuple_GET_SIZE(key);
+    if (k->last_key && (key == k->last_key
+                        || PyObject_RichCompareBool(key, k->last_key, Py_EQ) == 1)) {
+        return Py_NewRef(k->last_launcher);     /* the same configuration again */
+    }
+    PyErr_Clear();
+    LauncherObject *l = PyObject_New(LauncherObject, &LauncherType);
+    if (!l) {
+        return NULL;
+    }
+    l->kernel = k;
+    Py_INCREF(k);
+    l->stream_obj = nk > 2 ? PyTuple_GET_ITEM(key, 2) : NULL;
+    Py_XINCREF(l->stream_obj);
+    l->vectorcall = launcher_vectorcall;
+    if (config_from(&l->cfg, PyTuple_GET_ITEM(key, 0), PyTuple_GET_ITEM(key, 1),
+                    l->stream_obj, nk > 3 ? PyTuple_GET_ITEM(key, 3) : NULL) < 0) {
+        Py_DECREF(l);
+        return NULL;
+    }
+    if (nk == 2) {
+        Py_XSETREF(k->last_key, Py_NewRef(key));
+        Py_XSETREF(k->last_launcher, Py_NewRef((PyObject *)l));
+    }
+    return (PyObject *)l;
+}
+
+/* k(grid, block, args, shared_mem=0, stream=None): CuPy's style */
+PyObject *
+kernel_call(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    KernelObject *k = (KernelObject *)self;
+    static char *kwlist[] = {"grid", "block", "args", "shared_mem", "stream", NULL};
+    PyObject *grid, *block, *kargs, *shmem = NULL, *stream = NULL;
+    if (k->device) {
+        PyErr_Format(PyExc_TypeError, "%U is a device function: call it from a kernel",
+                     k->name);
+        return NULL;
+    }
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO|OO:kernel call", kwlist, &grid, &block,
+                                     &kargs, &shmem, &stream)) {
+        return NULL;
+    }
+    if (!PyTuple_Check(kargs)) {
+        PyErr_SetString(PyExc_TypeError, "the kernel's arguments must be given as a tuple: "
+                        "k(grid, block, (a, b, c))");
+        return NULL;
+    }
+    LaunchConfig c;
+    if (config_from(&c, grid, block, stream, shmem) < 0) {
+        return NULL;
+    }
+    return launch(k, &c, &PyTuple_GET_ITEM(kargs, 0), PyTuple_GET_SIZE(kargs));
+}
+
+/* an int, or a tuple of ints: nothing in it can change */
+static int
+frozen_dims(PyObject *o)
+{
+    if (PyLong_CheckExact(o)) {
+        return 1;
+    }
+    if (!PyTuple_CheckExact(o)) {
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); i++) {
+        if (!PyLong_CheckExact(PyTuple_GET_ITEM(o, i))) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* k(grid, block, args) by vectorcall: no argument tuple or parser, and the
+ * configuration of the last grid and block objects kept when they are the
+ * same objects again (ints or tuples of ints, so unchanged); anything else
+ * (keywords, shared_mem, stream) goes through kernel_call */
+PyObject *
+kernel_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    KernelObject *k = (KernelObject *)self;
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    if ((kwnames && PyTuple_GET_SIZE(kwnames)) || n != 3 || k->device
+        || !PyTuple_Check(args[2])) {
+        Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+        PyObject *t = PyTuple_New(n), *kw = nkw ? PyDict_New() : NULL, *r = NULL;
+        for (Py_ssize_t i = 0; t && i < n; i++) {
+            PyTuple_SET_ITEM(t, i, Py_NewRef(args[i]));
+        }
+        for (Py_ssize_t i = 0; kw && i < nkw; i++) {
+            if (PyDict_SetItem(kw, PyTuple_GET_ITEM(kwnames, i), args[n + i]) < 0) {
+                Py_CLEAR(kw);
+            }
+        }
+        if (t && (kw || !nkw)) {
+            r = kernel_call(self, t, kw);
+        }
+        Py_XDECREF(t);
+        Py_XDECREF(kw);
+        return r;
+    }
+    LaunchConfig c;
+    if (args[0] == k->call_grid && args[1] == k->call_block) {
+        c = k->call_cfg;
+    } else {
+        if (config_from(&c, args[0], args[1], NULL, NULL) < 0) {
+            return NULL;
+        }
+        if (frozen_dims(args[0]) && frozen_dims(args[1])) {
+            Py_XSETREF(k->call_grid, Py_NewRef(args[0]));
+            Py_XSETREF(k->call_block, Py_NewRef(args[1]));
+            k->call_cfg = c;
+        }
+    }
+    return launch(k, &c, &PyTuple_GET_ITEM(args[2], 0), PyTuple_GET_SIZE(args[2]));
+}
