@@ -179,330 +179,394 @@ is_contig(const RtArray *a, char order)
     return order == 'F' ? a->f_contig : a->c_contig;
 }
 
-/* vectorize_call's per-operand storage (58 KB: see rt_scratch_get) */
+/* One call's state, in storage too large for the stack (58 KB: see
+ * rt_scratch_get).  Only the fields above `cshape` are reset per call; the
+ * operands are filled as they are read. */
 typedef struct {
+    VectorizeObject *v;
+    int n;                      /* inputs */
+    void *stream;
+    int nops, nouts;            /* operands read so far (released at the end) */
+    PyObject *made[MAXOUT];     /* outputs allocated here */
+    int sig;                    /* the eager signature chosen; -1: lazy typing */
+    int ndim;                   /* the broadcast shape */
+    int64_t shape[RT_MAXDIM];
+    int64_t total;
+    char order;                 /* 'F' when F-ordered inputs give F-ordered results */
+    int flat;                   /* every operand contiguous in that order, full shape */
+    Form *typed;                /* the result dtypes */
+    Key tk;                     /* typing key */
+    EwPlan plan;
+    int nd;                     /* strided: the collapsed shape and strides */
+    int64_t cshape[RT_MAXDIM];
     Operand ops[MAXIN], outs[MAXOUT];
     int64_t st[MAXIN + MAXOUT][RT_MAXDIM];
     void *params[MAXIN + MAXOUT + 1];
     unsigned char buf[(MAXIN + MAXOUT + 2) * (8 + 16 * RT_MAXDIM)] __attribute__((aligned(16)));
-} VecScratch;
+} VecCall;
 
-static VecScratch vec_static;
+static VecCall vec_static;
 static int vec_static_busy;
+
+/* out= and stream=; -1 with TypeError for any other keyword */
+static int
+vec_keywords(VectorizeObject *v, PyObject *const *args, Py_ssize_t n, PyObject *kwnames,
+             PyObject **out_arg, PyObject **stream_arg)
+{
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (Py_ssize_t k = 0; k < nkw; k++) {
+        const char *kn = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
+        if (kn && strcmp(kn, "out") == 0) {
+            *out_arg = args[n + k];
+        } else if (kn && strcmp(kn, "stream") == 0) {
+            *stream_arg = args[n + k];
+        } else {
+            PyErr_Format(PyExc_TypeError, "%U() got an unexpected keyword argument '%s' "
+                         "(it takes out= and stream=)", v->name, kn ? kn : "?");
+            return -1;
+        }
+    }
+    if (n != v->nparams) {
+        PyErr_Format(PyExc_TypeError, "%U() takes %d input%s, got %zd", v->name, v->nparams,
+                     v->nparams == 1 ? "" : "s", n);
+        return -1;
+    }
+    if (n > MAXIN) {
+        PyErr_SetString(PyExc_TypeError, "too many inputs");
+        return -1;
+    }
+    return 0;
+}
+
+/* the inputs, the scalar function's parameter types and the broadcast shape */
+static int
+vec_inputs(VecCall *c, PyObject *const *args)
+{
+    VectorizeObject *v = c->v;
+    for (; c->nops < c->n; c->nops++) {
+        char what[48];
+        snprintf(what, sizeof what, "input %d", c->nops + 1);
+        if (operand(args[c->nops], &c->ops[c->nops], c->stream, what) < 0) {
+            return -1;
+        }
+    }
+    c->sig = -1;
+    if (v->nsigs) {
+        c->sig = pick_sig(v, c->ops, c->n);
+        if (c->sig < 0) {
+            sig_error(v, c->ops, c->n);
+            return -1;
+        }
+    }
+    for (int i = 0; i < c->n; i++) {
+        c->plan.fn_args[i] = c->sig >= 0 ? rt_scalar_key(v->sigs[c->sig].in[i])
+                                         : operand_key(&c->ops[i]);
+    }
+    if (broadcast(c->ops, c->n, &c->ndim, c->shape) < 0) {
+        return -1;
+    }
+    c->total = 1;
+    for (int d = 0; d < c->ndim; d++) {
+        c->total *= c->shape[d];
+    }
+    return 0;
+}
+
+/* out= arrays (one, or a tuple), which must have the broadcast shape */
+static int
+vec_given_outputs(VecCall *c, PyObject *out_arg)
+{
+    if (!out_arg || out_arg == Py_None) {
+        return 0;
+    }
+    int tup = PyTuple_Check(out_arg);
+    int k = tup ? (int)PyTuple_GET_SIZE(out_arg) : 1;
+    for (; c->nouts < k && c->nouts < MAXOUT; c->nouts++) {
+        Operand *o = &c->outs[c->nouts];
+        PyObject *obj = tup ? PyTuple_GET_ITEM(out_arg, c->nouts) : out_arg;
+        if (rt_get_array(obj, &o->a, c->stream, "out") < 0) {
+            return -1;
+        }
+        o->is_array = 1;
+        o->obj = obj;
+        int same = o->a.ndim == c->ndim;
+        for (int d = 0; same && d < c->ndim; d++) {
+            same = o->a.shape[d] == c->shape[d];
+        }
+        if (!same) {
+            PyErr_Format(PyExc_ValueError, "%U(): out= has the wrong shape for the "
+                         "broadcast inputs", c->v->name);
+            c->nouts++;
+            return -1;
+        }
+        c->plan.out_given[c->nouts] = o->a.dtype;
+    }
+    c->plan.nout_given = c->nouts;
+    return 0;
+}
+
+/* flat when every array operand is contiguous in one order with the full
+ * shape; otherwise strided */
+static void
+vec_layout(VecCall *c)
+{
+    int any_f = 0, all_f = 1;
+    for (int i = 0; i < c->n; i++) {
+        if (c->ops[i].is_array) {
+            any_f |= c->ops[i].a.f_contig && !c->ops[i].a.c_contig;
+            all_f &= c->ops[i].a.f_contig;
+        }
+    }
+    c->order = any_f && all_f ? 'F' : 'C';
+    c->flat = 1;
+    for (int i = 0; i < c->n && c->flat; i++) {
+        const RtArray *a = &c->ops[i].a;
+        if (c->ops[i].is_array) {
+            c->flat = is_contig(a, c->order) && a->ndim == c->ndim;
+            for (int d = 0; c->flat && d < c->ndim; d++) {
+                c->flat = a->shape[d] == c->shape[d];
+            }
+        }
+    }
+    for (int k = 0; k < c->nouts && c->flat; k++) {
+        c->flat = is_contig(&c->outs[k].a, c->order);
+    }
+}
+
+/* the result dtypes: the scalar function typed for these inputs (once per
+ * typing key), then the checks that need them */
+static int
+vec_typing(VecCall *c)
+{
+    VectorizeObject *v = c->v;
+    const Sig *sig = c->sig >= 0 ? &v->sigs[c->sig] : NULL;
+    c->tk.n = 0;
+    key_int(&c->tk, 0);
+    for (int i = 0; i < c->n; i++) {
+        const Operand *op = &c->ops[i];
+        key_int(&c->tk, (op->is_array ? 1 : 0) | (op->weak ? 2 : 0) | (op->dt << 4)
+                        | ((int64_t)(sig ? sig->in[i] : 99) << 12));
+    }
+    for (int k = 0; k < c->nouts; k++) {
+        key_int(&c->tk, 1000 + c->plan.out_given[k]);
+    }
+    Form *typed = form_find(v->forms, &c->tk);
+    if (!typed) {
+        typed = ew_compile(v, c->ops, &c->plan, &c->tk, 1);
+        if (!typed) {
+            return -1;
+        }
+        typed->next = v->forms;
+        v->forms = typed;
+    }
+    for (int k = c->nouts; sig && k < typed->c.nout && k < sig->nout; k++) {
+        typed->c.out[k] = sig->out[k];
+    }
+    c->typed = typed;
+    if (check_python_ints(typed, sig, c->ops, c->n) < 0) {
+        return -1;
+    }
+    if (c->nouts && c->nouts != typed->c.nout) {
+        PyErr_Format(PyExc_ValueError, "%U() has %d outputs but out= gives %d", v->name,
+                     typed->c.nout, c->nouts);
+        return -1;
+    }
+    return 0;
+}
+
+/* the outputs out= did not give, in the inputs' order (NumPy's order='K') */
+static int
+vec_make_outputs(VecCall *c)
+{
+    for (; c->nouts < c->typed->c.nout; c->nouts++) {
+        Operand *o = &c->outs[c->nouts];
+        PyObject *m = rt_empty_order(c->ndim, c->shape, c->typed->c.out[c->nouts], c->order,
+                                     c->stream);
+        c->made[c->nouts] = m;
+        if (!m || rt_get_array(m, &o->a, c->stream, "out") < 0) {
+            return -1;
+        }
+        o->is_array = 1;
+        o->obj = m;
+    }
+    return 0;
+}
+
+/* 32-bit indexing, and the vector width (flat) or collapsed strides (strided) */
+static void
+vec_geometry(VecCall *c)
+{
+    int idx32 = c->total < INT32_MAX, maxsize = 1;
+    for (int i = 0; i < c->n + c->nouts; i++) {
+        const Operand *op = i < c->n ? &c->ops[i] : &c->outs[i - c->n];
+        if (op->is_array) {
+            idx32 &= rt_fits32(op->a.ndim, op->a.shape, op->a.strides);
+            int sz = cj_dtypes[op->a.dtype].size;
+            maxsize = sz > maxsize ? sz : maxsize;
+        }
+    }
+    c->plan.idx32 = idx32;
+    c->plan.vec = 1;
+    c->plan.ndim = 0;
+    if (c->flat) {
+        int vec = 16 / maxsize;
+        vec = vec > 8 ? 8 : vec;
+        for (int i = 0; i < c->n + c->nouts && vec > 1; i++) {
+            const Operand *op = i < c->n ? &c->ops[i] : &c->outs[i - c->n];
+            if (op->is_array
+                && (uintptr_t)op->a.ptr % ((uintptr_t)cj_dtypes[op->a.dtype].size * vec)) {
+                vec = 1;
+            }
+        }
+        c->plan.vec = vec > 1 ? vec : 1;
+        return;
+    }
+    memcpy(c->cshape, c->shape, sizeof(int64_t) * (size_t)c->ndim);
+    int k = 0;
+    for (int i = 0; i < c->n + c->nouts; i++) {
+        const Operand *op = i < c->n ? &c->ops[i] : &c->outs[i - c->n];
+        if (op->is_array) {
+            rt_broadcast_strides(&op->a, c->ndim, c->shape, c->st[k++]);
+        }
+    }
+    c->nd = rt_collapse_dims(c->ndim, c->cshape, c->st, k);
+    c->plan.ndim = c->nd;
+}
+
+/* the kernel for this geometry and these output dtypes, compiled if new */
+static Form *
+vec_kernel(VecCall *c)
+{
+    Key kk = c->tk;
+    key_int(&kk, 7777);
+    key_int(&kk, c->plan.ndim);
+    key_int(&kk, c->plan.vec);
+    key_int(&kk, c->plan.idx32);
+    for (int k = 0; k < c->nouts; k++) {
+        key_int(&kk, c->outs[k].a.dtype);
+    }
+    Form *f = form_find(c->v->forms, &kk);
+    if (f) {
+        return f;
+    }
+    for (int k = 0; k < c->nouts; k++) {
+        c->plan.out_given[k] = c->outs[k].a.dtype;
+    }
+    c->plan.nout_given = c->nouts;
+    f = ew_compile(c->v, c->ops, &c->plan, &kk, 0);
+    if (f) {
+        f->next = c->v->forms;
+        c->v->forms = f;
+    }
+    return f;
+}
+
+/* an array operand: its pointer (flat) or its view through the collapsed
+ * strides st (strided) */
+static void
+vec_pack_array(VecCall *c, const RtArray *a, const int64_t *st, size_t *off)
+{
+    if (c->plan.ndim == 0) {
+        uint64_t ptr = (uint64_t)(uintptr_t)a->ptr;
+        rt_put(c->buf, off, &ptr, 8, 8);
+    } else {
+        rt_pack_view(c->buf, off, (uint64_t)(uintptr_t)a->ptr, c->nd, c->cshape, st,
+                     c->plan.idx32);
+    }
+}
+
+/* the parameters: inputs, outputs, the element count; -1 with an exception */
+static int
+vec_pack(VecCall *c)
+{
+    size_t off = 0;
+    int np = 0, k = 0;
+    for (int i = 0; i < c->n + c->nouts; i++) {
+        const Operand *op = i < c->n ? &c->ops[i] : &c->outs[i - c->n];
+        if (op->is_array) {
+            off = (off + 7) & ~(size_t)7;
+            c->params[np++] = c->buf + off;
+            vec_pack_array(c, &op->a, c->plan.ndim ? c->st[k++] : NULL, &off);
+            continue;
+        }
+        int sz = cj_dtypes[c->plan.fn_args[i].dtype].size;
+        size_t al = (size_t)(sz > 8 ? 8 : sz);
+        off = (off + al - 1) & ~(al - 1);
+        c->params[np++] = c->buf + off;
+        if (pack_operand_scalar(c->buf, &off, op, c->plan.fn_args[i]) < 0) {
+            return -1;
+        }
+    }
+    off = (off + 7) & ~(size_t)7;
+    c->params[np++] = c->buf + off;
+    rt_pack_index(c->buf, &off, c->total, c->plan.idx32);
+    return 0;
+}
+
+/* geometry, kernel, parameters, launch */
+static int
+vec_run(VecCall *c)
+{
+    vec_geometry(c);
+    Form *f = vec_kernel(c);
+    int dev = f ? form_load(f, NULL) : -1;
+    if (dev < 0 || vec_pack(c) < 0) {
+        return -1;
+    }
+    unsigned grid[3] = {grid_for(c->total / c->plan.vec + 1, 256), 1, 1};
+    unsigned block[3] = {256, 1, 1};
+    return rt_launch(&f->rk[dev], grid, block, 0, c->stream, c->params,
+                     PyUnicode_AsUTF8(c->v->name));
+}
+
+/* the output, or a tuple of them */
+static PyObject *
+vec_result(VecCall *c)
+{
+    int nout = c->typed->c.nout;
+    if (nout == 1) {
+        return Py_NewRef(c->outs[0].obj);
+    }
+    PyObject *r = PyTuple_New(nout);
+    for (int j = 0; r && j < nout; j++) {
+        PyTuple_SET_ITEM(r, j, Py_NewRef(c->outs[j].obj));
+    }
+    return r;
+}
 
 static PyObject *
 vectorize_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     VectorizeObject *v = (VectorizeObject *)self;
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
-    PyObject *out_arg = NULL, *stream_arg = NULL;
-    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-    for (Py_ssize_t k = 0; k < nkw; k++) {
-        const char *kn = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
-        if (kn && strcmp(kn, "out") == 0) {
-            out_arg = args[n + k];
-        } else if (kn && strcmp(kn, "stream") == 0) {
-            stream_arg = args[n + k];
-        } else {
-            PyErr_Format(PyExc_TypeError, "%U() got an unexpected keyword argument '%s' "
-                         "(it takes out= and stream=)", v->name, kn ? kn : "?");
-            return NULL;
-        }
-    }
-    if (n != v->nparams) {
-        PyErr_Format(PyExc_TypeError, "%U() takes %d input%s, got %zd", v->name, v->nparams,
-                     v->nparams == 1 ? "" : "s", n);
-        return NULL;
-    }
-    if (n > MAXIN) {
-        PyErr_SetString(PyExc_TypeError, "too many inputs");
-        return NULL;
-    }
+    PyObject *out_arg = NULL, *stream_arg = NULL, *result = NULL;
     void *stream = NULL;
-    if (rt_get_stream(stream_arg ? stream_arg : Py_None, &stream) < 0) {
+    if (vec_keywords(v, args, n, kwnames, &out_arg, &stream_arg) < 0
+        || rt_get_stream(stream_arg ? stream_arg : Py_None, &stream) < 0) {
         return NULL;
     }
-    VecScratch *sc = rt_scratch_get(&vec_static, &vec_static_busy, sizeof *sc);
-    if (!sc) {
+    VecCall *c = rt_scratch_get(&vec_static, &vec_static_busy, sizeof *c);
+    if (!c) {
         return NULL;
     }
-    Operand *ops = sc->ops, *outs = sc->outs;
-    int nops = 0, nouts = 0;
-    PyObject *result = NULL, *made[MAXOUT] = {NULL};
-    for (; nops < n; nops++) {
-        char what[48];
-        snprintf(what, sizeof what, "input %d", nops + 1);
-        if (operand(args[nops], &ops[nops], stream, what) < 0) {
-            goto done;
+    memset(c, 0, offsetof(VecCall, cshape));
+    c->v = v;
+    c->n = (int)n;
+    c->stream = stream;
+    c->plan.n = (int)n;
+    if (vec_inputs(c, args) == 0 && vec_given_outputs(c, out_arg) == 0) {
+        vec_layout(c);
+        if (vec_typing(c) == 0 && vec_make_outputs(c) == 0
+            && (c->total == 0 || vec_run(c) == 0)) {
+            result = vec_result(c);
         }
     }
-    /* the scalar function's parameter types */
-    EwPlan plan;
-    memset(&plan, 0, sizeof plan);
-    plan.n = (int)n;
-    int sig = -1;
-    if (v->nsigs) {
-        sig = pick_sig(v, ops, (int)n);
-        if (sig < 0) {
-            sig_error(v, ops, (int)n);
-            goto done;
-        }
-    }
-    for (int i = 0; i < n; i++) {
-        plan.fn_args[i] = sig >= 0 ? rt_scalar_key(v->sigs[sig].in[i]) : operand_key(&ops[i]);
-    }
-    int ndim;
-    int64_t shape[RT_MAXDIM];
-    if (broadcast(ops, (int)n, &ndim, shape) < 0) {
-        goto done;
-    }
-    int64_t total = 1;
-    for (int d = 0; d < ndim; d++) {
-        total *= shape[d];
-    }
-    /* outputs given */
-    if (out_arg && out_arg != Py_None) {
-        int tup = PyTuple_Check(out_arg);
-        int k = tup ? (int)PyTuple_GET_SIZE(out_arg) : 1;
-        for (; nouts < k && nouts < MAXOUT; nouts++) {
-            PyObject *o = tup ? PyTuple_GET_ITEM(out_arg, nouts) : out_arg;
-            if (rt_get_array(o, &outs[nouts].a, stream, "out") < 0) {
-                goto done;
-            }
-            outs[nouts].is_array = 1;
-            outs[nouts].obj = o;
-            RtArray *a = &outs[nouts].a;
-            int same = a->ndim == ndim;
-            for (int d = 0; same && d < ndim; d++) {
-                same = a->shape[d] == shape[d];
-            }
-            if (!same) {
-                PyErr_Format(PyExc_ValueError, "%U(): out= has the wrong shape for the "
-                             "broadcast inputs", v->name);
-                nouts++;
-                goto done;
-            }
-            plan.out_given[nouts] = a->dtype;
-        }
-        plan.nout_given = nouts;
-    }
-    /* layout: flat when every array operand is contiguous in one order with
-     * the full shape; otherwise strided */
-    char order = 'C';
-    int any_f = 0, all_f = 1;
-    for (int i = 0; i < n; i++) {
-        if (ops[i].is_array) {
-            any_f |= ops[i].a.f_contig && !ops[i].a.c_contig;
-            all_f &= ops[i].a.f_contig;
-        }
-    }
-    if (any_f && all_f) {
-        order = 'F';
-    }
-    int flat = 1;
-    for (int i = 0; i < n && flat; i++) {
-        if (ops[i].is_array) {
-            flat = is_contig(&ops[i].a, order) && ops[i].a.ndim == ndim;
-            for (int d = 0; flat && d < ndim; d++) {
-                flat = ops[i].a.shape[d] == shape[d];
-            }
-        }
-    }
-    for (int k = 0; k < nouts && flat; k++) {
-        flat = is_contig(&outs[k].a, order);
-    }
-    /* typing: result dtypes */
-    Key tk;
-    tk.n = 0;
-    key_int(&tk, 0);
-    for (int i = 0; i < n; i++) {
-        key_int(&tk, (ops[i].is_array ? 1 : 0) | (ops[i].weak ? 2 : 0) | (ops[i].dt << 4)
-                     | ((int64_t)(sig >= 0 ? v->sigs[sig].in[i] : 99) << 12));
-    }
-    for (int k = 0; k < nouts; k++) {
-        key_int(&tk, 1000 + plan.out_given[k]);
-    }
-    Form *typed = form_find(v->forms, &tk);
-    if (!typed) {
-        typed = ew_compile(v, ops, &plan, &tk, 1);
-        if (!typed) {
-            goto done;
-        }
-        typed->next = v->forms;
-        v->forms = typed;
-    }
-    if (sig >= 0) {
-        for (int k = 0; k < typed->c.nout && k < v->sigs[sig].nout; k++) {
-            if (k >= nouts) {
-                typed->c.out[k] = v->sigs[sig].out[k];
-            }
-        }
-    }
-    if (check_python_ints(typed, sig >= 0 ? &v->sigs[sig] : NULL, ops, (int)n) < 0) {
-        goto done;
-    }
-    if (nouts && nouts != typed->c.nout) {
-        PyErr_Format(PyExc_ValueError, "%U() has %d outputs but out= gives %d", v->name,
-                     typed->c.nout, nouts);
-        goto done;
-    }
-    /* outputs made here */
-    for (; nouts < typed->c.nout; nouts++) {
-        /* F-ordered inputs give F-ordered results (NumPy's order='K') */
-        made[nouts] = rt_empty_order(ndim, shape, typed->c.out[nouts], order, stream);
-        if (!made[nouts]) {
-            goto done;
-        }
-        if (rt_get_array(made[nouts], &outs[nouts].a, stream, "out") < 0) {
-            goto done;
-        }
-        outs[nouts].is_array = 1;
-        outs[nouts].obj = made[nouts];
-    }
-    if (total == 0) {
-        goto finish;
-    }
-    int idx32 = total < INT32_MAX;
-    int maxsize = 1;
-    for (int i = 0; i < n; i++) {
-        if (ops[i].is_array) {
-            idx32 &= rt_fits32(ops[i].a.ndim, ops[i].a.shape, ops[i].a.strides);
-            if (cj_dtypes[ops[i].dt].size > maxsize) {
-                maxsize = cj_dtypes[ops[i].dt].size;
-            }
-        }
-    }
-    for (int k = 0; k < nouts; k++) {
-        idx32 &= rt_fits32(outs[k].a.ndim, outs[k].a.shape, outs[k].a.strides);
-        if (cj_dtypes[outs[k].a.dtype].size > maxsize) {
-            maxsize = cj_dtypes[outs[k].a.dtype].size;
-        }
-    }
-    plan.idx32 = idx32;
-    int64_t (*st)[RT_MAXDIM] = sc->st;
-    int64_t cshape[RT_MAXDIM];
-    int nd = 0;
-    plan.vec = 1;
-    if (flat) {
-        int vec = 16 / maxsize;
-        if (vec > 8) {
-            vec = 8;
-        }
-        for (int i = 0; i < n && vec > 1; i++) {
-            if (ops[i].is_array
-                && (uintptr_t)ops[i].a.ptr % ((uintptr_t)cj_dtypes[ops[i].dt].size * vec)) {
-                vec = 1;
-            }
-        }
-        for (int k = 0; k < nouts && vec > 1; k++) {
-            if ((uintptr_t)outs[k].a.ptr % ((uintptr_t)cj_dtypes[outs[k].a.dtype].size * vec)) {
-                vec = 1;
-            }
-        }
-        plan.vec = vec > 1 ? vec : 1;
-        plan.ndim = 0;
-    } else {
-        memcpy(cshape, shape, sizeof(int64_t) * (size_t)ndim);
-        int k = 0;
-        for (int i = 0; i < n; i++) {
-            if (ops[i].is_array) {
-                rt_broadcast_strides(&ops[i].a, ndim, shape, st[k++]);
-            }
-        }
-        for (int j = 0; j < nouts; j++) {
-            rt_broadcast_strides(&outs[j].a, ndim, shape, st[k++]);
-        }
-        nd = rt_collapse_dims(ndim, cshape, st, k);
-        plan.ndim = nd;
-    }
-    /* the kernel */
-    Key kk = tk;
-    key_int(&kk, 7777);
-    key_int(&kk, plan.ndim);
-    key_int(&kk, plan.vec);
-    key_int(&kk, plan.idx32);
-    for (int k = 0; k < nouts; k++) {
-        key_int(&kk, outs[k].a.dtype);
-    }
-    Form *f = form_find(v->forms, &kk);
-    if (!f) {
-        for (int k = 0; k < nouts; k++) {
-            plan.out_given[k] = outs[k].a.dtype;
-        }
-        plan.nout_given = nouts;
-        f = ew_compile(v, ops, &plan, &kk, 0);
-        if (!f) {
-            goto done;
-        }
-        f->next = v->forms;
-        v->forms = f;
-    }
-    int dev = form_load(f, NULL);
-    if (dev < 0) {
-        goto done;
-    }
-    unsigned char *buf = sc->buf;
-    void **params = sc->params;
-    size_t off = 0;
-    int np = 0, k = 0;
-    for (int i = 0; i < n; i++) {
-        size_t before;
-        if (!ops[i].is_array) {
-            int sz = cj_dtypes[plan.fn_args[i].dtype].size;
-            size_t al = (size_t)(sz > 8 ? 8 : sz);
-            off = (off + al - 1) & ~(al - 1);
-            before = off;
-            if (pack_operand_scalar(buf, &off, &ops[i], plan.fn_args[i]) < 0) {
-                goto done;
-            }
-        } else if (plan.ndim == 0) {
-            off = (off + 7) & ~(size_t)7;
-            before = off;
-            uint64_t ptr = (uint64_t)(uintptr_t)ops[i].a.ptr;
-            rt_put(buf, &off, &ptr, 8, 8);
-        } else {
-            off = (off + 7) & ~(size_t)7;
-            before = off;
-            rt_pack_view(buf, &off, (uint64_t)(uintptr_t)ops[i].a.ptr, nd, cshape, st[k++], idx32);
-        }
-        params[np++] = buf + before;
-    }
-    for (int j = 0; j < nouts; j++) {
-        off = (off + 7) & ~(size_t)7;
-        size_t before = off;
-        if (plan.ndim == 0) {
-            uint64_t ptr = (uint64_t)(uintptr_t)outs[j].a.ptr;
-            rt_put(buf, &off, &ptr, 8, 8);
-        } else {
-            rt_pack_view(buf, &off, (uint64_t)(uintptr_t)outs[j].a.ptr, nd, cshape, st[k++], idx32);
-        }
-        params[np++] = buf + before;
-    }
-    off = (off + 7) & ~(size_t)7;
-    params[np++] = buf + off;
-    rt_pack_index(buf, &off, total, idx32);
-    unsigned grid[3] = {grid_for(total / plan.vec + 1, 256), 1, 1}, block[3] = {256, 1, 1};
-    if (rt_launch(&f->rk[dev], grid, block, 0, stream, params, PyUnicode_AsUTF8(v->name)) < 0) {
-        goto done;
-    }
-finish:
-    if (typed->c.nout == 1) {
-        result = outs[0].obj;
-        Py_INCREF(result);
-    } else {
-        result = PyTuple_New(typed->c.nout);
-        for (int j = 0; result && j < typed->c.nout; j++) {
-            Py_INCREF(outs[j].obj);
-            PyTuple_SET_ITEM(result, j, outs[j].obj);
-        }
-    }
-done:
-    release(ops, nops, stream, 0);
-    release(outs, nouts, stream, result != NULL);
+    release(c->ops, c->nops, stream, 0);
+    release(c->outs, c->nouts, stream, result != NULL);
     for (int j = 0; j < MAXOUT; j++) {
-        Py_XDECREF(made[j]);
+        Py_XDECREF(c->made[j]);
     }
-    rt_scratch_put(sc, &vec_static, &vec_static_busy);
+    rt_scratch_put(c, &vec_static, &vec_static_busy);
     return result;
 }
 
