@@ -225,7 +225,30 @@ PyObject *rt_numpy(void);
  * in-range values; OverflowError for integers that do not fit) */
 int rt_scalar_to_bytes(PyObject *v, DType dt, unsigned char out[16]);
 
-/* ---- arrays (array.c) ---- */
+/* ---- copies of device memory (copy.c) ---- */
+int64_t shape_size(int ndim, const int64_t *shape);
+void c_strides(int ndim, const int64_t *shape, int64_t itemsize, int64_t *out);
+void f_strides(int ndim, const int64_t *shape, int64_t itemsize, int64_t *out);
+/* C / F contiguity from shape and byte strides */
+void rt_contiguity(int ndim, const int64_t *shape, const int64_t *strides, int64_t itemsize,
+                   int *c, int *f);
+void span(int ndim, const int64_t *shape, const int64_t *strides, int64_t itemsize, int64_t *lo,
+          int64_t *hi);
+int same_layout(int ndim, const int64_t *shape, const int64_t *a, const int64_t *b, int64_t itemsize);
+/* one contiguous copy; rt_dtoh waits for the stream (pinned destinations) */
+int rt_dtoh(void *dst, CUdeviceptr src, size_t n, CUstream s);
+int rt_htod(CUdeviceptr dst, const void *src, size_t n, CUstream s);
+/* copy between host memory and a strided device region (any strides; NULL
+ * strides: C-contiguous) */
+int rt_copy_to_host(void *dst, const int64_t *dst_strides, CUdeviceptr src,
+                    const int64_t *src_strides, int ndim, const int64_t *shape,
+                    int64_t itemsize, CUstream s);
+int rt_copy_from_host(CUdeviceptr dst, const int64_t *dst_strides, const void *src,
+                      const int64_t *src_strides, int ndim, const int64_t *shape,
+                      int64_t itemsize, CUstream s);
+int fill_contig(CUdeviceptr p, int64_t n, int itemsize, const unsigned char *elem, CUstream s);
+
+/* ---- arrays (array*.c) ---- */
 typedef struct {
     PyObject_HEAD
     CUdeviceptr ptr;            /* first element of this view */
@@ -248,20 +271,64 @@ extern PyTypeObject rt_DeviceArray_Type;
  * device `dev`'s pool on stream s; stream_ref (may be NULL) is kept alive. */
 RtDeviceArray *rt_array_new(int ndim, const int64_t *shape, DType dt, char order, int dev,
                             CUstream s, PyObject *stream_ref);
-/* C / F contiguity from shape and byte strides */
-void rt_contiguity(int ndim, const int64_t *shape, const int64_t *strides, int64_t itemsize,
-                   int *c, int *f);
-/* one contiguous copy; rt_dtoh waits for the stream (pinned destinations) */
-int rt_dtoh(void *dst, CUdeviceptr src, size_t n, CUstream s);
-int rt_htod(CUdeviceptr dst, const void *src, size_t n, CUstream s);
-/* copy between host memory and a strided device region (any strides; NULL
- * strides: C-contiguous) */
-int rt_copy_to_host(void *dst, const int64_t *dst_strides, CUdeviceptr src,
-                    const int64_t *src_strides, int ndim, const int64_t *shape,
-                    int64_t itemsize, CUstream s);
-int rt_copy_from_host(CUdeviceptr dst, const int64_t *dst_strides, const void *src,
-                      const int64_t *src_strides, int ndim, const int64_t *shape,
-                      int64_t itemsize, CUstream s);
+
+/* array_core.c */
+RtDeviceArray *array_struct(int ndim, const int64_t *shape, const int64_t *strides, DType dt,
+                            int dev);
+PyObject *make_view(RtDeviceArray *src, CUdeviceptr ptr, int ndim, const int64_t *shape,
+                    const int64_t *strides);
+int method_stream(RtDeviceArray *self, PyObject *o, CUstream *s);
+int enter_device(RtDeviceArray *a, int *pushed);
+PyObject *shape_tuple(int ndim, const int64_t *v);
+int parse_shape_signed(PyObject *o, int64_t *shape, int *ndim);
+int parse_shape(PyObject *o, int64_t *shape, int *ndim);
+int parse_order(const char *order, char *out);
+int check_same(RtDeviceArray *a, int ndim, const int64_t *shape, DType dt, const char *what);
+PyObject *to_host(RtDeviceArray *a, PyObject *ary, CUstream s);
+
+/* array_index.c */
+int assign(RtDeviceArray *a, PyObject *value, CUstream s);
+PyObject *DeviceArray_copy_to_device(RtDeviceArray *self, PyObject *args, PyObject *kw);
+PyObject *DeviceArray_copy(RtDeviceArray *self, PyObject *args, PyObject *kw);
+PyObject *DeviceArray_view(RtDeviceArray *self, PyObject *args);
+extern PySequenceMethods DeviceArray_as_sequence;
+extern PyMappingMethods DeviceArray_as_mapping;
+
+/* array_ops.c */
+#define ARRAY_OPS(X) \
+    X(ADD, "add") X(SUB, "sub") X(MUL, "mul") X(TRUEDIV, "truediv") \
+    X(FLOORDIV, "floordiv") X(MOD, "mod") X(POW, "pow") X(DIVMOD, "divmod") \
+    X(LSHIFT, "lshift") X(RSHIFT, "rshift") X(AND, "and") X(OR, "or") X(XOR, "xor") \
+    X(IADD, "iadd") X(ISUB, "isub") X(IMUL, "imul") X(ITRUEDIV, "itruediv") \
+    X(IFLOORDIV, "ifloordiv") X(IMOD, "imod") X(IPOW, "ipow") X(ILSHIFT, "ilshift") \
+    X(IRSHIFT, "irshift") X(IAND, "iand") X(IOR, "ior") X(IXOR, "ixor") \
+    X(NEG, "neg") X(POS, "pos") X(ABS, "abs") X(INVERT, "invert") \
+    X(LT, "lt") X(LE, "le") X(EQ, "eq") X(NE, "ne") X(GT, "gt") X(GE, "ge") \
+    X(M_SUM, "sum") X(M_PROD, "prod") X(M_MIN, "min") X(M_MAX, "max") X(M_MEAN, "mean") \
+    X(M_ARGMIN, "argmin") X(M_ARGMAX, "argmax") X(M_ANY, "any") X(M_ALL, "all") \
+    X(M_CUMSUM, "cumsum") X(M_ASTYPE, "astype") X(M_FILL, "fill") X(M_RESHAPE, "reshape") \
+    X(M_RAVEL, "ravel") X(M_FLATTEN, "flatten") X(M_TRANSPOSE, "transpose") \
+    X(M_SQUEEZE, "squeeze") X(M_REAL, "real") X(M_IMAG, "imag") \
+    X(M_ARRAY_UFUNC, "array_ufunc") X(M_ARRAY_FUNCTION, "array_function") X(ASSIGN, "assign")
+
+enum {
+#define AOP_ENUM(e, name) AOP_##e,
+    ARRAY_OPS(AOP_ENUM)
+#undef AOP_ENUM
+    AOP_COUNT
+};
+
+int stdlib_assign(RtDeviceArray *a, PyObject *value, CUstream s);
+PyObject *forward_method(int op, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames);
+PyObject *DeviceArray_item(RtDeviceArray *self, PyObject *noargs);
+PyObject *DeviceArray_array(RtDeviceArray *self, PyObject *args, PyObject *kw);
+PyObject *DeviceArray_richcompare(PyObject *self, PyObject *other, int cmp);
+extern PyNumberMethods DeviceArray_as_number;
+
+/* array_dlpack.c */
+PyObject *DeviceArray_dlpack(RtDeviceArray *self, PyObject *args, PyObject *kw);
+PyObject *DeviceArray_dlpack_device(RtDeviceArray *self, PyObject *noargs);
 
 /* ---- streams (stream.c) ---- */
 typedef struct {
