@@ -25,7 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -102,14 +101,6 @@ rt_cache_key(RtCacheKey *k, const char *src, const char *name, const char *key_e
     k->h[0] = cj_hash64(b.s, b.len, 0x6b65792d30ULL);
     k->h[1] = cj_hash64(b.s, b.len, 0x6b65792d31ULL);
     buf_free(&b);
-}
-
-/* "0", "false", "no", "off" (any case): a switch turned off */
-int
-rt_env_off(const char *v)
-{
-    return v && (strcmp(v, "0") == 0 || strcasecmp(v, "false") == 0 || strcasecmp(v, "no") == 0
-                 || strcasecmp(v, "off") == 0);
 }
 
 /* the directory named by CUJIT_CACHE_DIR or ~/.cache/cujit, whether or not

@@ -9,6 +9,10 @@
 
 #include "rt.h"
 
+/* ---- base.c (rt_CudaError and rt_OutOfMemoryError are declared in rt.h) ---- */
+/* "0", "false", "no", "off" (any case): an environment switch turned off */
+int rt_env_off(const char *v);
+
 /* ---- driver API types (cuda.h, CUDA 11.2 .. 13) ---- */
 typedef int CUresult;
 typedef int CUdevice;
@@ -408,8 +412,6 @@ extern long long rt_cache_hits, rt_cache_misses, rt_cache_rejected;
 const char *rt_nvrtc_identity(void);
 int rt_nvrtc_env_options(const char *const **out);
 int rt_nvrtc_has_fast_compile(void);
-/* "0", "false", "no", "off" (any case): an environment switch turned off */
-int rt_env_off(const char *v);
 /* Starts opening NVRTC and compiling a tiny kernel for compute capability
  * major.minor in a background thread, once (CUJIT_PRELOAD_NVRTC=0: never) */
 void rt_nvrtc_preload(int cc_major, int cc_minor);

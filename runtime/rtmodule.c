@@ -1,9 +1,6 @@
 /* rtmodule.c - what the runtime adds to the cujit extension module. */
 #include "rt_impl.h"
 
-PyObject *rt_CudaError;
-PyObject *rt_OutOfMemoryError;
-
 #define KW (METH_VARARGS | METH_KEYWORDS)
 #define FN(f) ((PyCFunction)(void (*)(void))(f))
 
