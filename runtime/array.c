@@ -26,10 +26,10 @@ DeviceArray_copy_to_host(RtDeviceArray *self, PyObject *args, PyObject *kw)
     PyObject *ary = NULL, *so = NULL;
     CUstream s;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|OO:copy_to_host", kwlist, &ary, &so)
-        || method_stream(self, so, &s) < 0) {
+        || rt_method_stream(self, so, &s) < 0) {
         return NULL;
     }
-    return to_host(self, ary, s);
+    return rt_to_host(self, ary, s);
 }
 
 /* ---- attributes ---- */
@@ -37,13 +37,13 @@ DeviceArray_copy_to_host(RtDeviceArray *self, PyObject *args, PyObject *kw)
 static PyObject *
 DeviceArray_get_shape(RtDeviceArray *self, void *c)
 {
-    return shape_tuple(self->ndim, self->shape);
+    return rt_shape_tuple(self->ndim, self->shape);
 }
 
 static PyObject *
 DeviceArray_get_strides(RtDeviceArray *self, void *c)
 {
-    return shape_tuple(self->ndim, self->strides);
+    return rt_shape_tuple(self->ndim, self->strides);
 }
 
 static PyObject *
@@ -112,14 +112,14 @@ DeviceArray_get_f_contig(RtDeviceArray *self, void *c)
 static PyObject *
 DeviceArray_get_cai(RtDeviceArray *self, void *c)
 {
-    PyObject *shape = shape_tuple(self->ndim, self->shape), *strides = NULL, *stream, *d = NULL;
+    PyObject *shape = rt_shape_tuple(self->ndim, self->shape), *strides = NULL, *stream, *d = NULL;
     if (!shape) {
         return NULL;
     }
     if (self->c_contig) {
         strides = Py_NewRef(Py_None);
     } else {
-        strides = shape_tuple(self->ndim, self->strides);
+        strides = rt_shape_tuple(self->ndim, self->strides);
     }
     CUstream s = rt_norm_stream(self->stream);
     stream = PyLong_FromVoidPtr(s);
@@ -143,7 +143,7 @@ DeviceArray_get_cai(RtDeviceArray *self, void *c)
 static PyObject *
 repr_shape(RtDeviceArray *self)
 {
-    PyObject *shape = shape_tuple(self->ndim, self->shape), *r;
+    PyObject *shape = rt_shape_tuple(self->ndim, self->shape), *r;
     if (!shape) {
         return NULL;
     }
@@ -160,7 +160,7 @@ DeviceArray_repr(RtDeviceArray *self)
         PyErr_Clear();
         return repr_shape(self);
     }
-    host = to_host(self, NULL, self->stream);
+    host = rt_to_host(self, NULL, self->stream);
     if (host) {
         s = PyObject_CallMethod(np, "array2string", "OOOOss", host, Py_None, Py_None, Py_None,
                                 ", ", "DeviceArray(");
@@ -180,7 +180,7 @@ DeviceArray_repr(RtDeviceArray *self)
     static PyObject *fname(PyObject *self, PyObject *const *args, Py_ssize_t nargs, \
                            PyObject *kwnames) \
     { \
-        return forward_method(op, self, args, nargs, kwnames); \
+        return rt_forward_method(op, self, args, nargs, kwnames); \
     }
 METHOD(DeviceArray_m_sum, AOP_M_SUM)
 METHOD(DeviceArray_m_prod, AOP_M_PROD)
@@ -206,19 +206,19 @@ METHOD(DeviceArray_m_array_function, AOP_M_ARRAY_FUNCTION)
 static PyObject *
 DeviceArray_get_T(PyObject *self, void *c)
 {
-    return forward_method(AOP_M_TRANSPOSE, self, NULL, 0, NULL);
+    return rt_forward_method(AOP_M_TRANSPOSE, self, NULL, 0, NULL);
 }
 
 static PyObject *
 DeviceArray_get_real(PyObject *self, void *c)
 {
-    return forward_method(AOP_M_REAL, self, NULL, 0, NULL);
+    return rt_forward_method(AOP_M_REAL, self, NULL, 0, NULL);
 }
 
 static PyObject *
 DeviceArray_get_imag(PyObject *self, void *c)
 {
-    return forward_method(AOP_M_IMAG, self, NULL, 0, NULL);
+    return rt_forward_method(AOP_M_IMAG, self, NULL, 0, NULL);
 }
 
 static PyGetSetDef DeviceArray_getset[] = {
@@ -248,20 +248,20 @@ static PyMethodDef DeviceArray_methods[] = {
     {"copy_to_host", (PyCFunction)(void (*)(void))DeviceArray_copy_to_host,
      METH_VARARGS | METH_KEYWORDS,
      "copy_to_host(ary=None, stream=None): a NumPy array with the data (into ary if given)"},
-    {"copy_to_device", (PyCFunction)(void (*)(void))DeviceArray_copy_to_device,
+    {"copy_to_device", (PyCFunction)(void (*)(void))rt_DeviceArray_copy_to_device,
      METH_VARARGS | METH_KEYWORDS,
      "copy_to_device(ary, stream=None): copy host or device data (same shape) into this array"},
-    {"copy", (PyCFunction)(void (*)(void))DeviceArray_copy, METH_VARARGS | METH_KEYWORDS,
+    {"copy", (PyCFunction)(void (*)(void))rt_DeviceArray_copy, METH_VARARGS | METH_KEYWORDS,
      "copy(order='C', stream=None): a copy on the device ('F', or 'A' / 'K': the array's "
      "order)"},
-    {"item", (PyCFunction)DeviceArray_item, METH_NOARGS, "the one element as a Python scalar"},
-    {"__dlpack__", (PyCFunction)(void (*)(void))DeviceArray_dlpack, METH_VARARGS | METH_KEYWORDS,
+    {"item", (PyCFunction)rt_DeviceArray_item, METH_NOARGS, "the one element as a Python scalar"},
+    {"__dlpack__", (PyCFunction)(void (*)(void))rt_DeviceArray_dlpack, METH_VARARGS | METH_KEYWORDS,
      "__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None)"},
-    {"__dlpack_device__", (PyCFunction)DeviceArray_dlpack_device, METH_NOARGS,
+    {"__dlpack_device__", (PyCFunction)rt_DeviceArray_dlpack_device, METH_NOARGS,
      "(kDLCUDA, device id)"},
-    {"__array__", (PyCFunction)(void (*)(void))DeviceArray_array, METH_VARARGS | METH_KEYWORDS,
+    {"__array__", (PyCFunction)(void (*)(void))rt_DeviceArray_array, METH_VARARGS | METH_KEYWORDS,
      "refuses: device data is copied to the host only explicitly"},
-    {"_view", (PyCFunction)DeviceArray_view, METH_VARARGS,
+    {"_view", (PyCFunction)rt_DeviceArray_view, METH_VARARGS,
      "_view(shape, strides, offset=0, dtype=None): a view of this array's memory (inside "
      "its span)"},
 #define FWD(name, fn, doc) \
@@ -300,10 +300,10 @@ PyTypeObject rt_DeviceArray_Type = {
     .tp_basicsize = sizeof(RtDeviceArray),
     .tp_dealloc = (destructor)DeviceArray_dealloc,
     .tp_repr = (reprfunc)DeviceArray_repr,
-    .tp_as_number = &DeviceArray_as_number,
-    .tp_as_sequence = &DeviceArray_as_sequence,
-    .tp_as_mapping = &DeviceArray_as_mapping,
-    .tp_richcompare = DeviceArray_richcompare,
+    .tp_as_number = &rt_DeviceArray_as_number,
+    .tp_as_sequence = &rt_DeviceArray_as_sequence,
+    .tp_as_mapping = &rt_DeviceArray_as_mapping,
+    .tp_richcompare = rt_DeviceArray_richcompare,
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "An n-dimensional array in CUDA device memory.  Create with cujit.to_device, "
               "empty, zeros, ones, full or the *_like functions.",

@@ -8,7 +8,7 @@
 /* ---- construction ---- */
 
 RtDeviceArray *
-array_struct(int ndim, const int64_t *shape, const int64_t *strides, DType dt, int dev)
+rt_array_struct(int ndim, const int64_t *shape, const int64_t *strides, DType dt, int dev)
 {
     RtDeviceArray *a = PyObject_New(RtDeviceArray, &rt_DeviceArray_Type);
     if (!a) {
@@ -27,7 +27,7 @@ array_struct(int ndim, const int64_t *shape, const int64_t *strides, DType dt, i
         a->shape[i] = shape[i];
         a->strides[i] = strides[i];
     }
-    a->size = shape_size(ndim, shape);
+    a->size = rt_shape_size(ndim, shape);
     rt_contiguity(ndim, shape, strides, cj_dtypes[dt].size, &a->c_contig, &a->f_contig);
     return a;
 }
@@ -48,11 +48,11 @@ rt_array_new(int ndim, const int64_t *shape, DType dt, char order, int dev, CUst
         }
     }
     if (order == 'F') {
-        f_strides(ndim, shape, cj_dtypes[dt].size, strides);
+        rt_f_strides(ndim, shape, cj_dtypes[dt].size, strides);
     } else {
-        c_strides(ndim, shape, cj_dtypes[dt].size, strides);
+        rt_c_strides(ndim, shape, cj_dtypes[dt].size, strides);
     }
-    RtDeviceArray *a = array_struct(ndim, shape, strides, dt, dev);
+    RtDeviceArray *a = rt_array_struct(ndim, shape, strides, dt, dev);
     if (!a) {
         return NULL;
     }
@@ -93,10 +93,10 @@ rt_is_device_array(PyObject *o)
 }
 
 PyObject *
-make_view(RtDeviceArray *src, CUdeviceptr ptr, int ndim, const int64_t *shape,
-          const int64_t *strides)
+rt_make_view(RtDeviceArray *src, CUdeviceptr ptr, int ndim, const int64_t *shape,
+             const int64_t *strides)
 {
-    RtDeviceArray *v = array_struct(ndim, shape, strides, src->dtype, src->device);
+    RtDeviceArray *v = rt_array_struct(ndim, shape, strides, src->dtype, src->device);
     if (!v) {
         return NULL;
     }
@@ -108,7 +108,7 @@ make_view(RtDeviceArray *src, CUdeviceptr ptr, int ndim, const int64_t *shape,
 
 /* the stream argument of a method: the array's own when None */
 int
-method_stream(RtDeviceArray *self, PyObject *o, CUstream *s)
+rt_method_stream(RtDeviceArray *self, PyObject *o, CUstream *s)
 {
     void *h;
     if (o == NULL || o == Py_None) {
@@ -124,7 +124,7 @@ method_stream(RtDeviceArray *self, PyObject *o, CUstream *s)
 
 /* makes the array's device current for the copy; -1 with exception */
 int
-enter_device(RtDeviceArray *a, int *pushed)
+rt_enter_device(RtDeviceArray *a, int *pushed)
 {
     if (rt_ensure_context() < 0) {
         return -1;
@@ -137,7 +137,7 @@ enter_device(RtDeviceArray *a, int *pushed)
 }
 
 PyObject *
-shape_tuple(int ndim, const int64_t *v)
+rt_shape_tuple(int ndim, const int64_t *v)
 {
     PyObject *t = PyTuple_New(ndim);
     if (!t) {
@@ -156,7 +156,7 @@ shape_tuple(int ndim, const int64_t *v)
 
 /* an int or a sequence of ints (any sign) */
 int
-parse_shape_signed(PyObject *o, int64_t *shape, int *ndim)
+rt_parse_shape_signed(PyObject *o, int64_t *shape, int *ndim)
 {
     if (PyIndex_Check(o)) {
         PyObject *i = PyNumber_Index(o);
@@ -194,9 +194,9 @@ parse_shape_signed(PyObject *o, int64_t *shape, int *ndim)
 
 /* an int or a sequence of ints, none negative */
 int
-parse_shape(PyObject *o, int64_t *shape, int *ndim)
+rt_parse_shape(PyObject *o, int64_t *shape, int *ndim)
 {
-    if (parse_shape_signed(o, shape, ndim) < 0) {
+    if (rt_parse_shape_signed(o, shape, ndim) < 0) {
         return -1;
     }
     for (int i = 0; i < *ndim; i++) {
@@ -209,7 +209,7 @@ parse_shape(PyObject *o, int64_t *shape, int *ndim)
 }
 
 int
-parse_order(const char *order, char *out)
+rt_parse_order(const char *order, char *out)
 {
     if (!order || !strcmp(order, "C") || !strcmp(order, "c")) {
         *out = 'C';
@@ -234,7 +234,7 @@ host_empty(RtDeviceArray *a)
     if (!np) {
         return NULL;
     }
-    shape = shape_tuple(a->ndim, a->shape);
+    shape = rt_shape_tuple(a->ndim, a->shape);
     dt = rt_dtype_object(a->dtype);
     res = shape && dt ? PyObject_CallMethod(np, "empty", "OO", shape, dt) : NULL;
     Py_XDECREF(shape);
@@ -243,14 +243,14 @@ host_empty(RtDeviceArray *a)
 }
 
 int
-check_same(RtDeviceArray *a, int ndim, const int64_t *shape, DType dt, const char *what)
+rt_check_same(RtDeviceArray *a, int ndim, const int64_t *shape, DType dt, const char *what)
 {
     int same = ndim == a->ndim && dt == a->dtype;
     for (int i = 0; same && i < ndim; i++) {
         same = shape[i] == a->shape[i];
     }
     if (!same) {
-        PyObject *s1 = shape_tuple(a->ndim, a->shape), *s2 = shape_tuple(ndim, shape);
+        PyObject *s1 = rt_shape_tuple(a->ndim, a->shape), *s2 = rt_shape_tuple(ndim, shape);
         if (s1 && s2) {
             PyErr_Format(PyExc_ValueError, "%s: shape %S and dtype %s do not match %S, %s", what,
                          s2, cj_dtypes[dt].name, s1, cj_dtypes[a->dtype].name);
@@ -280,7 +280,8 @@ copy_into_host(RtDeviceArray *a, PyObject *out, CUstream s)
         shape[i] = view.shape[i];
         strides[i] = view.strides[i];
     }
-    if (check_same(a, view.ndim, shape, dt, "copy_to_host") < 0 || enter_device(a, &pushed) < 0) {
+    if (rt_check_same(a, view.ndim, shape, dt, "copy_to_host") < 0
+        || rt_enter_device(a, &pushed) < 0) {
         goto done;
     }
     ret = rt_copy_to_host(view.buf, strides, a->ptr, a->strides, a->ndim, a->shape,
@@ -292,7 +293,7 @@ done:
 }
 
 PyObject *
-to_host(RtDeviceArray *a, PyObject *ary, CUstream s)
+rt_to_host(RtDeviceArray *a, PyObject *ary, CUstream s)
 {
     PyObject *out = ary && ary != Py_None ? Py_NewRef(ary) : host_empty(a);
     if (!out) {

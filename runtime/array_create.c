@@ -57,7 +57,7 @@ rt_py_to_device(PyObject *self, PyObject *args, PyObject *kw)
         }
         a = rt_array_new(in.ndim, in.shape, in.dtype, 'C', dev, s, ref);
         rt_array_release(&in, s, 0);
-        if (a && assign(a, obj, s) < 0) {
+        if (a && rt_assign(a, obj, s) < 0) {
             Py_CLEAR(a);
         }
         return (PyObject *)a;
@@ -124,9 +124,9 @@ creation_args(PyObject *shape, PyObject *dtype, DType dflt, const char *order, P
               Creation *c)
 {
     c->dt = dflt;
-    if (parse_shape(shape, c->shape, &c->ndim) < 0
+    if (rt_parse_shape(shape, c->shape, &c->ndim) < 0
         || (dtype && dtype != Py_None && rt_dtype_from_obj(dtype, &c->dt) < 0)
-        || parse_order(order, &c->order) < 0 || creation_stream(stream, &c->s, &c->ref) < 0) {
+        || rt_parse_order(order, &c->order) < 0 || creation_stream(stream, &c->s, &c->ref) < 0) {
         return -1;
     }
     return 0;
@@ -140,7 +140,7 @@ filled(Creation *c, PyObject *value)
     if (rt_scalar_to_bytes(value, c->dt, elem) < 0 || !(a = create(c))) {
         return NULL;
     }
-    if (fill_contig(a->ptr, a->size, cj_dtypes[a->dtype].size, elem, a->stream) < 0) {
+    if (rt_fill_contig(a->ptr, a->size, cj_dtypes[a->dtype].size, elem, a->stream) < 0) {
         Py_DECREF(a);
         return NULL;
     }
@@ -252,7 +252,7 @@ like_args(PyObject *a, PyObject *dtype, const char *order, PyObject *stream, Cre
     } else if (PyObject_HasAttrString(a, "shape") && PyObject_HasAttrString(a, "dtype")) {
         PyObject *shape = PyObject_GetAttrString(a, "shape");
         PyObject *dt = shape ? PyObject_GetAttrString(a, "dtype") : NULL;
-        int r = dt ? parse_shape(shape, c->shape, &c->ndim) : -1;
+        int r = dt ? rt_parse_shape(shape, c->shape, &c->ndim) : -1;
         if (r == 0) {
             r = rt_dtype_from_obj(dt, &c->dt);
         }
@@ -277,7 +277,7 @@ like_args(PyObject *a, PyObject *dtype, const char *order, PyObject *stream, Cre
         }
     }
     if ((dtype && dtype != Py_None && rt_dtype_from_obj(dtype, &c->dt) < 0)
-        || parse_order(order ? order : "K", &c->order) < 0
+        || rt_parse_order(order ? order : "K", &c->order) < 0
         || creation_stream(stream, &c->s, &c->ref) < 0) {
         return -1;
     }
@@ -353,10 +353,10 @@ rt_py_asnumpy(PyObject *self, PyObject *args, PyObject *kw)
     }
     if (PyObject_TypeCheck(a, &rt_DeviceArray_Type)) {
         RtDeviceArray *d = (RtDeviceArray *)a;
-        if (method_stream(d, so, &s) < 0) {
+        if (rt_method_stream(d, so, &s) < 0) {
             return NULL;
         }
-        return to_host(d, NULL, s);
+        return rt_to_host(d, NULL, s);
     }
     int on_device = PyObject_HasAttrString(a, "__cuda_array_interface__");
     if (!on_device && (!rt_is_array(a) || PyObject_CheckBuffer(a))) {
@@ -370,10 +370,11 @@ rt_py_asnumpy(PyObject *self, PyObject *args, PyObject *kw)
         || rt_get_array(a, &in, h, "asnumpy") < 0) {
         return NULL;
     }
-    RtDeviceArray *v = array_struct(in.ndim, in.shape, in.strides, in.dtype, rt_ensure_context());
+    RtDeviceArray *v = rt_array_struct(in.ndim, in.shape, in.strides, in.dtype,
+                                       rt_ensure_context());
     if (v) {
         v->ptr = (CUdeviceptr)(uintptr_t)in.ptr;
-        out = to_host(v, NULL, h);
+        out = rt_to_host(v, NULL, h);
         Py_DECREF(v);
     }
     rt_array_release(&in, h, 0);

@@ -109,7 +109,7 @@ dlpack_stream(PyObject *o, CUstream *s, int *none)
 }
 
 PyObject *
-DeviceArray_dlpack(RtDeviceArray *self, PyObject *args, PyObject *kw)
+rt_DeviceArray_dlpack(RtDeviceArray *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"stream", "max_version", "dl_device", "copy", NULL};
     PyObject *so = NULL, *maxv = NULL, *dldev = NULL, *copy = NULL;
@@ -147,7 +147,7 @@ DeviceArray_dlpack(RtDeviceArray *self, PyObject *args, PyObject *kw)
         return NULL;
     }
     if (!none) {
-        if (enter_device(self, &pushed) < 0) {
+        if (rt_enter_device(self, &pushed) < 0) {
             return NULL;
         }
         int r = rt_stream_wait(self->device, s, self->stream);
@@ -186,7 +186,7 @@ DeviceArray_dlpack(RtDeviceArray *self, PyObject *args, PyObject *kw)
 }
 
 PyObject *
-DeviceArray_dlpack_device(RtDeviceArray *self, PyObject *noargs)
+rt_DeviceArray_dlpack_device(RtDeviceArray *self, PyObject *noargs)
 {
     return Py_BuildValue("(ii)", RT_kDLCUDA, self->device);
 }

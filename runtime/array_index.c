@@ -48,12 +48,12 @@ fill_number(RtDeviceArray *a, PyObject *v, CUstream s)
 {
     unsigned char elem[16];
     if (!(a->c_contig || a->f_contig) || !plain_number(v, a->dtype)) {
-        return stdlib_assign(a, v, s);
+        return rt_stdlib_assign(a, v, s);
     }
     if (rt_scalar_to_bytes(v, a->dtype, elem) < 0) {
         return -1;
     }
-    return fill_contig(a->ptr, a->size, cj_dtypes[a->dtype].size, elem, s);
+    return rt_fill_contig(a->ptr, a->size, cj_dtypes[a->dtype].size, elem, s);
 }
 
 /* one driver copy does a[...] = in: the same shape, dtype and contiguous
@@ -74,7 +74,7 @@ direct_copy(const RtDeviceArray *a, const RtArray *in)
     if (nbytes == 0) {
         return 1;
     }
-    if (!same_layout(a->ndim, a->shape, a->strides, in->strides, itemsize)) {
+    if (!rt_same_layout(a->ndim, a->shape, a->strides, in->strides, itemsize)) {
         return 0;
     }
     return p == a->ptr || p + (CUdeviceptr)nbytes <= a->ptr
@@ -98,7 +98,7 @@ dtod(RtDeviceArray *a, CUdeviceptr p, CUstream s)
 static PyObject *
 borrowed_view(const RtArray *in, int dev)
 {
-    RtDeviceArray *v = array_struct(in->ndim, in->shape, in->strides, in->dtype, dev);
+    RtDeviceArray *v = rt_array_struct(in->ndim, in->shape, in->strides, in->dtype, dev);
     if (v) {
         v->ptr = (CUdeviceptr)(uintptr_t)in->ptr;
     }
@@ -118,7 +118,7 @@ copy_from_device(RtDeviceArray *a, PyObject *src, CUstream s, int strict)
     if (rt_get_array(src, &in, s, "source") < 0) {
         return -1;
     }
-    if (strict && check_same(a, in.ndim, in.shape, in.dtype, "copy_to_device") < 0) {
+    if (strict && rt_check_same(a, in.ndim, in.shape, in.dtype, "copy_to_device") < 0) {
         goto done;
     }
     if (direct_copy(a, &in)) {
@@ -126,7 +126,7 @@ copy_from_device(RtDeviceArray *a, PyObject *src, CUstream s, int strict)
         goto done;
     }
     view = rt_is_device_array(src) ? Py_NewRef(src) : borrowed_view(&in, a->device);
-    ret = view ? stdlib_assign(a, view, s) : -1;
+    ret = view ? rt_stdlib_assign(a, view, s) : -1;
 done:
     Py_XDECREF(view);
     if (rt_array_release(&in, s, 0) < 0) {
@@ -145,13 +145,13 @@ copy_from_hostobj(RtDeviceArray *a, PyObject *src, CUstream s)
     Py_buffer view;
     int ret = -1;
     if (!a->c_contig && !a->f_contig) {
-        return stdlib_assign(a, src, s);
+        return rt_stdlib_assign(a, src, s);
     }
     if (!(np = rt_numpy())) {
         return -1;
     }
     dt = rt_dtype_object(a->dtype);
-    shape = shape_tuple(a->ndim, a->shape);
+    shape = rt_shape_tuple(a->ndim, a->shape);
     if (!dt || !shape) {
         goto done;
     }
@@ -207,10 +207,10 @@ host_as_is(RtDeviceArray *a, PyObject *v)
 /* copy_to_device, to_device, copy: device data of a's shape and dtype, host
  * data cast and broadcast (numpy.asarray, numpy.broadcast_to), numbers */
 int
-assign(RtDeviceArray *a, PyObject *value, CUstream s)
+rt_assign(RtDeviceArray *a, PyObject *value, CUstream s)
 {
     int pushed = 0, ret;
-    if (enter_device(a, &pushed) < 0) {
+    if (rt_enter_device(a, &pushed) < 0) {
         return -1;
     }
     if (is_number(value)) {
@@ -230,7 +230,7 @@ static int
 setitem(RtDeviceArray *a, PyObject *value, CUstream s)
 {
     int pushed = 0, ret;
-    if (enter_device(a, &pushed) < 0) {
+    if (rt_enter_device(a, &pushed) < 0) {
         return -1;
     }
     if (plain_number(value, a->dtype)) {
@@ -240,20 +240,20 @@ setitem(RtDeviceArray *a, PyObject *value, CUstream s)
     } else if (host_as_is(a, value)) {
         ret = copy_from_hostobj(a, value, s);
     } else {
-        ret = stdlib_assign(a, value, s);
+        ret = rt_stdlib_assign(a, value, s);
     }
     rt_ctx_leave(pushed);
     return ret;
 }
 
 PyObject *
-DeviceArray_copy_to_device(RtDeviceArray *self, PyObject *args, PyObject *kw)
+rt_DeviceArray_copy_to_device(RtDeviceArray *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"ary", "stream", NULL};
     PyObject *ary, *so = NULL;
     CUstream s;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:copy_to_device", kwlist, &ary, &so)
-        || method_stream(self, so, &s) < 0 || assign(self, ary, s) < 0) {
+        || rt_method_stream(self, so, &s) < 0 || rt_assign(self, ary, s) < 0) {
         return NULL;
     }
     Py_RETURN_NONE;
@@ -263,7 +263,7 @@ DeviceArray_copy_to_device(RtDeviceArray *self, PyObject *args, PyObject *kw)
  * device-to-device copy when the layout allows, else a copy kernel ('A'
  * and 'K': Fortran order for a Fortran-contiguous array, else C) */
 PyObject *
-DeviceArray_copy(RtDeviceArray *self, PyObject *args, PyObject *kw)
+rt_DeviceArray_copy(RtDeviceArray *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"order", "stream", NULL};
     PyObject *so = NULL;
@@ -272,8 +272,8 @@ DeviceArray_copy(RtDeviceArray *self, PyObject *args, PyObject *kw)
     CUstream s;
     int pushed;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|zO:copy", kwlist, &order, &so)
-        || parse_order(order, &o) < 0 || method_stream(self, so, &s) < 0
-        || enter_device(self, &pushed) < 0) {
+        || rt_parse_order(order, &o) < 0 || rt_method_stream(self, so, &s) < 0
+        || rt_enter_device(self, &pushed) < 0) {
         return NULL;
     }
     if (o == 'K') {
@@ -374,7 +374,7 @@ index_view(RtDeviceArray *self, PyObject *key)
         shape[nd] = self->shape[dim];
         strides[nd] = self->strides[dim];
     }
-    return make_view(self, self->ptr + (CUdeviceptr)offset, nd, shape, strides);
+    return rt_make_view(self, self->ptr + (CUdeviceptr)offset, nd, shape, strides);
 }
 
 static PyObject *
@@ -427,7 +427,7 @@ DeviceArray_length(RtDeviceArray *self)
  * lie inside this array's own span (the stdlib's reshape, transpose and
  * complex parts are built on it) */
 PyObject *
-DeviceArray_view(RtDeviceArray *self, PyObject *args)
+rt_DeviceArray_view(RtDeviceArray *self, PyObject *args)
 {
     PyObject *shape_o, *strides_o, *dtype_o = Py_None, *v;
     long long offset = 0;
@@ -435,8 +435,8 @@ DeviceArray_view(RtDeviceArray *self, PyObject *args)
     int nd, nds;
     DType dt = self->dtype;
     if (!PyArg_ParseTuple(args, "OO|LO:_view", &shape_o, &strides_o, &offset, &dtype_o)
-        || parse_shape(shape_o, shape, &nd) < 0
-        || parse_shape_signed(strides_o, strides, &nds) < 0
+        || rt_parse_shape(shape_o, shape, &nd) < 0
+        || rt_parse_shape_signed(strides_o, strides, &nds) < 0
         || (dtype_o != Py_None && rt_dtype_from_obj(dtype_o, &dt) < 0)) {
         return NULL;
     }
@@ -445,9 +445,9 @@ DeviceArray_view(RtDeviceArray *self, PyObject *args)
         return NULL;
     }
     int64_t itemsize = cj_dtypes[dt].size;
-    if (shape_size(nd, shape) > 0) {
-        span(nd, shape, strides, itemsize, &lo, &hi);
-        span(self->ndim, self->shape, self->strides, cj_dtypes[self->dtype].size, &olo, &ohi);
+    if (rt_shape_size(nd, shape) > 0) {
+        rt_span(nd, shape, strides, itemsize, &lo, &hi);
+        rt_span(self->ndim, self->shape, self->strides, cj_dtypes[self->dtype].size, &olo, &ohi);
         if (self->size == 0 || offset + lo < olo || offset + hi > ohi) {
             PyErr_SetString(PyExc_ValueError, "_view(): the view reaches outside the array");
             return NULL;
@@ -463,7 +463,7 @@ DeviceArray_view(RtDeviceArray *self, PyObject *args)
     } else {
         offset = 0;
     }
-    v = make_view(self, self->ptr + (CUdeviceptr)offset, nd, shape, strides);
+    v = rt_make_view(self, self->ptr + (CUdeviceptr)offset, nd, shape, strides);
     if (v && dt != self->dtype) {
         RtDeviceArray *a = (RtDeviceArray *)v;
         a->dtype = dt;
@@ -472,12 +472,12 @@ DeviceArray_view(RtDeviceArray *self, PyObject *args)
     return v;
 }
 
-PySequenceMethods DeviceArray_as_sequence = {
+PySequenceMethods rt_DeviceArray_as_sequence = {
     .sq_length = (lenfunc)DeviceArray_length,
     .sq_item = (ssizeargfunc)DeviceArray_item_at,
 };
 
-PyMappingMethods DeviceArray_as_mapping = {
+PyMappingMethods rt_DeviceArray_as_mapping = {
     .mp_length = (lenfunc)DeviceArray_length,
     .mp_subscript = (binaryfunc)DeviceArray_subscript,
     .mp_ass_subscript = (objobjargproc)DeviceArray_ass_subscript,

@@ -57,7 +57,7 @@ element_object(const unsigned char *p, DType dt)
 }
 
 PyObject *
-DeviceArray_item(RtDeviceArray *self, PyObject *noargs)
+rt_DeviceArray_item(RtDeviceArray *self, PyObject *noargs)
 {
     unsigned char buf[16];
     int pushed;
@@ -65,7 +65,7 @@ DeviceArray_item(RtDeviceArray *self, PyObject *noargs)
         PyErr_SetString(PyExc_ValueError, "can only convert an array of size 1 to a Python scalar");
         return NULL;
     }
-    if (enter_device(self, &pushed) < 0) {
+    if (rt_enter_device(self, &pushed) < 0) {
         return NULL;
     }
     int r = rt_dtoh(buf, self->ptr, (size_t)cj_dtypes[self->dtype].size, self->stream);
@@ -76,7 +76,7 @@ DeviceArray_item(RtDeviceArray *self, PyObject *noargs)
 static PyObject *
 DeviceArray_float(RtDeviceArray *self)
 {
-    PyObject *v = DeviceArray_item(self, NULL), *f;
+    PyObject *v = rt_DeviceArray_item(self, NULL), *f;
     if (!v) {
         return NULL;
     }
@@ -88,7 +88,7 @@ DeviceArray_float(RtDeviceArray *self)
 static PyObject *
 DeviceArray_int(RtDeviceArray *self)
 {
-    PyObject *v = DeviceArray_item(self, NULL), *i;
+    PyObject *v = rt_DeviceArray_item(self, NULL), *i;
     if (!v) {
         return NULL;
     }
@@ -108,7 +108,7 @@ DeviceArray_bool(RtDeviceArray *self)
                         "the truth value of an array with other than one element is ambiguous");
         return -1;
     }
-    PyObject *v = DeviceArray_item(self, NULL);
+    PyObject *v = rt_DeviceArray_item(self, NULL);
     if (!v) {
         return -1;
     }
@@ -118,7 +118,7 @@ DeviceArray_bool(RtDeviceArray *self)
 }
 
 PyObject *
-DeviceArray_array(RtDeviceArray *self, PyObject *args, PyObject *kw)
+rt_DeviceArray_array(RtDeviceArray *self, PyObject *args, PyObject *kw)
 {
     PyErr_SetString(PyExc_TypeError,
                     "implicit conversion of a cujit.DeviceArray to a NumPy array is not "
@@ -206,7 +206,7 @@ forward(int op, PyObject *const *args, Py_ssize_t nargs)
 
 /* see "writes" above: ops["assign"](a, value, stream handle or None) */
 int
-stdlib_assign(RtDeviceArray *a, PyObject *value, CUstream s)
+rt_stdlib_assign(RtDeviceArray *a, PyObject *value, CUstream s)
 {
     PyObject *so = s ? PyLong_FromVoidPtr(s) : Py_NewRef(Py_None), *r;
     if (!so) {
@@ -297,7 +297,7 @@ UNARY_SLOT(DeviceArray_invert, AOP_INVERT)
 /* self is always the DeviceArray: CPython swaps the operator for reflected
  * comparisons (3 < x calls x > 3) */
 PyObject *
-DeviceArray_richcompare(PyObject *self, PyObject *other, int cmp)
+rt_DeviceArray_richcompare(PyObject *self, PyObject *other, int cmp)
 {
     int op;
     switch (cmp) {
@@ -327,8 +327,8 @@ DeviceArray_richcompare(PyObject *self, PyObject *other, int cmp)
 
 /* a method: ops[name](self, *args, **kwargs) */
 PyObject *
-forward_method(int op, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-               PyObject *kwnames)
+rt_forward_method(int op, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                  PyObject *kwnames)
 {
     PyObject *small[8], **all = small, *r;
     PyObject *f = op_function(op);
@@ -357,7 +357,7 @@ forward_method(int op, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
     return r;
 }
 
-PyNumberMethods DeviceArray_as_number = {
+PyNumberMethods rt_DeviceArray_as_number = {
     .nb_add = DeviceArray_add,
     .nb_subtract = DeviceArray_sub,
     .nb_multiply = DeviceArray_mul,

@@ -9,7 +9,7 @@
 #define HOST_FILL_CHUNK (4 << 20)
 
 int64_t
-shape_size(int ndim, const int64_t *shape)
+rt_shape_size(int ndim, const int64_t *shape)
 {
     int64_t n = 1;
     for (int i = 0; i < ndim; i++) {
@@ -19,7 +19,7 @@ shape_size(int ndim, const int64_t *shape)
 }
 
 void
-c_strides(int ndim, const int64_t *shape, int64_t itemsize, int64_t *out)
+rt_c_strides(int ndim, const int64_t *shape, int64_t itemsize, int64_t *out)
 {
     int64_t s = itemsize;
     for (int i = ndim - 1; i >= 0; i--) {
@@ -29,7 +29,7 @@ c_strides(int ndim, const int64_t *shape, int64_t itemsize, int64_t *out)
 }
 
 void
-f_strides(int ndim, const int64_t *shape, int64_t itemsize, int64_t *out)
+rt_f_strides(int ndim, const int64_t *shape, int64_t itemsize, int64_t *out)
 {
     int64_t s = itemsize;
     for (int i = 0; i < ndim; i++) {
@@ -45,7 +45,7 @@ rt_contiguity(int ndim, const int64_t *shape, const int64_t *strides, int64_t it
 {
     int64_t expect = itemsize;
     *c = *f = 1;
-    if (shape_size(ndim, shape) == 0) {
+    if (rt_shape_size(ndim, shape) == 0) {
         return;
     }
     for (int i = ndim - 1; i >= 0; i--) {
@@ -65,8 +65,8 @@ rt_contiguity(int ndim, const int64_t *shape, const int64_t *strides, int64_t it
 
 /* the byte range [lo, hi) that a strided view touches, relative to its first element */
 void
-span(int ndim, const int64_t *shape, const int64_t *strides, int64_t itemsize, int64_t *lo,
-     int64_t *hi)
+rt_span(int ndim, const int64_t *shape, const int64_t *strides, int64_t itemsize, int64_t *lo,
+        int64_t *hi)
 {
     *lo = 0;
     *hi = itemsize;
@@ -142,7 +142,7 @@ rt_htod(CUdeviceptr dst, const void *src, size_t n, CUstream s)
 }
 
 int
-same_layout(int ndim, const int64_t *shape, const int64_t *a, const int64_t *b, int64_t itemsize)
+rt_same_layout(int ndim, const int64_t *shape, const int64_t *a, const int64_t *b, int64_t itemsize)
 {
     int ac, af, bc, bf;
     rt_contiguity(ndim, shape, a, itemsize, &ac, &af);
@@ -155,17 +155,17 @@ rt_copy_to_host(void *dst, const int64_t *dst_strides, CUdeviceptr src, const in
                 int ndim, const int64_t *shape, int64_t itemsize, CUstream s)
 {
     int64_t cs[RT_MAXDIM], lo, hi;
-    int64_t size = shape_size(ndim, shape);
+    int64_t size = rt_shape_size(ndim, shape);
     if (size == 0) {
         return 0;
     }
-    c_strides(ndim, shape, itemsize, cs);
+    rt_c_strides(ndim, shape, itemsize, cs);
     dst_strides = dst_strides ? dst_strides : cs;
     src_strides = src_strides ? src_strides : cs;
-    if (same_layout(ndim, shape, dst_strides, src_strides, itemsize)) {
+    if (rt_same_layout(ndim, shape, dst_strides, src_strides, itemsize)) {
         return rt_dtoh(dst, src, (size_t)(size * itemsize), s);
     }
-    span(ndim, shape, src_strides, itemsize, &lo, &hi);
+    rt_span(ndim, shape, src_strides, itemsize, &lo, &hi);
     char *tmp = malloc((size_t)(hi - lo));
     if (!tmp) {
         PyErr_NoMemory();
@@ -187,15 +187,15 @@ rt_copy_from_host(CUdeviceptr dst, const int64_t *dst_strides, const void *src,
 {
     int64_t cs[RT_MAXDIM], lo, hi;
     int dc, df, r;
-    int64_t size = shape_size(ndim, shape);
+    int64_t size = rt_shape_size(ndim, shape);
     if (size == 0) {
         return 0;
     }
-    c_strides(ndim, shape, itemsize, cs);
+    rt_c_strides(ndim, shape, itemsize, cs);
     dst_strides = dst_strides ? dst_strides : cs;
     src_strides = src_strides ? src_strides : cs;
     size_t nbytes = (size_t)(size * itemsize);
-    if (same_layout(ndim, shape, dst_strides, src_strides, itemsize)) {
+    if (rt_same_layout(ndim, shape, dst_strides, src_strides, itemsize)) {
         return rt_htod(dst, src, nbytes, s);
     }
     rt_contiguity(ndim, shape, dst_strides, itemsize, &dc, &df);
@@ -212,7 +212,7 @@ rt_copy_from_host(CUdeviceptr dst, const int64_t *dst_strides, const void *src,
         return r;
     }
     /* read the destination's span, scatter into it, write it back */
-    span(ndim, shape, dst_strides, itemsize, &lo, &hi);
+    rt_span(ndim, shape, dst_strides, itemsize, &lo, &hi);
     char *tmp = malloc((size_t)(hi - lo));
     if (!tmp) {
         PyErr_NoMemory();
@@ -230,7 +230,7 @@ rt_copy_from_host(CUdeviceptr dst, const int64_t *dst_strides, const void *src,
 /* fills n elements at p with one element's bytes: a memset when the bytes
  * repeat with period 1, 2 or 4, else copies of a host buffer */
 int
-fill_contig(CUdeviceptr p, int64_t n, int itemsize, const unsigned char *elem, CUstream s)
+rt_fill_contig(CUdeviceptr p, int64_t n, int itemsize, const unsigned char *elem, CUstream s)
 {
     size_t nbytes = (size_t)(n * itemsize);
     int period = itemsize;

@@ -230,15 +230,16 @@ PyObject *rt_numpy(void);
 int rt_scalar_to_bytes(PyObject *v, DType dt, unsigned char out[16]);
 
 /* ---- copies of device memory (copy.c) ---- */
-int64_t shape_size(int ndim, const int64_t *shape);
-void c_strides(int ndim, const int64_t *shape, int64_t itemsize, int64_t *out);
-void f_strides(int ndim, const int64_t *shape, int64_t itemsize, int64_t *out);
+int64_t rt_shape_size(int ndim, const int64_t *shape);
+void rt_c_strides(int ndim, const int64_t *shape, int64_t itemsize, int64_t *out);
+void rt_f_strides(int ndim, const int64_t *shape, int64_t itemsize, int64_t *out);
 /* C / F contiguity from shape and byte strides */
 void rt_contiguity(int ndim, const int64_t *shape, const int64_t *strides, int64_t itemsize,
                    int *c, int *f);
-void span(int ndim, const int64_t *shape, const int64_t *strides, int64_t itemsize, int64_t *lo,
-          int64_t *hi);
-int same_layout(int ndim, const int64_t *shape, const int64_t *a, const int64_t *b, int64_t itemsize);
+void rt_span(int ndim, const int64_t *shape, const int64_t *strides, int64_t itemsize,
+             int64_t *lo, int64_t *hi);
+int rt_same_layout(int ndim, const int64_t *shape, const int64_t *a, const int64_t *b,
+                   int64_t itemsize);
 /* one contiguous copy; rt_dtoh waits for the stream (pinned destinations) */
 int rt_dtoh(void *dst, CUdeviceptr src, size_t n, CUstream s);
 int rt_htod(CUdeviceptr dst, const void *src, size_t n, CUstream s);
@@ -250,7 +251,7 @@ int rt_copy_to_host(void *dst, const int64_t *dst_strides, CUdeviceptr src,
 int rt_copy_from_host(CUdeviceptr dst, const int64_t *dst_strides, const void *src,
                       const int64_t *src_strides, int ndim, const int64_t *shape,
                       int64_t itemsize, CUstream s);
-int fill_contig(CUdeviceptr p, int64_t n, int itemsize, const unsigned char *elem, CUstream s);
+int rt_fill_contig(CUdeviceptr p, int64_t n, int itemsize, const unsigned char *elem, CUstream s);
 
 /* ---- arrays (array*.c) ---- */
 typedef struct {
@@ -277,26 +278,26 @@ RtDeviceArray *rt_array_new(int ndim, const int64_t *shape, DType dt, char order
                             CUstream s, PyObject *stream_ref);
 
 /* array_core.c */
-RtDeviceArray *array_struct(int ndim, const int64_t *shape, const int64_t *strides, DType dt,
-                            int dev);
-PyObject *make_view(RtDeviceArray *src, CUdeviceptr ptr, int ndim, const int64_t *shape,
-                    const int64_t *strides);
-int method_stream(RtDeviceArray *self, PyObject *o, CUstream *s);
-int enter_device(RtDeviceArray *a, int *pushed);
-PyObject *shape_tuple(int ndim, const int64_t *v);
-int parse_shape_signed(PyObject *o, int64_t *shape, int *ndim);
-int parse_shape(PyObject *o, int64_t *shape, int *ndim);
-int parse_order(const char *order, char *out);
-int check_same(RtDeviceArray *a, int ndim, const int64_t *shape, DType dt, const char *what);
-PyObject *to_host(RtDeviceArray *a, PyObject *ary, CUstream s);
+RtDeviceArray *rt_array_struct(int ndim, const int64_t *shape, const int64_t *strides, DType dt,
+                               int dev);
+PyObject *rt_make_view(RtDeviceArray *src, CUdeviceptr ptr, int ndim, const int64_t *shape,
+                       const int64_t *strides);
+int rt_method_stream(RtDeviceArray *self, PyObject *o, CUstream *s);
+int rt_enter_device(RtDeviceArray *a, int *pushed);
+PyObject *rt_shape_tuple(int ndim, const int64_t *v);
+int rt_parse_shape_signed(PyObject *o, int64_t *shape, int *ndim);
+int rt_parse_shape(PyObject *o, int64_t *shape, int *ndim);
+int rt_parse_order(const char *order, char *out);
+int rt_check_same(RtDeviceArray *a, int ndim, const int64_t *shape, DType dt, const char *what);
+PyObject *rt_to_host(RtDeviceArray *a, PyObject *ary, CUstream s);
 
 /* array_index.c */
-int assign(RtDeviceArray *a, PyObject *value, CUstream s);
-PyObject *DeviceArray_copy_to_device(RtDeviceArray *self, PyObject *args, PyObject *kw);
-PyObject *DeviceArray_copy(RtDeviceArray *self, PyObject *args, PyObject *kw);
-PyObject *DeviceArray_view(RtDeviceArray *self, PyObject *args);
-extern PySequenceMethods DeviceArray_as_sequence;
-extern PyMappingMethods DeviceArray_as_mapping;
+int rt_assign(RtDeviceArray *a, PyObject *value, CUstream s);
+PyObject *rt_DeviceArray_copy_to_device(RtDeviceArray *self, PyObject *args, PyObject *kw);
+PyObject *rt_DeviceArray_copy(RtDeviceArray *self, PyObject *args, PyObject *kw);
+PyObject *rt_DeviceArray_view(RtDeviceArray *self, PyObject *args);
+extern PySequenceMethods rt_DeviceArray_as_sequence;
+extern PyMappingMethods rt_DeviceArray_as_mapping;
 
 /* array_ops.c */
 #define ARRAY_OPS(X) \
@@ -322,17 +323,17 @@ enum {
     AOP_COUNT
 };
 
-int stdlib_assign(RtDeviceArray *a, PyObject *value, CUstream s);
-PyObject *forward_method(int op, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                         PyObject *kwnames);
-PyObject *DeviceArray_item(RtDeviceArray *self, PyObject *noargs);
-PyObject *DeviceArray_array(RtDeviceArray *self, PyObject *args, PyObject *kw);
-PyObject *DeviceArray_richcompare(PyObject *self, PyObject *other, int cmp);
-extern PyNumberMethods DeviceArray_as_number;
+int rt_stdlib_assign(RtDeviceArray *a, PyObject *value, CUstream s);
+PyObject *rt_forward_method(int op, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames);
+PyObject *rt_DeviceArray_item(RtDeviceArray *self, PyObject *noargs);
+PyObject *rt_DeviceArray_array(RtDeviceArray *self, PyObject *args, PyObject *kw);
+PyObject *rt_DeviceArray_richcompare(PyObject *self, PyObject *other, int cmp);
+extern PyNumberMethods rt_DeviceArray_as_number;
 
 /* array_dlpack.c */
-PyObject *DeviceArray_dlpack(RtDeviceArray *self, PyObject *args, PyObject *kw);
-PyObject *DeviceArray_dlpack_device(RtDeviceArray *self, PyObject *noargs);
+PyObject *rt_DeviceArray_dlpack(RtDeviceArray *self, PyObject *args, PyObject *kw);
+PyObject *rt_DeviceArray_dlpack_device(RtDeviceArray *self, PyObject *noargs);
 
 /* ---- streams (stream.c) ---- */
 typedef struct {
