@@ -345,6 +345,16 @@ rt_ctx_leave(int pushed)
     }
 }
 
+/* Makes c the current context again (Device.__exit__); the cached device of
+ * this thread's context is re-read on the next rt_ensure_context */
+CUresult
+rt_ctx_restore(CUcontext c)
+{
+    CUresult r = rt_cu.cuCtxSetCurrent(c);
+    tls_ctx = NULL;
+    return r;
+}
+
 int
 rt_current_arch(char *buf, size_t n)
 {
@@ -715,8 +725,7 @@ Device_exit(DeviceObject *self, PyObject *args)
 {
     if (self->nsaved > 0) {
         CUcontext prev = self->saved[--self->nsaved];
-        CUresult r = rt_cu.cuCtxSetCurrent(prev);
-        tls_ctx = NULL;         /* re-read on the next rt_ensure_context */
+        CUresult r = rt_ctx_restore(prev);
         if (r != CUDA_SUCCESS) {
             rt_cuda_fail(r, "cannot restore the previous CUDA context");
             return NULL;

@@ -178,6 +178,8 @@ CUcontext rt_primary_context(int ordinal);
  * (used from tp_dealloc); returns -1 if no context could be had. */
 int rt_ctx_enter_quiet(int dev, int *pushed);
 void rt_ctx_leave(int pushed);
+/* cuCtxSetCurrent(c), forgetting the context cached for this thread */
+CUresult rt_ctx_restore(CUcontext c);
 
 /* the default (not opted-in) shared memory limit per block of device dev */
 int rt_default_shared_per_block(int dev);
