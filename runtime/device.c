@@ -79,7 +79,7 @@ read_cc(int id, RtDevice **out)
     if (!d) {
         return -1;
     }
-    if (device_attr(d, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &d->cc_major) < 0) {
+    if (rt_device_attr(d, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &d->cc_major) < 0) {
         return -1;
     }
     /* minor may legitimately be 0: read it whenever major was just read */

@@ -379,7 +379,7 @@ rt_current_arch(char *buf, size_t n)
 }
 
 int
-device_attr(RtDevice *d, int attr, int *cache)
+rt_device_attr(RtDevice *d, int attr, int *cache)
 {
     if (!*cache) {
         CUresult r = rt_cu.cuDeviceGetAttribute(cache, attr, d->dev);
@@ -398,8 +398,8 @@ rt_max_threads_per_block(void)
     if (dev < 0) {
         return -1;
     }
-    return device_attr(&devices[dev], CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-                       &devices[dev].max_threads);
+    return rt_device_attr(&devices[dev], CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                          &devices[dev].max_threads);
 }
 
 int
@@ -409,8 +409,8 @@ rt_multiprocessor_count(void)
     if (dev < 0) {
         return -1;
     }
-    return device_attr(&devices[dev], CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
-                       &devices[dev].sm_count);
+    return rt_device_attr(&devices[dev], CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                          &devices[dev].sm_count);
 }
 
 /* The opt-in maximum: rt_launch raises a function's dynamic shared memory
@@ -423,11 +423,11 @@ rt_max_shared_per_block(void)
         return -1;
     }
     RtDevice *d = &devices[dev];
-    int v = device_attr(d, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-                        &d->max_shared_optin);
+    int v = rt_device_attr(d, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                           &d->max_shared_optin);
     if (v <= 0) {
         PyErr_Clear();
-        v = device_attr(d, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, &d->max_shared);
+        v = rt_device_attr(d, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, &d->max_shared);
     }
     return v;
 }
@@ -436,7 +436,7 @@ int
 rt_default_shared_per_block(int dev)
 {
     RtDevice *d = &devices[dev];
-    return device_attr(d, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, &d->max_shared);
+    return rt_device_attr(d, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, &d->max_shared);
 }
 
 /* ---- memory ---- */

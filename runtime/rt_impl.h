@@ -183,7 +183,8 @@ CUresult rt_ctx_restore(CUcontext c);
 
 /* the default (not opted-in) shared memory limit per block of device dev */
 int rt_default_shared_per_block(int dev);
-int device_attr(RtDevice *d, int attr, int *cache);
+/* the value of attribute attr of d, read once into *cache; -1 with CudaError */
+int rt_device_attr(RtDevice *d, int attr, int *cache);
 
 /* ---- device memory (see driver.c for the allocator) ---- */
 int rt_mem_alloc(int dev, size_t n, CUstream s, CUdeviceptr *out);   /* -1 + exception */
