@@ -2,6 +2,39 @@
  * uses, declared by hand (cuda.h is never included: libcuda is dlopen'ed at
  * first use), per-device state, and helpers shared by the runtime's .c files.
  * rt.h is the interface the rest of cujit sees; this header is not. */
+
+/* Layering: each runtime file uses (calls, or names in a slot table) only
+ * files listed above it, as its third column says, so no two files use each
+ * other and a file can be read knowing only those above it.
+ *
+ *   base.c          exception objects, environment switches -
+ *   dtype.c         dtypes, numbers as element bytes        -
+ *   nvrtc.c         NVRTC, found and opened at first use    base
+ *   cache.c         the disk cache of compiled kernels      nvrtc base
+ *   driver.c        libcuda, devices, contexts, memory      nvrtc base
+ *   device.c        cujit.Device                            driver base
+ *   stream.c        cujit.Stream and cujit.Event            driver
+ *   copy.c          host <-> device copies, fills           driver
+ *   array_core.c    DeviceArray structs and views, shape    copy stream driver dtype base
+ *                   and order arguments, copies to the host
+ *   args.c          array arguments of any library          copy driver dtype base
+ *   array_ops.c     operators forwarded to cujit._stdlib    array_core copy driver
+ *   array_dlpack.c  DLPack export                           array_core driver dtype
+ *   array_index.c   indexing, views, writes                 args array_ops array_core copy
+ *                                                           driver dtype
+ *   array_create.c  to_device, empty, ..., asnumpy          array_index args array_core copy
+ *                                                           stream driver dtype
+ *   array.c         the DeviceArray type: attributes,       array_index array_dlpack
+ *                   repr, slot and method tables            array_ops array_core device
+ *                                                           driver dtype
+ *   kernel.c        loading and launching kernels           args cache stream driver nvrtc
+ *                                                           base
+ *   rtmodule.c      what the runtime adds to the module     any of the above
+ *
+ * One name goes up the list: rt_DeviceArray_Type (rt.h), defined in array.c
+ * with the tables that name array_ops.c, array_index.c and array_dlpack.c,
+ * is named by array_core.c, args.c and array_create.c, which make arrays of
+ * that type and recognise them. */
 #ifndef RT_IMPL_H
 #define RT_IMPL_H
 
