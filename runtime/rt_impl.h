@@ -267,14 +267,18 @@ PyObject *rt_numpy(void);
 int rt_scalar_to_bytes(PyObject *v, DType dt, unsigned char out[16]);
 
 /* ---- copies of device memory (copy.c) ---- */
+/* the number of elements of shape */
 int64_t rt_shape_size(int ndim, const int64_t *shape);
+/* byte strides of C / Fortran order into out (extents of 0 count as 1) */
 void rt_c_strides(int ndim, const int64_t *shape, int64_t itemsize, int64_t *out);
 void rt_f_strides(int ndim, const int64_t *shape, int64_t itemsize, int64_t *out);
 /* C / F contiguity from shape and byte strides */
 void rt_contiguity(int ndim, const int64_t *shape, const int64_t *strides, int64_t itemsize,
                    int *c, int *f);
+/* the byte range [*lo, *hi) a strided view touches, from its first element */
 void rt_span(int ndim, const int64_t *shape, const int64_t *strides, int64_t itemsize,
              int64_t *lo, int64_t *hi);
+/* both C- or both Fortran-contiguous: one plain copy moves a to b */
 int rt_same_layout(int ndim, const int64_t *shape, const int64_t *a, const int64_t *b,
                    int64_t itemsize);
 /* one contiguous copy; rt_dtoh waits for the stream (pinned destinations) */
@@ -288,6 +292,7 @@ int rt_copy_to_host(void *dst, const int64_t *dst_strides, CUdeviceptr src,
 int rt_copy_from_host(CUdeviceptr dst, const int64_t *dst_strides, const void *src,
                       const int64_t *src_strides, int ndim, const int64_t *shape,
                       int64_t itemsize, CUstream s);
+/* n elements at p set to elem (itemsize bytes): a memset where it can */
 int rt_fill_contig(CUdeviceptr p, int64_t n, int itemsize, const unsigned char *elem, CUstream s);
 
 /* ---- arrays (array*.c) ---- */
@@ -315,21 +320,34 @@ RtDeviceArray *rt_array_new(int ndim, const int64_t *shape, DType dt, char order
                             CUstream s, PyObject *stream_ref);
 
 /* array_core.c */
+/* a new array struct with that layout and no memory (ptr 0, no base) */
 RtDeviceArray *rt_array_struct(int ndim, const int64_t *shape, const int64_t *strides, DType dt,
                                int dev);
+/* a view of src's memory from ptr (its base: src's owner) */
 PyObject *rt_make_view(RtDeviceArray *src, CUdeviceptr ptr, int ndim, const int64_t *shape,
                        const int64_t *strides);
+/* a method's stream argument; None or NULL: the array's own stream */
 int rt_method_stream(RtDeviceArray *self, PyObject *o, CUstream *s);
+/* makes a's device current (undone by rt_ctx_leave(*pushed)); -1 with exception */
 int rt_enter_device(RtDeviceArray *a, int *pushed);
+/* a tuple of Python ints */
 PyObject *rt_shape_tuple(int ndim, const int64_t *v);
+/* an int or a sequence of ints (of any sign / none negative) */
 int rt_parse_shape_signed(PyObject *o, int64_t *shape, int *ndim);
 int rt_parse_shape(PyObject *o, int64_t *shape, int *ndim);
+/* 'C' / 'F' / 'K' (for 'K' and 'A') from an order argument (NULL: 'C') */
 int rt_parse_order(const char *order, char *out);
+/* ValueError naming `what` unless a has that shape and dtype */
 int rt_check_same(RtDeviceArray *a, int ndim, const int64_t *shape, DType dt, const char *what);
+/* a's data into ary, a writable buffer of its shape and dtype (None or NULL:
+ * a new NumPy array), on stream s; the array written, or NULL */
 PyObject *rt_to_host(RtDeviceArray *a, PyObject *ary, CUstream s);
 
 /* array_index.c */
+/* copy_to_device / to_device / copy: device data of a's shape and dtype,
+ * host data cast and broadcast, or a number, into a */
 int rt_assign(RtDeviceArray *a, PyObject *value, CUstream s);
+/* the slots and methods array.c's type object names */
 PyObject *rt_DeviceArray_copy_to_device(RtDeviceArray *self, PyObject *args, PyObject *kw);
 PyObject *rt_DeviceArray_copy(RtDeviceArray *self, PyObject *args, PyObject *kw);
 PyObject *rt_DeviceArray_view(RtDeviceArray *self, PyObject *args);
@@ -337,6 +355,8 @@ extern PySequenceMethods rt_DeviceArray_as_sequence;
 extern PyMappingMethods rt_DeviceArray_as_mapping;
 
 /* array_ops.c */
+/* the operations cujit._stdlib registers through _set_array_ops (its
+ * dict's keys), as AOP_ADD ... AOP_ASSIGN */
 #define ARRAY_OPS(X) \
     X(ADD, "add") X(SUB, "sub") X(MUL, "mul") X(TRUEDIV, "truediv") \
     X(FLOORDIV, "floordiv") X(MOD, "mod") X(POW, "pow") X(DIVMOD, "divmod") \
@@ -360,9 +380,12 @@ enum {
     AOP_COUNT
 };
 
+/* a[...] = value by the stdlib's kernels (ops["assign"]) on stream s */
 int rt_stdlib_assign(RtDeviceArray *a, PyObject *value, CUstream s);
+/* the method ops[op](self, *args, **kwargs) */
 PyObject *rt_forward_method(int op, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames);
+/* the slots and methods array.c's type object names */
 PyObject *rt_DeviceArray_item(RtDeviceArray *self, PyObject *noargs);
 PyObject *rt_DeviceArray_array(RtDeviceArray *self, PyObject *args, PyObject *kw);
 PyObject *rt_DeviceArray_richcompare(PyObject *self, PyObject *other, int cmp);
