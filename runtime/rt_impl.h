@@ -9,6 +9,11 @@
  *
  *   base.c          exception objects, environment switches -
  *   dtype.c         dtypes, numbers as element bytes        -
+ *   argdesc.c       argument keys: numbers' dtypes, arrays' dtype
+ *                   dtype, rank, layout (argdesc.h)
+ *   pack.c          kernel parameters packed (pack.h)       argdesc
+ *   shape.c         broadcast strides, collapsed dims       -
+ *                   (shape.h)
  *   nvrtc.c         NVRTC, found and opened at first use    base
  *   cache.c         the disk cache of compiled kernels      nvrtc base
  *   driver.c        libcuda, devices, contexts, memory      nvrtc base
