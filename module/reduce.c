@@ -90,286 +90,390 @@ parse_axes(PyObject *axis, int ndim, int *red)
     return 0;
 }
 
-static PyObject *
-reduce_call(PyObject *self, PyObject *args, PyObject *kwargs)
-{
-    ReduceObject *r = (ReduceObject *)self;
-    static char *kwlist[] = {"x", "axis", "keepdims", "out", "dtype", "map", "stream", NULL};
-    PyObject *xo, *axis = NULL, *out_arg = NULL, *dtype_arg = NULL, *map_arg = NULL;
-    PyObject *stream_arg = NULL;
-    int keepdims = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OpOOOO:reduce", kwlist, &xo, &axis,
-                                     &keepdims, &out_arg, &dtype_arg, &map_arg, &stream_arg)) {
-        return NULL;
-    }
-    void *stream = NULL;
-    if (rt_get_stream(stream_arg ? stream_arg : Py_None, &stream) < 0) {
-        return NULL;
-    }
-    Operand x, o;
-    memset(&o, 0, sizeof o);
-    PyObject *result = NULL, *made = NULL, *partial = NULL;
-    if (operand(xo, &x, stream, "x") < 0) {
-        return NULL;
-    }
-    if (!x.is_array) {
-        PyErr_SetString(PyExc_TypeError, "reduce() needs an array");
-        return NULL;
-    }
+/* One reduction call's state */
+typedef struct {
+    ReduceObject *r;
+    void *stream;
+    Operand x, o;               /* the array, the output */
     RedPlan pl;
-    memset(&pl, 0, sizeof pl);
-    pl.in = pl.elem = x.dt;
-    if (dtype_arg && dtype_arg != Py_None) {
-        PyObject *name = PyObject_Str(dtype_arg);
-        PyObject *dt = NULL;
-        if (PyType_Check(dtype_arg) || !PyUnicode_Check(dtype_arg)) {
-            PyObject *np = PyImport_ImportModule("numpy");
-            dt = np ? PyObject_CallMethod(np, "dtype", "O", dtype_arg) : NULL;
-            Py_XDECREF(np);
-            Py_XDECREF(name);
-            name = dt ? PyObject_GetAttrString(dt, "name") : NULL;
-            Py_XDECREF(dt);
-        }
-        int ok = name && cj_dtype_from_name(PyUnicode_AsUTF8(name), &pl.elem);
+    int red[RT_MAXDIM];         /* reduced dimensions of x */
+    int ond;                    /* the output's shape */
+    int64_t oshape[RT_MAXDIM];
+    int64_t nout, nred;         /* outputs, elements reduced into each */
+    int64_t shape[RT_MAXDIM], strides[RT_MAXDIM];   /* x: kept dims, then reduced */
+    int64_t splits, chunk;      /* blocks per output, elements per split */
+    int block;
+    PyObject *made, *partial;
+} RedCall;
+
+/* dtype=: the dtype elements are cast to before the map and the combiner */
+static int
+red_elem_dtype(PyObject *dtype_arg, DType *elem)
+{
+    if (!dtype_arg || dtype_arg == Py_None) {
+        return 0;
+    }
+    PyObject *name = PyObject_Str(dtype_arg);
+    if (PyType_Check(dtype_arg) || !PyUnicode_Check(dtype_arg)) {
+        PyObject *np = PyImport_ImportModule("numpy");
+        PyObject *dt = np ? PyObject_CallMethod(np, "dtype", "O", dtype_arg) : NULL;
+        Py_XDECREF(np);
         Py_XDECREF(name);
-        if (!ok) {
-            PyErr_Clear();
-            PyErr_SetString(PyExc_TypeError, "dtype= must be a NumPy dtype cujit supports");
-            goto done;
-        }
+        name = dt ? PyObject_GetAttrString(dt, "name") : NULL;
+        Py_XDECREF(dt);
     }
-    if (map_arg && map_arg != Py_None) {
-        pl.map = scalar_function(map_arg);
-        if (!pl.map) {
-            goto done;
-        }
+    int ok = name && cj_dtype_from_name(PyUnicode_AsUTF8(name), elem);
+    Py_XDECREF(name);
+    if (!ok) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_TypeError, "dtype= must be a NumPy dtype cujit supports");
+        return -1;
     }
-    int red[RT_MAXDIM];
-    if (parse_axes(axis, x.a.ndim, red) < 0) {
-        goto done;
-    }
-    /* output shape */
-    int ond = 0;
-    int64_t oshape[RT_MAXDIM], nout = 1, nred = 1;
-    for (int d = 0; d < x.a.ndim; d++) {
-        if (!red[d]) {
-            oshape[ond++] = x.a.shape[d];
-            nout *= x.a.shape[d];
+    return 0;
+}
+
+/* the output's shape (keepdims keeps reduced dimensions as 1) */
+static int
+red_out_shape(RedCall *c, int keepdims)
+{
+    const RtArray *a = &c->x.a;
+    c->ond = 0;
+    c->nout = c->nred = 1;
+    for (int d = 0; d < a->ndim; d++) {
+        if (!c->red[d]) {
+            c->oshape[c->ond++] = a->shape[d];
+            c->nout *= a->shape[d];
         } else {
-            nred *= x.a.shape[d];
+            c->nred *= a->shape[d];
             if (keepdims) {
-                oshape[ond++] = 1;
+                c->oshape[c->ond++] = 1;
             }
         }
     }
-    if (nred == 0 && r->identity == Py_None) {
+    if (c->nred == 0 && c->r->identity == Py_None) {
         PyErr_Format(PyExc_ValueError, "zero-size array to reduction operation %U which has "
-                     "no identity", r->name);
-        goto done;
+                     "no identity", c->r->name);
+        return -1;
     }
-    if (out_arg && out_arg != Py_None) {
-        if (rt_get_array(out_arg, &o.a, stream, "out") < 0) {
-            goto done;
-        }
-        o.is_array = 1;
-        o.obj = out_arg;
-        int same = o.a.ndim == ond;
-        for (int d = 0; same && d < ond; d++) {
-            same = o.a.shape[d] == oshape[d];
-        }
-        if (!same || !o.a.c_contig) {
-            PyErr_Format(PyExc_ValueError, "%U(): out= must be a contiguous array of the "
-                         "result's shape", r->name);
-            goto done;
-        }
-        pl.has_out = 1;
-        pl.out = o.a.dtype;
+    return 0;
+}
+
+/* out=: a contiguous array of the output's shape */
+static int
+red_given_out(RedCall *c, PyObject *out_arg)
+{
+    if (!out_arg || out_arg == Py_None) {
+        return 0;
     }
-    int64_t shape[RT_MAXDIM], strides[RT_MAXDIM];
-    rt_group_dims(&x.a, red, &pl.nkeep, &pl.nred, shape, strides);
-    pl.idx32 = rt_fits32(x.a.ndim, x.a.shape, x.a.strides) && nout * 64 < INT32_MAX;
-    int isz = cj_dtypes[x.dt].size;
-    pl.contiguous = pl.nred <= 1 && (pl.nred == 0 || strides[pl.nkeep] == isz);
-    /* outer when the innermost (smallest stride) dimension is a kept one */
-    if (pl.nkeep && pl.nred) {
+    if (rt_get_array(out_arg, &c->o.a, c->stream, "out") < 0) {
+        return -1;
+    }
+    c->o.is_array = 1;
+    c->o.obj = out_arg;
+    int same = c->o.a.ndim == c->ond;
+    for (int d = 0; same && d < c->ond; d++) {
+        same = c->o.a.shape[d] == c->oshape[d];
+    }
+    if (!same || !c->o.a.c_contig) {
+        PyErr_Format(PyExc_ValueError, "%U(): out= must be a contiguous array of the "
+                     "result's shape", c->r->name);
+        return -1;
+    }
+    c->pl.has_out = 1;
+    c->pl.out = c->o.a.dtype;
+    return 0;
+}
+
+/* kept and reduced dimensions grouped; contiguous runs, or outer (the
+ * innermost, smallest-stride dimension is a kept one) */
+static void
+red_layout(RedCall *c)
+{
+    RedPlan *pl = &c->pl;
+    const RtArray *a = &c->x.a;
+    rt_group_dims(a, c->red, &pl->nkeep, &pl->nred, c->shape, c->strides);
+    pl->idx32 = rt_fits32(a->ndim, a->shape, a->strides) && c->nout * 64 < INT32_MAX;
+    int isz = cj_dtypes[a->dtype].size;
+    pl->contiguous = pl->nred <= 1 && (pl->nred == 0 || c->strides[pl->nkeep] == isz);
+    if (pl->nkeep && pl->nred) {
         int64_t kmin = INT64_MAX, rmin = INT64_MAX;
-        for (int d = 0; d < pl.nkeep; d++) {
-            int64_t s = strides[d] < 0 ? -strides[d] : strides[d];
-            kmin = s < kmin ? s : kmin;
+        for (int d = 0; d < pl->nkeep + pl->nred; d++) {
+            int64_t s = c->strides[d] < 0 ? -c->strides[d] : c->strides[d];
+            if (d < pl->nkeep) {
+                kmin = s < kmin ? s : kmin;
+            } else {
+                rmin = s < rmin ? s : rmin;
+            }
         }
-        for (int d = pl.nkeep; d < pl.nkeep + pl.nred; d++) {
-            int64_t s = strides[d] < 0 ? -strides[d] : strides[d];
-            rmin = s < rmin ? s : rmin;
+        pl->outer = kmin < rmin;
+    }
+    if (pl->outer) {
+        pl->contiguous = 0;
+    }
+}
+
+/* blocks per output (interleaved over its row) and the vector width, when
+ * the reduced dimensions are the innermost */
+static void
+red_splits_inner(RedCall *c, int64_t target, int isz)
+{
+    RedPlan *pl = &c->pl;
+    if (pl->contiguous) {
+        int vec = 16 / isz;
+        int aligned = (uintptr_t)c->x.a.ptr % 16 == 0;
+        for (int d = 0; d < pl->nkeep; d++) {
+            aligned &= c->strides[d] % 16 == 0;
         }
-        pl.outer = kmin < rmin;
+        pl->vec = aligned && vec > 1 ? vec : 1;
     }
-    if (pl.outer) {
-        pl.contiguous = 0;
+    if (c->nout < target && c->nred > 8192) {
+        int64_t s = (target + c->nout - 1) / c->nout, maxs = c->nred / 4096;
+        s = s < maxs ? s : maxs;
+        c->splits = s < 1 ? 1 : s;
     }
-    /* splits and vector width */
+    c->splits = c->splits > 65535 ? 65535 : c->splits;
+}
+
+/* the same when a kept dimension is innermost: outputs side by side in
+ * packs, the reduced rows cut into chunks */
+static void
+red_splits_outer(RedCall *c, int64_t target, int isz)
+{
+    RedPlan *pl = &c->pl;
+    int vec = 16 / isz;
+    int packs = vec > 1 && pl->nkeep == 1 && c->strides[0] == isz && c->nout % vec == 0
+                && (uintptr_t)c->x.a.ptr % 16 == 0;
+    for (int d = pl->nkeep; packs && d < pl->nkeep + pl->nred; d++) {
+        packs = c->strides[d] % 16 == 0;
+    }
+    pl->vec = packs ? vec : 1;
+    int64_t bx = (c->nout / pl->vec + c->block - 1) / c->block;
+    if (bx < target && c->nred > 64) {
+        int64_t s = (target + bx - 1) / bx, maxs = c->nred / 32;
+        s = s < maxs ? s : maxs;
+        s = s < 1 ? 1 : s;
+        c->splits = s > 65535 ? 65535 : s;
+    }
+    c->chunk = (c->nred + c->splits - 1) / c->splits;
+    c->splits = c->nred > 0 ? (c->nred + c->chunk - 1) / c->chunk : 1;
+}
+
+static int
+red_splits(RedCall *c)
+{
     int sms = rt_multiprocessor_count();
     if (sms < 0) {
-        goto done;
+        return -1;
     }
-    int64_t target = (int64_t)sms * 8, splits = 1, chunk = nred > 0 ? nred : 1;
-    int block = 256;
-    pl.vec = 1;
-    if (!pl.outer) {
-        if (pl.contiguous) {
-            int vec = 16 / isz;
-            int aligned = (uintptr_t)x.a.ptr % 16 == 0;
-            for (int d = 0; d < pl.nkeep; d++) {
-                aligned &= strides[d] % 16 == 0;
-            }
-            pl.vec = aligned && vec > 1 ? vec : 1;
-        }
-        if (nout < target && nred > 8192) {
-            splits = (target + nout - 1) / nout;
-            int64_t maxs = nred / 4096;
-            splits = splits < maxs ? splits : maxs;
-            splits = splits < 1 ? 1 : splits;
-        }
-        /* the blocks of one output interleave over its row (no chunk) */
-        splits = splits > 65535 ? 65535 : splits;
+    c->splits = 1;
+    c->chunk = c->nred > 0 ? c->nred : 1;
+    c->block = 256;
+    c->pl.vec = 1;
+    int isz = cj_dtypes[c->x.a.dtype].size;
+    if (c->pl.outer) {
+        red_splits_outer(c, (int64_t)sms * 8, isz);
     } else {
-        int vec = 16 / isz;
-        int packs = vec > 1 && pl.nkeep == 1 && strides[0] == isz && nout % vec == 0
-                    && (uintptr_t)x.a.ptr % 16 == 0;
-        for (int d = pl.nkeep; packs && d < pl.nkeep + pl.nred; d++) {
-            packs = strides[d] % 16 == 0;
-        }
-        pl.vec = packs ? vec : 1;
-        int64_t bx = (nout / pl.vec + block - 1) / block;
-        if (bx < target && nred > 64) {
-            splits = (target + bx - 1) / bx;
-            int64_t maxs = nred / 32;
-            splits = splits < maxs ? splits : maxs;
-            splits = splits < 1 ? 1 : splits;
-            splits = splits > 65535 ? 65535 : splits;
-        }
-        chunk = (nred + splits - 1) / splits;
-        splits = nred > 0 ? (nred + chunk - 1) / chunk : 1;
+        red_splits_inner(c, (int64_t)sms * 8, isz);
     }
-    /* the kernel */
+    return 0;
+}
+
+/* the kernel for this plan, compiled if new */
+static Form *
+red_kernel(RedCall *c)
+{
+    RedPlan *pl = &c->pl;
     Key k;
     k.n = 0;
-    key_int(&k, pl.in | (pl.elem << 8) | ((int64_t)(pl.has_out ? pl.out : 255) << 16));
-    if (pl.map) {
+    key_int(&k, pl->in | (pl->elem << 8) | ((int64_t)(pl->has_out ? pl->out : 255) << 16));
+    if (pl->map) {
         /* the map's code, globals and closure values (a lambda made anew at
          * each call finds its kernel again) */
-        key_int(&k, (int64_t)(uintptr_t)PyFunction_GET_CODE(pl.map));
-        key_int(&k, (int64_t)(uintptr_t)PyFunction_GET_GLOBALS(pl.map));
-        PyObject *cl = PyFunction_GET_CLOSURE(pl.map);
+        key_int(&k, (int64_t)(uintptr_t)PyFunction_GET_CODE(pl->map));
+        key_int(&k, (int64_t)(uintptr_t)PyFunction_GET_GLOBALS(pl->map));
+        PyObject *cl = PyFunction_GET_CLOSURE(pl->map);
         for (Py_ssize_t i = 0; cl && i < PyTuple_GET_SIZE(cl); i++) {
             key_int(&k, (int64_t)(uintptr_t)PyCell_GET(PyTuple_GET_ITEM(cl, i)));
         }
     } else {
         key_int(&k, 0);
     }
-    key_int(&k, pl.outer | (pl.contiguous << 1) | (pl.vec << 4) | (pl.nkeep << 12)
-                | (pl.nred << 20) | ((int64_t)pl.idx32 << 28));
-    Form *f = form_find(r->forms, &k);
+    key_int(&k, pl->outer | (pl->contiguous << 1) | (pl->vec << 4) | (pl->nkeep << 12)
+                | (pl->nred << 20) | ((int64_t)pl->idx32 << 28));
+    Form *f = form_find(c->r->forms, &k);
     if (!f) {
-        f = red_compile(r, &pl, &k);
-        if (!f) {
-            goto done;
+        f = red_compile(c->r, pl, &k);
+        if (f) {
+            f->next = c->r->forms;
+            c->r->forms = f;
         }
-        f->next = r->forms;
-        r->forms = f;
     }
-    if (!o.is_array) {
-        made = rt_empty(ond, oshape, f->c.out[0], stream);
-        if (!made || rt_get_array(made, &o.a, stream, "out") < 0) {
-            goto done;
-        }
-        o.is_array = 1;
-        o.obj = made;
+    return f;
+}
+
+/* the output out= did not give */
+static int
+red_make_out(RedCall *c, const Form *f)
+{
+    if (c->o.is_array) {
+        return 0;
     }
-    if (nout == 0) {
-        result = Py_NewRef(o.obj);
-        goto done;
+    c->made = rt_empty(c->ond, c->oshape, f->c.out[0], c->stream);
+    if (!c->made || rt_get_array(c->made, &c->o.a, c->stream, "out") < 0) {
+        return -1;
     }
-    int dev = form_load(f, "_final");
-    if (dev < 0) {
-        goto done;
-    }
-    uint64_t part_ptr = 0;
-    if (splits > 1) {
-        int64_t nbytes = (int64_t)f->c.acc_size * nout * splits;
-        partial = rt_empty(1, &nbytes, DT_U8, stream);
-        Operand po;
-        if (!partial || rt_get_array(partial, &po.a, stream, "partials") < 0) {
-            goto done;
-        }
-        part_ptr = (uint64_t)(uintptr_t)po.a.ptr;
-        rt_array_release(&po.a, stream, 0);
-    }
+    c->o.is_array = 1;
+    c->o.obj = c->made;
+    return 0;
+}
+
+/* the first pass: each split of each output into an accumulator (into the
+ * output itself when there is one split) */
+static int
+red_pass1(RedCall *c, Form *f, int dev, uint64_t part_ptr)
+{
+    RedPlan *pl = &c->pl;
     unsigned char buf[2048] __attribute__((aligned(16)));
     void *params[8];
     size_t off = 0;
-    int nd = pl.nkeep + pl.nred;
+    int nd = pl->nkeep + pl->nred;
     if (nd == 0) {
-        shape[0] = 1;
-        strides[0] = isz;
+        c->shape[0] = 1;
+        c->strides[0] = cj_dtypes[c->x.a.dtype].size;
     }
     params[0] = buf;
-    rt_pack_view(buf, &off, (uint64_t)(uintptr_t)x.a.ptr, nd > 0 ? nd : 1, shape, strides,
-              pl.idx32);
-    uint64_t out_ptr = (uint64_t)(uintptr_t)o.a.ptr;
+    rt_pack_view(buf, &off, (uint64_t)(uintptr_t)c->x.a.ptr, nd > 0 ? nd : 1, c->shape,
+                 c->strides, pl->idx32);
+    uint64_t out_ptr = (uint64_t)(uintptr_t)c->o.a.ptr;
     params[1] = buf + off;
     rt_put(buf, &off, &part_ptr, 8, 8);
     params[2] = buf + off;
     rt_put(buf, &off, &out_ptr, 8, 8);
-    int64_t vals[4] = {nout, nred, splits, chunk};
-    for (int i = 0; i < (pl.outer ? 4 : 3); i++) {
+    int64_t vals[4] = {c->nout, c->nred, c->splits, c->chunk};
+    for (int i = 0; i < (pl->outer ? 4 : 3); i++) {
         off = (off + 7) & ~(size_t)7;
         params[3 + i] = buf + off;
-        rt_pack_index(buf, &off, vals[i], pl.idx32);
+        rt_pack_index(buf, &off, vals[i], pl->idx32);
     }
-    unsigned grid[3], blk[3] = {(unsigned)block, 1, 1};
-    const char *kname = PyUnicode_AsUTF8(r->name);
-    if (!pl.outer) {
-        grid[0] = (unsigned)splits;
-        grid[2] = (unsigned)(nout < 65535 ? nout : 65535);
-        grid[1] = (unsigned)((nout + grid[2] - 1) / grid[2]);
+    unsigned grid[3], blk[3] = {(unsigned)c->block, 1, 1};
+    if (!pl->outer) {
+        grid[0] = (unsigned)c->splits;
+        grid[2] = (unsigned)(c->nout < 65535 ? c->nout : 65535);
+        grid[1] = (unsigned)((c->nout + grid[2] - 1) / grid[2]);
     } else {
-        grid[0] = (unsigned)((nout / pl.vec + block - 1) / block);
-        grid[1] = (unsigned)splits;
+        grid[0] = (unsigned)((c->nout / pl->vec + c->block - 1) / c->block);
+        grid[1] = (unsigned)c->splits;
         grid[2] = 1;
     }
-    if (rt_launch(&f->rk[dev], grid, blk, 0, stream, params, kname) < 0) {
-        goto done;
+    return rt_launch(&f->rk[dev], grid, blk, 0, c->stream, params, PyUnicode_AsUTF8(c->r->name));
+}
+
+/* the second pass ("_final"): the splits' accumulators into the output */
+static int
+red_pass2(RedCall *c, Form *f, int dev, uint64_t part_ptr)
+{
+    void *p2[5];
+    size_t o2 = 0;
+    unsigned char b2[64] __attribute__((aligned(16)));
+    int outer = c->pl.outer;
+    uint64_t out_ptr = (uint64_t)(uintptr_t)c->o.a.ptr;
+    p2[0] = b2 + o2;
+    rt_put(b2, &o2, &part_ptr, 8, 8);
+    p2[1] = b2 + o2;
+    rt_put(b2, &o2, &out_ptr, 8, 8);
+    p2[2] = b2 + o2;
+    rt_pack_index(b2, &o2, c->nout, c->pl.idx32);
+    o2 = (o2 + 7) & ~(size_t)7;
+    p2[3] = b2 + o2;
+    rt_pack_index(b2, &o2, c->splits, c->pl.idx32);
+    o2 = (o2 + 3) & ~(size_t)3;
+    p2[4] = b2 + o2;
+    rt_put(b2, &o2, &outer, 4, 4);
+    unsigned g2[3] = {outer ? (unsigned)((c->nout + 255) / 256) : (unsigned)c->nout, 1, 1};
+    unsigned blk[3] = {(unsigned)c->block, 1, 1};
+    return rt_launch(&f->rk2[dev], g2, blk, 0, c->stream, p2, PyUnicode_AsUTF8(c->r->name));
+}
+
+/* the partial accumulators (several splits), then both passes */
+static int
+red_run(RedCall *c, Form *f)
+{
+    int dev = form_load(f, "_final");
+    if (dev < 0) {
+        return -1;
     }
-    if (splits > 1) {
-        void *p2[5];
-        size_t o2 = 0;
-        unsigned char b2[64] __attribute__((aligned(16)));
-        int outer = pl.outer;
-        p2[0] = b2 + o2;
-        rt_put(b2, &o2, &part_ptr, 8, 8);
-        p2[1] = b2 + o2;
-        rt_put(b2, &o2, &out_ptr, 8, 8);
-        p2[2] = b2 + o2;
-        rt_pack_index(b2, &o2, nout, pl.idx32);
-        o2 = (o2 + 7) & ~(size_t)7;
-        p2[3] = b2 + o2;
-        rt_pack_index(b2, &o2, splits, pl.idx32);
-        o2 = (o2 + 3) & ~(size_t)3;
-        p2[4] = b2 + o2;
-        rt_put(b2, &o2, &outer, 4, 4);
-        unsigned g2[3] = {outer ? (unsigned)((nout + 255) / 256) : (unsigned)nout, 1, 1};
-        if (rt_launch(&f->rk2[dev], g2, blk, 0, stream, p2, kname) < 0) {
-            goto done;
+    uint64_t part_ptr = 0;
+    if (c->splits > 1) {
+        int64_t nbytes = (int64_t)f->c.acc_size * c->nout * c->splits;
+        c->partial = rt_empty(1, &nbytes, DT_U8, c->stream);
+        RtArray pa;
+        if (!c->partial || rt_get_array(c->partial, &pa, c->stream, "partials") < 0) {
+            return -1;
         }
+        part_ptr = (uint64_t)(uintptr_t)pa.ptr;
+        rt_array_release(&pa, c->stream, 0);
     }
-    result = Py_NewRef(o.obj);
-done:
-    rt_array_release(&x.a, stream, 0);
-    if (o.is_array) {
-        rt_array_release(&o.a, stream, result != NULL);
+    if (red_pass1(c, f, dev, part_ptr) < 0) {
+        return -1;
     }
-    Py_XDECREF(made);
-    Py_XDECREF(partial);
+    return c->splits > 1 ? red_pass2(c, f, dev, part_ptr) : 0;
+}
+
+/* after the input is read: the plan, the kernel, the output and the run */
+static int
+red_body(RedCall *c, PyObject *axis, int keepdims, PyObject *out_arg, PyObject *dtype_arg,
+         PyObject *map_arg)
+{
+    if (red_elem_dtype(dtype_arg, &c->pl.elem) < 0) {
+        return -1;
+    }
+    if (map_arg && map_arg != Py_None && !(c->pl.map = scalar_function(map_arg))) {
+        return -1;
+    }
+    if (parse_axes(axis, c->x.a.ndim, c->red) < 0 || red_out_shape(c, keepdims) < 0
+        || red_given_out(c, out_arg) < 0) {
+        return -1;
+    }
+    red_layout(c);
+    Form *f = red_splits(c) == 0 ? red_kernel(c) : NULL;
+    if (!f || red_make_out(c, f) < 0) {
+        return -1;
+    }
+    return c->nout == 0 ? 0 : red_run(c, f);
+}
+
+static PyObject *
+reduce_call(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"x", "axis", "keepdims", "out", "dtype", "map", "stream", NULL};
+    PyObject *xo, *axis = NULL, *out_arg = NULL, *dtype_arg = NULL, *map_arg = NULL;
+    PyObject *stream_arg = NULL, *result = NULL;
+    int keepdims = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OpOOOO:reduce", kwlist, &xo, &axis,
+                                     &keepdims, &out_arg, &dtype_arg, &map_arg, &stream_arg)) {
+        return NULL;
+    }
+    RedCall c;
+    memset(&c, 0, sizeof c);
+    c.r = (ReduceObject *)self;
+    if (rt_get_stream(stream_arg ? stream_arg : Py_None, &c.stream) < 0
+        || operand(xo, &c.x, c.stream, "x") < 0) {
+        return NULL;
+    }
+    if (!c.x.is_array) {
+        PyErr_SetString(PyExc_TypeError, "reduce() needs an array");
+        return NULL;
+    }
+    c.pl.in = c.pl.elem = c.x.dt;
+    if (red_body(&c, axis, keepdims, out_arg, dtype_arg, map_arg) == 0) {
+        result = Py_NewRef(c.o.obj);
+    }
+    rt_array_release(&c.x.a, c.stream, 0);
+    if (c.o.is_array) {
+        rt_array_release(&c.o.a, c.stream, result != NULL);
+    }
+    Py_XDECREF(c.made);
+    Py_XDECREF(c.partial);
     return result;
 }
 
