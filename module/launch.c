@@ -210,6 +210,35 @@ typedef struct {
 static LaunchScratch launch_static;
 static int launch_static_busy;
 
+/* After a launch of a kernel with asserts or bounds checks: its error
+ * record read (synchronising) and a failure raised as AssertionError or
+ * IndexError at the Python line; -1 with that or a CUDA error */
+static int
+check_record(KernelObject *k, Entry *e, int dev, void *stream, const char *kname)
+{
+    CjErrorRecord rec;
+    int r = rt_check_error_record(&e->rk[dev], stream, kname, &rec);
+    if (r <= 0) {
+        return r;
+    }
+    PyObject *file = PyFunction_GET_CODE(k->pyfunc)
+                     ? ((PyCodeObject *)PyFunction_GET_CODE(k->pyfunc))->co_filename : NULL;
+    const char *fs = file ? PyUnicode_AsUTF8(file) : "?";
+    if (rec.kind == 1) {
+        const char *m = rec.msg_id >= 0 && rec.msg_id < e->c.nmsgs ? e->c.msgs[rec.msg_id] : NULL;
+        PyErr_Format(PyExc_AssertionError, "%s%sassert failed in kernel %s at %s:%d, "
+                     "block (%u, %u, %u), thread (%u, %u, %u)%s", m ? m : "", m ? " (" : "",
+                     kname, fs, rec.line, rec.block[0], rec.block[1], rec.block[2],
+                     rec.thread[0], rec.thread[1], rec.thread[2], m ? ")" : "");
+    } else {
+        PyErr_Format(PyExc_IndexError, "index %lld is out of bounds for axis %d with size %lld "
+                     "in kernel %s at %s:%d, block (%u, %u, %u), thread (%u, %u, %u)",
+                     rec.index, rec.dim, rec.extent, kname, fs, rec.line, rec.block[0],
+                     rec.block[1], rec.block[2], rec.thread[0], rec.thread[1], rec.thread[2]);
+    }
+    return -1;
+}
+
 /* Launches k on args with config c: the hot path. */
 static PyObject *
 launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t n)
@@ -298,34 +327,8 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
     if (e->c.has_print && !e->c.check_errors && rt_stream_synchronize(c->stream, kname) < 0) {
         goto done;      /* print() is for debugging: its output shows at once */
     }
-    if (e->c.check_errors) {
-        CjErrorRecord rec;
-        int r = rt_check_error_record(&e->rk[dev], c->stream, kname, &rec);
-        if (r < 0) {
-            goto done;
-        }
-        if (r > 0) {
-            PyObject *file = PyFunction_GET_CODE(k->pyfunc)
-                             ? ((PyCodeObject *)PyFunction_GET_CODE(k->pyfunc))->co_filename
-                             : NULL;
-            const char *fs = file ? PyUnicode_AsUTF8(file) : "?";
-            if (rec.kind == 1) {
-                const char *m = rec.msg_id >= 0 && rec.msg_id < e->c.nmsgs ? e->c.msgs[rec.msg_id]
-                                : NULL;
-                PyErr_Format(PyExc_AssertionError, "%s%sassert failed in kernel %s at %s:%d, "
-                             "block (%u, %u, %u), thread (%u, %u, %u)%s", m ? m : "",
-                             m ? " (" : "", kname, fs, rec.line, rec.block[0], rec.block[1],
-                             rec.block[2], rec.thread[0], rec.thread[1], rec.thread[2],
-                             m ? ")" : "");
-            } else {
-                PyErr_Format(PyExc_IndexError, "index %lld is out of bounds for axis %d with "
-                             "size %lld in kernel %s at %s:%d, block (%u, %u, %u), thread "
-                             "(%u, %u, %u)", rec.index, rec.dim, rec.extent, kname, fs,
-                             rec.line, rec.block[0], rec.block[1], rec.block[2], rec.thread[0],
-                             rec.thread[1], rec.thread[2]);
-            }
-            goto done;
-        }
+    if (e->c.check_errors && check_record(k, e, dev, c->stream, kname) < 0) {
+        goto done;
     }
     result = Py_None;
     Py_INCREF(result);
