@@ -25,6 +25,15 @@ from cujit import _stdlib_table
 _STDLIB_NAMES = frozenset(_stdlib_table.NAMES)
 
 
+def _load_stdlib():
+    from cujit import _stdlib       # noqa: F401  (registers with _set_array_ops)
+
+
+# DeviceArray's operators and methods call this at their first use (the C
+# runtime does not import Python packages above it)
+_cujit._set_array_ops(_load_stdlib)
+
+
 def __getattr__(name):
     if name in _STDLIB_NAMES:
         from cujit import _stdlib

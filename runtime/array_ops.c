@@ -129,10 +129,11 @@ rt_DeviceArray_array(RtDeviceArray *self, PyObject *args, PyObject *kw)
 /* ---- operators and stdlib methods: forwarded to Python ----
  *
  * The arithmetic, comparisons and methods such as sum() are written in
- * Python over bundled kernels (cujit/_stdlib.py, stdlib/).  That module
+ * Python over bundled kernels (cujit/_stdlib/, its kernels/).  That package
  * registers one callable per name through _set_array_ops(dict) when it is
- * imported, which happens here on the first use, so `import cujit` pays
- * nothing for them.  A binary slot calls ops[name](a, b) (either operand may
+ * imported.  The runtime never imports it by name (it sits above the
+ * runtime): `import cujit` registers a loader, _set_array_ops(callable),
+ * which the first use here calls, so `import cujit` pays nothing for them.  A binary slot calls ops[name](a, b) (either operand may
  * be the DeviceArray); a method calls ops[name](self, *args, **kwargs);
  * NumPy's protocols __array_ufunc__ and __array_function__ are methods too;
  * writes the driver cannot do alone call ops["assign"](a, value, stream). */
@@ -146,14 +147,20 @@ static const char *const op_names[AOP_COUNT] = {
 
 static PyObject *op_fns[AOP_COUNT];     /* strong references; NULL: not provided */
 static int ops_registered;
+static PyObject *ops_loader;            /* called once to register them */
 
-/* _set_array_ops(dict): the callables behind operators and methods */
+/* _set_array_ops(dict): the callables behind operators and methods;
+ * _set_array_ops(callable): what registers them, called at the first use */
 PyObject *
 rt_py_set_array_ops(PyObject *self, PyObject *ops)
 {
     PyObject *fns[AOP_COUNT];
+    if (!PyDict_Check(ops) && PyCallable_Check(ops)) {
+        Py_XSETREF(ops_loader, Py_NewRef(ops));
+        Py_RETURN_NONE;
+    }
     if (!PyDict_Check(ops)) {
-        PyErr_SetString(PyExc_TypeError, "_set_array_ops() takes a dict");
+        PyErr_SetString(PyExc_TypeError, "_set_array_ops() takes a dict or a callable");
         return NULL;
     }
     for (int i = 0; i < AOP_COUNT; i++) {
@@ -171,20 +178,20 @@ rt_py_set_array_ops(PyObject *self, PyObject *ops)
     Py_RETURN_NONE;
 }
 
-/* the callable for op (borrowed), importing cujit._stdlib on first use;
- * NULL without an exception when none is registered */
+/* the callable for op (borrowed), calling the registered loader on first
+ * use; NULL without an exception when none is registered */
 static PyObject *
 op_function(int op)
 {
     if (!ops_registered) {
-        PyObject *m = PyImport_ImportModule("cujit._stdlib");
-        if (!m) {
+        PyObject *r = ops_loader ? PyObject_CallNoArgs(ops_loader) : NULL;
+        if (!r && ops_loader) {
             return NULL;
         }
-        Py_DECREF(m);
+        Py_XDECREF(r);
         if (!ops_registered) {
-            PyErr_SetString(PyExc_ImportError,
-                            "cujit._stdlib did not register the array operations");
+            PyErr_SetString(PyExc_ImportError, "the array operations are not registered: "
+                            "import cujit (it registers cujit._stdlib)");
             return NULL;
         }
     }

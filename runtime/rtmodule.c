@@ -87,7 +87,8 @@ static PyMethodDef rt_functions[] = {
      "'on' (the fields in place), 'off' (the attributes) or 'not a CuPy array'"},
     {"_set_array_ops", rt_py_set_array_ops, METH_O,
      "_set_array_ops(dict): the Python callables behind DeviceArray's operators and "
-     "stdlib methods (registered by cujit._stdlib)"},
+     "stdlib methods (registered by cujit._stdlib); _set_array_ops(callable): what "
+     "registers them, called at their first use (registered by import cujit)"},
     {NULL},
 };
 
