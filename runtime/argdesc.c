@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "argdesc.h"
+#include "rt_impl.h"
 
 char
 rt_layout_of(int ndim, const int64_t *shape, const int64_t *strides, int itemsize)
@@ -36,36 +37,21 @@ rt_layout_of(int ndim, const int64_t *shape, const int64_t *strides, int itemsiz
 }
 
 
+/* d from a __cuda_array_interface__ dict, read as the launch path reads it */
 static int
-desc_from_cai(PyObject *cai, RtArrDesc *d)
+desc_from_cai(PyObject *o, PyObject *cai, RtArrDesc *d)
 {
-    PyObject *ts = PyDict_GetItemString(cai, "typestr");
-    PyObject *shape = PyDict_GetItemString(cai, "shape");
-    PyObject *strides = PyDict_GetItemString(cai, "strides");
-    PyObject *data = PyDict_GetItemString(cai, "data");
-    if (!ts || !shape || !PyUnicode_Check(ts) || !PyTuple_Check(shape)
-        || !cj_dtype_from_name(PyUnicode_AsUTF8(ts), &d->dtype)) {
-        PyErr_SetString(PyExc_TypeError, "unsupported __cuda_array_interface__");
+    RtArray a;
+    memset(&a, 0, sizeof a);
+    if (rt_cai_read(o, cai, &a, "example argument") < 0) {
         return -1;
     }
-    d->ndim = (int)PyTuple_GET_SIZE(shape);
-    if (d->ndim > RT_MAXDIM) {
-        PyErr_SetString(PyExc_TypeError, "too many dimensions");
-        return -1;
-    }
-    int64_t s = cj_dtypes[d->dtype].size;
-    for (int i = d->ndim - 1; i >= 0; i--) {
-        d->shape[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, i));
-        if (strides && strides != Py_None) {
-            d->strides[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(strides, i));
-        } else {
-            d->strides[i] = s;
-        }
-        s *= d->shape[i];
-    }
-    d->readonly = data && PyTuple_Check(data) && PyTuple_GET_SIZE(data) == 2
-                  && PyObject_IsTrue(PyTuple_GET_ITEM(data, 1)) == 1;
-    return PyErr_Occurred() ? -1 : 0;
+    d->dtype = a.dtype;
+    d->ndim = a.ndim;
+    memcpy(d->shape, a.shape, sizeof(int64_t) * (size_t)a.ndim);
+    memcpy(d->strides, a.strides, sizeof(int64_t) * (size_t)a.ndim);
+    d->readonly = a.readonly;
+    return 0;
 }
 
 /* An array's type information without touching the device (NumPy arrays,
@@ -75,11 +61,8 @@ rt_describe_array(PyObject *o, RtArrDesc *d)
 {
     PyObject *cai = PyObject_GetAttrString(o, "__cuda_array_interface__");
     if (cai) {
-        int r = PyDict_Check(cai) ? desc_from_cai(cai, d) : -1;
+        int r = desc_from_cai(o, cai, d);
         Py_DECREF(cai);
-        if (r < 0 && !PyErr_Occurred()) {
-            PyErr_SetString(PyExc_TypeError, "__cuda_array_interface__ is not a dict");
-        }
         return r < 0 ? -1 : 1;
     }
     PyErr_Clear();

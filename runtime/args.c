@@ -559,6 +559,62 @@ cai_stream(long long v)
     return v == 2 ? RT_STREAM_PER_THREAD : v <= 1 ? RT_STREAM_LEGACY : (CUstream)(uintptr_t)v;
 }
 
+/* The fields of a __cuda_array_interface__ dict d (of object o): dtype,
+ * shape, strides, data pointer and readonly; -1 with an exception naming
+ * `what`.  Also how inspect_* describes example arguments (argdesc.c). */
+int
+rt_cai_read(PyObject *o, PyObject *d, RtArray *out, const char *what)
+{
+    PyObject *v;
+    if (!PyDict_Check(d)) {
+        arg_error(what, "%s.__cuda_array_interface__ is not a dict", o);
+        return -1;
+    }
+    v = PyDict_GetItemString(d, "mask");
+    if (v && v != Py_None) {
+        arg_error(what, "masked arrays (%s) are not supported", o);
+        return -1;
+    }
+    v = PyDict_GetItemString(d, "typestr");
+    const char *ts = v && PyUnicode_Check(v) ? PyUnicode_AsUTF8(v) : NULL;
+    if (!ts || rt_dtype_from_typestr(ts, &out->dtype) < 0) {
+        if (!PyErr_Occurred()) {
+            arg_error(what, "%s.__cuda_array_interface__ has no typestr", o);
+        }
+        return -1;
+    }
+    v = PyDict_GetItemString(d, "shape");
+    if (!v || (out->ndim = int_tuple(v, out->shape, 1, what)) < 0) {
+        if (!PyErr_Occurred()) {
+            arg_error(what, "%s.__cuda_array_interface__ has no shape", o);
+        }
+        return -1;
+    }
+    v = PyDict_GetItemString(d, "strides");
+    if (v && v != Py_None) {
+        if (int_tuple(v, out->strides, 1, what) != out->ndim) {
+            if (!PyErr_Occurred()) {
+                arg_error(what, "%s.__cuda_array_interface__ strides do not match its shape", o);
+            }
+            return -1;
+        }
+    } else {
+        c_layout(out);
+    }
+    v = PyDict_GetItemString(d, "data");
+    if (!v || !PyTuple_Check(v) || PyTuple_GET_SIZE(v) != 2) {
+        arg_error(what, "%s.__cuda_array_interface__ has no (ptr, readonly) data", o);
+        return -1;
+    }
+    out->ptr = as_ptr(PyTuple_GET_ITEM(v, 0));
+    if (PyErr_Occurred()) {
+        return -1;
+    }
+    out->readonly = PyObject_IsTrue(PyTuple_GET_ITEM(v, 1)) == 1;
+    finish(out);
+    return 0;
+}
+
 static int
 from_cai(PyObject *o, RtArray *out, void *stream, const char *what)
 {
@@ -567,51 +623,9 @@ from_cai(PyObject *o, RtArray *out, void *stream, const char *what)
     if (!d) {
         return -1;
     }
-    if (!PyDict_Check(d)) {
-        arg_error(what, "%s.__cuda_array_interface__ is not a dict", o);
+    if (rt_cai_read(o, d, out, what) < 0) {
         goto done;
     }
-    v = PyDict_GetItemString(d, "mask");
-    if (v && v != Py_None) {
-        arg_error(what, "masked arrays (%s) are not supported", o);
-        goto done;
-    }
-    v = PyDict_GetItemString(d, "typestr");
-    const char *ts = v && PyUnicode_Check(v) ? PyUnicode_AsUTF8(v) : NULL;
-    if (!ts || rt_dtype_from_typestr(ts, &out->dtype) < 0) {
-        if (!PyErr_Occurred()) {
-            arg_error(what, "%s.__cuda_array_interface__ has no typestr", o);
-        }
-        goto done;
-    }
-    v = PyDict_GetItemString(d, "shape");
-    if (!v || (out->ndim = int_tuple(v, out->shape, 1, what)) < 0) {
-        if (!PyErr_Occurred()) {
-            arg_error(what, "%s.__cuda_array_interface__ has no shape", o);
-        }
-        goto done;
-    }
-    v = PyDict_GetItemString(d, "strides");
-    if (v && v != Py_None) {
-        if (int_tuple(v, out->strides, 1, what) != out->ndim) {
-            if (!PyErr_Occurred()) {
-                arg_error(what, "%s.__cuda_array_interface__ strides do not match its shape", o);
-            }
-            goto done;
-        }
-    } else {
-        c_layout(out);
-    }
-    v = PyDict_GetItemString(d, "data");
-    if (!v || !PyTuple_Check(v) || PyTuple_GET_SIZE(v) != 2) {
-        arg_error(what, "%s.__cuda_array_interface__ has no (ptr, readonly) data", o);
-        goto done;
-    }
-    out->ptr = as_ptr(PyTuple_GET_ITEM(v, 0));
-    if (PyErr_Occurred()) {
-        goto done;
-    }
-    out->readonly = PyObject_IsTrue(PyTuple_GET_ITEM(v, 1)) == 1;
     v = PyDict_GetItemString(d, "stream");
     if (v && v != Py_None) {
         long long sv = PyLong_AsLongLong(v);
@@ -624,7 +638,6 @@ from_cai(PyObject *o, RtArray *out, void *stream, const char *what)
             goto done;
         }
     }
-    finish(out);
     r = 0;
 done:
     Py_DECREF(d);

@@ -9,9 +9,6 @@
  *
  *   base.c          exception objects, environment switches -
  *   dtype.c         dtypes, numbers as element bytes        -
- *   argdesc.c       argument keys: numbers' dtypes, arrays' dtype
- *                   dtype, rank, layout (argdesc.h)
- *   pack.c          kernel parameters packed (pack.h)       argdesc
  *   shape.c         broadcast strides, collapsed dims       -
  *                   (shape.h)
  *   nvrtc.c         NVRTC, found and opened at first use    base
@@ -23,6 +20,9 @@
  *   array_core.c    DeviceArray structs and views, shape    copy stream driver dtype base
  *                   and order arguments, copies to the host
  *   args.c          array arguments of any library          copy driver dtype base
+ *   argdesc.c       argument keys: numbers' dtypes, arrays' args dtype
+ *                   dtype, rank, layout (argdesc.h)
+ *   pack.c          kernel parameters packed (pack.h)       argdesc
  *   array_ops.c     operators forwarded to cujit._stdlib    array_core copy driver
  *   array_dlpack.c  DLPack export                           array_core driver dtype
  *   array_index.c   indexing, views, writes                 args array_ops array_core copy
@@ -270,6 +270,12 @@ PyObject *rt_numpy(void);
 /* Python number -> the bytes of one element of dt (NumPy casting rules for
  * in-range values; OverflowError for integers that do not fit) */
 int rt_scalar_to_bytes(PyObject *v, DType dt, unsigned char out[16]);
+
+/* ---- array arguments (args.c; rt_get_array and the rest are in rt.h) ---- */
+/* The fields of a __cuda_array_interface__ dict d (of object o): dtype,
+ * shape, strides, data pointer and readonly, without waiting for its
+ * stream; -1 with an exception naming `what` */
+int rt_cai_read(PyObject *o, PyObject *d, RtArray *out, const char *what);
 
 /* ---- copies of device memory (copy.c) ---- */
 /* the number of elements of shape */

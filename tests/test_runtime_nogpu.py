@@ -293,3 +293,33 @@ def test_fake_driver_nvrtc_preload(fake_driver, tmp_path):
 def test_fake_driver_sticky_error(fake_driver, tmp_path):
     nvrtc_or_skip()
     run_scenario(fake_driver, "sticky_error", tmp_path)
+
+
+# ---- example arguments given to inspect_*: __cuda_array_interface__ ----
+
+class _CAI:
+    """An object that only exposes __cuda_array_interface__ (no memory)."""
+
+    def __init__(self, shape, typestr, strides=None, readonly=False, mask=None):
+        self.__cuda_array_interface__ = {"shape": shape, "typestr": typestr,
+                                         "strides": strides, "data": (0, readonly),
+                                         "version": 3, "mask": mask}
+
+
+def test_inspect_reads_cuda_array_interface():
+    from cujit import jit
+
+    @jit.rawkernel()
+    def k(x, y):
+        i = jit.grid(1)
+        if i < y.shape[0]:
+            y[i, 0] = x[i, 0]
+
+    # C-ordered float32 and F-ordered float64 (strides in bytes), read the
+    # same way the launch path reads them
+    k.inspect_cuda(_CAI((4, 5), "<f4"), _CAI((4, 5), "<f8", strides=(8, 32)))
+    assert k.signatures == ["(float32[:, ::1], float64[::1, :])"]
+    with pytest.raises(TypeError, match="masked arrays"):
+        k.inspect_cuda(_CAI((4, 5), "<f4", mask=object()), _CAI((4, 5), "<f4"))
+    with pytest.raises(TypeError, match="typestr '<V4'"):
+        k.inspect_cuda(_CAI((4, 5), "<V4"), _CAI((4, 5), "<f4"))
