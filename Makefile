@@ -5,7 +5,7 @@
 #   make test      C unit tests (CUnit) and pytest; test-unit / test-gpu alone
 #   make asan      C unit tests under AddressSanitizer + UBSan (build/asan)
 #   make asan-py   the extension under the sanitizers, with the no-GPU pytest suites
-#   make regen     frontend/sig.c from frontend/sig.re (needs re2c)
+#   make regen     common/sig.c from common/sig.re (needs re2c)
 #   make bench-transpile, make bench, make clean
 PYTHON  ?= python3
 CC      ?= gcc
@@ -21,9 +21,9 @@ BUILD   := build
 # Pure C: never includes Python.h (compiled without the Python include path,
 # so a stray #include <Python.h> fails the build); the CUnit tests link these
 # through a static library, which pulls in only the objects they use.
-PURE_SRC := $(sort $(wildcard common/*.c typeinfer/*.c codegen/*.c) frontend/sig.c)
+PURE_SRC := $(sort $(wildcard common/*.c typeinfer/*.c codegen/*.c))
 # The C API: reading ast objects, the runtime and the module glue.
-PY_SRC   := $(filter-out frontend/sig.c,$(wildcard frontend/*.c)) $(wildcard pipeline/*.c runtime/*.c module/*.c)
+PY_SRC   := $(wildcard frontend/*.c pipeline/*.c runtime/*.c module/*.c)
 UNIT_SRC := $(wildcard tests/unit/*.c)
 
 PURE_OBJ := $(PURE_SRC:%.c=$(BUILD)/%.o)
@@ -59,7 +59,7 @@ cujitc: cli/cujitc.c $(TARGET)
 
 # re2c output is committed; only this target needs re2c
 regen:
-	re2c -W --no-generation-date -o frontend/sig.c frontend/sig.re
+	re2c -W --no-generation-date --no-version -i -o common/sig.c common/sig.re
 
 $(BUILD)/unit: $(UNIT_OBJ) $(PURE_LIB)
 	$(CC) $(CFLAGS) -o $@ $(UNIT_OBJ) $(PURE_LIB) -lcunit -lm

@@ -7,25 +7,6 @@
 
 #include "ti.h"
 
-const char *const cj_builtin_names[BI_COUNT] = {
-    "jit.threadIdx", "jit.blockIdx", "jit.blockDim", "jit.gridDim", "jit.grid",
-    "jit.gridsize", "jit.laneid", "jit.syncthreads", "jit.syncwarp", "jit.threadfence",
-    "jit.threadfence_block", "jit.threadfence_system", "jit.shared_memory",
-    "jit.local_memory", "jit.atomic_add", "jit.atomic_sub", "jit.atomic_max",
-    "jit.atomic_min", "jit.atomic_exch", "jit.atomic_and", "jit.atomic_or",
-    "jit.atomic_xor", "jit.atomic_inc", "jit.atomic_dec", "jit.atomic_cas",
-    "jit.shfl_sync", "jit.shfl_up_sync", "jit.shfl_down_sync", "jit.shfl_xor_sync",
-    "jit.all_sync", "jit.any_sync", "jit.ballot_sync", "jit.activemask", "jit.popc",
-    "jit.clz", "jit.ffs", "jit.brev", "print", "range", "len", "int", "float", "bool",
-    "complex", "dtype cast", "abs", "min", "max", "round", "conjugate", "math.sqrt",
-    "math.exp", "math.expm1", "math.log", "math.log1p", "math.log2", "math.log10",
-    "math.pow", "math.sin", "math.cos", "math.tan", "math.asin", "math.acos",
-    "math.atan", "math.atan2", "math.sinh", "math.cosh", "math.tanh", "math.asinh",
-    "math.acosh", "math.atanh", "math.hypot", "math.floor", "math.ceil", "math.trunc",
-    "math.fabs", "math.fmod", "math.copysign", "math.erf", "math.erfc", "math.gamma",
-    "math.lgamma", "math.isnan", "math.isinf", "math.isfinite", "device function",
-};
-
 /* ---- helpers ---- */
 
 void
