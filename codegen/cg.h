@@ -3,6 +3,7 @@
 #define CG_H
 
 #include "../common/cj.h"
+#include "codegen.h"
 
 typedef struct {
     Program *p;

@@ -314,40 +314,6 @@ typedef struct {
     uint64_t coarse_mask;   /* parameters that entry reads and writes in packs */
 } Program;
 
-/* an elementwise kernel around a scalar function (p->kernel) */
-typedef struct {
-    int nin, nout;
-    Type **in;          /* per input: an array (TY_ARRAY) or a scalar passed by value */
-    DType *out;
-    int ndim;           /* 0: contiguous operands of one shape, a flat index */
-    int vec;            /* flat: elements per aligned access (1: none) */
-} EwSpec;
-
-/* a reduction kernel (two passes) around a combiner and an optional map */
-typedef struct {
-    Inst *combine, *map;
-    Type *acc;          /* accumulator type */
-    DType in, out;
-    DType elem;         /* the elements' dtype after dtype= (in when not given) */
-    int has_identity;
-    Const identity;
-    int outer;          /* reduced dimensions are not the innermost */
-    int contiguous;     /* each output's elements are one contiguous run */
-    int vec;            /* contiguous: elements per aligned access */
-    int nkeep, nred;    /* dimensions kept (first) and reduced (last) in x */
-} RedSpec;
-
-/* typeinfer/: types for a kernel given its argument types; longjmps on error */
-Program *ti_infer(Arena *a, CjTry *t, Func *kernel, Type **args, int nargs, int idx32);
-/* another function typed into the same program (a reduction's map) */
-Inst *ti_add(Program *p, Func *fn, Type **args);
-/* codegen/: CUDA C++ for a typed program */
-void cg_emit(Program *p, Buf *out);
-/* the entry's name in the generated code */
-const char *cg_kernel_name(Program *p);
-void cg_emit_elementwise(Program *p, const EwSpec *s, Buf *out);
-void cg_emit_reduction(Program *p, const RedSpec *s, Buf *out);
-
 /* ---- small utilities ---- */
 /* an integer expression of constants (TILE + 1, N // 2, -1) evaluated; 0 if
  * it is not one */

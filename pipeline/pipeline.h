@@ -17,9 +17,11 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include "../codegen/codegen.h"
 #include "../common/cj.h"
 #include "../runtime/argdesc.h"
 #include "../runtime/rt.h"
+#include "../typeinfer/typeinfer.h"
 
 #define PL_MAXIN 32             /* inputs of an elementwise form */
 #define PL_MAXOUT 8             /* outputs of an elementwise form */

@@ -3,6 +3,7 @@
 #define TI_H
 
 #include "../common/cj.h"
+#include "typeinfer.h"
 
 #define CJ_MAXIDX 32
 

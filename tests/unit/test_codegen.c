@@ -6,6 +6,9 @@
 
 #include "unit.h"
 
+#include "../../codegen/codegen.h"
+#include "../../typeinfer/typeinfer.h"
+
 /* ---- a tiny IR builder ---- */
 
 typedef struct {

@@ -1,0 +1,39 @@
+/* codegen.h - the codegen stage as the rest of cujit calls it: CUDA C++
+ * for a typed program, as a raw kernel, an elementwise form or a reduction
+ * form.  Internals are in cg.h. */
+#ifndef CODEGEN_H
+#define CODEGEN_H
+
+#include "../common/cj.h"
+
+/* an elementwise kernel around a scalar function (p->kernel) */
+typedef struct {
+    int nin, nout;
+    Type **in;          /* per input: an array (TY_ARRAY) or a scalar passed by value */
+    DType *out;
+    int ndim;           /* 0: contiguous operands of one shape, a flat index */
+    int vec;            /* flat: elements per aligned access (1: none) */
+} EwSpec;
+
+/* a reduction kernel (two passes) around a combiner and an optional map */
+typedef struct {
+    Inst *combine, *map;
+    Type *acc;          /* accumulator type */
+    DType in, out;
+    DType elem;         /* the elements' dtype after dtype= (in when not given) */
+    int has_identity;
+    Const identity;
+    int outer;          /* reduced dimensions are not the innermost */
+    int contiguous;     /* each output's elements are one contiguous run */
+    int vec;            /* contiguous: elements per aligned access */
+    int nkeep, nred;    /* dimensions kept (first) and reduced (last) in x */
+} RedSpec;
+
+/* CUDA C++ for a typed program */
+void cg_emit(Program *p, Buf *out);
+/* the entry's name in the generated code */
+const char *cg_kernel_name(Program *p);
+void cg_emit_elementwise(Program *p, const EwSpec *s, Buf *out);
+void cg_emit_reduction(Program *p, const RedSpec *s, Buf *out);
+
+#endif

@@ -1,0 +1,14 @@
+/* typeinfer.h - the typeinfer stage as the rest of cujit calls it: types
+ * for every node of a kernel (and the device functions it calls) given its
+ * argument types.  Internals are in ti.h. */
+#ifndef TYPEINFER_H
+#define TYPEINFER_H
+
+#include "../common/cj.h"
+
+/* types for a kernel given its argument types; longjmps on error */
+Program *ti_infer(Arena *a, CjTry *t, Func *kernel, Type **args, int nargs, int idx32);
+/* another function typed into the same program (a reduction's map) */
+Inst *ti_add(Program *p, Func *fn, Type **args);
+
+#endif
