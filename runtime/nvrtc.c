@@ -3,9 +3,10 @@
  *
  * NVRTC is searched in $CUDA_HOME and $CUDA_PATH, /usr/local/cuda, the
  * toolkit the extension was built against, the pip wheels (nvidia/cu13,
- * nvidia/cuda_nvrtc) on sys.path, then by its bare name.  Loading it costs
- * tens of milliseconds, so a warm disk cache never does: the cache key uses
- * the library file's path, size and mtime instead of nvrtcVersion(). */
+ * nvidia/cuda_nvrtc) on sys.path, then by its bare name; CUJIT_SYSTEM_CUDA=0
+ * leaves only the wheels.  Loading it costs tens of milliseconds, so a warm
+ * disk cache never does: the cache key uses the library file's path, size
+ * and mtime instead of nvrtcVersion(). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif
@@ -183,6 +184,15 @@ try_sys_path(void)
     return 0;
 }
 
+/* CUJIT_SYSTEM_CUDA=0 (false, no, off): NVRTC from the pip wheels only, never
+ * from a CUDA toolkit ($CUDA_HOME, $CUDA_PATH, /usr/local/cuda, the one built
+ * against) nor by its bare name through the loader's search path */
+static int
+system_cuda_wanted(void)
+{
+    return !rt_env_off(getenv("CUJIT_SYSTEM_CUDA"));
+}
+
 static pthread_mutex_t search_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t load_mu = PTHREAD_MUTEX_INITIALIZER;
 
@@ -193,6 +203,10 @@ search_locked(void)
         return;
     }
     searched = 1;
+    if (!system_cuda_wanted()) {
+        try_sys_path();
+        return;
+    }
     if (try_toolkit(getenv("CUDA_HOME")) || try_toolkit(getenv("CUDA_PATH"))
         || try_toolkit("/usr/local/cuda") || try_toolkit(CUJIT_CUDA_HOME) || try_sys_path()) {
         return;
@@ -220,17 +234,25 @@ load_locked(void)
     void *h = NULL;
     if (lib_path[0]) {
         h = dlopen(lib_path, RTLD_NOW | RTLD_LOCAL);
-    } else {
+    } else if (system_cuda_wanted()) {
         static const char *const names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
         for (size_t i = 0; !h && i < sizeof names / sizeof names[0]; i++) {
             h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
         }
     }
+    if (!h && !system_cuda_wanted()) {
+        snprintf(load_error, sizeof load_error,
+                 "NVRTC is not available: CUJIT_SYSTEM_CUDA=0 and no nvidia-cuda-nvrtc wheel "
+                 "on sys.path (pip install nvidia-cuda-nvrtc, or cujit[cuda13])");
+        load_state = -1;
+        return -1;
+    }
     if (!h) {
         const char *e = dlerror();
         snprintf(load_error, sizeof load_error,
                  "NVRTC is not available: %s (looked in $CUDA_HOME, $CUDA_PATH, "
-                 "/usr/local/cuda and the nvidia-cuda-nvrtc wheel; set CUDA_HOME)",
+                 "/usr/local/cuda and the nvidia-cuda-nvrtc wheel; set CUDA_HOME, or "
+                 "pip install cujit[cuda13])",
                  e ? e : "libnvrtc.so.13 not found");
         load_state = -1;
         return -1;
@@ -361,6 +383,9 @@ rt_nvrtc_preload(int cc_major, int cc_minor)
         pthread_atfork(before_fork, NULL, after_fork_child);
         Py_AtExit(wait_warm);
     }
+    /* the file search may read sys.path (the pip wheels): here, under the
+     * GIL, not in the thread */
+    search();
     warm_state = 1;
     if (pthread_create(&t, &attr, warm_main, NULL) != 0) {
         warm_state = 0;
