@@ -52,3 +52,12 @@ def is_available():
         return True
     except Exception:
         return False
+
+
+def show_config(file=None):
+    """Prints cujit's configuration (versions, where libcuda and NVRTC were
+    found or why not, the GPUs, the kernel cache, the environment variables
+    in effect) to file (default stdout): the first thing to paste into a bug
+    report.  `python -m cujit info` prints the same."""
+    from cujit._config import show_config as show
+    show(file)

@@ -44,6 +44,20 @@ static struct PyModuleDef moduledef = {
     -1, module_methods, NULL, NULL, NULL, NULL,
 };
 
+#ifndef CUJIT_CUDA_HOME
+#define CUJIT_CUDA_HOME "/usr/local/cuda"
+#endif
+#if defined(__clang__)
+#define CJ_COMPILER "clang " __clang_version__
+#elif defined(__GNUC__)
+#define CJ_COMPILER "gcc " __VERSION__
+#else
+#define CJ_COMPILER "unknown compiler"
+#endif
+
+/* _build: how this extension was built (cujit.show_config() prints it) */
+static const char build_info[] = CJ_COMPILER ", NVRTC fallback toolkit " CUJIT_CUDA_HOME;
+
 PyMODINIT_FUNC PyInit__cujit(void);
 
 PyMODINIT_FUNC
@@ -55,7 +69,8 @@ PyInit__cujit(void)
     }
     if (kernel_add_types(m) < 0 || forms_add_types(m) < 0 || rt_add_types(m) < 0
         || PyModule_AddFunctions(m, kernel_module_methods) < 0
-        || PyModule_AddStringConstant(m, "__version__", CJ_VERSION) < 0) {
+        || PyModule_AddStringConstant(m, "__version__", CJ_VERSION) < 0
+        || PyModule_AddStringConstant(m, "_build", build_info) < 0) {
         Py_DECREF(m);
         return NULL;
     }
