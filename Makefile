@@ -1,61 +1,81 @@
-# cujit - one Makefile.  `make` builds the extension in place and the CLI.
+# cujit - one Makefile.  `make` builds the extension in place (through
+# setup.py, the one way the extension is built) and the C CLI.
 #
-#   make example   set up, build, run examples/saxpy.py
-#   make check     set up, build, run every test (what CI runs)
-#   make test      C unit tests (CUnit) and pytest; test-unit / test-gpu alone
+#   make example   set up, install into .venv, run examples/saxpy.py
+#   make check     set up, install into .venv, run every test (what CI runs)
+#   make test      C unit tests (CUnit) and pytest against the package installed
+#                  in $(VENV); test-unit / test-gpu alone
+#   make install   pip install . into $(VENV) (WHEEL=path: that wheel instead)
+#   make dist      sdist and wheel in dist/ (python -m build)
 #   make asan      C unit tests under AddressSanitizer + UBSan (build/asan)
 #   make asan-py   the extension under the sanitizers, with the no-GPU pytest suites
 #   make regen     common/sig.c from common/sig.re (needs re2c)
-#   make bench-transpile, make bench, make clean
+#   make bench-transpile, make bench, make clean, make distclean
 PYTHON  ?= python3
+# the virtual environment the tests run in (made by scripts/setup.sh)
+VENV    ?= .venv
+VPY     := $(abspath $(VENV))/bin/python
+# what runs setup.py for the in-place build: the venv's Python once it exists
+PY      := $(if $(wildcard $(VPY)),$(VPY),$(PYTHON))
 CC      ?= gcc
 CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Wshadow -Wmissing-prototypes -Wno-unused-parameter
 DEPS    := -MMD -MP
 PYINC   := $(shell $(PYTHON) -c "import sysconfig; print(sysconfig.get_paths()['include'])")
-EXT     := $(shell $(PYTHON) -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
 PYEMBED := $(shell $(PYTHON)-config --ldflags --embed 2>/dev/null || $(PYTHON) -c "import sysconfig as s; v=s.get_config_var; print('-L'+v('LIBDIR'), '-lpython'+v('LDVERSION'), '-Wl,-rpath,'+v('LIBDIR'))")
-CUDA_HOME ?= $(firstword $(wildcard /usr/local/cuda) /usr/local/cuda)
 BUILD   := build
 
 # Pure C: never includes Python.h (compiled without the Python include path,
 # so a stray #include <Python.h> fails the build); the CUnit tests link these
 # through a static library, which pulls in only the objects they use.
 PURE_SRC := $(sort $(wildcard common/*.c typeinfer/*.c codegen/*.c))
-# The C API: reading ast objects, the runtime and the module glue.
-PY_SRC   := $(wildcard frontend/*.c pipeline/*.c runtime/*.c module/*.c)
 UNIT_SRC := $(wildcard tests/unit/*.c)
 
 PURE_OBJ := $(PURE_SRC:%.c=$(BUILD)/%.o)
-PY_OBJ   := $(PY_SRC:%.c=$(BUILD)/%.o)
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 PURE_LIB := $(BUILD)/libcjpure.a
-TARGET   := cujit/_cujit$(EXT)
+# CC and CFLAGS reach setup.py only when given to make (else it uses its own -O2 -g)
+SETUP_ENV := $(if $(filter command line environment,$(origin CFLAGS)),CFLAGS='$(CFLAGS)') \
+             $(if $(filter command line environment,$(origin CC)),CC='$(CC)')
 
 # 1 when <CUnit/CUnit.h> compiles (evaluated only where used)
 HAVE_CUNIT = $(shell printf '\043include <CUnit/CUnit.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo 1)
 
-all: $(TARGET) cujitc
+all: ext cujitc
+
+# the extension in place (cujit/_cujit*.so) for the source tree's tools (./cujitc,
+# bench/, asan-py); setuptools rebuilds it when a source or header is newer
+ext:
+	$(SETUP_ENV) $(PY) setup.py -q build_ext --inplace
 
 $(PURE_OBJ) $(UNIT_OBJ): $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WARN) $(DEPS) -fPIC -Icommon -c $< -o $@
 
-$(PY_OBJ): $(BUILD)/%.o: %.c
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(WARN) $(DEPS) -fPIC -I$(PYINC) -Icommon -DCUJIT_CUDA_HOME='"$(CUDA_HOME)"' -c $< -o $@
-
 $(PURE_LIB): $(PURE_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(TARGET): $(PURE_OBJ) $(PY_OBJ)
-	$(CC) -shared $(CFLAGS) -o $@ $^ -ldl -lpthread -lm
-
-cujitc: cli/cujitc.c $(TARGET)
+cujitc: cli/cujitc.c
 	$(CC) $(CFLAGS) $(WARN) -I$(PYINC) -o $@ cli/cujitc.c $(PYEMBED)
 
--include $(PURE_OBJ:.o=.d) $(PY_OBJ:.o=.d) $(UNIT_OBJ:.o=.d)
+-include $(PURE_OBJ:.o=.d) $(UNIT_OBJ:.o=.d)
+
+# the package, non-editable, into $(VENV): the tests import it from there, so a
+# file the wheel lacks fails them.  No build isolation: setup.sh put setuptools
+# in the venv (and a machine without network can build).  Stale build/lib*
+# (an older layout's files) would end up in the wheel: removed first.
+install: $(VPY)
+	rm -rf $(BUILD)/lib.* $(BUILD)/bdist.* cujit.egg-info
+	$(SETUP_ENV) $(VPY) -m pip install -q --no-deps --no-build-isolation --force-reinstall \
+	  $(if $(WHEEL),$(WHEEL),.)
+
+$(VPY):
+	@echo "no virtual environment at $(VENV): run 'make setup' (or VENV=path)"; exit 1
+
+dist: $(VPY)
+	rm -rf $(BUILD)/lib.* $(BUILD)/bdist.* cujit.egg-info
+	$(VPY) -m build --no-isolation --outdir dist .
 
 # re2c output is committed; only this target needs re2c
 regen:
@@ -64,9 +84,11 @@ regen:
 $(BUILD)/unit: $(UNIT_OBJ) $(PURE_LIB)
 	$(CC) $(CFLAGS) -o $@ $(UNIT_OBJ) $(PURE_LIB) -lcunit -lm
 
-test: all
+# pytest from tests/: the source tree's cujit/ is not on sys.path there, and
+# CUJIT_TEST_INSTALLED makes tests/test_package.py check that
+test: all install
 	@$(MAKE) --no-print-directory test-unit
-	PYTHONPATH=. $(PYTHON) -m pytest -q tests
+	cd tests && CUJIT_TEST_INSTALLED=1 $(VPY) -m pytest -q -p no:cacheprovider .
 
 test-unit:
 	@if [ "$(HAVE_CUNIT)" = 1 ]; then \
@@ -75,8 +97,8 @@ test-unit:
 	  echo "test-unit: skipped, CUnit is not installed (apt-get install libcunit1-dev)"; \
 	fi
 
-test-gpu: all
-	PYTHONPATH=. $(PYTHON) tests/gpu/run_all.py
+test-gpu: install
+	cd tests && CUJIT_TEST_INSTALLED=1 $(VPY) gpu/run_all.py
 
 # GCC 12 misreads vsnprintf(NULL, 0, ...) under the sanitizers: -Wno-format-truncation
 asan:
@@ -93,23 +115,24 @@ asan:
 SAN_LIBS = $(shell $(CC) -print-file-name=libasan.so):$(shell $(CC) -print-file-name=libubsan.so)
 asan-py:
 	rm -rf $(BUILD)/asan-py && mkdir -p $(BUILD)/asan-py
-	cp -r Makefile common frontend typeinfer codegen pipeline runtime module cli cujit tests $(BUILD)/asan-py/
+	cp -r Makefile setup.py pyproject.toml pytest.ini common frontend typeinfer codegen \
+	  pipeline runtime module cli cujit tests $(BUILD)/asan-py/
 	rm -f $(BUILD)/asan-py/cujit/_cujit*.so
-	$(MAKE) --no-print-directory -C $(BUILD)/asan-py BUILD=build \
+	$(MAKE) --no-print-directory -C $(BUILD)/asan-py BUILD=build PY=$(PY) \
 	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -Wno-format-truncation" \
-	  cujit/_cujit$(EXT)
+	  ext
 	cd $(BUILD)/asan-py && ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  LD_PRELOAD=$(SAN_LIBS) PYTHONPATH=. $(PYTHON) -m pytest -q -p no:cacheprovider \
+	  LD_PRELOAD=$(SAN_LIBS) PYTHONPATH=$(abspath $(BUILD)/asan-py) $(PY) -m pytest -q -p no:cacheprovider \
 	  tests/test_runtime_nogpu.py tests/test_stdlib_nogpu.py tests/test_vectorize_nogpu.py \
 	  tests/test_features.py tests/test_errors.py
 
 # what README.md tells a new user to run
 setup:
-	@PYTHON=$(PYTHON) sh scripts/setup.sh
+	@PYTHON=$(PYTHON) VENV=$(VENV) sh scripts/setup.sh
 
 example: setup
-	@$(MAKE) --no-print-directory all
-	PYTHONPATH=. $(PYTHON) examples/saxpy.py
+	@$(MAKE) --no-print-directory install
+	$(VPY) examples/saxpy.py
 
 check: setup
 	@$(MAKE) --no-print-directory test
@@ -121,6 +144,10 @@ bench: all
 	PYTHONPATH=. $(PYTHON) bench/bench.py
 
 clean:
-	rm -rf $(BUILD) cujit/_cujit*.so cujitc
+	rm -rf $(BUILD) dist cujit.egg-info cujit/_cujit*.so cujitc
 
-.PHONY: all test test-unit test-gpu regen clean bench bench-transpile asan asan-py setup example check
+distclean: clean
+	rm -rf $(VENV)
+
+.PHONY: all ext install dist test test-unit test-gpu regen clean distclean bench bench-transpile \
+	asan asan-py setup example check

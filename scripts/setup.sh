@@ -3,8 +3,12 @@
 # is already there (safe to run again).  Debian / Ubuntu:
 #   C compiler and make         build-essential   (apt)
 #   Python.h for $PYTHON        python3-dev       (apt)
+#   venv for $PYTHON            python3-venv      (apt)
 #   CUnit (C unit tests)        libcunit1-dev     (apt; tests are skipped without it)
-#   numpy, pytest               pip
+# then makes the virtual environment $VENV (default .venv) from $PYTHON and
+# pip-installs into it what building and testing the package need:
+#   setuptools>=64, wheel, build, numpy>=2, pytest
+# (`make install` then installs cujit itself there; the tests run from it).
 # apt runs as root, or through sudo when it needs no password; otherwise (or
 # offline) this says what to install and goes on.  re2c is not needed: the
 # generated lexer is committed.  The CUDA driver and NVRTC are found at run
@@ -12,6 +16,8 @@
 set -u
 
 PYTHON=${PYTHON:-python3}
+VENV=${VENV:-.venv}
+VPY=$VENV/bin/python
 missing_apt=""
 fatal=0
 
@@ -69,16 +75,15 @@ install_apt() {
     apt install -y -qq --no-install-recommends $missing_apt >/dev/null
 }
 
-# pip install, adding --break-system-packages only when pip demands it
+# true when $PYTHON can make a virtual environment with pip in it
+have_venv() {
+    "$PYTHON" -c "import venv, ensurepip" 2>/dev/null
+}
+
+# pip install into the virtual environment
 pip_install() {
-    say "pip install $*"
-    log=$("$PYTHON" -m pip install -q "$@" 2>&1) && return 0
-    case $log in
-    *externally-managed-environment*)
-        "$PYTHON" -m pip install -q --break-system-packages "$@" && return 0 ;;
-    esac
-    printf '%s\n' "$log" >&2
-    return 1
+    say "pip install $* (into $VENV)"
+    "$VPY" -m pip install -q "$@"
 }
 
 if ! have "$PYTHON"; then
@@ -101,6 +106,15 @@ fi
 if ! have_cunit; then
     missing_apt="$missing_apt libcunit1-dev"
 fi
+if ! have_venv; then
+    if is_system_python; then
+        missing_apt="$missing_apt python3-venv"
+    else
+        say "$PYTHON cannot make a virtual environment (no venv / ensurepip module):"
+        say "reinstall it with those, or use a Python that has them"
+        fatal=1
+    fi
+fi
 
 if [ -n "$missing_apt" ]; then
     install_apt || true
@@ -114,20 +128,40 @@ if ! have_cunit; then
     say "CUnit is missing: 'make test' will skip the C unit tests"
 fi
 
-for mod in numpy pytest; do
-    if ! "$PYTHON" -c "import $mod" 2>/dev/null; then
-        pip_install "$mod" || true
+if [ ! -x "$VPY" ]; then
+    if have_venv; then
+        say "$PYTHON -m venv $VENV"
+        "$PYTHON" -m venv "$VENV" || fatal=1
+    else
+        say "no virtual environment: $PYTHON cannot make one"
+        fatal=1
+    fi
+fi
+if [ ! -x "$VPY" ]; then
+    say "$VENV is missing: 'make test' cannot run"
+    exit 1
+fi
+
+# what building (setuptools, wheel, build) and testing (numpy, pytest) need
+# in the venv; only what is missing, so an offline re-run works
+"$VPY" -c "import setuptools, sys
+sys.exit(int(setuptools.__version__.split('.')[0]) < 64)" 2>/dev/null \
+    || pip_install "setuptools>=64" || true
+for mod in wheel build numpy pytest; do
+    if ! "$VPY" -I -c "import $mod" 2>/dev/null; then
+        case $mod in numpy) spec="numpy>=2" ;; *) spec=$mod ;; esac
+        pip_install "$spec" || true
     fi
 done
-if ! "$PYTHON" -c "import numpy" 2>/dev/null; then
-    say "numpy is missing and could not be installed"
+if ! "$VPY" -c "import numpy" 2>/dev/null; then
+    say "numpy is missing in $VENV and could not be installed"
     fatal=1
 fi
-if ! "$PYTHON" -c "import pytest" 2>/dev/null; then
-    say "pytest is missing: 'make test' will fail"
+if ! "$VPY" -c "import pytest, setuptools" 2>/dev/null; then
+    say "pytest or setuptools is missing in $VENV: 'make test' will fail"
 fi
 
 if [ "$fatal" = 0 ]; then
-    say "ready ($("$PYTHON" -c 'import sys, numpy; print("Python %d.%d, numpy %s" % (sys.version_info[:2] + (numpy.__version__,)))'))"
+    say "ready ($VENV: $("$VPY" -c 'import sys, numpy; print("Python %d.%d, numpy %s" % (sys.version_info[:2] + (numpy.__version__,)))'))"
 fi
 exit "$fatal"

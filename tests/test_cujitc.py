@@ -1,8 +1,11 @@
 """cujitc, the command-line tool: options, exit statuses and how it prints
-compile errors.  The CLI is built here with cc into a temporary directory
-beside a stand-in `cujit` package (cujitc puts its own directory first on
-sys.path), so these tests run without the extension or a GPU; the last test
-runs the real ./cujitc when `make` has built it."""
+compile errors, for both of its forms: the C program (cli/cujitc.c, built
+here with cc into a temporary directory beside a stand-in `cujit` package;
+cujitc puts its own directory first on sys.path) and the Python one
+(cujit/_cli.py, the installed `cujitc` and `python -m cujit compile`, run as
+a script with the stand-in first on PYTHONPATH).  So these tests run without
+the extension or a GPU; the last test runs the real ./cujitc when `make` has
+built it."""
 import os
 import shlex
 import shutil
@@ -85,19 +88,33 @@ def embed_flags():
     return ["-L" + v("LIBDIR"), "-lpython" + v("LDVERSION"), "-Wl,-rpath," + v("LIBDIR")]
 
 
-@pytest.fixture(scope="module")
-def cli(tmp_path_factory):
-    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
-    if not cc:
-        pytest.skip("no C compiler")
-    d = tmp_path_factory.mktemp("cujitc")
-    exe = d / "cujitc"
-    r = subprocess.run([cc, "-std=c11", "-Wall", "-Wextra", "-Wshadow", "-Wmissing-prototypes",
-                        "-Werror", "-Wno-unused-parameter",
-                        "-I" + sysconfig.get_paths()["include"], "-o", str(exe),
-                        os.path.join(ROOT, "cli", "cujitc.c"), *embed_flags()],
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
+# the command line that runs each form, by its test directory
+COMMANDS = {}
+
+
+def python_cli():
+    """cujit/_cli.py of the cujit under test (installed, or the source tree's)."""
+    import importlib.util
+    return importlib.util.find_spec("cujit._cli").origin
+
+
+@pytest.fixture(scope="module", params=["c", "python"])
+def cli(request, tmp_path_factory):
+    d = tmp_path_factory.mktemp("cujitc_" + request.param)
+    if request.param == "c":
+        cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+        if not cc:
+            pytest.skip("no C compiler")
+        exe = d / "cujitc"
+        r = subprocess.run([cc, "-std=c11", "-Wall", "-Wextra", "-Wshadow",
+                            "-Wmissing-prototypes", "-Werror", "-Wno-unused-parameter",
+                            "-I" + sysconfig.get_paths()["include"], "-o", str(exe),
+                            os.path.join(ROOT, "cli", "cujitc.c"), *embed_flags()],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        COMMANDS[str(d)] = [str(exe)]
+    else:
+        COMMANDS[str(d)] = [sys.executable, python_cli()]
     (d / "cujit").mkdir()
     (d / "cujit" / "__init__.py").write_text(FAKE_CUJIT)
     (d / "k.py").write_text(KERNELS)
@@ -105,7 +122,9 @@ def cli(tmp_path_factory):
 
 
 def run(cli, *args):
-    return subprocess.run([str(cli / "cujitc"), *args], cwd=cli, capture_output=True, text=True)
+    env = dict(os.environ, PYTHONPATH=str(cli))
+    return subprocess.run(COMMANDS[str(cli)] + list(args), cwd=cli, capture_output=True,
+                          text=True, env=env)
 
 
 def test_sig_for_every_kernel(cli):

@@ -16,7 +16,7 @@ MODULES = sorted(p.stem for p in HERE.glob("*.py") if not p.stem.startswith("_")
 
 def cases():
     for name in MODULES:
-        mod = importlib.import_module(f"tests.golden.{name}")
+        mod = importlib.import_module(f"golden.{name}")
         for kname, args in mod.SIGS.items():
             yield pytest.param(mod, kname, args, id=f"{name}.{kname}")
 

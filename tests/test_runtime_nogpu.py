@@ -159,7 +159,7 @@ def test_import_loads_no_cuda_library():
             "sys.exit(('libcuda' in maps) * 1 + ('libnvrtc' in maps) * 2)\n")
     if not os.path.exists("/proc/self/maps"):
         pytest.skip("needs /proc")
-    r = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, PYTHONPATH=ROOT))
+    r = subprocess.run([sys.executable, "-c", code], env=dict(os.environ))
     assert r.returncode == 0, "import cujit loaded libcuda (1) / libnvrtc (2): %d" % r.returncode
 
 
@@ -202,7 +202,7 @@ def fake_driver(tmp_path_factory):
 
 
 def run_scenario(fake_driver, name, cache_dir, *args, **env):
-    e = dict(os.environ, PYTHONPATH=ROOT, CUJIT_CACHE_DIR=str(cache_dir),
+    e = dict(os.environ, CUJIT_CACHE_DIR=str(cache_dir),
              LD_LIBRARY_PATH=fake_driver + os.pathsep + os.environ.get("LD_LIBRARY_PATH", ""))
     e.pop("CUJIT_CACHE", None)
     e.update(env)

@@ -41,7 +41,7 @@ def fake_driver(tmp_path_factory):
 
 
 def run_scenario(fake_driver, name):
-    e = dict(os.environ, PYTHONPATH=ROOT, CUJIT_CACHE_DIR=CACHE,
+    e = dict(os.environ, CUJIT_CACHE_DIR=CACHE,
              LD_LIBRARY_PATH=fake_driver + os.pathsep + os.environ.get("LD_LIBRARY_PATH", ""))
     e.pop("CUJIT_CACHE", None)
     r = subprocess.run([sys.executable, os.path.join(FAKE_DIR, "stdlib_scenarios.py"), name],
@@ -65,17 +65,19 @@ def test_import_cost():
     code = ("import sys, cujit\n"
             "bad = [m for m in ('cujit._stdlib', 'numpy') if m in sys.modules]\n"
             "assert not bad, bad\n")
-    r = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, PYTHONPATH=ROOT),
+    r = subprocess.run([sys.executable, "-c", code], env=dict(os.environ),
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
 
 
 def test_stdlib_kernels_are_kernel_language():
-    """The bundled kernels live in cujit/_stdlib/kernels/ and load by path."""
+    """The bundled kernels live in the installed package (cujit/_stdlib/kernels/)
+    and load by path."""
     from cujit import _stdlib
+    pkg = os.path.join(os.path.dirname(os.path.abspath(cujit.__file__)), "_stdlib", "kernels")
     for name in ("elementwise", "reductions", "scan", "creation"):
         m = _stdlib._kmod(name)
-        assert os.path.dirname(m.__file__) == os.path.join(ROOT, "cujit", "_stdlib", "kernels")
+        assert os.path.dirname(m.__file__) == pkg
     assert isinstance(_stdlib._ek("add"), cujit.Vectorize)
     assert isinstance(_stdlib._kmod("reductions").add, cujit.Reduce)
     assert isinstance(_stdlib._kmod("reductions").arg_kernels[0], cujit.Kernel)

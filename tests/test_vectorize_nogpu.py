@@ -6,7 +6,7 @@ OverflowError before any launch, or a launch.  Values are checked on the GPU
 (tests/gpu/test_forms_gpu.py)."""
 import pytest
 
-from tests.test_runtime_nogpu import fake_driver, nvrtc_or_skip, run_scenario  # noqa: F401
+from test_runtime_nogpu import fake_driver, nvrtc_or_skip, run_scenario  # noqa: F401
 
 
 @pytest.mark.parametrize("name", ["ints_out_of_range", "ints_in_range", "ints_float_context",

@@ -3,7 +3,10 @@
 empty kernel cache the stdlib's tests spend minutes in NVRTC on one core;
 side by side the whole run takes as long as its longest group.  Prints each
 group's result line, then the totals; exits non-zero if any group failed.
-Extra arguments go to every pytest (e.g. -x, -k expr)."""
+Extra arguments go to every pytest (e.g. -x, -k expr).  The pytests run in
+tests/, where the source tree's cujit/ is not on sys.path: they test the
+cujit that sys.executable imports (make test-gpu: the one installed in the
+venv)."""
 import os
 import re
 import subprocess
@@ -12,20 +15,20 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-SEPARATE = ["tests/gpu/test_stdlib_gpu.py", "tests/gpu/test_numpy_protocols_gpu.py"]
+TESTS = os.path.dirname(HERE)
+SEPARATE = ["gpu/test_stdlib_gpu.py", "gpu/test_numpy_protocols_gpu.py"]
 
 
 def main():
     extra = sys.argv[1:]
-    groups = [[f] for f in SEPARATE] + [["tests"] + ["--ignore=" + f for f in SEPARATE]]
+    groups = [[f] for f in SEPARATE] + [["."] + ["--ignore=" + f for f in SEPARATE]]
     procs = []
     t0 = time.time()
     for g in groups:
         log = tempfile.TemporaryFile(mode="w+")
         cmd = [sys.executable, "-m", "pytest", "-q", "-rfE", "-m", "gpu", "-p",
                "no:cacheprovider"] + g + extra
-        procs.append((g[0], subprocess.Popen(cmd, cwd=ROOT, stdout=log,
+        procs.append((g[0], subprocess.Popen(cmd, cwd=TESTS, stdout=log,
                                              stderr=subprocess.STDOUT), log))
     totals, rc = {}, 0
     for name, p, log in procs:

@@ -527,7 +527,7 @@ def test_error_record():
 
 
 def run_py(code, cache_dir, **env):
-    e = dict(os.environ, PYTHONPATH=ROOT, CUJIT_CACHE_DIR=str(cache_dir))
+    e = dict(os.environ, CUJIT_CACHE_DIR=str(cache_dir))
     e.pop("CUJIT_CACHE", None)
     e.update(env)
     return subprocess.run([sys.executable, "-c", code], env=e, capture_output=True, text=True,
@@ -581,7 +581,7 @@ def test_disk_cache_across_processes(tmp_path):
     # concurrent first compiles of one kernel all succeed
     procs = [subprocess.Popen([sys.executable, "-c", CACHE_SCRIPT], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True,
-                              env=dict(os.environ, PYTHONPATH=ROOT,
+                              env=dict(os.environ,
                                        CUJIT_CACHE_DIR=str(tmp_path / "concurrent")))
              for _ in range(4)]
     for p in procs:
