@@ -94,9 +94,8 @@ class BuildExt(build_ext):
     def build_extensions(self):
         problem = build_problem(self.compiler)
         if problem:
-            sys.stderr.write("\n" + "*" * 72 + "\ncujit cannot be built: " + problem
-                             + "\n" + "*" * 72 + "\n\n")
-            raise SystemExit("cujit: " + problem)
+            line = "*" * 72
+            raise SystemExit("\n%s\ncujit cannot be built: %s\n%s\n" % (line, problem, line))
         super().build_extensions()
 
 
