@@ -7,7 +7,7 @@ in common/cj.h, which the extension also reports as cujit.__version__.
 
 The C sources are every *.c of the folders in C_DIRS (a folder that does not
 exist is skipped), so files added to or split in those folders need no change
-here.  frontend/sig.c is re2c's output, committed: re2c is not needed.
+here.  common/sig.c is re2c's output, committed: re2c is not needed.
 Building needs a C11 compiler and the Python headers; no CUDA toolkit (NVRTC
 and libcuda are opened at run time).  CFLAGS from the environment replace
 cujit's -O2 -g (as they do in the Makefile); the warnings stay.
@@ -15,23 +15,17 @@ cujit's -O2 -g (as they do in the Makefile); the warnings stay.
 import glob
 import os
 import re
-import shutil
 import subprocess
 import sys
 import sysconfig
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
-from setuptools.command.build_py import build_py
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 C_DIRS = ["common", "typeinfer", "codegen", "frontend", "runtime", "module", "pipeline"]
 WARN = ["-std=c11", "-Wall", "-Wextra", "-Wshadow", "-Wmissing-prototypes",
         "-Wno-unused-parameter"]
-# the stdlib's kernel sources, shipped inside the package: the new layout
-# keeps them there; the old one (top-level stdlib/) is copied in by build_py
-KERNELS_PKG_DIR = os.path.join("cujit", "_stdlib", "kernels")
-OLD_KERNELS_DIR = "stdlib"
 
 
 def version():
@@ -99,22 +93,8 @@ class BuildExt(build_ext):
         super().build_extensions()
 
 
-class BuildPy(build_py):
-    """build_py that also places the old layout's top-level stdlib/*.py in
-    cujit/_stdlib/kernels/ (the new layout keeps them there already)."""
-
-    def run(self):
-        super().run()
-        old = os.path.join(HERE, OLD_KERNELS_DIR)
-        if os.path.isdir(old) and not os.path.isdir(os.path.join(HERE, KERNELS_PKG_DIR)):
-            dest = os.path.join(self.build_lib, KERNELS_PKG_DIR)
-            os.makedirs(dest, exist_ok=True)
-            for f in sorted(glob.glob(os.path.join(old, "*.py"))):
-                self.copy_file(f, os.path.join(dest, os.path.basename(f)))
-
-
 def packages():
-    """cujit and its subpackages (cujit._stdlib, ... in the new layout)."""
+    """cujit and its subpackages (cujit._stdlib)."""
     found = []
     for root, dirs, files in os.walk(os.path.join(HERE, "cujit")):
         dirs[:] = [d for d in dirs if d != "__pycache__"]
@@ -129,10 +109,9 @@ setup(
     version=version(),
     packages=packages(),
     include_package_data=False,     # package data is listed here
-    # the kernel sources, wherever the layout keeps them (a plain folder
-    # or a package of its own)
-    package_data={"cujit": ["_stdlib/kernels/*.py"], "cujit._stdlib": ["kernels/*.py"],
-                  "cujit._stdlib.kernels": ["*.py"]},
+    # the array stdlib's kernel sources: a plain folder (no __init__.py) that
+    # cujit/_stdlib/_load.py loads by path
+    package_data={"cujit._stdlib": ["kernels/*.py"]},
     ext_modules=[Extension(
         "cujit._cujit",
         sources=c_files("*.c"),
@@ -142,5 +121,5 @@ setup(
         extra_compile_args=opt + WARN,
         libraries=["dl", "pthread", "m"],
     )],
-    cmdclass={"build_ext": BuildExt, "build_py": BuildPy},
+    cmdclass={"build_ext": BuildExt},
 )

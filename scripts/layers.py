@@ -8,8 +8,13 @@ is no circle and no call from a lower stage into a higher one.  Exit status
 1 when a folder uses one it may not.
 
     python3 scripts/layers.py [build-dir]      (after `make`)
+
+The objects are looked for in build-dir/<folder>/ and in setuptools'
+build-dir/temp.*/<folder>/ (where `make` builds them); without objects only
+the #include lines are read.
 """
 import collections
+import glob
 import os
 import re
 import subprocess
@@ -42,12 +47,18 @@ def includes():
     return uses
 
 
+def object_dirs(build, folder):
+    return [d for d in [os.path.join(build, folder)]
+            + sorted(glob.glob(os.path.join(build, "temp.*", folder))) if os.path.isdir(d)]
+
+
 def symbols(build):
     defined, undefined = {}, collections.defaultdict(set)
     for folder in ALLOWED:
-        d = os.path.join(build, folder)
-        if not os.path.isdir(d):
+        dirs = object_dirs(build, folder)
+        if not dirs:
             continue
+        d = dirs[-1]
         for name in sorted(os.listdir(d)):
             if not name.endswith(".o"):
                 continue
@@ -71,6 +82,8 @@ def symbols(build):
 def main():
     build = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build")
     inc, sym = includes(), symbols(build)
+    if not sym:
+        print("(no object files under %s: the #include lines only)" % build)
     bad = 0
     for folder in ALLOWED:
         used = inc.get(folder, set()) | set(sym.get(folder, {}))
