@@ -319,11 +319,32 @@ augassign_stmt(Cg *g, Node *n)
     S(";\n");
 }
 
+/* if on a constant (the frontend kept one branch): that branch as a block */
+static void
+const_if_stmt(Cg *g, Node *n, int truth)
+{
+    S("{\n");
+    g->out->indent++;
+    if (truth) {
+        stmts(g, n->list, n->n);
+    } else {
+        stmts(g, n->list2, n->n2);
+    }
+    g->out->indent--;
+    buf_indent(g->out);
+    S("}\n");
+}
+
 static void
 if_stmt(Cg *g, Node *n, int is_elif)
 {
     if (!is_elif) {
         begin(g, n);
+    }
+    int truth;
+    if (cj_fold_truth(n->a, &truth)) {
+        const_if_stmt(g, n, truth);
+        return;
     }
     S("if (");
     cg_truth(g, n->a, PR_COMMA);
@@ -496,6 +517,14 @@ for_stmt(Cg *g, Node *n)
     }
     const char *it = hidden ? cj_aprintf(g->p->arena, "cj_i%d", k) : v;
     begin(g, n);
+    if (n->unroll) {
+        /* jit.range(..., unroll=): the pragma right before its loop */
+        S(n->unroll < 0 ? "#pragma unroll\n" : "");
+        if (n->unroll > 0) {
+            P("#pragma unroll %d\n", n->unroll);
+        }
+        buf_indent(g->out);
+    }
     P("for (%s%s = ", hidden ? cj_aprintf(g->p->arena, "%s ", ct) : "", it);
     if (n->a) {
         cg_conv(g, n->a, vt, PR_ASSIGN);

@@ -57,11 +57,21 @@ typedef struct {
     int end_col;
 } Loc;
 
+/* Which Python exception a user error is besides cujit.CompileError: the one
+ * Python (or CuPy) raises for the same mistake, so that `except TypeError`
+ * catches it too (pipeline/errors.c makes the classes). */
+typedef enum {
+    CE_COMPILE,         /* a construct the kernel language lacks: CompileError only */
+    CE_TYPE,            /* types that cannot meet, wrong arguments: also a TypeError */
+    CE_VALUE,           /* a right type with a wrong value: also a ValueError */
+    CE_INDEX,           /* a constant index out of range: also an IndexError */
+} CjErrKind;
+
 typedef struct {
     char msg[1024];
     const char *file;
     Loc loc;
-    int is_type_error;     /* typing errors (types that met) */
+    CjErrKind kind;
     int internal;          /* a fault in cujit, not the user's */
 } CjError;
 
@@ -255,6 +265,7 @@ struct Node {
     Func *fn;           /* ND_CALL of a device function */
     Const cval;         /* ND_CONST */
     const char *str;    /* ND_ASSERT message */
+    int unroll;         /* ND_FOR: 0 no pragma, -1 `#pragma unroll`, n > 0 `#pragma unroll n` */
 };
 
 struct Func {
@@ -318,6 +329,8 @@ typedef struct {
 /* an integer expression of constants (TILE + 1, N // 2, -1) evaluated; 0 if
  * it is not one */
 int cj_fold_int(const Node *n, int64_t *v);
+/* the truth of a condition of constants (N > 2, not DEBUG); 0 if not one */
+int cj_fold_truth(const Node *n, int *v);
 uint64_t cj_hash64(const void *data, size_t n, uint64_t seed);
 int cj_is_cpp_reserved(const char *name);
 

@@ -53,3 +53,94 @@ cj_fold_int(const Node *c, int64_t *v)
     }
 }
 
+
+/* a number known at compile time, as a double (ints exactly up to 2**53) */
+static int
+fold_num(const Node *c, double *d)
+{
+    int64_t i;
+    if (cj_fold_int(c, &i)) {
+        *d = c->kind == ND_CONST && c->cval.kind == CK_UINT ? (double)c->cval.u : (double)i;
+        return 1;
+    }
+    if (c->kind == ND_CONST && c->cval.kind == CK_FLOAT) {
+        *d = c->cval.f;
+        return 1;
+    }
+    if (c->kind == ND_UNARY && c->op == OP_NEG && fold_num(c->a, d)) {
+        *d = -*d;
+        return 1;
+    }
+    return 0;
+}
+
+/* x op y for one link of a comparison chain of folded numbers */
+static int
+compare_nums(int op, const Node *a, const Node *b, int *v)
+{
+    int64_t i, j;
+    double x, y;
+    int ints = cj_fold_int(a, &i) && cj_fold_int(b, &j);
+    if (!ints && (!fold_num(a, &x) || !fold_num(b, &y))) {
+        return 0;
+    }
+    int c = ints ? (i > j) - (i < j) : (x > y) - (x < y);
+    int unordered = !ints && !(x == y) && !(x < y) && !(x > y);     /* a NaN */
+    switch (op) {
+    case OP_EQ: *v = !unordered && c == 0; return 1;
+    case OP_NE: *v = unordered || c != 0; return 1;
+    case OP_LT: *v = !unordered && c < 0; return 1;
+    case OP_LE: *v = !unordered && c <= 0; return 1;
+    case OP_GT: *v = !unordered && c > 0; return 1;
+    case OP_GE: *v = !unordered && c >= 0; return 1;
+    default: return 0;      /* is, in: never folded */
+    }
+}
+
+/* The truth of a condition known at compile time: True, 0, None, N > 2,
+ * not DEBUG, A and B < 3 (constants and closure or global values folded in);
+ * 0 if it is not one.  `if` on such a condition compiles one branch only. */
+int
+cj_fold_truth(const Node *c, int *v)
+{
+    double d;
+    if (c->kind == ND_CONST && c->cval.kind == CK_NONE) {
+        *v = 0;
+        return 1;
+    }
+    if (fold_num(c, &d)) {
+        *v = d != 0;
+        return 1;
+    }
+    if (c->kind == ND_UNARY && c->op == OP_NOT && cj_fold_truth(c->a, v)) {
+        *v = !*v;
+        return 1;
+    }
+    if (c->kind == ND_BOOLOP) {
+        int and = c->op == OP_AND;
+        for (int i = 0; i < c->n; i++) {
+            if (!cj_fold_truth(c->list[i], v)) {
+                return 0;
+            }
+        }
+        for (int i = 0; i < c->n; i++) {
+            cj_fold_truth(c->list[i], v);
+            if (*v != and) {
+                return 1;       /* the first false of an and, the first true of an or */
+            }
+        }
+        return 1;
+    }
+    if (c->kind == ND_COMPARE) {
+        for (int i = 0; i + 1 < c->n; i++) {
+            if (!compare_nums(c->ops[i], c->list[i], c->list[i + 1], v)) {
+                return 0;
+            }
+            if (!*v) {
+                return 1;
+            }
+        }
+        return 1;
+    }
+    return 0;
+}

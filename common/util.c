@@ -210,6 +210,7 @@ cj_fail(CjTry *t, const char *file, Loc loc, const char *fmt, ...)
     va_end(ap);
     t->err.file = file;
     t->err.loc = loc;
+    t->err.kind = CE_COMPILE;
     t->err.internal = 0;
     longjmp(t->jb, 1);
 }

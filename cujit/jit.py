@@ -59,6 +59,9 @@ blockIdx = _Dim3("blockIdx")
 blockDim = _Dim3("blockDim")
 gridDim = _Dim3("gridDim")
 warpsize = 32
+# jit.range(start, stop, step, unroll=None): range with a #pragma unroll; kept
+# out of __all__ so that `from cujit.jit import *` leaves Python's range alone
+range = _Builtin("range")
 
 for _name in __all__:
     if _name not in globals():

@@ -87,19 +87,36 @@ fe_keep(Fe *f, PyObject *o)
     return o;
 }
 
-/* A user error at `loc`: fills cx->try_ and longjmps out of fe_read. */
-void
-fe_fail(Fe *f, Loc loc, const char *fmt, ...)
+/* fills cx->try_ and longjmps out of fe_read */
+CJ_NORETURN static void
+fe_vfail(Fe *f, Loc loc, CjErrKind kind, const char *fmt, va_list ap)
 {
     CjTry *t = f->cx->try_;
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(t->err.msg, sizeof t->err.msg, fmt, ap);
     va_end(ap);
     t->err.file = f->file;
     t->err.loc = loc;
+    t->err.kind = kind;
     t->err.internal = 0;
     longjmp(t->jb, 1);
+}
+
+/* A user error at `loc`: fills cx->try_ and longjmps out of fe_read. */
+void
+fe_fail(Fe *f, Loc loc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fe_vfail(f, loc, CE_COMPILE, fmt, ap);
+}
+
+/* A user error that is also a TypeError, ValueError ... (CjErrKind). */
+void
+fe_fail_kind(Fe *f, Loc loc, CjErrKind kind, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fe_vfail(f, loc, kind, fmt, ap);
 }
 
 /* A Python error inside the frontend becomes a compile error at `loc`. */

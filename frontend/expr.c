@@ -241,17 +241,17 @@ call(Fe *f, PyObject *e, Loc loc)
         n->fn = fe_read(f->cx, r.obj, 1, f->fn->boundscheck);
         break;
     case R_KERNEL:
-        fe_fail(f, loc, "a kernel cannot call another kernel; decorate the callee with "
+        fe_fail_kind(f, loc, CE_TYPE, "a kernel cannot call another kernel; decorate the callee with "
                 "@jit.rawkernel(device=True) to make it a device function");
     case R_CONST:
     case R_NAMESPACE:
     case R_NONE:
     case R_OTHER:
         if (PyFunction_Check(r.obj)) {
-            fe_fail(f, loc, "cannot call plain Python function '%s' from a kernel; decorate it "
+            fe_fail_kind(f, loc, CE_TYPE, "cannot call plain Python function '%s' from a kernel; decorate it "
                     "with @jit.rawkernel(device=True)", fe_utf8(f, fe_get(f, r.obj, S___name__)));
         }
-        fe_fail(f, loc, "cannot call %s in a kernel: only jit builtins, math functions, NumPy "
+        fe_fail_kind(f, loc, CE_TYPE, "cannot call %s in a kernel: only jit builtins, math functions, NumPy "
                 "dtype casts and @jit.rawkernel(device=True) functions can be called",
                 fe_describe_object(f, r.obj));
     }

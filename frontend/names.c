@@ -40,6 +40,7 @@ static const BuiltinName jit_names[] = {
     {"all_sync", BI_ALL_SYNC, 0}, {"any_sync", BI_ANY_SYNC, 0},
     {"ballot_sync", BI_BALLOT_SYNC, 0}, {"activemask", BI_ACTIVEMASK, 0},
     {"popc", BI_POPC, 0}, {"clz", BI_CLZ, 0}, {"ffs", BI_FFS, 0}, {"brev", BI_BREV, 0},
+    {"range", BI_RANGE, 0},
     {NULL, 0, 0},
 };
 

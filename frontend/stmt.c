@@ -36,8 +36,45 @@ target(Fe *f, PyObject *t)
     fe_fail(f, loc, "cannot assign to this expression in a kernel");
 }
 
-/* for := 'for' name 'in' 'range' '(' expr [',' expr [',' expr]] ')' ':' block
- * (no else) */
+/* unroll := 'unroll' '=' (True | False | None | int constant in [1, 2**31))
+ * True: `#pragma unroll`, False: `#pragma unroll 1`, n: `#pragma unroll n`,
+ * None: no pragma (jit.range only; Python's range takes no keywords) */
+static int
+unroll_value(Fe *f, PyObject *it, int is_jit)
+{
+    PyObject *kws = fe_get(f, it, S_keywords);
+    int unroll = 0;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(kws); i++) {
+        PyObject *kw = PyList_GET_ITEM(kws, i);
+        PyObject *name = fe_get(f, kw, S_arg);
+        Loc loc = fe_loc_of(f, kw);
+        if (!is_jit || name == Py_None || strcmp(fe_utf8(f, name), "unroll") != 0) {
+            fe_fail_kind(f, loc, CE_TYPE, is_jit ? "jit.range() takes one keyword, "
+                         "unroll" : "range() takes no keyword arguments; jit.range(..., "
+                         "unroll=n) unrolls a loop");
+        }
+        Node *v = fe_expr(f, fe_get(f, kw, S_value));
+        if (v->kind != ND_CONST || (v->cval.kind != CK_BOOL && v->cval.kind != CK_INT
+                                    && v->cval.kind != CK_UINT && v->cval.kind != CK_NONE)) {
+            fe_fail_kind(f, loc, CE_TYPE, "unroll must be a compile-time constant: "
+                         "True, False, None or an int");
+        }
+        if (v->cval.kind == CK_BOOL) {
+            unroll = v->cval.i ? -1 : 1;
+        } else if (v->cval.kind == CK_NONE) {
+            unroll = 0;
+        } else if (v->cval.kind == CK_UINT || v->cval.i < 1 || v->cval.i > INT32_MAX) {
+            fe_fail_kind(f, loc, CE_VALUE, "unroll=%lld is out of range: the constant "
+                         "must be from 1 to 2**31 - 1", (long long)v->cval.i);
+        } else {
+            unroll = (int)v->cval.i;
+        }
+    }
+    return unroll;
+}
+
+/* for := 'for' name 'in' ('range' | 'jit.range') '(' expr [',' expr [',' expr]]
+ *        [',' unroll] ')' ':' block   (no else) */
 static Node *
 for_stmt(Fe *f, PyObject *s, Loc loc)
 {
@@ -60,9 +97,7 @@ for_stmt(Fe *f, PyObject *s, Loc loc)
     n->var = t->var;
     int na;
     Node **args = fe_expr_list(f, fe_get(f, it, S_args), &na);
-    if (PyList_GET_SIZE(fe_get(f, it, S_keywords))) {
-        fe_fail(f, fe_loc_of(f, it), "range() takes no keyword arguments");
-    }
+    n->unroll = unroll_value(f, it, !PyType_Check(r.obj));
     if (na < 1 || na > 3) {
         fe_fail(f, fe_loc_of(f, it), "range() expects 1 to 3 arguments, got %d", na);
     }
@@ -120,14 +155,28 @@ ann_assign(Fe *f, PyObject *s, Loc loc)
     return n;
 }
 
-/* if := 'if' expr ':' block { 'elif' expr ':' block } [ 'else' ':' block ] */
+/* if := 'if' expr ':' block { 'elif' expr ':' block } [ 'else' ':' block ]
+ * A condition known at compile time (cj_fold_truth) becomes a bool constant
+ * and the branch it never takes is not read: it may call what cannot be
+ * compiled (a factory's next step, code for another dtype). */
 static Node *
 if_stmt(Fe *f, PyObject *s, Loc loc)
 {
     Node *n = fe_new_node(f, ND_IF, loc);
     n->a = fe_expr(f, fe_get(f, s, S_test));
-    n->list = fe_stmts(f, fe_get(f, s, S_body), &n->n);
-    n->list2 = fe_stmts(f, fe_get(f, s, S_orelse), &n->n2);
+    int truth;
+    if (!cj_fold_truth(n->a, &truth)) {
+        n->list = fe_stmts(f, fe_get(f, s, S_body), &n->n);
+        n->list2 = fe_stmts(f, fe_get(f, s, S_orelse), &n->n2);
+        return n;
+    }
+    Const c = {.kind = CK_BOOL, .dt = DT_BOOL, .i = truth};
+    n->a = fe_const_node(f, n->a->loc, c);
+    if (truth) {
+        n->list = fe_stmts(f, fe_get(f, s, S_body), &n->n);
+    } else {
+        n->list2 = fe_stmts(f, fe_get(f, s, S_orelse), &n->n2);
+    }
     return n;
 }
 
@@ -160,12 +209,16 @@ expr_stmt(Fe *f, PyObject *s, Loc loc)
     return n;
 }
 
-/* return := 'return' [ expr ] */
+/* return := 'return' [ expr ]   ('return None' is a bare return, as in a
+ * kernel or a device function that returns nothing) */
 static Node *
 return_stmt(Fe *f, PyObject *s, Loc loc)
 {
     Node *n = fe_new_node(f, ND_RETURN, loc);
     PyObject *v = fe_get(f, s, S_value);
+    if (v != Py_None && fe_is(v, A_Constant) && fe_get(f, v, S_value) == Py_None) {
+        v = Py_None;
+    }
     n->a = v == Py_None ? NULL : fe_expr(f, v);
     return n;
 }

@@ -11,7 +11,52 @@
 
 PyObject *pl_CompileError;
 
-/* CompileError(msg, (file, line, offset, text, end_line, end_offset)) */
+/* by CjErrKind: CompileError, then the classes that are also TypeError ... */
+static PyObject *error_class[CE_INDEX + 1];
+
+/* name: "CompileTypeError"; base: TypeError.  A class of both CompileError and
+ * the builtin one, so `except TypeError` catches it as Python's own would
+ * (NameError cannot join: its instance layout and SyntaxError's conflict). */
+static PyObject *
+add_error(PyObject *module, const char *name, PyObject *base, const char *doc)
+{
+    char qual[64];
+    snprintf(qual, sizeof qual, "cujit.%s", name);
+    PyObject *bases = base ? PyTuple_Pack(2, pl_CompileError, base)
+                           : PyTuple_Pack(1, PyExc_SyntaxError);
+    PyObject *cls = bases ? PyErr_NewExceptionWithDoc(qual, doc, bases, NULL) : NULL;
+    Py_XDECREF(bases);
+    if (!cls) {
+        return NULL;
+    }
+    if (PyModule_AddObjectRef(module, name, cls) < 0) {
+        Py_DECREF(cls);
+        return NULL;
+    }
+    return cls;         /* the class keeps the reference given to it here */
+}
+
+int
+pl_add_errors(PyObject *module)
+{
+    pl_CompileError = add_error(module, "CompileError", NULL,
+        "A kernel cujit cannot compile: filename, lineno, offset and text point at the "
+        "Python construct.");
+    if (!pl_CompileError) {
+        return -1;
+    }
+    error_class[CE_COMPILE] = pl_CompileError;
+    error_class[CE_TYPE] = add_error(module, "CompileTypeError", PyExc_TypeError,
+        "A CompileError that is also a TypeError: types that cannot meet, wrong arguments.");
+    error_class[CE_VALUE] = add_error(module, "CompileValueError", PyExc_ValueError,
+        "A CompileError that is also a ValueError: a value the kernel language refuses.");
+    error_class[CE_INDEX] = add_error(module, "CompileIndexError", PyExc_IndexError,
+        "A CompileError that is also an IndexError: a constant index out of range.");
+    return error_class[CE_TYPE] && error_class[CE_VALUE] && error_class[CE_INDEX] ? 0 : -1;
+}
+
+/* CompileError(msg, (file, line, offset, text, end_line, end_offset)), or the
+ * subclass of e->kind */
 void
 pl_raise_compile_error(const CjError *e)
 {
@@ -26,7 +71,7 @@ pl_raise_compile_error(const CjError *e)
     PyObject *details = Py_BuildValue("(siisii)", file, lineno, offset, line, lineno, end);
     PyObject *args = details ? Py_BuildValue("(sN)", e->msg, details) : NULL;
     if (args) {
-        PyErr_SetObject(pl_CompileError, args);
+        PyErr_SetObject(error_class[e->kind] ? error_class[e->kind] : pl_CompileError, args);
         Py_DECREF(args);
     }
 }

@@ -44,15 +44,7 @@ int
 pl_init(PyObject *module, PlKernelFunction kernel_function)
 {
     fe_set_kernel_function(kernel_function);
-    pl_CompileError = PyErr_NewExceptionWithDoc(
-        "cujit.CompileError",
-        "A kernel cujit cannot compile: filename, lineno, offset and text point at the "
-        "Python construct.", PyExc_SyntaxError, NULL);
-    if (!pl_CompileError) {
-        return -1;
-    }
-    Py_INCREF(pl_CompileError);
-    return PyModule_AddObject(module, "CompileError", pl_CompileError);
+    return pl_add_errors(module);
 }
 
 /* ---- the frame of one compilation ---- */

@@ -30,6 +30,9 @@
 
 /* cujit.CompileError (a SyntaxError subclass); created by pl_init */
 extern PyObject *pl_CompileError;
+/* Creates CompileError and its subclasses that are also TypeError,
+ * ValueError and IndexError (CjErrKind) in `module`. */
+int pl_add_errors(PyObject *module);
 
 /* The module glue's kernel type, as the frontend must recognise it among a
  * function's globals: the Python function of a kernel object (borrowed) and

@@ -67,9 +67,11 @@ def test_error(path):
     assert len(mod.ARGS) == 1, "one kernel per file"
     (name, args), = mod.ARGS.items()
     kernel = getattr(mod, name)
+    kind = getattr(mod, "KIND", cujit.CompileError)
     with pytest.raises(cujit.CompileError) as info:
         kernel.inspect_cuda(*args)
     check(info.value, path, lineno, sub, line)
+    assert isinstance(info.value, kind), "%r is not a %s" % (info.value, kind.__name__)
     with pytest.raises(cujit.CompileError) as info:
         kernel.inspect_ptx(*args)
     check(info.value, path, lineno, sub, line)

@@ -121,8 +121,11 @@ grid_type(Ti *t, Node *n)
     no_keywords(t, n);
     arity(t, n, 1, 1);
     int64_t d;
-    if (!const_int(n->list[0], &d) || d < 1 || d > 3) {
+    if (!const_int(n->list[0], &d)) {
         ti_err(t, n, "%s() takes the number of dimensions, a constant 1, 2 or 3", bname(n));
+    }
+    if (d < 1 || d > 3) {
+        ti_err_kind(t, n, CE_VALUE, "%s() takes the number of dimensions, a constant 1, 2 or 3", bname(n));
     }
     n->axis = (int)d;
     arg(t, n, 0);
@@ -182,7 +185,7 @@ alloc_type(Ti *t, Node *n)
         total *= ty->sshape[i];
     }
     if (total * cj_dtypes[dt].size > (shared ? 228 * 1024 : 512 * 1024)) {
-        ti_err(t, n, "%s() of %lld bytes is more than a block can have", bname(n),
+        ti_err_kind(t, n, CE_VALUE, "%s() of %lld bytes is more than a block can have", bname(n),
                (long long)(total * cj_dtypes[dt].size));
     }
     ty->mem = shared ? MEM_SHARED : MEM_LOCAL;
@@ -367,7 +370,7 @@ cast_type(Ti *t, Node *n)
             end++;
         }
         if (end == a0->cval.s || *end) {
-            ti_err(t, a0, "could not convert string to float: '%s'", a0->cval.s);
+            ti_err_kind(t, a0, CE_VALUE, "could not convert string to float: '%s'", a0->cval.s);
         }
         DType dt = n->op == BI_FLOAT ? DT_F64 : n->cval.dt;
         int weak = n->op == BI_FLOAT;

@@ -26,5 +26,7 @@ Inst *ti_instance(Ti *caller, Node *call, Func *fn, Type **args);
 void ti_weak_to(Ti *t, Node *operand, const Type *to);
 void ti_weak_mask(Ti *t, Node *operand, uint32_t dtypes);
 CJ_NORETURN void ti_err(Ti *t, Node *n, const char *fmt, ...) CJ_PRINTF(3, 4);
+CJ_NORETURN void ti_err_kind(Ti *t, Node *n, CjErrKind kind, const char *fmt, ...)
+    CJ_PRINTF(4, 5);
 
 #endif

@@ -9,18 +9,35 @@
 
 /* ---- helpers ---- */
 
-void
-ti_err(Ti *t, Node *n, const char *fmt, ...)
+/* Typing errors are TypeErrors unless the caller says otherwise (ti_err_kind). */
+CJ_NORETURN static void
+ti_verr(Ti *t, Node *n, CjErrKind kind, const char *fmt, va_list ap)
 {
     CjTry *tr = t->p->try_;
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(tr->err.msg, sizeof tr->err.msg, fmt, ap);
     va_end(ap);
     tr->err.file = t->fn->file;
     tr->err.loc = n ? n->loc : t->fn->loc;
+    tr->err.kind = kind;
     tr->err.internal = 0;
     longjmp(tr->jb, 1);
+}
+
+void
+ti_err(Ti *t, Node *n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    ti_verr(t, n, CE_TYPE, fmt, ap);
+}
+
+/* a user error of another kind (CE_VALUE: a constant out of range ...) */
+void
+ti_err_kind(Ti *t, Node *n, CjErrKind kind, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    ti_verr(t, n, kind, fmt, ap);
 }
 
 const char *
@@ -352,7 +369,7 @@ index_type(Ti *t, Node *n)
                 && n->list[0]->a->kind == ND_CONST && n->list[0]->a->cval.kind == CK_INT) {
                 int64_t k = base->ntup - n->list[0]->a->cval.i;
                 if (k < 0 || k >= base->ntup) {
-                    ti_err(t, n, "tuple index out of range");
+                    ti_err_kind(t, n, CE_INDEX, "tuple index out of range");
                 }
                 t->in->aux[n->id] = k;
                 return base->tup[k];
@@ -361,7 +378,7 @@ index_type(Ti *t, Node *n)
         }
         int64_t k = n->list[0]->cval.i;
         if (k < -base->ntup || k >= base->ntup) {
-            ti_err(t, n, "tuple index %lld out of range for a tuple of %d items", (long long)k,
+            ti_err_kind(t, n, CE_INDEX, "tuple index %lld out of range for a tuple of %d items", (long long)k,
                 base->ntup);
         }
         if (k < 0) {
@@ -457,7 +474,7 @@ var_type(Ti *t, Node *n)
 {
     Type *ty = t->in->vtype[n->var->id];
     if (!ty && t->final) {
-        ti_err(t, n, "variable '%s' is used before it is assigned", n->var->name);
+        ti_err_kind(t, n, CE_COMPILE, "variable '%s' is used before it is assigned", n->var->name);
     }
     return ty;
 }
@@ -591,7 +608,7 @@ assign_tuple(Ti *t, Node *target, Node *value, Type *ty)
 {
     if (value && value->kind == ND_TUPLE) {
         if (value->n != target->n) {
-            ti_err(t, target, "cannot unpack %d values into %d targets", value->n, target->n);
+            ti_err_kind(t, target, CE_VALUE, "cannot unpack %d values into %d targets", value->n, target->n);
         }
         for (int i = 0; i < target->n; i++) {
             assign_to(t, target->list[i], value->list[i], t->in->ntype[value->list[i]->id]);
@@ -605,7 +622,7 @@ assign_tuple(Ti *t, Node *target, Node *value, Type *ty)
         ti_err(t, target, "cannot unpack a value of type %s", ti_tstr(t, ty));
     }
     if (ty->ntup != target->n) {
-        ti_err(t, target, "cannot unpack %d values into %d targets", ty->ntup, target->n);
+        ti_err_kind(t, target, CE_VALUE, "cannot unpack %d values into %d targets", ty->ntup, target->n);
     }
     for (int i = 0; i < target->n; i++) {
         assign_to(t, target->list[i], NULL, ty->tup[i]);
@@ -656,7 +673,7 @@ for_stmt(Ti *t, Node *n)
         ty = ty ? cj_promote(ty, x) : x;
     }
     if (n->c && n->c->kind == ND_CONST && n->c->cval.i == 0) {
-        ti_err(t, n->c, "range() step must not be zero");
+        ti_err_kind(t, n->c, CE_VALUE, "range() step must not be zero");
     }
     ty = cj_concrete(ty);
     bind_var(t, n, n->var, ty);
@@ -794,7 +811,7 @@ da_expr(Ti *t, Node *n, DA *s)
     }
     if (n->kind == ND_VAR) {
         if (!s->set[n->var->id] && !s->dead) {
-            ti_err(t, n, "variable '%s' may be used before it is assigned: it is not assigned "
+            ti_err_kind(t, n, CE_COMPILE, "variable '%s' may be used before it is assigned: it is not assigned "
                 "on every path to this line", n->var->name);
         }
         return;
@@ -855,6 +872,12 @@ da_stmt(Ti *t, Node *n, DA *s)
     case ND_IF: {
         da_expr(t, n->a, s);
         DA x = da_copy(t, s), y = da_copy(t, s);
+        int truth;
+        if (cj_fold_truth(n->a, &truth)) {
+            /* a constant condition: the other branch is never taken */
+            x.dead |= !truth;
+            y.dead |= truth;
+        }
         da_stmts(t, n->list, n->n, &x);
         da_stmts(t, n->list2, n->n2, &y);
         for (int i = 0; i < nv; i++) {
@@ -1053,7 +1076,7 @@ ti_instance(Ti *caller, Node *call, Func *fn, Type **args)
         }
     }
     if (p->depth > 32) {
-        ti_err(caller, call, "device function '%s' calls itself (directly or through others): "
+        ti_err_kind(caller, call, CE_VALUE, "device function '%s' calls itself (directly or through others): "
             "recursion is not supported in kernels", fn->name);
     }
     Inst *in = new_inst(p, fn, args);
@@ -1076,7 +1099,7 @@ ti_infer(Arena *a, CjTry *tr, Func *kernel, Type **args, int nargs, int idx32)
                  kernel->name, kernel->nparams, nargs);
         tr->err.file = kernel->file;
         tr->err.loc = kernel->loc;
-        tr->err.is_type_error = 1;
+        tr->err.kind = CE_TYPE;
         longjmp(tr->jb, 1);
     }
     Inst *in = new_inst(p, kernel, args);

@@ -12,3 +12,4 @@ def bad(acc):
 
 
 ARGS = {"bad": (np.zeros(8, np.float32),)}
+KIND = TypeError

@@ -17,3 +17,4 @@ def bad(x):
 
 
 ARGS = {"bad": (np.zeros(8, np.float32),)}
+KIND = TypeError

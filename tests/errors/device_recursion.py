@@ -19,3 +19,4 @@ def bad(out):
 
 
 ARGS = {"bad": (np.zeros(1, np.int64),)}
+KIND = ValueError

@@ -13,3 +13,4 @@ def bad(out):
 
 
 ARGS = {"bad": (np.zeros(8, np.float32),)}
+KIND = ValueError

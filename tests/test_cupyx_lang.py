@@ -1,0 +1,116 @@
+"""cupyx.jit's language features, checked without a GPU: what the generated
+CUDA and NVRTC's PTX show, and the exceptions users catch.  The kernels that
+also run on the GPU are in tests/kernels/cupyx_lang.py."""
+import re
+
+import numpy as np
+import pytest
+
+import cujit
+from cujit import jit
+
+SIG = "(float32[::1], float32[::1])"
+
+
+@jit.rawkernel()
+def loop_unrolled(x, out):
+    s = 0.0
+    for j in jit.range(16, unroll=True):
+        s += x[j] * x[j]
+    out[0] = s
+
+
+@jit.rawkernel()
+def loop_not_unrolled(x, out):
+    s = 0.0
+    for j in jit.range(16, unroll=False):
+        s += x[j] * x[j]
+    out[0] = s
+
+
+@jit.rawkernel()
+def loop_plain(x, out):
+    s = 0.0
+    for j in range(16):
+        s += x[j] * x[j]
+    out[0] = s
+
+
+def _line_of(text):
+    with open(__file__, encoding="utf-8") as f:
+        return [n for n, line in enumerate(f, 1) if text in line][0]
+
+
+def _branches(ptx):
+    return len(re.findall(r"\bbra(\.uni)?\b", ptx))
+
+
+def test_unroll_true_leaves_no_loop_in_ptx():
+    assert "#pragma unroll\n" in loop_unrolled.inspect_cuda(SIG)
+    assert _branches(loop_unrolled.inspect_ptx(SIG)) == 0
+
+
+def test_unroll_false_keeps_the_loop_in_ptx():
+    assert "#pragma unroll 1\n" in loop_not_unrolled.inspect_cuda(SIG)
+    assert _branches(loop_not_unrolled.inspect_ptx(SIG)) >= 1
+
+
+def test_no_unroll_no_pragma():
+    assert "#pragma" not in loop_plain.inspect_cuda(SIG)
+
+
+def test_jit_range_outside_a_kernel():
+    with pytest.raises(RuntimeError):
+        jit.range(3)
+
+
+# ---- the exception classes ----
+
+def test_error_classes():
+    for cls, base in ((cujit.CompileTypeError, TypeError),
+                      (cujit.CompileValueError, ValueError),
+                      (cujit.CompileIndexError, IndexError)):
+        assert issubclass(cls, cujit.CompileError) and issubclass(cls, base)
+        assert issubclass(cls, SyntaxError)
+
+
+@jit.rawkernel()
+def adds_array_and_tuple(x, out):
+    out[0] = x[0] + (1, 2)
+
+
+@jit.rawkernel()
+def grid_zero(out):
+    i = jit.grid(0)
+    out[i] = 1
+
+
+def test_type_error_caught_as_type_error():
+    try:
+        adds_array_and_tuple.inspect_cuda(SIG)
+    except TypeError as e:
+        assert isinstance(e, cujit.CompileError)
+        assert e.lineno == _line_of("out[0] = x[0] + (1, 2)")
+        assert e.filename.endswith("test_cupyx_lang.py") and e.offset >= 1
+        assert "out[0] = x[0] + (1, 2)" in e.text
+    else:
+        raise AssertionError("no error")
+
+
+def test_value_error_caught_as_value_error():
+    with pytest.raises(ValueError) as info:
+        grid_zero.inspect_cuda("(float32[::1],)")
+    assert isinstance(info.value, cujit.CompileValueError)
+    assert info.value.lineno == _line_of("i = jit.grid(0)")
+
+
+@jit.rawkernel()
+def unknown_name(out):
+    out[0] = no_such_name  # noqa: F821
+
+
+def test_unknown_name_is_a_plain_compile_error():
+    """NameError and SyntaxError cannot share a class (instance layouts)."""
+    with pytest.raises(cujit.CompileError) as info:
+        unknown_name.inspect_cuda("(float32[::1],)")
+    assert type(info.value) is cujit.CompileError
