@@ -101,10 +101,12 @@ resolved_value(Fe *f, Resolved *r, PyObject *e, Loc loc)
     case R_OTHER:
         break;
     }
-    fe_fail(f, loc, "global '%s' is %s, which kernels cannot use: only bool, int, float, "
+    fe_fail(f, loc, "%s%s%s is %s, which kernels cannot use: only bool, int, float, "
             "complex, NumPy scalars and tuples of these are folded in as constants",
-            fe_is(e, A_Name) ? fe_utf8(f, fe_get(f, e, S_id)) : fe_utf8(f, fe_get(f, e, S_attr)),
-            fe_describe_object(f, r->obj));
+            fe_is(e, A_Call) ? "the value of this call" : "global '",
+            fe_is(e, A_Name) ? fe_utf8(f, fe_get(f, e, S_id))
+            : fe_is(e, A_Attribute) ? fe_utf8(f, fe_get(f, e, S_attr)) : "",
+            fe_is(e, A_Call) ? "" : "'", fe_describe_object(f, r->obj));
 }
 
 /* attribute := dotted global name (math.pi, jit.blockIdx.x)
@@ -214,8 +216,13 @@ call(Fe *f, PyObject *e, Loc loc)
     if (fe_is(fn, A_Attribute) && !fe_resolve(f, fn, &r)) {
         return method_call(f, e, fn, n, loc);
     }
-    if (!fe_is(fn, A_Name) && !fe_is(fn, A_Attribute)) {
+    if (!fe_is(fn, A_Name) && !fe_is(fn, A_Attribute) && !fe_is(fn, A_Call)) {
         fe_fail(f, loc, "only named functions can be called in kernels");
+    }
+    if (fe_is(fn, A_Call) && !fe_resolve(f, fn, &r)) {
+        fe_fail_kind(f, loc, CE_TYPE, "a function made by a call (make(10)(x)) must be made "
+                     "at compile time: the call may not use local variables, and must call "
+                     "plain Python code");
     }
     if (!fe_resolve(f, fn, &r)) {
         fe_fail(f, loc, "'%s' is a local variable, not a function: it cannot be called",
@@ -237,6 +244,11 @@ call(Fe *f, PyObject *e, Loc loc)
         n->cval.dt = r.dt;
         break;
     case R_DEVFUNC:
+        if (f->cx->depth >= FE_MAX_DEPTH) {
+            fe_fail_kind(f, loc, CE_VALUE, "device functions nested more than %d deep: a "
+                         "factory whose products call the next product without end?",
+                         FE_MAX_DEPTH);
+        }
         n->op = BI_DEVFUNC;
         n->fn = fe_read(f->cx, r.obj, 1, f->fn->boundscheck);
         break;
@@ -247,6 +259,9 @@ call(Fe *f, PyObject *e, Loc loc)
     case R_NAMESPACE:
     case R_NONE:
     case R_OTHER:
+        if (fe_resolve(f, e, &r)) {
+            return resolved_value(f, &r, e, loc);     /* run by Python: its value */
+        }
         if (PyFunction_Check(r.obj)) {
             fe_fail_kind(f, loc, CE_TYPE, "cannot call plain Python function '%s' from a kernel; decorate it "
                     "with @jit.rawkernel(device=True)", fe_utf8(f, fe_get(f, r.obj, S___name__)));

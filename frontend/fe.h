@@ -13,12 +13,16 @@ typedef struct {
     Func *fn;
 } FeSeen;
 
+/* device functions read one inside another, at most (factories that recurse) */
+#define FE_MAX_DEPTH 64
+
 typedef struct {
     Arena *arena;
     CjTry *try_;
     PyObject *keep;     /* a list holding every new reference until the end */
     FeSeen *seen;       /* device functions already read (recursion, sharing) */
     int nseen, capseen;
+    int depth;          /* device functions being read, one inside another */
 } FeCtx;
 
 /* Reads `pyfunc` (a plain Python function) into IR; longjmps through

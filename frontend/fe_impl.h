@@ -16,7 +16,7 @@
     X(Starred) X(And) X(Or) X(Add) X(Sub) X(Mult) X(Div) X(FloorDiv) X(Mod) \
     X(Pow) X(LShift) X(RShift) X(BitOr) X(BitXor) X(BitAnd) X(MatMult) \
     X(Invert) X(Not) X(UAdd) X(USub) X(Eq) X(NotEq) X(Lt) X(LtE) X(Gt) X(GtE) \
-    X(Is) X(IsNot) X(In) X(NotIn) X(Lambda) X(NamedExpr) X(JoinedStr)
+    X(Is) X(IsNot) X(In) X(NotIn) X(Lambda) X(NamedExpr) X(JoinedStr) X(Expression)
 
 enum {
 #define AST_ENUM(n) A_##n,
@@ -106,6 +106,7 @@ const char *fe_module_name(PyObject *obj);
 int fe_is_local_name(Fe *f, PyObject *name);
 const char *fe_describe_object(Fe *f, PyObject *obj);
 int fe_resolve(Fe *f, PyObject *e, Resolved *out);
+PyObject *fe_compile_time_call(Fe *f, PyObject *e, Loc loc);
 void fe_bound_names(Fe *f, PyObject *list);
 void fe_read_closure(Fe *f, PyObject *pyfunc, PyObject *code);
 

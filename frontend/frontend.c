@@ -57,6 +57,25 @@ seen_find(FeCtx *cx, PyObject *pyfunc)
     return NULL;
 }
 
+/* A name no other function of this compilation has: g, then g_2, g_3 for
+ * other functions called g (two products of one factory, two lambdas on one
+ * line), so that their C++ names differ. */
+static const char *
+unique_name(FeCtx *cx, const char *name)
+{
+    const char *s = name;
+    for (int k = 2;; k++) {
+        int taken = 0;
+        for (int i = 0; i < cx->nseen && !taken; i++) {
+            taken = strcmp(cx->seen[i].fn->name, s) == 0;
+        }
+        if (!taken) {
+            return s;
+        }
+        s = cj_aprintf(cx->arena, "%s_%d", name, k);
+    }
+}
+
 /* Records `fn` as read before its body is, so that recursion finds it. */
 static void
 seen_add(FeCtx *cx, PyObject *pyfunc, Func *fn)
@@ -80,7 +99,7 @@ read_lambda(Fe *f, PyObject *lines, int first, PyObject *code, PyObject *filenam
 {
     Func *fn = f->fn;
     PyObject *lam = fe_find_lambda(f, lines, first, code, filename);
-    fn->name = cj_aprintf(f->cx->arena, "lambda%d", first + 1);
+    fn->name = unique_name(f->cx, cj_aprintf(f->cx->arena, "lambda%d", first + 1));
     fn->loc = fe_loc_of(f, lam);
     read_params(f, lam);
     fn->nparams = f->nvars;
@@ -127,7 +146,8 @@ fe_read(FeCtx *cx, PyObject *pyfunc, int is_device, int boundscheck)
     fn->is_device = is_device;
     fn->boundscheck = boundscheck;
     PyObject *code = PyFunction_GET_CODE(pyfunc);
-    fn->name = fe_utf8(f, fe_get(f, pyfunc, S___name__));
+    const char *pyname = fe_utf8(f, fe_get(f, pyfunc, S___name__));
+    fn->name = unique_name(cx, pyname);
     PyObject *filename = fe_get(f, code, S_co_filename);
     f->file = fn->file = fe_utf8(f, filename);
     f->globals = PyFunction_GET_GLOBALS(pyfunc);
@@ -136,11 +156,13 @@ fe_read(FeCtx *cx, PyObject *pyfunc, int is_device, int boundscheck)
     int first;
     PyObject *lines = fe_source_lines(f, code, filename, &first);
     f->locals = fe_keep(f, PySet_New(NULL));
-    if (strcmp(fn->name, "<lambda>") == 0) {
+    cx->depth++;
+    if (strcmp(pyname, "<lambda>") == 0) {
         read_lambda(f, lines, first, code, filename);
     } else {
         read_def(f, lines, first, filename);
     }
+    cx->depth--;
     fn->vars = f->vars;
     fn->nvars = f->nvars;
     fn->nnodes = f->nnodes;

@@ -230,13 +230,73 @@ fe_describe_object(Fe *f, PyObject *obj)
     return cj_aprintf(f->cx->arena, "an object of type '%s'", Py_TYPE(obj)->tp_name);
 }
 
-/* dotted := name { '.' name }
+/* Does expression e read a local variable of the function anywhere? */
+static int
+uses_locals(Fe *f, PyObject *e)
+{
+    PyObject *it = fe_keep(f, PyObject_CallOneArg(fe_ast_walk, e));
+    PyObject *node;
+    int found = 0;
+    while (it && !found && (node = PyIter_Next(it))) {
+        found = fe_is(node, A_Name) && fe_is_local_name(f, fe_get(f, node, S_id));
+        Py_DECREF(node);
+    }
+    if (!it || PyErr_Occurred()) {
+        fe_fail_py(f, fe_loc_of(f, e), "cujit could not walk an expression");
+    }
+    return found;
+}
+
+/* Is the callee of call e a plain Python callable (a factory, numpy.dtype),
+ * not one the kernel language gives a meaning (a builtin, a cast, a device
+ * function)? */
+static int
+plain_callee(Fe *f, PyObject *e)
+{
+    Resolved r;
+    PyObject *fn = fe_get(f, e, S_func);
+    return (fe_is(fn, A_Name) || fe_is(fn, A_Attribute) || fe_is(fn, A_Call))
+           && fe_resolve(f, fn, &r) && r.kind == R_OTHER && PyCallable_Check(r.obj);
+}
+
+/* compile_time_call := callee '(' args ')' where neither callee nor args read
+ * a local variable and the callee is a plain Python callable: make(10),
+ * numpy.dtype(t), g(step * 2).  Python runs it while the kernel compiles (as
+ * cupyx.jit does) and the value, kept, is resolved as a global would be: a
+ * device function, a dtype, a constant.  NULL when it is not such a call. */
+PyObject *
+fe_compile_time_call(Fe *f, PyObject *e, Loc loc)
+{
+    if (!fe_is(e, A_Call) || uses_locals(f, e) || !plain_callee(f, e)) {
+        return NULL;
+    }
+    PyObject *expr = fe_keep(f, PyObject_CallOneArg((PyObject *)fe_ast_types[A_Expression], e));
+    PyObject *compile = PyDict_GetItemString(fe_builtins_dict, "compile");
+    PyObject *code = expr && compile ? fe_keep(f, PyObject_CallFunction(
+                         compile, "Oss", expr, f->file, "eval")) : NULL;
+    PyObject *locals = f->closure ? f->closure : f->globals;
+    PyObject *v = code ? fe_keep(f, PyEval_EvalCode(code, f->globals, locals)) : NULL;
+    if (!v) {
+        fe_fail_py(f, loc, "this call runs in Python while the kernel compiles, and it raised");
+    }
+    return v;
+}
+
+/* dotted := name { '.' name } | compile_time_call { '.' name }
  * Resolves Name / Attribute chains that do not start at a local. Returns 0
  * if the expression starts at a local (the caller reads it as a value). */
 int
 fe_resolve(Fe *f, PyObject *e, Resolved *out)
 {
     Loc loc = fe_loc_of(f, e);
+    if (fe_is(e, A_Call)) {
+        PyObject *v = fe_compile_time_call(f, e, loc);
+        if (!v) {
+            return 0;
+        }
+        *out = classify(f, v, loc);
+        return 1;
+    }
     if (fe_is(e, A_Name)) {
         PyObject *id = fe_get(f, e, S_id);
         if (fe_is_local_name(f, id)) {

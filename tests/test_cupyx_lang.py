@@ -114,3 +114,53 @@ def test_unknown_name_is_a_plain_compile_error():
     with pytest.raises(cujit.CompileError) as info:
         unknown_name.inspect_cuda("(float32[::1],)")
     assert type(info.value) is cujit.CompileError
+
+
+# ---- factories, closures and calls run at compile time ----
+
+def _scale(k):
+    return 1.5 * k
+
+
+@jit.rawkernel()
+def folded_call(x, out):
+    out[0] = x[0] * _scale(2)
+
+
+def test_plain_call_with_constant_arguments_is_folded():
+    src = folded_call.inspect_cuda(SIG)
+    assert "x.data[0LL] * 3.0f" in src and "_scale" not in src
+
+
+def _kernel_factory(c):
+    @jit.rawkernel()
+    def k(x, out):
+        out[0] = x[0] + c
+    return k
+
+
+def test_kernel_factory_products_do_not_share_code_or_cache():
+    a, b = _kernel_factory(1), _kernel_factory(2)
+    sa, sb = a.inspect_cuda(SIG), b.inspect_cuda(SIG)
+    assert "+ 1.0f" in sa and "+ 2.0f" in sb
+    assert a.inspect_ptx(SIG) != b.inspect_ptx(SIG)
+    assert cujit._cujit._cache_key(sa, "k") != cujit._cujit._cache_key(sb, "k")
+
+
+def _device_factory(c):
+    @jit.rawkernel(device=True)
+    def g(v):
+        return v * c
+    return g
+
+
+@jit.rawkernel()
+def same_named_products(x, out):
+    out[0] = _device_factory(2)(x[0]) + _device_factory(3)(x[0])
+
+
+def test_same_named_device_functions_get_distinct_names():
+    src = same_named_products.inspect_cuda(SIG)
+    names = re.findall(r"__device__ __forceinline__ float (\w+)\(", src)
+    assert len(names) == 2 and len(set(names)) == 2, names
+    same_named_products.inspect_ptx(SIG)

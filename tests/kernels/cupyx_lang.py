@@ -74,6 +74,89 @@ def return_none(x, out):
     return None
 
 
+def _offset_adder(const):
+    """A factory: every product is a device function named f."""
+    @jit.rawkernel(device=True)
+    def f(x, y):
+        return x + y + const
+    return f
+
+
+@jit.rawkernel()
+def factory_products(x, y, z):
+    tid = jit.grid(1)
+    if tid < z.size:
+        z[tid] = _offset_adder(10)(x[tid], y[tid])
+        z[tid] += _offset_adder(20)(x[tid], y[tid])
+        z[tid] += _offset_adder(30)(x[tid], y[tid])
+
+
+def _tree_step(step):
+    """A factory whose product calls the next product until step reaches
+    256: the constant-false branch must not be compiled, or it never ends."""
+    @jit.rawkernel(device=True)
+    def f(x):
+        if step < 256:
+            tid = jit.threadIdx.x
+            if tid % (step * 2) == 0:
+                x[tid] += x[tid + step]
+            jit.syncthreads()
+            _tree_step(step * 2)(x)
+    return f
+
+
+@jit.rawkernel()
+def factory_tree_sum(x, y):
+    tid = jit.threadIdx.x
+    y[tid] = x[tid]
+    jit.syncthreads()
+    _tree_step(1)(y)
+
+
+sq = jit.rawkernel(device=True)(lambda v: v * v); cube = jit.rawkernel(device=True)(lambda v: v * v * v)  # noqa: E702,E501
+
+
+@jit.rawkernel()
+def two_lambdas_one_line(x, out):
+    i = jit.grid(1)
+    if i < x.size:
+        out[i] = sq(x[i]) + cube(x[i])
+
+
+def _clip_kernel(dtype):
+    """Closure-captured dtype and type: dtype.type(x), numpy.dtype(t).type(inf)."""
+    t = dtype.type
+
+    @jit.rawkernel()
+    def clip_cast(x, lo, out):
+        i = jit.grid(1)
+        if i < x.size:
+            v = dtype.type(x[i])
+            out[i] = max(min(v, np.dtype(t).type(np.inf)), t(lo))
+    return clip_cast
+
+
+clip_cast_f32 = _clip_kernel(np.dtype(np.float32))
+clip_cast_i16 = _clip_kernel(np.dtype(np.int16))
+
+
+def _add_kernel(c):
+    """A kernel factory: both products are kernels named add_c."""
+    @jit.rawkernel()
+    def add_c(x, out):
+        i = jit.grid(1)
+        if i < x.size:
+            out[i] = x[i] + c
+    return add_c
+
+
+add_one, add_two = _add_kernel(1), _add_kernel(2)
+
+
+def _check_tree(got, x):
+    assert got[0] == x.sum(), (got[0], x.sum())
+
+
 CASES = [
     (unrolled_sums, (rand(64 * N_TAPS, np.float32), poison(64, np.float32), np.int32(5)),
      [("#pragma unroll\n", True), ("#pragma unroll 4\n", True),
@@ -81,6 +164,17 @@ CASES = [
     (constant_branches, (rand(32, np.float32), poison(32, np.float32)),
      [("no_such", False), ("print", False), ("w = 2", True)]),
     (return_none, (rand(32, np.float32), poison(32, np.float32)), [("return;", True)]),
+    (factory_products, (rand(32, np.int32), rand(32, np.int32), poison(32, np.int32)),
+     [("x + y + 10", True), ("x + y + 20", True), ("x + y + 30", True)]),
+    (factory_tree_sum, (rand(256, np.int32), poison(256, np.int32)),
+     [("step", False), ("(int)256LL", True), ("512", False)]),
+    (two_lambdas_one_line, (rand(32, np.int32), poison(32, np.int32)),
+     [("return v * v;", True), ("return v * v * v;", True)]),
+    (clip_cast_f32, (rand(32, np.float64), np.int32(-3), poison(32, np.float32)),
+     [("CJ_INF", True)]),
+    (clip_cast_i16, (rand(32, np.float64), np.int32(-3), poison(32, np.int16))),
+    (add_one, (rand(32, np.float32), poison(32, np.float32)), [("+ 1.0f", True)]),
+    (add_two, (rand(32, np.float32), poison(32, np.float32)), [("+ 2.0f", True)]),
 ]
 
 RUN = [
@@ -91,4 +185,19 @@ RUN = [
      lambda x, out: {1: x * 2 + 2}),
     (return_none, 1, 64, lambda: (rand(40, np.float32), rand(64, np.float32)),
      lambda x, out: {1: np.concatenate([np.maximum(x, 0), out[40:]])}),
+    (factory_products, 1, 32,
+     lambda: (rand(30, np.int32), rand(30, np.int32), poison(30, np.int32)),
+     lambda x, y, z: {2: (x + y) * 3 + 60}),
+    (factory_tree_sum, 1, 256, lambda: (rand(256, np.int32), poison(256, np.int32)),
+     lambda x, y: {1: lambda got: _check_tree(got, x)}),
+    (two_lambdas_one_line, 1, 32, lambda: (rand(32, np.int32), poison(32, np.int32)),
+     lambda x, out: {1: x * x + x * x * x}),
+    (clip_cast_f32, 1, 64, lambda: (rand(64, np.float64), np.int32(-3), poison(64, np.float32)),
+     lambda x, lo, out: {2: np.maximum(x.astype(np.float32), np.float32(lo))}),
+    (clip_cast_i16, 1, 64, lambda: (rand(64, np.float64), np.int32(-3), poison(64, np.int16)),
+     lambda x, lo, out: {2: np.maximum(x.astype(np.int16), np.int16(lo))}),
+    (add_one, 1, 32, lambda: (rand(32, np.float32), poison(32, np.float32)),
+     lambda x, out: {1: x + 1}),
+    (add_two, 1, 32, lambda: (rand(32, np.float32), poison(32, np.float32)),
+     lambda x, out: {1: x + 2}),
 ]
