@@ -325,6 +325,62 @@ static const char *const atomic_ops[] = {
     "CJ_DEVICE float cj_atomic_cas(float *p, float c, float v) { return __int_as_float(atomicCAS((int *)p, __float_as_int(c), __float_as_int(v))); }\n"
     "CJ_DEVICE double cj_atomic_cas(double *p, double c, double v) { return __longlong_as_double((long long)atomicCAS((unsigned long long *)p, (unsigned long long)__double_as_longlong(c), (unsigned long long)__double_as_longlong(v))); }\n",
 };
+/* 16-bit atomics (sm_70 on): CUDA has a 16-bit compare-and-swap and a
+ * float16 add; the rest loop on the compare-and-swap */
+static const char atomic16_common[] =
+    "CJ_DEVICE unsigned short cj_cas16(unsigned short *p, unsigned short c, unsigned short v)\n"
+    "{\n"
+    "    unsigned short old;\n"
+    "    asm volatile(\"atom.cas.b16 %0, [%1], %2, %3;\" : \"=h\"(old) : \"l\"(p), \"h\"(c), \"h\"(v) : \"memory\");\n"
+    "    return old;\n"
+    "}\n"
+    "#define CJ_AT16(name, T, tobits, frombits, update) \\\n"
+    "    CJ_DEVICE T name(T *p, T v) \\\n"
+    "    { \\\n"
+    "        unsigned short *q = (unsigned short *)p, old = *q, assumed; \\\n"
+    "        do { \\\n"
+    "            assumed = old; \\\n"
+    "            T cur = frombits(assumed); \\\n"
+    "            old = cj_cas16(q, assumed, tobits((T)(update))); \\\n"
+    "        } while (old != assumed); \\\n"
+    "        return frombits(old); \\\n"
+    "    }\n"
+    "#define CJ_AT16_INTS(name, update) \\\n"
+    "    CJ_AT16(name, short, (unsigned short), (short), update) \\\n"
+    "    CJ_AT16(name, unsigned short, (unsigned short), (unsigned short), update)\n";
+
+static const char atomic16_half[] =
+    "CJ_DEVICE unsigned short cj_h2b(cj_half h) { return h.bits; }\n"
+    "CJ_DEVICE cj_half cj_b2h(unsigned short b) { cj_half h; h.bits = b; return h; }\n"
+    "CJ_DEVICE cj_half cj_atomic_addh(cj_half *p, unsigned short v)\n"
+    "{\n"
+    "    unsigned short old;\n"
+    "    asm volatile(\"atom.add.noftz.f16 %0, [%1], %2;\" : \"=h\"(old) : \"l\"(p), \"h\"(v) : \"memory\");\n"
+    "    return cj_b2h(old);\n"
+    "}\n";
+
+/* by op - BI_ATOMIC_ADD: int16 and uint16, then float16 */
+static const char *const atomic16_ops[][2] = {
+    {"CJ_AT16_INTS(cj_atomic_add, cur + v)\n",
+     "CJ_DEVICE cj_half cj_atomic_add(cj_half *p, cj_half v) { return cj_atomic_addh(p, v.bits); }\n"},
+    {"CJ_AT16_INTS(cj_atomic_sub, cur - v)\n",
+     "CJ_DEVICE cj_half cj_atomic_sub(cj_half *p, cj_half v) { return cj_atomic_addh(p, v.bits ^ 0x8000); }\n"},
+    {"CJ_AT16_INTS(cj_atomic_max, v > cur ? v : cur)\n",
+     "CJ_AT16(cj_atomic_max, cj_half, cj_h2b, cj_b2h, (v > cur || cur != cur) ? v : cur)\n"},
+    {"CJ_AT16_INTS(cj_atomic_min, v < cur ? v : cur)\n",
+     "CJ_AT16(cj_atomic_min, cj_half, cj_h2b, cj_b2h, (v < cur || cur != cur) ? v : cur)\n"},
+    {"CJ_AT16_INTS(cj_atomic_exch, v)\n",
+     "CJ_AT16(cj_atomic_exch, cj_half, cj_h2b, cj_b2h, v)\n"},
+    {"CJ_AT16_INTS(cj_atomic_and, cur & v)\n", ""},
+    {"CJ_AT16_INTS(cj_atomic_or, cur | v)\n", ""},
+    {"CJ_AT16_INTS(cj_atomic_xor, cur ^ v)\n", ""},
+    {"", ""},
+    {"", ""},
+    {"CJ_DEVICE short cj_atomic_cas(short *p, short c, short v) { return (short)cj_cas16((unsigned short *)p, (unsigned short)c, (unsigned short)v); }\n"
+     "CJ_DEVICE unsigned short cj_atomic_cas(unsigned short *p, unsigned short c, unsigned short v) { return cj_cas16(p, c, v); }\n",
+     "CJ_DEVICE cj_half cj_atomic_cas(cj_half *p, cj_half c, cj_half v) { return cj_b2h(cj_cas16((unsigned short *)p, c.bits, v.bits)); }\n"},
+};
+
 static const char warp[] =
     "CJ_DEVICE int cj_laneid(void)\n"
     "{\n"
@@ -337,9 +393,13 @@ static const char dynshared[] =
     "extern __shared__ __align__(16) unsigned char cj_dyn_smem[];\n";
 
 static void
-atomics(Buf *b, unsigned used)
+atomics(Buf *b, unsigned used, int half)
 {
     buf_puts(b, atomic_common);
+    buf_puts(b, atomic16_common);
+    if (half) {
+        buf_puts(b, atomic16_half);
+    }
     if (used & ((1u << (BI_ATOMIC_MAX - BI_ATOMIC_ADD)) | (1u << (BI_ATOMIC_MIN - BI_ATOMIC_ADD)))) {
         buf_puts(b, atomic_fminmax);
     }
@@ -349,6 +409,8 @@ atomics(Buf *b, unsigned used)
     for (int op = 0; op <= BI_ATOMIC_CAS - BI_ATOMIC_ADD; op++) {
         if (used & (1u << op)) {
             buf_puts(b, atomic_ops[op]);
+            buf_puts(b, atomic16_ops[op][0]);
+            buf_puts(b, half ? atomic16_ops[op][1] : "");
         }
     }
 }
@@ -385,7 +447,7 @@ cg_prelude(Buf *b, unsigned features, unsigned atomic_ops_used)
         buf_puts(b, bounds);
     }
     if (features & FEAT_ATOMIC) {
-        atomics(b, atomic_ops_used);
+        atomics(b, atomic_ops_used, (features & FEAT_F16) != 0);
     }
     if (features & FEAT_WARP) {
         buf_puts(b, warp);

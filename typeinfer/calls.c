@@ -192,11 +192,15 @@ alloc_type(Ti *t, Node *n)
     return ty;
 }
 
-static int
-atomic_ok(int op, DType dt)
+#define DM(d) (1u << (d))
+#define DM_INT (DM(DT_I16) | DM(DT_U16) | DM(DT_I32) | DM(DT_U32) | DM(DT_I64) | DM(DT_U64))
+
+/* The dtypes an atomic takes: those CUDA has the operation for, natively or
+ * through a compare-and-swap of the element's width (16 bits from sm_70 on;
+ * there is none of 8 bits, so no int8, uint8 or bool). */
+static unsigned
+atomic_dtypes(int op)
 {
-    int i32 = dt == DT_I32 || dt == DT_U32, i64 = dt == DT_I64 || dt == DT_U64;
-    int fl = dt == DT_F32 || dt == DT_F64;
     switch (op) {
     case BI_ATOMIC_ADD:
     case BI_ATOMIC_SUB:
@@ -204,17 +208,33 @@ atomic_ok(int op, DType dt)
     case BI_ATOMIC_MIN:
     case BI_ATOMIC_EXCH:
     case BI_ATOMIC_CAS:
-        return i32 || i64 || fl;
+        return DM_INT | DM(DT_F16) | DM(DT_F32) | DM(DT_F64);
     case BI_ATOMIC_AND:
     case BI_ATOMIC_OR:
     case BI_ATOMIC_XOR:
-        return i32 || i64;
+        return DM_INT;
     case BI_ATOMIC_INC:
     case BI_ATOMIC_DEC:
-        return dt == DT_U32 || dt == DT_U64;
+        return DM(DT_U32) | DM(DT_U64);
     default:
         return 0;
     }
+}
+
+/* "int16, uint16, ..." for a mask of dtypes */
+static const char *
+dtype_list(Ti *t, unsigned mask)
+{
+    Buf b;
+    buf_init(&b);
+    for (int d = 0; d < DT_COUNT; d++) {
+        if (mask & DM(d)) {
+            buf_printf(&b, "%s%s", b.len ? ", " : "", cj_dtypes[d].name);
+        }
+    }
+    const char *s = cj_strdup(t->p->arena, b.s ? b.s : "");
+    buf_free(&b);
+    return s;
 }
 
 /* jit.atomic_op(array, index, value); atomic_cas(array, index, compare, value) */
@@ -237,13 +257,9 @@ atomic_type(Ti *t, Node *n)
         ti_err(t, n->list[0], "%s() needs an array as its first argument, got %s", bname(n),
                ti_tstr(t, a));
     }
-    if (!atomic_ok(n->op, a->dtype)) {
-        ti_err(t, n, "%s() is not supported on %s arrays (supported: %s)", bname(n),
-               cj_dtypes[a->dtype].name,
-               n->op == BI_ATOMIC_INC || n->op == BI_ATOMIC_DEC ? "uint32, uint64"
-               : n->op == BI_ATOMIC_AND || n->op == BI_ATOMIC_OR || n->op == BI_ATOMIC_XOR
-               ? "int32, uint32, int64, uint64"
-               : "int32, uint32, int64, uint64, float32, float64");
+    if (!(atomic_dtypes(n->op) & DM(a->dtype))) {
+        ti_err(t, n, "%s() is not supported on %s arrays: CUDA has it for %s", bname(n),
+               cj_dtypes[a->dtype].name, dtype_list(t, atomic_dtypes(n->op)));
     }
     int nidx = ix && ix->kind == TY_TUPLE ? ix->ntup : 1;
     if (ix && nidx != a->ndim) {

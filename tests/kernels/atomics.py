@@ -1,15 +1,17 @@
 """Atomics: jit.atomic_add / sub / max / min / exch / and / or / xor / inc /
-dec / cas on every sensible dtype (int32, uint32, int64, uint64, float32,
-float64; the bitwise ones on integers, inc / dec on unsigned), with an int
-or a tuple index, on global and shared arrays; the old value they return."""
+dec / cas on every dtype CUDA has them for (int16 to uint64, float16 to
+float64; the bitwise ones on integers, inc / dec on unsigned 32 and 64
+bits), with an int or a tuple index, on global and shared arrays; the old
+value they return.  16-bit ones need sm_70 (a 16-bit compare-and-swap)."""
 import numpy as np
 
 from cujit import jit
 
 from ._common import poison, rand
 
-ARITH = [np.int32, np.uint32, np.int64, np.uint64, np.float32, np.float64]
-BITWISE = [np.int32, np.uint32, np.int64, np.uint64]
+ARITH = [np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64, np.float16, np.float32,
+         np.float64]
+BITWISE = [np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64]
 UNSIGNED = [np.uint32, np.uint64]
 SLOTS = 4
 N = 200
@@ -82,7 +84,7 @@ def _sub_ref(vals, acc):
 
 def _slot_args(dt, init, lo, hi):
     # float values are whole numbers: their sums do not depend on the order
-    return lambda: (np.round(rand(N, dt, lo, hi)).astype(dt), np.array(init, dt))
+    return lambda: (np.round(rand(N, dt, lo, hi)).astype(dt), np.array(init).astype(dt))
 
 
 def _arith_range(dt):
@@ -231,7 +233,10 @@ for _k, _dts, _ref, _init, _check in SLOT_OPS:
     for _dt in _dts:
         _lo, _hi = _bitwise_range(_dt) if _k in (and_slots, or_slots, xor_slots) \
             else _arith_range(_dt)
-        _args = _slot_args(_dt, _init, _lo, _hi)
+        _start = _init
+        if _k is sub_slots and np.dtype(_dt).itemsize == 2:
+            _start = [1000, 1100, 1200, 1300]     # float16 whole numbers stay exact
+        _args = _slot_args(_dt, _start, _lo, _hi)
         _checks = [(_check, True)] if _check and _dt == np.int32 else []
         CASES.append((_k, _args(), _checks))
         RUN.append((_k, 2, 128, _args, _ref))

@@ -153,6 +153,28 @@ def _add_kernel(c):
 add_one, add_two = _add_kernel(1), _add_kernel(2)
 
 
+@jit.rawkernel()
+def half_histogram(vals, w, hist):
+    """float16 atomics in shared memory, then into global memory."""
+    local = jit.shared_memory(np.float16, 8)
+    t = jit.threadIdx.x
+    if t < 8:
+        local[t] = 0
+    jit.syncthreads()
+    i = jit.grid(1)
+    if i < vals.size:
+        jit.atomic_add(local, vals[i], w[i])
+    jit.syncthreads()
+    if t < 8:
+        jit.atomic_add(hist, t, local[t])
+
+
+def _half_hist_ref(vals, w, hist):
+    out = hist.astype(np.float64)
+    np.add.at(out, vals, w.astype(np.float64))
+    return {2: out}
+
+
 def _check_tree(got, x):
     assert got[0] == x.sum(), (got[0], x.sum())
 
@@ -174,6 +196,8 @@ CASES = [
      [("CJ_INF", True)]),
     (clip_cast_i16, (rand(32, np.float64), np.int32(-3), poison(32, np.int16))),
     (add_one, (rand(32, np.float32), poison(32, np.float32)), [("+ 1.0f", True)]),
+    (half_histogram, (rand(300, np.int32, 0, 7), rand(300, np.float16, -4, 4).round(),
+                      np.zeros(8, np.float16)), [("atom.add.noftz.f16", True)]),
     (add_two, (rand(32, np.float32), poison(32, np.float32)), [("+ 2.0f", True)]),
 ]
 
@@ -198,6 +222,9 @@ RUN = [
      lambda x, lo, out: {2: np.maximum(x.astype(np.int16), np.int16(lo))}),
     (add_one, 1, 32, lambda: (rand(32, np.float32), poison(32, np.float32)),
      lambda x, out: {1: x + 1}),
+    (half_histogram, 3, 128, lambda: (rand(300, np.int32, 0, 7),
+                                      rand(300, np.float16, -4, 4).round(),
+                                      rand(8, np.float16, -4, 4).round()), _half_hist_ref),
     (add_two, 1, 32, lambda: (rand(32, np.float32), poison(32, np.float32)),
      lambda x, out: {1: x + 2}),
 ]
