@@ -392,14 +392,13 @@ static const char warp[] =
 static const char dynshared[] =
     "extern __shared__ __align__(16) unsigned char cj_dyn_smem[];\n";
 
+/* the atomics used; `bits16`: their 16-bit forms too, `half` the float16 ones */
 static void
-atomics(Buf *b, unsigned used, int half)
+atomics(Buf *b, unsigned used, int bits16, int half)
 {
     buf_puts(b, atomic_common);
-    buf_puts(b, atomic16_common);
-    if (half) {
-        buf_puts(b, atomic16_half);
-    }
+    buf_puts(b, bits16 ? atomic16_common : "");
+    buf_puts(b, bits16 && half ? atomic16_half : "");
     if (used & ((1u << (BI_ATOMIC_MAX - BI_ATOMIC_ADD)) | (1u << (BI_ATOMIC_MIN - BI_ATOMIC_ADD)))) {
         buf_puts(b, atomic_fminmax);
     }
@@ -409,8 +408,8 @@ atomics(Buf *b, unsigned used, int half)
     for (int op = 0; op <= BI_ATOMIC_CAS - BI_ATOMIC_ADD; op++) {
         if (used & (1u << op)) {
             buf_puts(b, atomic_ops[op]);
-            buf_puts(b, atomic16_ops[op][0]);
-            buf_puts(b, half ? atomic16_ops[op][1] : "");
+            buf_puts(b, bits16 ? atomic16_ops[op][0] : "");
+            buf_puts(b, bits16 && half ? atomic16_ops[op][1] : "");
         }
     }
 }
@@ -447,7 +446,7 @@ cg_prelude(Buf *b, unsigned features, unsigned atomic_ops_used)
         buf_puts(b, bounds);
     }
     if (features & FEAT_ATOMIC) {
-        atomics(b, atomic_ops_used, (features & FEAT_F16) != 0);
+        atomics(b, atomic_ops_used, (features & FEAT_ATOMIC16) != 0, (features & FEAT_F16) != 0);
     }
     if (features & FEAT_WARP) {
         buf_puts(b, warp);

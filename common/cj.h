@@ -304,6 +304,7 @@ enum {
     FEAT_ASSERT = 1 << 4, FEAT_DYNSHARED = 1 << 5, FEAT_MATH = 1 << 6, FEAT_WARP = 1 << 7,
     FEAT_BOUNDS = 1 << 8, FEAT_INTDIV = 1 << 9, FEAT_INFNAN = 1 << 10, FEAT_FLOATDIV = 1 << 11,
     FEAT_IPOW = 1 << 12, FEAT_PACK = 1 << 13, FEAT_SU_CMP = 1 << 14,
+    FEAT_ATOMIC16 = 1 << 15,    /* an atomic on int16, uint16 or float16 (inline PTX) */
 };
 
 typedef struct {

@@ -43,6 +43,14 @@ HOST_ASM = [
      r"{ _Float16 cj_h = (_Float16)\2; memcpy(&\1, &cj_h, 2); }"),
     (re.compile(r'asm\("cvt\.f32\.f16 %0, %1;" : "=f"\((\w+)\) : "h"\((\w+)\)\);'),
      r"{ _Float16 cj_h; memcpy(&cj_h, &\2, 2); \1 = (float)cj_h; }"),
+    # 16-bit atomics: one thread at a time, so a plain read-modify-write
+    (re.compile(r'asm volatile\("atom\.cas\.b16 %0, \[%1\], %2, %3;" : "=h"\((\w+)\) : '
+                r'"l"\((\w+)\), "h"\((\w+)\), "h"\((\w+)\) : "memory"\);'),
+     r"{ \1 = *(unsigned short *)\2; if (\1 == \3) { *(unsigned short *)\2 = \4; } }"),
+    (re.compile(r'asm volatile\("atom\.add\.noftz\.f16 %0, \[%1\], %2;" : "=h"\((\w+)\) : '
+                r'"l"\((\w+)\), "h"\((\w+)\) : "memory"\);'),
+     r"{ _Float16 cj_a, cj_b; memcpy(&\1, \2, 2); memcpy(&cj_a, \2, 2); memcpy(&cj_b, &\3, 2); "
+     r"cj_a = cj_a + cj_b; memcpy(\2, &cj_a, 2); }"),
 ]
 
 

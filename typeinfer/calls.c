@@ -278,7 +278,7 @@ atomic_type(Ti *t, Node *n)
     }
     need(t, n->list[2], v, is_num(v) && kind(v) != 'c', "a real number value", n);
     need(t, cas ? n->list[3] : n->list[2], c, is_num(c) && kind(c) != 'c', "a number", n);
-    t->p->features |= FEAT_ATOMIC;
+    t->p->features |= FEAT_ATOMIC | (cj_dtypes[a->dtype].size == 2 ? FEAT_ATOMIC16 : 0);
     t->p->atomic_ops |= 1u << (n->op - BI_ATOMIC_ADD);
     return cj_scalar(a->dtype);
 }

@@ -123,8 +123,9 @@ def two_lambdas_one_line(x, out):
         out[i] = sq(x[i]) + cube(x[i])
 
 
-def _clip_kernel(dtype):
-    """Closure-captured dtype and type: dtype.type(x), numpy.dtype(t).type(inf)."""
+def _clip_kernel(dtype, hi):
+    """Closure-captured dtype and type: dtype.type(x), numpy.dtype(t).type(hi)
+    (hi is numpy.inf for floats; NumPy refuses to make an integer of it)."""
     t = dtype.type
 
     @jit.rawkernel()
@@ -132,12 +133,12 @@ def _clip_kernel(dtype):
         i = jit.grid(1)
         if i < x.size:
             v = dtype.type(x[i])
-            out[i] = max(min(v, np.dtype(t).type(np.inf)), t(lo))
+            out[i] = max(min(v, np.dtype(t).type(hi)), t(lo))
     return clip_cast
 
 
-clip_cast_f32 = _clip_kernel(np.dtype(np.float32))
-clip_cast_i16 = _clip_kernel(np.dtype(np.int16))
+clip_cast_f32 = _clip_kernel(np.dtype(np.float32), np.inf)
+clip_cast_i16 = _clip_kernel(np.dtype(np.int16), 5)
 
 
 def _add_kernel(c):
@@ -219,7 +220,7 @@ RUN = [
     (clip_cast_f32, 1, 64, lambda: (rand(64, np.float64), np.int32(-3), poison(64, np.float32)),
      lambda x, lo, out: {2: np.maximum(x.astype(np.float32), np.float32(lo))}),
     (clip_cast_i16, 1, 64, lambda: (rand(64, np.float64), np.int32(-3), poison(64, np.int16)),
-     lambda x, lo, out: {2: np.maximum(x.astype(np.int16), np.int16(lo))}),
+     lambda x, lo, out: {2: np.clip(x.astype(np.int16), np.int16(lo), np.int16(5))}),
     (add_one, 1, 32, lambda: (rand(32, np.float32), poison(32, np.float32)),
      lambda x, out: {1: x + 1}),
     (half_histogram, 3, 128, lambda: (rand(300, np.int32, 0, 7),
