@@ -30,44 +30,6 @@ load_entry(KernelObject *k, Entry *e, int dev)
     return 0;
 }
 
-static int
-dims_from(PyObject *o, unsigned out[3], const char *what)
-{
-    out[0] = out[1] = out[2] = 1;
-    if (PyLong_Check(o)) {
-        long long v = PyLong_AsLongLong(o);
-        if (v <= 0 || v > 0x7fffffff) {
-            if (!PyErr_Occurred()) {
-                PyErr_Format(PyExc_ValueError, "%s size must be positive, got %lld", what, v);
-            }
-            return -1;
-        }
-        out[0] = (unsigned)v;
-        return 0;
-    }
-    if (!PyTuple_Check(o) || PyTuple_GET_SIZE(o) < 1 || PyTuple_GET_SIZE(o) > 3) {
-        PyErr_Format(PyExc_TypeError, "%s must be an int or a tuple of 1 to 3 ints", what);
-        return -1;
-    }
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); i++) {
-        PyObject *x = PyTuple_GET_ITEM(o, i);
-        long long v = PyLong_Check(x) ? PyLong_AsLongLong(x) : -1;
-        if (!PyLong_Check(x)) {
-            PyErr_Format(PyExc_TypeError, "%s must hold ints", what);
-            return -1;
-        }
-        if (v <= 0 || v > (i ? 65535 : 0x7fffffff)) {
-            if (!PyErr_Occurred()) {
-                PyErr_Format(PyExc_ValueError, "%s dimension %zd must be in 1..%d, got %lld",
-                             what, i, i ? 65535 : 0x7fffffff, v);
-            }
-            return -1;
-        }
-        out[i] = (unsigned)v;
-    }
-    return 0;
-}
-
 /* the current device's limits, read once per device */
 static int
 device_limits(int *maxt, int *maxs)
@@ -459,7 +421,7 @@ static int
 config_from(LaunchConfig *c, PyObject *grid, PyObject *block, PyObject *stream,
             PyObject *shmem)
 {
-    if (dims_from(grid, c->grid, "grid") < 0 || dims_from(block, c->block, "block") < 0) {
+    if (rt_launch_dims(grid, c->grid, "grid") < 0 || rt_launch_dims(block, c->block, "block") < 0) {
         return -1;
     }
     c->shmem = 0;

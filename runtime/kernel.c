@@ -371,13 +371,16 @@ rt_check_error_record(RtKernel *k, void *stream, const char *kname, CjErrorRecor
 
 #define RAW_MAXARGS 64
 
-static int
-dims3(PyObject *o, unsigned out[3], const char *what)
+int
+rt_launch_dims(PyObject *o, unsigned out[3], const char *what)
 {
     out[0] = out[1] = out[2] = 1;
     if (PyLong_Check(o)) {
-        unsigned long v = PyLong_AsUnsignedLong(o);
-        if (PyErr_Occurred()) {
+        long long v = PyLong_AsLongLong(o);
+        if (v <= 0 || v > 0x7fffffff) {
+            if (!PyErr_Occurred()) {
+                PyErr_Format(PyExc_ValueError, "%s size must be positive, got %lld", what, v);
+            }
             return -1;
         }
         out[0] = (unsigned)v;
@@ -388,8 +391,17 @@ dims3(PyObject *o, unsigned out[3], const char *what)
         return -1;
     }
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); i++) {
-        unsigned long v = PyLong_AsUnsignedLong(PyTuple_GET_ITEM(o, i));
-        if (PyErr_Occurred()) {
+        PyObject *x = PyTuple_GET_ITEM(o, i);
+        long long v = PyLong_Check(x) ? PyLong_AsLongLong(x) : -1;
+        if (!PyLong_Check(x)) {
+            PyErr_Format(PyExc_TypeError, "%s must hold ints", what);
+            return -1;
+        }
+        if (v <= 0 || v > (i ? 65535 : 0x7fffffff)) {
+            if (!PyErr_Occurred()) {
+                PyErr_Format(PyExc_ValueError, "%s dimension %zd must be in 1..%d, got %lld",
+                             what, i, i ? 65535 : 0x7fffffff, v);
+            }
             return -1;
         }
         out[i] = (unsigned)v;
@@ -434,7 +446,7 @@ rt_py_launch_raw(PyObject *self, PyObject *args, PyObject *kw)
         PyErr_SetString(PyExc_ValueError, "too many arguments");
         return NULL;
     }
-    if (dims3(grid_o, grid, "grid") < 0 || dims3(block_o, block, "block") < 0
+    if (rt_launch_dims(grid_o, grid, "grid") < 0 || rt_launch_dims(block_o, block, "block") < 0
         || rt_get_stream(so, &stream) < 0 || rt_load_kernel(src, name, extra, &k, &hit) < 0) {
         return NULL;
     }

@@ -165,6 +165,10 @@ int rt_array_release(RtArray *a, void *stream, int copy_back);
  * object with __cuda_stream__, .ptr or .cuda_stream. */
 int rt_get_stream(PyObject *o, void **out);
 
+/* A grid or block given as an int or a tuple of 1 to 3 ints into out (the
+ * rest 1); -1 with TypeError / ValueError naming `what` ("grid", "block") */
+int rt_launch_dims(PyObject *o, unsigned out[3], const char *what);
+
 /* cuLaunchKernel; raises CudaError naming `kname` on failure. */
 int rt_launch(RtKernel *k, const unsigned grid[3], const unsigned block[3],
               unsigned shmem, void *stream, void **params, const char *kname);
