@@ -11,6 +11,8 @@ typedef struct {
     Func *fn;
     Buf *out;
     int last_line;      /* last #line emitted */
+    Buf *mark_buf;      /* the buffer it went into, and its length after it */
+    size_t mark_end;
     int ntemp;          /* numbering of cj_tN temporaries */
     int loop_var_escapes;
     Var *vec_i;         /* coarsening: a[i] of packed arrays reads a_v.v[cj_e] */
@@ -46,6 +48,8 @@ void cg_truth(Cg *g, Node *n, int prec);
 void cg_emit_roots(Program *p, Inst **roots, int nroots, const char *tail, Buf *out);
 void cg_form_prelude(Buf *b, unsigned features);
 void cg_stmt(Cg *g, Node *n);
+/* #line so that NVRTC names Python line `line` for the next line of output */
+void cg_line_mark(Cg *g, int line);
 void cg_declare_var(Cg *g, Var *v);
 void cg_coarsen(Cg *g, Inst *in);
 

@@ -41,56 +41,105 @@ arr_index(Scan *s, Var *v)
 static void scan_node(Scan *s, Node *n, int depth, int store);
 
 static void
+scan_list(Scan *s, Node **list, int n, int depth, int store)
+{
+    for (int i = 0; list && i < n; i++) {
+        scan_node(s, list[i], depth, store);
+    }
+}
+
+/* every operand and sub-statement of n, read (not a target) */
+static void
+scan_children(Scan *s, Node *n, int depth)
+{
+    scan_node(s, n->a, depth, 0);
+    scan_node(s, n->b, depth, 0);
+    scan_node(s, n->c, depth, 0);
+    scan_list(s, n->list, n->n, depth, 0);
+    scan_list(s, n->list2, n->n2, depth, 0);
+}
+
+/* a[ix], read or (store) written: packable only as a[i] */
+static void
 scan_index(Scan *s, Node *n, int depth, int store)
 {
     int k = n->a->kind == ND_VAR ? arr_index(s, n->a->var) : -1;
-    if (k >= 0) {
+    if (k < 0) {
+        scan_node(s, n->a, depth, 0);
+    } else {
         int plain = n->n == 1 && n->list[0]->kind == ND_VAR && n->list[0]->var == s->iv;
         if (!plain) {
             s->packable[k] = 0;
         }
         if (store) {
             s->written[k] = 1;
-            if (depth > 0) {
-                s->cond_written[k] = 1;
-            }
+            s->cond_written[k] |= depth > 0;
         } else {
             s->read[k] = 1;
         }
-    } else {
-        scan_node(s, n->a, depth, 0);
     }
-    for (int i = 0; i < n->n; i++) {
-        scan_node(s, n->list[i], depth, 0);
-    }
+    scan_list(s, n->list, n->n, depth, 0);
 }
 
-static int
-allowed_call(Scan *s, Node *n)
+/* a name: assigning i changes the element; an array used whole (passed on,
+ * aliased, given to an atomic) is not packed */
+static void
+scan_var(Scan *s, Node *n, int store)
 {
-    switch ((BuiltinKind)n->op) {
-    case BI_THREADIDX: case BI_BLOCKIDX: case BI_BLOCKDIM: case BI_GRIDDIM: case BI_GRID:
-    case BI_GRIDSIZE: case BI_LANEID: case BI_SYNCTHREADS: case BI_SYNCWARP:
-    case BI_THREADFENCE: case BI_THREADFENCE_BLOCK: case BI_THREADFENCE_SYSTEM:
-    case BI_SHARED_MEMORY: case BI_SHFL_SYNC: case BI_SHFL_UP_SYNC: case BI_SHFL_DOWN_SYNC:
-    case BI_SHFL_XOR_SYNC: case BI_ALL_SYNC: case BI_ANY_SYNC: case BI_BALLOT_SYNC:
-    case BI_ACTIVEMASK: case BI_PRINT: case BI_DEVFUNC:
-        return 0;
-    case BI_ATOMIC_ADD: case BI_ATOMIC_SUB: case BI_ATOMIC_MAX: case BI_ATOMIC_MIN:
-    case BI_ATOMIC_EXCH: case BI_ATOMIC_AND: case BI_ATOMIC_OR: case BI_ATOMIC_XOR:
-    case BI_ATOMIC_INC: case BI_ATOMIC_DEC: case BI_ATOMIC_CAS:
-        if (n->list[0]->kind == ND_VAR) {
-            int k = arr_index(s, n->list[0]->var);
-            if (k >= 0) {
-                s->packable[k] = 0;
-            }
-        }
-        return 1;
-    default:
-        return 1;
+    if (n->var == s->iv) {
+        s->ok &= !store;
+        return;
+    }
+    int k = arr_index(s, n->var);
+    if (k >= 0) {
+        s->packable[k] = 0;
     }
 }
 
+/* builtins whose result or effect depends on the thread beyond i, or on
+ * its neighbours: the kernel keeps one element per thread */
+static const unsigned char thread_bound[BI_COUNT] = {
+    [BI_THREADIDX] = 1, [BI_BLOCKIDX] = 1, [BI_BLOCKDIM] = 1, [BI_GRIDDIM] = 1,
+    [BI_GRID] = 1, [BI_GRIDSIZE] = 1, [BI_LANEID] = 1, [BI_SYNCTHREADS] = 1,
+    [BI_SYNCWARP] = 1, [BI_THREADFENCE] = 1, [BI_THREADFENCE_BLOCK] = 1,
+    [BI_THREADFENCE_SYSTEM] = 1, [BI_SHARED_MEMORY] = 1, [BI_SHFL_SYNC] = 1,
+    [BI_SHFL_UP_SYNC] = 1, [BI_SHFL_DOWN_SYNC] = 1, [BI_SHFL_XOR_SYNC] = 1,
+    [BI_ALL_SYNC] = 1, [BI_ANY_SYNC] = 1, [BI_BALLOT_SYNC] = 1, [BI_ACTIVEMASK] = 1,
+    [BI_PRINT] = 1,
+    /* a device function may write the arrays it is given */
+    [BI_DEVFUNC] = 1,
+};
+
+/* atomics write their array: scan_var sees it passed whole, so never packed */
+static void
+scan_call(Scan *s, Node *n, int depth)
+{
+    if (n->op < 0 || n->op >= BI_COUNT || thread_bound[n->op]) {
+        s->ok = 0;
+        return;
+    }
+    scan_children(s, n, depth);
+}
+
+/* t1 = t2 = value; a target may be a tuple of targets */
+static void
+scan_assign(Scan *s, Node *n, int depth)
+{
+    scan_node(s, n->a, depth, 0);
+    scan_list(s, n->list, n->n, depth, 1);
+}
+
+/* target op= value: the target is read, then written */
+static void
+scan_augassign(Scan *s, Node *n, int depth)
+{
+    scan_node(s, n->a, depth, 0);
+    scan_node(s, n->a, depth, 1);
+    scan_node(s, n->b, depth, 0);
+}
+
+/* depth counts the conditions around a node: a store under one may not
+ * happen, so its pack is loaded first */
 static void
 scan_node(Scan *s, Node *n, int depth, int store)
 {
@@ -101,62 +150,49 @@ scan_node(Scan *s, Node *n, int depth, int store)
     case ND_INDEX:
         scan_index(s, n, depth, store);
         return;
-    case ND_CALL:
-        if (!allowed_call(s, n)) {
-            s->ok = 0;
-            return;
+    case ND_VAR:
+        scan_var(s, n, store);
+        return;
+    case ND_TUPLE:
+        scan_list(s, n->list, n->n, depth, store);
+        return;
+    case ND_ATTR:
+        if (n->a->kind != ND_VAR) {
+            scan_node(s, n->a, depth, 0);   /* a[i].real reads a[i]; a.size no element */
         }
-        break;
+        return;
+    case ND_CALL:
+        scan_call(s, n, depth);
+        return;
     case ND_RETURN:
     case ND_ASSERT:
         s->ok = 0;
         return;
     case ND_ASSIGN:
-        scan_node(s, n->a, depth, 0);
-        for (int i = 0; i < n->n; i++) {
-            if (n->list[i]->kind == ND_VAR && n->list[i]->var == s->iv) {
-                s->ok = 0;
-            }
-            scan_node(s, n->list[i], depth, 1);
-        }
+        scan_assign(s, n, depth);
         return;
     case ND_AUGASSIGN:
-        if (n->a->kind == ND_VAR && n->a->var == s->iv) {
-            s->ok = 0;
-        }
-        scan_node(s, n->a, depth, 0);
-        scan_node(s, n->a, depth, 1);
-        scan_node(s, n->b, depth, 0);
+        scan_augassign(s, n, depth);
         return;
     case ND_FOR:
-        if (n->var == s->iv) {
-            s->ok = 0;
-        }
-        break;
-    case ND_VAR:
-        if (n->var != s->iv && arr_index(s, n->var) >= 0) {
-            s->packable[arr_index(s, n->var)] = 0;     /* used whole: a.shape... fine, but keep it simple */
-        }
+        s->ok &= n->var != s->iv;
+        scan_children(s, n, depth + 1);
         return;
-    case ND_ATTR:
-        return;     /* a.size, a.shape[k]: no element access */
-    default:
-        break;
-    }
-    int inner = depth + (n->kind == ND_IF || n->kind == ND_WHILE || n->kind == ND_FOR
-                         || n->kind == ND_IFEXP || n->kind == ND_BOOLOP);
-    scan_node(s, n->a, n->kind == ND_IF || n->kind == ND_WHILE ? depth : inner, 0);
-    scan_node(s, n->b, inner, 0);
-    scan_node(s, n->c, inner, 0);
-    for (int i = 0; i < n->n; i++) {
-        if (n->list) {
-            scan_node(s, n->list[i], inner, 0);
-        }
-    }
-    for (int i = 0; i < n->n2; i++) {
-        if (n->list2) {
-            scan_node(s, n->list2[i], inner, 0);
-        }
+    case ND_IF:
+    case ND_WHILE:
+        scan_node(s, n->a, depth, 0);
+        scan_list(s, n->list, n->n, depth + 1, 0);
+        scan_list(s, n->list2, n->n2, depth + 1, 0);
+        return;
+    case ND_IFEXP:
+    case ND_BOOLOP:
+        scan_children(s, n, depth + 1);
+        return;
+    case ND_EXPR: case ND_BINOP: case ND_UNARY: case ND_COMPARE:
+        scan_children(s, n, depth);
+        return;
+    case ND_CONST: case ND_BREAK: case ND_CONTINUE: case ND_PASS:
+        return;
     }
 }
 
@@ -191,6 +227,72 @@ bound_terms(Scan *s, Node *c, Node **terms, int *nt)
     return 1;
 }
 
+/* kernel: i = jit.grid(1); if <cond>: body (no else) */
+static int
+elementwise_shape(Func *fn)
+{
+    if (fn->is_device || fn->boundscheck || fn->nbody != 2) {
+        return 0;
+    }
+    Node *s0 = fn->body[0], *s1 = fn->body[1];
+    return s0->kind == ND_ASSIGN && s0->n == 1 && s0->list[0]->kind == ND_VAR
+           && s0->a->kind == ND_CALL && s0->a->op == BI_GRID && s0->a->axis == 1
+           && s1->kind == ND_IF && s1->n2 == 0;
+}
+
+/* Finds the arrays moved in packs: packable[k] is left set only for those
+ * touched, and only at a[i].  Returns 0 when the kernel does not qualify. */
+static int
+scan_kernel(Scan *sc, Cg *g, Inst *in)
+{
+    Arena *a = g->p->arena;
+    Func *fn = in->fn;
+    Node *s1 = fn->body[1];
+    int np = fn->nparams;
+    memset(sc, 0, sizeof *sc);
+    sc->g = g;
+    sc->iv = fn->body[0]->list[0]->var;
+    sc->ok = 1;
+    sc->arr = cj_alloc(a, sizeof(Var *) * (size_t)(np + 1));
+    for (int k = 0; k < np && k < 64; k++) {    /* coarse_mask has 64 bits */
+        const Type *t = in->args[k];
+        if (t->kind == TY_ARRAY && t->ndim == 1 && t->layout == 'C' && t->mem == MEM_GLOBAL) {
+            sc->arr[sc->narr++] = fn->vars[k];
+        }
+    }
+    if (!sc->narr) {
+        return 0;
+    }
+    sc->packable = cj_alloc(a, (size_t)sc->narr);
+    sc->read = cj_alloc(a, (size_t)sc->narr);
+    sc->written = cj_alloc(a, (size_t)sc->narr);
+    sc->cond_written = cj_alloc(a, (size_t)sc->narr);
+    memset(sc->packable, 1, (size_t)sc->narr);
+    scan_node(sc, s1->a, 0, 0);
+    scan_list(sc, s1->list, s1->n, 0, 0);
+    int npack = 0;
+    for (int k = 0; k < sc->narr; k++) {
+        sc->packable[k] &= sc->read[k] | sc->written[k];
+        npack += sc->packable[k];
+    }
+    return sc->ok && npack;
+}
+
+/* elements per thread: 16 bytes of the widest packed element type */
+static int
+pack_width(Scan *sc, Inst *in)
+{
+    int maxsize = 1;
+    for (int k = 0; k < sc->narr; k++) {
+        if (sc->packable[k]) {
+            int size = cj_dtypes[in->args[sc->arr[k]->id]->dtype].size;
+            maxsize = size > maxsize ? size : maxsize;
+        }
+    }
+    int vec = 16 / maxsize;
+    return vec > 8 ? 8 : vec;
+}
+
 static void
 vec_stmts(Cg *g, Node **list, int n)
 {
@@ -199,72 +301,15 @@ vec_stmts(Cg *g, Node **list, int n)
     }
 }
 
-/* Appends the coarsened entry to g->out; sets p->coarse_vec (0: none). */
-void
-cg_coarsen(Cg *g, Inst *in)
+/* <kname>_x<vec>(params..., cj_nthreads) { declarations */
+static void
+entry_head(Cg *g, Inst *in, int vec, const char *I)
 {
-    Program *p = g->p;
     Func *fn = in->fn;
-    p->coarse_vec = 0;
-    if (fn->is_device || fn->boundscheck || fn->nbody != 2) {
-        return;
-    }
-    Node *s0 = fn->body[0], *s1 = fn->body[1];
-    if (s0->kind != ND_ASSIGN || s0->n != 1 || s0->list[0]->kind != ND_VAR
-        || s0->a->kind != ND_CALL || s0->a->op != BI_GRID || s0->a->axis != 1
-        || s1->kind != ND_IF || s1->n2 != 0) {
-        return;
-    }
-    Scan sc;
-    memset(&sc, 0, sizeof sc);
-    sc.g = g;
-    sc.iv = s0->list[0]->var;
-    sc.ok = 1;
-    int np = fn->nparams;
-    sc.arr = cj_alloc(p->arena, sizeof(Var *) * (size_t)(np + 1));
-    for (int k = 0; k < np; k++) {
-        const Type *t = in->args[k];
-        if (t->kind == TY_ARRAY && t->ndim == 1 && t->layout == 'C' && t->mem == MEM_GLOBAL) {
-            sc.arr[sc.narr++] = fn->vars[k];
-        }
-    }
-    if (!sc.narr) {
-        return;
-    }
-    sc.packable = cj_alloc(p->arena, (size_t)sc.narr);
-    sc.read = cj_alloc(p->arena, (size_t)sc.narr);
-    sc.written = cj_alloc(p->arena, (size_t)sc.narr);
-    sc.cond_written = cj_alloc(p->arena, (size_t)sc.narr);
-    memset(sc.packable, 1, (size_t)sc.narr);
-    scan_node(&sc, s1->a, 0, 0);
-    for (int i = 0; i < s1->n; i++) {
-        scan_node(&sc, s1->list[i], 0, 0);
-    }
-    Node *terms[8];
-    int nt = 0;
-    int cond_known = bound_terms(&sc, s1->a, terms, &nt);
-    int maxsize = 1, npack = 0;
-    for (int k = 0; k < sc.narr; k++) {
-        if (sc.packable[k] && (sc.read[k] || sc.written[k])) {
-            int size = cj_dtypes[in->args[sc.arr[k]->id]->dtype].size;
-            maxsize = size > maxsize ? size : maxsize;
-            npack++;
-        }
-    }
-    if (!sc.ok || !npack) {
-        return;
-    }
-    int vec = 16 / maxsize;
-    vec = vec > 8 ? 8 : vec;
-    if (vec < 2) {
-        return;
-    }
-    const char *I = p->idx32 ? "int" : "long long";
-    p->coarse_vec = vec;
-    p->coarse_mask = 0;
     P("\n/* %s, %d elements per thread in aligned packs (chosen at launch) */\n", fn->name, vec);
+    cg_line_mark(g, fn->loc.line);
     P("extern \"C\" __global__ void %s_x%d(", in->cname, vec);
-    for (int k = 0; k < np; k++) {
+    for (int k = 0; k < fn->nparams; k++) {
         const char *ct = cg_ctype(g, in->args[k]);
         P("%s%s%s%s", k ? ", " : "", ct, ct[strlen(ct) - 1] == '*' ? "" : " ", fn->vars[k]->cname);
     }
@@ -273,42 +318,82 @@ cg_coarsen(Cg *g, Inst *in)
     for (int k = fn->nparams; k < fn->nvars; k++) {
         cg_declare_var(g, fn->vars[k]);
     }
+}
+
+/* if (the whole pack is in bounds) {: every line on the `if` of the kernel */
+static void
+pack_guard(Cg *g, Scan *sc, Node *s1, int vec, const char *I, Node **terms, int nt)
+{
+    int line = s1->loc.line;
+    cg_line_mark(g, line);
     P("    const %s cj_i0 = ((%s)blockIdx.x * blockDim.x + threadIdx.x) * %d;\n", I, I, vec);
+    cg_line_mark(g, line);
     P("    if (cj_i0 + %d <= cj_nthreads", vec);
-    for (int k = 0; k < sc.narr; k++) {
-        if (sc.packable[k] && (sc.read[k] || sc.written[k])) {
-            P(" && cj_i0 + %d <= %s.shape[0]", vec, sc.arr[k]->cname);
+    for (int k = 0; k < sc->narr; k++) {
+        if (sc->packable[k]) {
+            P(" && cj_i0 + %d <= %s.shape[0]", vec, sc->arr[k]->cname);
         }
     }
-    for (int t = 0; cond_known && t < nt; t++) {
+    for (int t = 0; t < nt; t++) {
         P(" && cj_i0 + %d <= ", vec);
-        cg_conv(g, terms[t], cj_scalar(p->idx32 ? DT_I32 : DT_I64), PR_REL + 1);
+        cg_conv(g, terms[t], cj_scalar(g->p->idx32 ? DT_I32 : DT_I64), PR_REL + 1);
     }
     S(") {\n");
-    for (int k = 0; k < sc.narr; k++) {
-        if (!sc.packable[k] || !(sc.read[k] || sc.written[k])) {
+}
+
+/* the packs: loaded when read or not surely overwritten; const when only read */
+static void
+pack_loads(Cg *g, Scan *sc, Inst *in, int line, int vec, int cond_known)
+{
+    for (int k = 0; k < sc->narr; k++) {
+        if (!sc->packable[k]) {
             continue;
         }
-        Var *v = sc.arr[k];
+        Var *v = sc->arr[k];
         const char *et = cj_dtypes[in->args[v->id]->dtype].ctype;
-        p->coarse_mask |= 1ull << v->id;
-        int preload = sc.read[k] || !cond_known || sc.cond_written[k];
-        P("        %scj_pack<%s, %d> %s_v", sc.written[k] ? "" : "const ", et, vec, v->cname);
+        g->p->coarse_mask |= 1ull << v->id;
+        int preload = sc->read[k] || !cond_known || sc->cond_written[k];
+        cg_line_mark(g, line);
+        P("        %scj_pack<%s, %d> %s_v", sc->written[k] ? "" : "const ", et, vec, v->cname);
         if (preload) {
             P(" = *(const cj_pack<%s, %d> *)(%s.data + cj_i0)", et, vec, v->cname);
         }
         S(";\n");
     }
+}
+
+/* the written packs go back in one store each */
+static void
+pack_stores(Cg *g, Scan *sc, Inst *in, int line, int vec)
+{
+    for (int k = 0; k < sc->narr; k++) {
+        if (sc->packable[k] && sc->written[k]) {
+            Var *v = sc->arr[k];
+            const char *et = cj_dtypes[in->args[v->id]->dtype].ctype;
+            cg_line_mark(g, line);
+            P("        *(cj_pack<%s, %d> *)(%s.data + cj_i0) = %s_v;\n", et, vec, v->cname,
+              v->cname);
+        }
+    }
+}
+
+/* for each element of the pack: the body, reading and writing the packs */
+static void
+pack_loop(Cg *g, Scan *sc, Node *s1, int vec, int cond_known)
+{
+    cg_line_mark(g, s1->loc.line);
     P("#pragma unroll\n        for (int cj_e = 0; cj_e < %d; cj_e++) {\n", vec);
-    P("            %s = cj_i0 + cj_e;\n", sc.iv->cname);
-    g->vec_i = sc.iv;
-    g->vec_arrays = sc.arr;
-    g->vec_packable = sc.packable;
-    g->vec_narr = sc.narr;
+    cg_line_mark(g, s1->loc.line);
+    P("            %s = cj_i0 + cj_e;\n", sc->iv->cname);
+    g->vec_i = sc->iv;
+    g->vec_arrays = sc->arr;
+    g->vec_packable = sc->packable;
+    g->vec_narr = sc->narr;
     g->out->indent = 3;
     if (cond_known) {
         vec_stmts(g, s1->list, s1->n);
     } else {
+        cg_line_mark(g, s1->loc.line);
         buf_indent(g->out);
         S("if (");
         cg_truth(g, s1->a, PR_COMMA);
@@ -321,21 +406,51 @@ cg_coarsen(Cg *g, Inst *in)
     }
     g->vec_i = NULL;
     S("        }\n");
-    for (int k = 0; k < sc.narr; k++) {
-        if (sc.packable[k] && sc.written[k]) {
-            Var *v = sc.arr[k];
-            const char *et = cj_dtypes[in->args[v->id]->dtype].ctype;
-            P("        *(cj_pack<%s, %d> *)(%s.data + cj_i0) = %s_v;\n", et, vec, v->cname,
-              v->cname);
-        }
-    }
-    S("        return;\n    }\n");
+}
+
+/* the last, partial pack: element by element, as the plain kernel */
+static void
+tail_loop(Cg *g, Scan *sc, Node *s1, int vec)
+{
+    cg_line_mark(g, s1->loc.line);
     P("    for (int cj_e = 0; cj_e < %d; cj_e++) {\n", vec);
-    P("        %s = cj_i0 + cj_e;\n", sc.iv->cname);
-    P("        if (%s >= cj_nthreads) {\n            return;\n        }\n", sc.iv->cname);
+    cg_line_mark(g, s1->loc.line);
+    P("        %s = cj_i0 + cj_e;\n", sc->iv->cname);
+    cg_line_mark(g, s1->loc.line);
+    P("        if (%s >= cj_nthreads) {\n            return;\n        }\n", sc->iv->cname);
     g->out->indent = 2;
     cg_stmt(g, s1);
     S("    }\n}\n");
     g->out->indent = 0;
+}
+
+/* Appends the coarsened entry to g->out; sets p->coarse_vec (0: none). */
+void
+cg_coarsen(Cg *g, Inst *in)
+{
+    Program *p = g->p;
+    p->coarse_vec = 0;
+    Scan sc;
+    if (!elementwise_shape(in->fn) || !scan_kernel(&sc, g, in)) {
+        return;
+    }
+    Node *s1 = in->fn->body[1];
+    Node *terms[8];
+    int nt = 0;
+    int cond_known = bound_terms(&sc, s1->a, terms, &nt);
+    int vec = pack_width(&sc, in);
+    if (vec < 2) {
+        return;
+    }
+    const char *I = p->idx32 ? "int" : "long long";
+    p->coarse_vec = vec;
+    p->coarse_mask = 0;
+    entry_head(g, in, vec, I);
+    pack_guard(g, &sc, s1, vec, I, terms, cond_known ? nt : 0);
+    pack_loads(g, &sc, in, s1->loc.line, vec, cond_known);
+    pack_loop(g, &sc, s1, vec, cond_known);
+    pack_stores(g, &sc, in, s1->loc.line, vec);
+    S("        return;\n    }\n");
+    tail_loop(g, &sc, s1, vec);
     p->features |= FEAT_PACK;
 }

@@ -1,6 +1,6 @@
 /* codegen.c - CUDA C++ for a typed program: the prelude parts it uses, tuple
  * structs, device functions (callees first) and the extern "C" entry.
- * Every statement carries a #line into the Python file. */
+ * Every line of a statement carries a #line into the Python file. */
 #include <stdio.h>
 #include <string.h>
 
@@ -67,26 +67,53 @@ cg_ctype(Cg *g, const Type *t)
 
 static void stmts(Cg *g, Node **list, int n);
 
-static void
-line_mark(Cg *g, Node *n)
+/* The line NVRTC gives the next line of output: the last mark's line plus
+ * the lines written since it; 0 when the buffer holds no mark. */
+static int
+reported_line(Cg *g)
 {
-    if (n->loc.line > 0 && n->loc.line != g->last_line) {
-        P("#line %d \"", n->loc.line);
+    if (!g->last_line || g->mark_buf != g->out) {
+        return 0;
+    }
+    int line = g->last_line;
+    for (size_t i = g->mark_end; i < g->out->len; i++) {
+        line += g->out->s[i] == '\n';
+    }
+    return line;
+}
+
+/* #line before a line of output that belongs to Python line `line`: when
+ * the line changes, and again on each further line of a statement that
+ * spans several, so that NVRTC names the right line for any of them
+ * (closing braces, which NVRTC cannot reject, go without). */
+void
+cg_line_mark(Cg *g, int line)
+{
+    if (line <= 0 || (line == g->last_line && reported_line(g) == line)) {
+        return;
+    }
+    P("#line %d", line);
+    if (!reported_line(g)) {
+        /* the function's first mark names its file; later ones keep it */
+        S(" \"");
         for (const char *s = g->fn->file; *s; s++) {
             if (*s == '"' || *s == '\\') {
                 buf_putc(g->out, '\\');
             }
             buf_putc(g->out, *s);
         }
-        S("\"\n");
-        g->last_line = n->loc.line;
+        S("\"");
     }
+    S("\n");
+    g->last_line = line;
+    g->mark_buf = g->out;
+    g->mark_end = g->out->len;
 }
 
 static void
 begin(Cg *g, Node *n)
 {
-    line_mark(g, n);
+    cg_line_mark(g, n->loc.line);
     buf_indent(g->out);
 }
 
@@ -154,7 +181,7 @@ assign_one(Cg *g, Node *stmt, Node *target, Node *value, const char *tmp)
             assign_one(g, stmt, target->list[i], NULL, cj_aprintf(g->p->arena, "%s.f%d", t, i));
         }
         g->out->indent--;
-        begin(g, stmt);
+        buf_indent(g->out);
         S("}\n");
         return;
     }
@@ -197,7 +224,7 @@ assign_tuple_literal(Cg *g, Node *n, Node *target, Node *value)
         assign_one(g, n, target->list[i], NULL, cj_aprintf(g->p->arena, "cj_t%d", base + i));
     }
     g->out->indent--;
-    begin(g, n);
+    buf_indent(g->out);
     S("}\n");
 }
 
@@ -234,7 +261,7 @@ assign_stmt(Cg *g, Node *n)
         }
     }
     g->out->indent--;
-    begin(g, n);
+    buf_indent(g->out);
     S("}\n");
 }
 
@@ -308,7 +335,7 @@ augassign_stmt(Cg *g, Node *n)
         cg_conv(g, &bin, tt, PR_ASSIGN);
         S(";\n");
         g->out->indent--;
-        begin(g, n);
+        buf_indent(g->out);
         S("}\n");
         return;
     }
@@ -563,7 +590,7 @@ for_stmt(Cg *g, Node *n)
     S(") {\n");
     g->out->indent++;
     if (hidden) {
-        buf_indent(g->out);
+        begin(g, n);
         P("%s = %s;\n", v, it);
     }
     stmts(g, n->list, n->n);
@@ -604,10 +631,10 @@ assert_stmt(Cg *g, Node *n)
     cg_truth(g, n->a, PR_UNARY);
     P(") {\n");
     g->out->indent++;
-    buf_indent(g->out);
+    begin(g, n);
     P("cj_record(1, %d, %d, 0, 0, 0);\n", n->loc.line, msg);
     if (!g->fn->is_device) {
-        buf_indent(g->out);
+        begin(g, n);
         S("return;\n");
     }
     g->out->indent--;
@@ -686,6 +713,7 @@ cg_declare_var(Cg *g, Var *v)
         return;     /* never assigned: only possible in dead code */
     }
     t = cj_concrete(t);
+    cg_line_mark(g, v->loc.line);
     buf_indent(g->out);
     if (t->kind == TY_ARRAY && t->mem != MEM_GLOBAL) {
         const char *ct = cj_dtypes[t->dtype].ctype;
@@ -731,6 +759,7 @@ function(Cg *g, Inst *in)
     Func *fn = in->fn;
     P("/* %s%s at %s:%d */\n", fn->name, fn->is_device ? " (device function)" : "", fn->file,
       fn->loc.line);
+    cg_line_mark(g, fn->loc.line);
     signature(g, in);
     S("\n{\n");
     g->out->indent = 1;

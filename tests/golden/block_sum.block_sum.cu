@@ -51,62 +51,73 @@ CJ_DEVICE int cj_laneid(void)
 }
 
 /* block_sum at @GOLDEN@/block_sum.py:9 */
+#line 9 "@GOLDEN@/block_sum.py"
 extern "C" __global__ void cj_block_sum_f4a1C_f4a1C_i32(cj_array<float, 1, int> x, cj_array<float, 1, int> total)
 {
+#line 10
     __shared__ float buf[128];
+#line 11
     int t;
+#line 12
     float acc;
+#line 13
     int k;
+#line 17
     long long s;
+#line 24
     float v;
+#line 25
     long long d;
-#line 11 "@GOLDEN@/block_sum.py"
+#line 11
     t = (int)threadIdx.x;
-#line 12 "@GOLDEN@/block_sum.py"
+#line 12
     acc = 0.0f;
-#line 13 "@GOLDEN@/block_sum.py"
+#line 13
     {
+#line 13
         const int cj_stop0 = x.shape[0];
+#line 13
         const int cj_step0 = (int)(blockDim.x * gridDim.x);
+#line 13
         for (k = (int)(blockIdx.x * blockDim.x + threadIdx.x); cj_step0 > 0 ? k < cj_stop0 : k > cj_stop0; k += cj_step0) {
-#line 14 "@GOLDEN@/block_sum.py"
+#line 14
             acc += x.data[k];
         }
     }
-#line 15 "@GOLDEN@/block_sum.py"
+#line 15
     buf[t] = acc;
-#line 16 "@GOLDEN@/block_sum.py"
+#line 16
     __syncthreads();
-#line 17 "@GOLDEN@/block_sum.py"
+#line 17
     s = 64LL;
-#line 18 "@GOLDEN@/block_sum.py"
+#line 18
     while (s >= 32LL) {
-#line 19 "@GOLDEN@/block_sum.py"
+#line 19
         if (t < (int)s) {
-#line 20 "@GOLDEN@/block_sum.py"
+#line 20
             buf[t] += buf[t + (int)s];
         }
-#line 21 "@GOLDEN@/block_sum.py"
+#line 21
         __syncthreads();
-#line 22 "@GOLDEN@/block_sum.py"
+#line 22
         s = cj_floordiv(s, 2LL);
     }
-#line 23 "@GOLDEN@/block_sum.py"
+#line 23
     if (t < 32) {
-#line 24 "@GOLDEN@/block_sum.py"
+#line 24
         v = buf[t];
-#line 25 "@GOLDEN@/block_sum.py"
+#line 25
         d = 16LL;
-#line 26 "@GOLDEN@/block_sum.py"
+#line 26
         while (d > 0LL) {
-#line 27 "@GOLDEN@/block_sum.py"
+#line 27
             v += __shfl_down_sync(4294967295u, v, (unsigned int)d, 32);
-#line 28 "@GOLDEN@/block_sum.py"
+#line 28
             d = cj_floordiv(d, 2LL);
         }
-#line 29 "@GOLDEN@/block_sum.py"
+#line 29
         if (t == 0) {
-#line 30 "@GOLDEN@/block_sum.py"
+#line 30
             cj_atomic_add(&total.data[0], v);
         }
     }

@@ -68,46 +68,56 @@ struct cj_T2_i4_i4_ {
 };
 
 /* divmod_ (device function) at @GOLDEN@/devfunc.py:8 */
+#line 8 "@GOLDEN@/devfunc.py"
 static __device__ __forceinline__ cj_T2_i4_i4_ cj_dev_divmod__wi_i4(long long a, int b)
 {
-#line 9 "@GOLDEN@/devfunc.py"
+#line 9
     return cj_T2_i4_i4_{cj_floordiv((int)a, b), cj_mod((int)a, b)};
 }
 
 /* clamp (device function) at @GOLDEN@/devfunc.py:13 */
+#line 13 "@GOLDEN@/devfunc.py"
 static __device__ __forceinline__ int cj_dev_clamp_i4_wi_wi(int v, long long lo, long long hi)
 {
-#line 14 "@GOLDEN@/devfunc.py"
+#line 14
     return cj_min(cj_max(v, (int)lo), (int)hi);
 }
 
 /* clamp (device function) at @GOLDEN@/devfunc.py:13 */
+#line 13 "@GOLDEN@/devfunc.py"
 static __device__ __forceinline__ double cj_dev_clamp_f8_wf_wf(double v, double lo, double hi)
 {
-#line 14 "@GOLDEN@/devfunc.py"
+#line 14
     return cj_min(cj_max(v, lo), hi);
 }
 
 /* split at @GOLDEN@/devfunc.py:18 */
+#line 18 "@GOLDEN@/devfunc.py"
 extern "C" __global__ void cj_split_i4a1C_i4a1C_i4a1C_f8a1C_i32(cj_array<int, 1, int> x, cj_array<int, 1, int> q, cj_array<int, 1, int> r, cj_array<double, 1, int> y)
 {
+#line 19
     int i;
-#line 19 "@GOLDEN@/devfunc.py"
+#line 19
     i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-#line 20 "@GOLDEN@/devfunc.py"
+#line 20
     if (i < x.shape[0]) {
-#line 21 "@GOLDEN@/devfunc.py"
+#line 21
         if (!(x.data[i] != 0)) {
+#line 21
             cj_record(1, 21, 0, 0, 0, 0);
+#line 21
             return;
         }
-#line 22 "@GOLDEN@/devfunc.py"
+#line 22
         {
+#line 22
             auto cj_t0 = cj_dev_divmod__wi_i4(100LL, x.data[i]);
+#line 22
             q.data[i] = cj_t0.f0;
+#line 22
             r.data[i] = cj_t0.f1;
         }
-#line 23 "@GOLDEN@/devfunc.py"
+#line 23
         y.data[i] = (double)cj_dev_clamp_i4_wi_wi(x.data[i], -3LL, 3LL) + cj_dev_clamp_f8_wf_wf(0.5 * (double)x.data[i], -1.0, 1.0);
     }
 }

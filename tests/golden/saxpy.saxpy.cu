@@ -23,44 +23,59 @@ template <typename T, int N> struct alignas(sizeof(T) * N) cj_pack {
 };
 
 /* saxpy at @GOLDEN@/saxpy.py:7 */
+#line 7 "@GOLDEN@/saxpy.py"
 extern "C" __global__ void cj_saxpy_f4_f4a1C_f4a1C_f4a1C_i32(float a, cj_array<float, 1, int> x, cj_array<float, 1, int> y, cj_array<float, 1, int> out)
 {
+#line 8
     int i;
-#line 8 "@GOLDEN@/saxpy.py"
+#line 8
     i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-#line 9 "@GOLDEN@/saxpy.py"
+#line 9
     if (i < out.shape[0]) {
-#line 10 "@GOLDEN@/saxpy.py"
+#line 10
         out.data[i] = a * x.data[i] + y.data[i];
     }
 }
 
 /* saxpy, 4 elements per thread in aligned packs (chosen at launch) */
+#line 7 "@GOLDEN@/saxpy.py"
 extern "C" __global__ void cj_saxpy_f4_f4a1C_f4a1C_f4a1C_i32_x4(float a, cj_array<float, 1, int> x, cj_array<float, 1, int> y, cj_array<float, 1, int> out, int cj_nthreads)
 {
+#line 8
     int i;
+#line 9
     const int cj_i0 = ((int)blockIdx.x * blockDim.x + threadIdx.x) * 4;
+#line 9
     if (cj_i0 + 4 <= cj_nthreads && cj_i0 + 4 <= x.shape[0] && cj_i0 + 4 <= y.shape[0] && cj_i0 + 4 <= out.shape[0] && cj_i0 + 4 <= out.shape[0]) {
+#line 9
         const cj_pack<float, 4> x_v = *(const cj_pack<float, 4> *)(x.data + cj_i0);
+#line 9
         const cj_pack<float, 4> y_v = *(const cj_pack<float, 4> *)(y.data + cj_i0);
+#line 9
         cj_pack<float, 4> out_v;
+#line 9
 #pragma unroll
         for (int cj_e = 0; cj_e < 4; cj_e++) {
+#line 9
             i = cj_i0 + cj_e;
-#line 10 "@GOLDEN@/saxpy.py"
+#line 10
             out_v.v[cj_e] = a * x_v.v[cj_e] + y_v.v[cj_e];
         }
+#line 9
         *(cj_pack<float, 4> *)(out.data + cj_i0) = out_v;
         return;
     }
+#line 9
     for (int cj_e = 0; cj_e < 4; cj_e++) {
+#line 9
         i = cj_i0 + cj_e;
+#line 9
         if (i >= cj_nthreads) {
             return;
         }
-#line 9 "@GOLDEN@/saxpy.py"
+#line 9
         if (i < out.shape[0]) {
-#line 10 "@GOLDEN@/saxpy.py"
+#line 10
             out.data[i] = a * x.data[i] + y.data[i];
         }
     }

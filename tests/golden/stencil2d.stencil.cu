@@ -19,21 +19,28 @@ template <typename T> CJ_DEVICE T cj_min(T a, T b) { return b < a ? b : a; }
 template <typename T> CJ_DEVICE T cj_sq(T x) { return x * x; }
 
 /* stencil at @GOLDEN@/stencil2d.py:7 */
+#line 7 "@GOLDEN@/stencil2d.py"
 extern "C" __global__ void cj_stencil_f8a2A_f4a2F_i32(cj_array<double, 2, int> src, cj_array<float, 2, int> dst)
 {
+#line 8
     int i;
+#line 8
     int j;
+#line 9
     long long n;
+#line 9
     long long m;
-#line 8 "@GOLDEN@/stencil2d.py"
+#line 8
     i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+#line 8
     j = (int)(blockIdx.y * blockDim.y + threadIdx.y);
-#line 9 "@GOLDEN@/stencil2d.py"
+#line 9
     n = src.shape[0];
+#line 9
     m = src.shape[1];
-#line 10 "@GOLDEN@/stencil2d.py"
+#line 10
     if ((0 < i && i < (int)(n - 1LL)) && (0 < j && j < (int)(m - 1LL))) {
-#line 11 "@GOLDEN@/stencil2d.py"
+#line 11
         dst.data[i + dst.shape[0] * j] = (float)(0.25 * (cj_at(src.data, (i - 1) * src.strides[0] + j * src.strides[1]) + cj_at(src.data, (i + 1) * src.strides[0] + j * src.strides[1]) + cj_at(src.data, i * src.strides[0] + (j - 1) * src.strides[1]) + cj_at(src.data, i * src.strides[0] + (j + 1) * src.strides[1])));
     }
 }

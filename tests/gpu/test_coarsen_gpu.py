@@ -73,3 +73,22 @@ def test_neighbour_reads_stay_scalar():
     got = cujit.asnumpy(out)
     np.testing.assert_allclose(got[1:-1], x[:-2] + x[2:] - x[1:-1], rtol=1e-12)
     assert np.isnan(got[0]) and np.isnan(got[-1])
+
+
+@jit.rawkernel()
+def tuple_stores(a, b, c, d):
+    i = jit.grid(1)
+    if i < a.size:
+        c[i], d[i] = a[i] * 2, b[i] + 1
+        c[i] += d[i]
+
+
+def test_tuple_targets_write_both_arrays():
+    """issue 14: c[i], d[i] = ... in the coarsened entry"""
+    for n in (5, 4097):
+        a, b = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+        c = cujit.to_device(np.full(n, np.nan, np.float32))
+        d = cujit.to_device(np.full(n, np.nan, np.float32))
+        tuple_stores[(n + 255) // 256, 256](cujit.to_device(a), cujit.to_device(b), c, d)
+        np.testing.assert_allclose(cujit.asnumpy(d), b + 1, rtol=1e-6)
+        np.testing.assert_allclose(cujit.asnumpy(c), a * 2 + (b + 1), rtol=1e-6)
