@@ -115,11 +115,9 @@ entry_for_sig(KernelObject *k, PyObject *const *args, Py_ssize_t n)
         Arena a;
         cj_arena_init(&a);
         Type **types, *ret;
-        char msg[512];
-        int nt = cj_parse_signature(&a, PyUnicode_AsUTF8(args[0]), &types, &ret, msg, sizeof msg);
+        int nt = mod_parse_signature(&a, args[0], &types, &ret);
         if (nt < 0) {
             cj_arena_free(&a);
-            PyErr_SetString(PyExc_TypeError, msg);
             return NULL;
         }
         ArgKey *keys = malloc(sizeof(ArgKey) * (size_t)(nt + 1));
@@ -331,6 +329,31 @@ kernel_repr(PyObject *self)
     KernelObject *k = (KernelObject *)self;
     return PyUnicode_FromFormat("<cujit %s %U>", k->device ? "device function" : "kernel",
                                 k->name);
+}
+
+/* cj_parse_signature for a Python str: a TypeError for text that cannot be
+ * a signature (embedded NUL, lone surrogates) and for a parse error, whose
+ * message quotes the text (decoded leniently: it may end inside a character) */
+int
+mod_parse_signature(Arena *a, PyObject *str, Type ***types, Type **ret)
+{
+    Py_ssize_t len;
+    const char *s = PyUnicode_AsUTF8AndSize(str, &len);
+    if (!s || (Py_ssize_t)strlen(s) != len) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "signature %R: not a signature string", str);
+        return -1;
+    }
+    char msg[512];
+    int nt = cj_parse_signature(a, s, types, ret, msg, sizeof msg);
+    if (nt < 0) {
+        PyObject *m = PyUnicode_DecodeUTF8(msg, (Py_ssize_t)strlen(msg), "replace");
+        if (m) {
+            PyErr_SetObject(PyExc_TypeError, m);
+            Py_DECREF(m);
+        }
+    }
+    return nt;
 }
 
 int

@@ -23,6 +23,8 @@ int forms_add_types(PyObject *m);
 /* a cujit.Kernel's Python function (borrowed) and *is_device; NULL if obj is
  * no Kernel (the frontend's recognizer, passed down through pl_init) */
 PyObject *mod_kernel_function(PyObject *obj, int *is_device);
+/* cj_parse_signature of a str; -1 with a TypeError */
+int mod_parse_signature(Arena *a, PyObject *str, Type ***types, Type **ret);
 /* appends str(s) to list; -1 with an exception */
 int mod_list_append_str(PyObject *list, const char *s);
 

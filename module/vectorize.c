@@ -597,9 +597,12 @@ parse_sigs(VectorizeObject *v, PyObject *list)
         Arena a;
         cj_arena_init(&a);
         Type **types, *ret;
-        char msg[512];
-        int nt = cj_parse_signature(&a, PyUnicode_AsUTF8(item), &types, &ret, msg, sizeof msg);
+        int nt = mod_parse_signature(&a, item, &types, &ret);
         Py_DECREF(item);
+        if (nt < 0) {
+            cj_arena_free(&a);
+            return -1;
+        }
         int ok = nt >= 0 && nt == v->nparams && nt <= MAXIN && ret && ret->kind != TY_VOID;
         for (int i = 0; ok && i < nt; i++) {
             ok = types[i]->kind == TY_SCALAR;
@@ -618,9 +621,8 @@ parse_sigs(VectorizeObject *v, PyObject *list)
         }
         cj_arena_free(&a);
         if (!ok) {
-            PyErr_Format(PyExc_TypeError, "vectorize signature %zd: %s", s + 1,
-                         nt < 0 ? msg : "expected 'ret(arg, ...)' with scalar types and one "
-                         "argument per parameter");
+            PyErr_Format(PyExc_TypeError, "vectorize signature %zd: expected 'ret(arg, ...)' "
+                         "with scalar types and one argument per parameter", s + 1);
             return -1;
         }
         v->nsigs++;

@@ -54,6 +54,16 @@ desc_from_cai(PyObject *o, PyObject *cai, RtArrDesc *d)
     return 0;
 }
 
+/* t derives from numpy.generic */
+static int
+is_numpy_scalar(PyTypeObject *t)
+{
+    while (t && strcmp(t->tp_name, "numpy.generic") != 0) {
+        t = t->tp_base;
+    }
+    return t != NULL;
+}
+
 /* An array's type information without touching the device (NumPy arrays,
  * buffers, anything with __cuda_array_interface__).  1: an array, 0: not. */
 int
@@ -69,6 +79,12 @@ rt_describe_array(PyObject *o, RtArrDesc *d)
     if (!PyObject_CheckBuffer(o) || PyBytes_Check(o) || PyUnicode_Check(o)) {
         return 0;
     }
+    if (is_numpy_scalar(Py_TYPE(o))) {
+        /* not a number (rt_scalar_dtype said so): datetime64, void, str_ */
+        PyErr_Format(PyExc_TypeError, "NumPy scalars of type %s are not supported",
+                     Py_TYPE(o)->tp_name);
+        return -1;
+    }
     Py_buffer v;
     if (PyObject_GetBuffer(o, &v, PyBUF_RECORDS_RO) < 0) {
         return -1;
@@ -76,10 +92,15 @@ rt_describe_array(PyObject *o, RtArrDesc *d)
     int ok = v.ndim <= RT_MAXDIM && v.format
              && rt_dtype_from_format(v.format, v.itemsize, &d->dtype) == 0;
     if (ok) {
+        /* an exporter may leave shape or strides NULL (NumPy's datetime64
+         * scalar does, though asked for strides): then one dimension of
+         * len / itemsize items, C-contiguous */
         d->ndim = v.ndim;
-        for (int i = 0; i < v.ndim; i++) {
-            d->shape[i] = v.shape[i];
-            d->strides[i] = v.strides[i];
+        Py_ssize_t step = v.itemsize;
+        for (int i = v.ndim - 1; i >= 0; i--) {
+            d->shape[i] = v.shape ? v.shape[i] : v.len / (v.itemsize ? v.itemsize : 1);
+            d->strides[i] = v.strides ? v.strides[i] : step;
+            step *= d->shape[i];
         }
         d->readonly = v.readonly;
     }
@@ -110,12 +131,8 @@ rt_numpy_scalar_dtype(PyObject *o, DType *dt)
             return *dt != DT_COUNT;     /* DT_COUNT: a type known not to be one */
         }
     }
-    PyTypeObject *b = t;
-    while (b && strcmp(b->tp_name, "numpy.generic") != 0) {
-        b = b->tp_base;
-    }
     int ok = 0;
-    if (b) {
+    if (is_numpy_scalar(t)) {
         PyObject *d = PyObject_GetAttrString(o, "dtype");
         PyObject *s = d ? PyObject_GetAttrString(d, "str") : NULL;
         Py_XDECREF(d);

@@ -1,0 +1,50 @@
+"""Bugs the fuzzer (fuzz/) found, one test each; the unit it found them in is
+named beside the test (python3 fuzz/fuzz.py --replay SEED UNIT shows it)."""
+import numpy as np
+import pytest
+
+import cujit
+from cujit import jit
+
+
+@jit.rawkernel()
+def one_arg(a):
+    pass
+
+
+@pytest.mark.parametrize("value", [np.datetime64("2020-01-01"), np.timedelta64(3, "s"),
+                                   np.void(b"ab")])
+def test_numpy_non_number_scalars_are_refused(value):
+    """seed 1, unit 262: a datetime64 argument was read as a buffer whose
+    exporter leaves strides NULL, and cujit read through them (segfault)"""
+    with pytest.raises(TypeError, match="NumPy scalars of type numpy\\.%s are not supported"
+                       % type(value).__name__):
+        one_arg.inspect_cuda(value)
+
+
+def test_buffer_without_strides_is_c_contiguous():
+    """the same NULL-strides path for any buffer: numbers still work"""
+    src = one_arg.inspect_cuda(np.float32(1.5))
+    assert "// for (float32)" in src
+
+
+@pytest.mark.parametrize("sig,shown", [("é()0", "é()0"), ("(float32é)", "float32é"),
+                                       ("(f" + "é" * 30 + ")", "(f")])
+def test_signature_with_non_ascii_text(sig, shown):
+    """seed 1, unit 1979: the parse error quoted one byte of a two-byte
+    character and the message could not be decoded (UnicodeDecodeError)"""
+    with pytest.raises(TypeError) as e:
+        one_arg.inspect_cuda(sig)
+    assert "signature '" in str(e.value) and shown in str(e.value)
+
+
+@pytest.mark.parametrize("sig", ["(float32)\x00(int8)", "(\udc80)"])
+def test_signature_that_is_no_text(sig):
+    """an embedded NUL was cut off silently; a lone surrogate gave a NULL"""
+    with pytest.raises(TypeError, match="not a signature string"):
+        one_arg.inspect_cuda(sig)
+
+
+def test_vectorize_signature_with_non_ascii_text():
+    with pytest.raises(TypeError, match="signature 'é"):
+        cujit.vectorize(["é(float32)"])(lambda x: x)
