@@ -493,6 +493,16 @@ truth(Cg *g, Node *n, int prec)
     cg_expr(g, n, prec);
 }
 
+/* a blank at byte `at` of the buffer */
+static void
+insert_space(Buf *b, size_t at)
+{
+    buf_putc(b, ' ');
+    memmove(b->s + at + 1, b->s + at, b->len - at - 1);
+    b->s[at] = ' ';
+}
+
+/* -x, ~x, !x, +x */
 static void
 unary(Cg *g, Node *n, int prec)
 {
@@ -522,7 +532,11 @@ unary(Cg *g, Node *n, int prec)
             S("(");
         }
         S(op);
+        size_t at = g->out->len;
         cg_conv(g, n->a, rt, PR_UNARY);
+        if (op[0] == '-' && g->out->s[at] == '-') {
+            insert_space(g->out, at);       /* - -x, not the decrement --x */
+        }
         if (wrap) {
             S(")");
         }

@@ -1,5 +1,7 @@
 """Bugs the fuzzer (fuzz/) found, one test each; the unit it found them in is
 named beside the test (python3 fuzz/fuzz.py --replay SEED UNIT shows it)."""
+import re
+
 import numpy as np
 import pytest
 
@@ -48,3 +50,25 @@ def test_signature_that_is_no_text(sig):
 def test_vectorize_signature_with_non_ascii_text():
     with pytest.raises(TypeError, match="signature 'é"):
         cujit.vectorize(["é(float32)"])(lambda x: x)
+
+
+@jit.rawkernel()
+def double_negation(a, b):
+    i = jit.grid(1)
+    if i < a.size:
+        j = i
+        j = j ^ --j
+        a[i] = --b[i] + - - -j
+
+
+@pytest.mark.parametrize("t", ["float32", "int64", "int8"])
+def test_double_negation_is_not_a_decrement(t):
+    """seed 3, unit 8990: Python's --x (minus minus x) was printed as C's
+    pre-decrement --x: NVRTC rejected it where x was no lvalue, and where it
+    was one the kernel computed x - 1 and changed x"""
+    sig = "(%s[::1], %s[::1])" % (t, t)
+    src = double_negation.inspect_cuda(sig)
+    body = src.split("double_negation at")[1]
+    assert not re.search(r"--\s*[\w(]", body), body
+    assert "j ^ - -j" in body
+    assert ".entry" in double_negation.inspect_ptx(sig)
