@@ -72,3 +72,26 @@ def test_double_negation_is_not_a_decrement(t):
     assert not re.search(r"--\s*[\w(]", body), body
     assert "j ^ - -j" in body
     assert ".entry" in double_negation.inspect_ptx(sig)
+
+
+@jit.rawkernel()
+def huge_shared(out):
+    buf = jit.shared_memory(np.int32, 4611686018427387904)     # 2**62 items: 2**64 bytes
+    buf[0] = 1
+    out[0] = buf[0]
+
+
+@jit.rawkernel()
+def huge_local(out):
+    buf = jit.local_memory(np.float64, (1099511627776, 1099511627776))
+    buf[0, 0] = 1
+    out[0] = buf[0, 0]
+
+
+@pytest.mark.parametrize("kernel", [huge_shared, huge_local])
+def test_huge_memory_shapes_are_refused(kernel):
+    """seed 11, unit 16220: the byte count of shared / local memory was
+    multiplied out in int64 and overflowed (UBSan), wrapping to a size the
+    check let through"""
+    with pytest.raises(cujit.CompileError, match="more than a block can have"):
+        kernel.inspect_cuda("(float64[::1],)")

@@ -175,18 +175,19 @@ alloc_type(Ti *t, Node *n)
     }
     ty->ndim = nd;
     ty->sshape = cj_alloc(t->p->arena, sizeof(int64_t) * (size_t)nd);
-    int64_t total = 1;
+    /* bytes, checked against the limit before each product (no overflow) */
+    int64_t limit = shared ? 228 * 1024 : 512 * 1024, bytes = cj_dtypes[dt].size;
     for (int i = 0; i < nd; i++) {
         if (!const_int(dims[i], &ty->sshape[i]) || ty->sshape[i] <= 0) {
             ti_err(t, dims[i], "%s() shape must be positive integer constants known at "
                    "compile time%s", bname(n), shared ? " (or None for dynamic shared memory "
                    "sized at launch)" : "");
         }
-        total *= ty->sshape[i];
-    }
-    if (total * cj_dtypes[dt].size > (shared ? 228 * 1024 : 512 * 1024)) {
-        ti_err_kind(t, n, CE_VALUE, "%s() of %lld bytes is more than a block can have", bname(n),
-               (long long)(total * cj_dtypes[dt].size));
+        if (ty->sshape[i] > limit / bytes) {
+            ti_err_kind(t, n, CE_VALUE, "%s() of more than %lld bytes is more than a "
+                        "block can have", bname(n), (long long)limit);
+        }
+        bytes *= ty->sshape[i];
     }
     ty->mem = shared ? MEM_SHARED : MEM_LOCAL;
     return ty;
