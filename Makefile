@@ -9,6 +9,7 @@
 #   make dist      sdist and wheel in dist/ (python -m build)
 #   make asan      C unit tests under AddressSanitizer + UBSan (build/asan)
 #   make asan-py   the extension under the sanitizers, with the no-GPU pytest suites
+#   make fuzz      the fuzzer (fuzz/) against that build: 10^5 kernels; fuzz-short: 40 s
 #   make regen     common/sig.c from common/sig.re (needs re2c)
 #   make bench-transpile, make bench, make clean, make distclean
 PYTHON  ?= python3
@@ -113,7 +114,9 @@ asan:
 # the extension itself under AddressSanitizer + UBSan (a copy in build/asan-py),
 # running the tests that need no GPU (the fake-driver scenarios among them)
 SAN_LIBS = $(shell $(CC) -print-file-name=libasan.so):$(shell $(CC) -print-file-name=libubsan.so)
-asan-py:
+SAN_ENV  = ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	   LD_PRELOAD=$(SAN_LIBS)
+asan-py-build:
 	rm -rf $(BUILD)/asan-py && mkdir -p $(BUILD)/asan-py
 	cp -r Makefile setup.py pyproject.toml pytest.ini common frontend typeinfer codegen \
 	  pipeline runtime module cli cujit tests $(BUILD)/asan-py/
@@ -121,8 +124,9 @@ asan-py:
 	$(MAKE) --no-print-directory -C $(BUILD)/asan-py BUILD=build PY=$(PY) \
 	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -Wno-format-truncation" \
 	  ext
-	cd $(BUILD)/asan-py && ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  LD_PRELOAD=$(SAN_LIBS) PYTHONPATH=$(abspath $(BUILD)/asan-py) $(PY) -m pytest -q -p no:cacheprovider \
+
+asan-py: asan-py-build
+	cd $(BUILD)/asan-py && $(SAN_ENV) PYTHONPATH=$(abspath $(BUILD)/asan-py) $(PY) -m pytest -q -p no:cacheprovider \
 	  tests/test_runtime_nogpu.py tests/test_stdlib_nogpu.py tests/test_vectorize_nogpu.py \
 	  tests/test_features.py tests/test_errors.py
 
@@ -136,6 +140,18 @@ example: setup
 
 check: setup
 	@$(MAKE) --no-print-directory test
+	@$(MAKE) --no-print-directory fuzz-short
+
+# the fuzzer (fuzz/README.md) against the extension under ASan + UBSan:
+# fuzz-short a bounded run (make check), fuzz a long one of FUZZ_N sources
+FUZZ_N ?= 100000
+FUZZ_ARGS ?=
+fuzz: asan-py-build
+	$(SAN_ENV) PYTHONPATH=$(abspath $(BUILD)/asan-py) $(PY) fuzz/fuzz.py -n $(FUZZ_N) $(FUZZ_ARGS)
+
+fuzz-short: asan-py-build
+	$(SAN_ENV) PYTHONPATH=$(abspath $(BUILD)/asan-py) $(PY) fuzz/fuzz.py -n 1000000 --seconds 40 \
+	  --seed $$(date +%j) $(FUZZ_ARGS)
 
 bench-transpile: all
 	PYTHONPATH=. $(PYTHON) bench/transpile.py
@@ -150,4 +166,4 @@ distclean: clean
 	rm -rf $(VENV)
 
 .PHONY: all ext install dist test test-unit test-gpu regen clean distclean bench bench-transpile \
-	asan asan-py setup example check
+	asan asan-py asan-py-build fuzz fuzz-short setup example check

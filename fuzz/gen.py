@@ -1,0 +1,710 @@
+"""gen.py - the fuzzer's kernels and arguments.
+
+A unit is one kernel (with the device functions it calls) as Python source,
+how to wrap it (device / boundscheck flags), the globals it runs in and the
+arguments inspect_cuda gets.  make_unit(seed, idx) is deterministic in its
+two numbers, so a unit that crashed a worker is made again by the driver.
+
+Two kinds of unit:
+  grown    -- kernels grown from the grammar of the kernel language (every
+              statement and expression form, builtins with right and wrong
+              arity, literals at the limits of every dtype, deep nesting,
+              statements the language does not support);
+  mutated  -- the kernels of tests/kernels, tests/golden, tests/errors and
+              examples/, parsed with ast and mutated (operators, names,
+              literals, arity, attributes, statements, nesting), with their
+              own example arguments or random ones.
+Arguments: arrays of every dtype with 0-4 dimensions, C / F / strided views,
+NumPy and Python scalars in and out of range, None, strings, objects, lists,
+and signature strings (some of them mangled)."""
+import ast
+import glob
+import importlib.util
+import os
+import random
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+DTYPES = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
+          "float16", "float32", "float64", "complex64", "complex128"]
+
+INT_LIMITS = [0, 1, -1, 2, 7, 127, 128, -128, -129, 255, 256, 32767, 32768, -32768, 65535,
+              65536, 2**31 - 1, 2**31, -2**31, -2**31 - 1, 2**32 - 1, 2**32, 2**53 + 1,
+              2**63 - 1, 2**63, -2**63, -2**63 - 1, 2**64 - 1, 2**64, 10**30, -10**30]
+FLOAT_LIMITS = ["0.0", "-0.0", "1.0", "0.5", "1e308", "1.7976931348623157e308", "5e-324",
+                "1e-45", "3.4028235e38", "3.5e38", "65504.0", "65520.0", "1e999", "-1e999",
+                "6.1e-5", "2.0**0.5"]
+COMPLEX_LIMITS = ["1j", "-1j", "1e308j", "(1+2j)", "(0.5-1e999j)"]
+
+# the builtins, with the arities the language takes (the fuzzer also tries others)
+JIT_CALLS = {
+    "grid": [1, 2, 3], "gridsize": [1, 2, 3], "laneid": [0], "syncthreads": [0],
+    "syncwarp": [0, 1], "threadfence": [0], "threadfence_block": [0],
+    "threadfence_system": [0], "atomic_add": [3], "atomic_sub": [3], "atomic_max": [3],
+    "atomic_min": [3], "atomic_exch": [3], "atomic_and": [3], "atomic_or": [3],
+    "atomic_xor": [3], "atomic_inc": [3], "atomic_dec": [3], "atomic_cas": [4],
+    "shfl_sync": [3, 4], "shfl_up_sync": [3, 4], "shfl_down_sync": [3, 4],
+    "shfl_xor_sync": [3, 4], "all_sync": [2], "any_sync": [2], "ballot_sync": [2],
+    "activemask": [0], "popc": [1], "clz": [1], "ffs": [1], "brev": [1],
+    "shared_memory": [2], "local_memory": [2],
+}
+MATH_CALLS = {n: [1] for n in ["sqrt", "exp", "expm1", "log", "log1p", "log2", "log10", "sin",
+                               "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
+                               "asinh", "acosh", "atanh", "floor", "ceil", "trunc", "fabs",
+                               "erf", "erfc", "gamma", "lgamma", "isnan", "isinf",
+                               "isfinite"]}
+MATH_CALLS.update({"pow": [2], "atan2": [2], "hypot": [2], "fmod": [2], "copysign": [2],
+                   "log": [1, 2]})
+PY_CALLS = {"abs": [1], "min": [2, 3], "max": [2, 3], "round": [1, 2], "int": [1],
+            "float": [1], "bool": [1], "complex": [1, 2], "len": [1], "range": [1, 2, 3],
+            "print": [1, 2]}
+THREAD_ATTRS = ["threadIdx", "blockIdx", "blockDim", "gridDim"]
+ARRAY_ATTRS = ["size", "shape", "ndim", "strides", "real", "imag", "dtype", "T", "nbytes"]
+BINOPS = ["+", "-", "*", "/", "//", "%", "**", "<<", ">>", "&", "|", "^", "@"]
+CMPOPS = ["<", "<=", ">", ">=", "==", "!=", "is", "is not", "in", "not in"]
+AUGOPS = ["+=", "-=", "*=", "/=", "//=", "%=", "**=", "<<=", ">>=", "&=", "|=", "^="]
+
+# statements and expressions outside the language (each must be refused cleanly)
+UNSUPPORTED_STMTS = [
+    "with open('x') as f:\n    pass", "try:\n    pass\nexcept Exception:\n    pass",
+    "del {n}", "global G", "import os", "from math import sqrt", "class C:\n    pass",
+    "raise ValueError('x')", "{n} = lambda q: q", "{n} = [q for q in range(3)]",
+    "{n} = {{1: 2}}", "{n} = {{1, 2}}", "{n} = f'{{{n}}}'", "{n} = [1, 2]", "{n}: int = 1",
+    "x: int", "def inner():\n    pass", "for q in [1, 2]:\n    pass", "assert {n}, 'msg'",
+    "assert {n}, {n}", "{n} = (yield)", "{n} = *{n},", "{n} = ...", "{n} = b'x'",
+    "if ({n} := 3):\n    pass", "for q in range(3):\n    pass\nelse:\n    pass",
+    "while False:\n    pass\nelse:\n    pass", "{n}.attr = 1", "{n}[::2] = 1",
+    "{n} = not_defined_anywhere", "{n} = np.zeros(3)", "{n} = math.pi", "{n} = np.float32",
+    "{n} = jit", "{n} = jit.grid", "print({n}, sep='', end='')", "print({n}, file=None)",
+    "{n} = {n} if {n} else {n}", "{n} = ({n}, {n})[5]", "{n} = ()", "{n} = ((),)",
+    "{n}, {n} = {n}", "{n} = np.float32({n})", "{n} = np.int8(300)", "{n} = np.uint64(-1)",
+    "{n} = np.complex64({n})", "{n} = np.bool_(1)", "{n} = int('3')",
+]
+
+
+def _rng(seed, idx):
+    return random.Random((seed * 1000003) ^ (idx * 7919) ^ 0x5EED)
+
+
+# ---- literals ----
+
+def literal(r):
+    k = r.random()
+    if k < 0.45:
+        v = r.choice(INT_LIMITS)
+        return str(v) if v >= 0 else "(%d)" % v
+    if k < 0.7:
+        return r.choice(FLOAT_LIMITS)
+    if k < 0.75:
+        return r.choice(COMPLEX_LIMITS)
+    if k < 0.82:
+        return r.choice(["True", "False", "None"])
+    if k < 0.95:
+        dt = r.choice(DTYPES)
+        v = r.choice(INT_LIMITS[:16] + [1.5, -2.5])
+        return "np.%s(%r)" % (dt if dt != "bool" else "bool_", v)
+    return r.choice(["'s'", "math.pi", "math.inf", "math.nan", "math.e", "np.float32",
+                     "np.int64", "float('nan')", "float('inf')"])
+
+
+# ---- kernels grown from the grammar ----
+
+class Grower:
+    """Grows a kernel: params, locals and loop depth tracked so most of what
+    it writes is meaningful, with a share of deliberate nonsense."""
+
+    def __init__(self, r, name, nparams, device=False):
+        self.r = r
+        self.name = name
+        self.params = ["p%d" % k for k in range(nparams)]
+        self.arrays = [p for p in self.params if r.random() < 0.7]
+        self.locals = []
+        self.loops = 0
+        self.device = device
+        self.devfns = []            # (name, arity) of device functions it may call
+        self.budget = r.randint(3, 30)
+        self.index = "i" if not device else (self.params[0] if self.params else "0")
+
+    def name_(self):
+        """a scalar: a scalar parameter, a local, i, an element; rarely anything"""
+        r = self.r
+        k = r.random()
+        if k < 0.015:
+            return r.choice(["undefined_name", "np", "math", "jit", "cujit", "len", "G"]
+                            + self.params)
+        if k < 0.45 and self.arrays:
+            return "%s[%s]" % (r.choice(self.arrays), self.index)
+        pool = [p for p in self.params if p not in self.arrays] + self.locals
+        if not self.device:
+            pool.append("i")
+        return r.choice(pool) if pool else literal(r)
+
+    def array(self):
+        r = self.r
+        if self.arrays and r.random() < 0.9:
+            return r.choice(self.arrays)
+        return self.name_()
+
+    def index_(self, d):
+        r = self.r
+        k = r.random()
+        if k < 0.6 or self.device:
+            return self.index
+        if k < 0.65:
+            return ", ".join(self.expr(d + 1) for _ in range(r.randint(1, 4)))
+        if k < 0.8:
+            return "%s %s %s" % (self.index, r.choice("+-*%"), self.expr(d + 1))
+        if k < 0.85:
+            return r.choice([":", "::2", "1:", "...", "None", "0.5", "-1", "()", "i, ..."])
+        return self.expr(d + 1)
+
+    def call(self, d):
+        r = self.r
+        k = r.random()
+        if k < 0.3:
+            fam, table = "jit.", JIT_CALLS
+        elif k < 0.6:
+            fam, table = "math.", MATH_CALLS
+        elif k < 0.85:
+            fam, table = "", PY_CALLS
+        elif self.devfns:
+            fname, arity = r.choice(self.devfns)
+            n = arity if r.random() < 0.85 else r.randint(0, arity + 2)
+            return "%s(%s)" % (fname, ", ".join(self.expr(d + 1) for _ in range(n)))
+        else:
+            fam, table = "", PY_CALLS
+        fname = r.choice(sorted(table))
+        n = r.choice(table[fname]) if r.random() < 0.85 else r.randint(0, 5)
+        args = [self.expr(d + 1) for _ in range(n)]
+        if fname.startswith("atomic") and args:
+            args[0] = self.array()
+        if fname in ("shared_memory", "local_memory") and n == 2:
+            args = [r.choice(["np.float32", "np.int32", "np.float64", "np.complex64",
+                              "np.bool_", "np.int8", "3", "'f4'"]),
+                    r.choice(["32", "(4, 4)", "0", "-1", "2**40", "n", "(2, 0)", "1.5"])]
+        if r.random() < 0.05:
+            args.append(r.choice(["axis=0", "sep=''", "end=''", "foo=1"]))
+        return "%s%s(%s)" % (fam, fname, ", ".join(args))
+
+    def expr(self, d=0):
+        r = self.r
+        if d > 4 or r.random() < 0.25:
+            k = r.random()
+            if k < 0.65:
+                return self.name_()
+            return literal(r) if k < 0.8 else r.choice(["0", "1", "2", "3", "0.5", "2.0"])
+        k = r.random()
+        if k < 0.25:
+            return "(%s %s %s)" % (self.expr(d + 1), r.choice(BINOPS[:12] if r.random() < .98
+                                                               else BINOPS), self.expr(d + 1))
+        if k < 0.32:
+            return "(%s%s)" % (r.choice(["-", "+", "~", "not "]), self.expr(d + 1))
+        if k < 0.42:
+            n = r.randint(1, 3)
+            parts = [self.expr(d + 1)]
+            for _ in range(n):
+                parts += [r.choice(CMPOPS[:6] if r.random() < .95 else CMPOPS),
+                          self.expr(d + 1)]
+            return "(%s)" % " ".join(parts)
+        if k < 0.47:
+            return "(%s %s %s)" % (self.expr(d + 1), r.choice(["and", "or"]), self.expr(d + 1))
+        if k < 0.5:
+            return "(%s if %s else %s)" % (self.expr(d + 1), self.expr(d + 1), self.expr(d + 1))
+        if k < 0.68:
+            return "%s[%s]" % (self.array(), self.index_(d))
+        if k < 0.76:
+            a = r.choice(ARRAY_ATTRS[:5] if r.random() < 0.95 else ARRAY_ATTRS)
+            s = "(%s).%s" % (self.array(), a)
+            if a in ("shape", "strides") and r.random() < 0.8:
+                s += "[%s]" % r.choice(["0", "1", "2", "-1", "5", "i"])
+            return s
+        if k < 0.8:
+            return "jit.%s.%s" % (r.choice(THREAD_ATTRS), r.choice("xyzxyzw"))
+        if k < 0.83:
+            return "(%s,)" % ", ".join(self.expr(d + 1) for _ in range(r.randint(1, 3)))
+        if k < 0.85:
+            # deep nesting: a long chain of unary operators or calls
+            depth = r.choice([10, 50, 200, 900])
+            return r.choice(["-", "+", "~"]) * depth + self.name_()
+        return self.call(d)
+
+    def target(self):
+        r = self.r
+        k = r.random()
+        if k < 0.45 and self.arrays:
+            return "%s[%s]" % (self.array(), self.index_(2))
+        if k < 0.93 or not self.locals:
+            v = "v%d" % r.randint(0, 5)
+            if v not in self.locals:
+                self.locals.append(v)
+            return v
+        return r.choice(self.locals + ["i"])
+
+    def stmt(self, ind, d):
+        r = self.r
+        self.budget -= 1
+        pad = "    " * ind
+        k = r.random()
+        if d > 6 or self.budget <= 0:
+            k = min(k, 0.3)
+        if k < 0.22:
+            value = self.expr()         # before the target: no use before assignment
+            return [pad + "%s = %s" % (self.target(), value)]
+        if k < 0.3:
+            n = r.randint(2, 3)
+            ts = [self.target() for _ in range(n)]
+            if r.random() < 0.5:
+                return [pad + "%s = %s" % (", ".join(ts), ", ".join(self.expr() for _ in ts))]
+            return [pad + " = ".join(ts) + " = " + self.expr()]
+        if k < 0.37:
+            return [pad + "%s %s %s" % (self.target(), r.choice(AUGOPS), self.expr())]
+        if k < 0.45:
+            out = [pad + "if %s:" % self.expr()] + self.block(ind + 1, d + 1)
+            while r.random() < 0.3:
+                out += [pad + "elif %s:" % self.expr()] + self.block(ind + 1, d + 1)
+            if r.random() < 0.4:
+                out += [pad + "else:"] + self.block(ind + 1, d + 1)
+            return out
+        if k < 0.52:
+            v = "k%d" % d
+            self.locals.append(v)
+            n = r.randint(1, 3)
+            args = ", ".join(self.expr(3) if r.random() < 0.5 else str(r.randint(-3, 5))
+                             for _ in range(n))
+            self.loops += 1
+            out = [pad + "for %s in range(%s):" % (v, args)] + self.block(ind + 1, d + 1)
+            self.loops -= 1
+            return out
+        if k < 0.56:
+            v = "w%d" % d
+            self.locals.append(v)
+            self.loops += 1
+            out = ([pad + "%s = 0" % v, pad + "while %s < %s:" % (v, r.randint(0, 4)),
+                    pad + "    %s += 1" % v] + self.block(ind + 1, d + 1))
+            self.loops -= 1
+            return out
+        if k < 0.59 and self.loops:
+            return [pad + r.choice(["break", "continue"])]
+        if k < 0.65:
+            return [pad + self.call(0)]
+        if k < 0.68:
+            return [pad + "jit.syncthreads()"]
+        if k < 0.71:
+            return [pad + "return" + ("" if r.random() < 0.6 else " " + self.expr())]
+        if k < 0.74:
+            return [pad + "assert %s" % self.expr() + (", 'm'" if r.random() < 0.5 else "")]
+        if k < 0.77:
+            return [pad + "print(%s)" % ", ".join(self.expr(2) for _ in range(r.randint(0, 3)))]
+        if k < 0.8:
+            return [pad + "pass"]
+        if k < 0.86:
+            s = r.choice(UNSUPPORTED_STMTS).format(n=self.name_())
+            return [pad + line for line in s.split("\n")]
+        if k < 0.89:
+            # deep nesting of blocks
+            out, depth = [], r.randint(3, 18)
+            for j in range(depth):
+                out.append("    " * (ind + j) + r.choice(["if %s:" % self.expr(3),
+                                                          "while False:",
+                                                          "for q%d in range(2):" % j]))
+            out.append("    " * (ind + depth) + "%s = %s" % (self.target(), self.expr()))
+            return out
+        return [pad + "%s = %s" % (self.target(), self.expr())]
+
+    def block(self, ind, d):
+        out = []
+        for _ in range(self.r.randint(1, 3)):
+            out += self.stmt(ind, d)
+        return out
+
+    def kernel(self):
+        r = self.r
+        head = ["def %s(%s):" % (self.name, ", ".join(self.params))]
+        if self.device:
+            body = self.block(1, 1)
+            body.append("    return %s" % self.expr() if r.random() < 0.8 else "    return")
+            return head + body
+        shape = r.random()
+        if shape < 0.45 and self.arrays:
+            # the elementwise shape, which also gets a coarsened entry
+            a = r.choice(self.arrays)
+            cond = r.choice(["i < %s.size" % a, "i < %s.shape[0]" % a, "i < len(%s)" % a,
+                             "i < %s.size and i < %s" % (a, self.expr(3)), "i < 100",
+                             "%s" % self.expr(2)])
+            body = ["    i = jit.grid(1)", "    if %s:" % cond]
+            for _ in range(r.randint(1, 4)):
+                k = r.random()
+                if k < 0.5 and self.arrays:
+                    ts = [r.choice(self.arrays) + "[i]" for _ in range(r.randint(1, 3))]
+                    sep = " = " if r.random() < 0.3 else ", "
+                    if sep == ", ":
+                        body.append("        %s = %s" % (", ".join(ts),
+                                                         ", ".join(self.expr(2) for _ in ts)))
+                    else:
+                        body.append("        %s = %s" % (sep.join(ts), self.expr(2)))
+                elif k < 0.65 and self.arrays:
+                    body.append("        %s[i] %s %s" % (r.choice(self.arrays),
+                                                         r.choice(AUGOPS), self.expr(2)))
+                else:
+                    body += self.stmt(2, 2)
+            return head + body
+        if shape < 0.6:
+            self.index = "i, j"
+            body = ["    i, j = jit.grid(2)"]
+        elif shape < 0.7:
+            body = ["    i = jit.threadIdx.x + jit.blockIdx.x * jit.blockDim.x"]
+        else:
+            body = ["    i = jit.grid(1)"]
+        self.locals.append("i")
+        return head + body + self.block(1, 1)
+
+
+def grown_unit(r, uname):
+    devs = []
+    lines = []
+    for k in range(r.choice([0, 0, 0, 1, 2])):
+        g = Grower(r, "%s_d%d" % (uname, k), r.randint(0, 3), device=True)
+        for fname, arity in devs:
+            g.devfns.append((fname, arity))
+        src = g.kernel()
+        devs.append((g.name, len(g.params)))
+        lines.append(("device", g.name, src))
+    g = Grower(r, uname, r.randint(0, 5))
+    g.devfns = list(devs)
+    lines.append(("kernel", uname, g.kernel()))
+    kinds = [("array" if p in g.arrays else "scalar") for p in g.params]
+    return lines, kinds
+
+
+# ---- mutations of the test kernels ----
+
+_SEEDS = None
+
+
+def _is_kernel_def(node):
+    return isinstance(node, ast.FunctionDef) and any(
+        "rawkernel" in ast.unparse(d) for d in node.decorator_list)
+
+
+def _load_module(path, k):
+    spec = importlib.util.spec_from_file_location("_fuzz_seed_%d" % k, path)
+    mod = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(mod)
+    except Exception:
+        return None
+    return mod
+
+
+def seeds():
+    """[(FunctionDef, module globals, [example argument tuples], is_device)]"""
+    global _SEEDS
+    if _SEEDS is not None:
+        return _SEEDS
+    import sys
+    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    files = sorted(glob.glob(os.path.join(ROOT, "tests", "kernels", "*.py"))
+                   + glob.glob(os.path.join(ROOT, "tests", "golden", "*.py"))
+                   + glob.glob(os.path.join(ROOT, "tests", "errors", "*.py"))
+                   + glob.glob(os.path.join(ROOT, "examples", "*.py")))
+    out = []
+    for k, path in enumerate(files):
+        if os.path.basename(path).startswith("_"):
+            continue
+        try:
+            tree = ast.parse(open(path).read())
+        except SyntaxError:
+            continue
+        if "kernels" in path.split(os.sep)[-2:-1]:
+            try:
+                import kernels
+                mod = kernels.load(os.path.basename(path)[:-3])
+            except Exception:
+                mod = None
+        else:
+            mod = _load_module(path, k)
+        if mod is None:
+            continue
+        examples = {}
+        for case in getattr(mod, "CASES", []):
+            kname = getattr(getattr(case[0], "__wrapped__", None), "__name__", None)
+            for nm, obj in vars(mod).items():
+                if obj is case[0]:
+                    kname = nm
+            examples.setdefault(kname, []).append(tuple(case[1]))
+        for nm, a in getattr(mod, "ARGS", {}).items():
+            examples.setdefault(nm, []).append(tuple(a))
+        for nm, a in getattr(mod, "SIGS", {}).items():
+            examples.setdefault(nm, []).append(tuple(a))
+        for node in tree.body:
+            if _is_kernel_def(node):
+                dev = any("device=True" in ast.unparse(d) for d in node.decorator_list)
+                out.append((node, vars(mod), examples.get(node.name, []), dev))
+    _SEEDS = out
+    return out
+
+
+class Mutator(ast.NodeTransformer):
+    def __init__(self, r, names, grower):
+        self.r = r
+        self.names = names
+        self.g = grower
+        self.p = 0.08
+
+    def hit(self):
+        return self.r.random() < self.p
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        if self.hit():
+            node.op = self.r.choice([ast.Add(), ast.Sub(), ast.Mult(), ast.Div(),
+                                     ast.FloorDiv(), ast.Mod(), ast.Pow(), ast.LShift(),
+                                     ast.RShift(), ast.BitOr(), ast.BitXor(), ast.BitAnd(),
+                                     ast.MatMult()])
+        return node
+
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        if self.hit():
+            node.ops = [self.r.choice([ast.Lt(), ast.LtE(), ast.Gt(), ast.GtE(), ast.Eq(),
+                                       ast.NotEq(), ast.Is(), ast.In()]) for _ in node.ops]
+        return node
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        if self.hit():
+            node.op = self.r.choice([ast.USub(), ast.UAdd(), ast.Invert(), ast.Not()])
+        return node
+
+    def visit_BoolOp(self, node):
+        self.generic_visit(node)
+        if self.hit():
+            node.op = self.r.choice([ast.And(), ast.Or()])
+        return node
+
+    def visit_Constant(self, node):
+        if self.hit():
+            return ast.parse(literal(self.r), mode="eval").body
+        return node
+
+    def visit_Name(self, node):
+        if self.hit() and isinstance(node.ctx, ast.Load):
+            wild = ["undefined_name", "np", "math", "jit", "range", "len", "print"]
+            node.id = self.r.choice(self.names if self.names and self.r.random() < 0.8 else wild)
+        return node
+
+    def visit_Attribute(self, node):
+        self.generic_visit(node)
+        if self.hit():
+            node.attr = self.r.choice(["x", "y", "z", "w", "size", "shape", "ndim", "real",
+                                       "imag", "T", "grid", "atomic_add", "float32", "sqrt",
+                                       "strides", "nope"])
+        return node
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if self.hit():
+            k = self.r.random()
+            if k < 0.4 and node.args:
+                node.args.pop(self.r.randrange(len(node.args)))
+            elif k < 0.8:
+                node.args.append(ast.parse(self.g.expr(2), mode="eval").body)
+            else:
+                node.keywords.append(ast.keyword(arg=self.r.choice(["axis", "sep", "x"]),
+                                                 value=ast.Constant(1)))
+        return node
+
+    def visit_Subscript(self, node):
+        self.generic_visit(node)
+        if self.hit():
+            node.slice = ast.parse("_[%s]" % self.g.index_(1), mode="eval").body.slice
+        return node
+
+    def stmts(self, body):
+        r = self.r
+        out = []
+        for s in body:
+            k = r.random()
+            if k < 0.03:
+                continue                                     # dropped
+            out.append(s)
+            if k < 0.06:
+                out.append(s)                                # duplicated
+            elif k < 0.1:
+                src = "\n".join(self.g.stmt(0, 3))
+                try:
+                    out.extend(ast.parse(src).body)
+                except SyntaxError:
+                    pass
+            elif k < 0.12:                                   # nested deeper
+                out[-1] = ast.If(test=ast.Constant(True), body=[s], orelse=[])
+        return out or [ast.Pass()]
+
+    def generic_visit(self, node):
+        for field in ("body", "orelse"):
+            val = getattr(node, field, None)
+            if isinstance(val, list) and val and isinstance(val[0], ast.stmt):
+                setattr(node, field, self.stmts(val))
+        return super().generic_visit(node)
+
+
+def mutated_unit(r, uname):
+    node, globs, examples, dev = r.choice(seeds())
+    tree = ast.parse(ast.unparse(node))          # a fresh copy
+    fn = tree.body[0]
+    fn.decorator_list = []
+    fn.name = uname
+    names = [a.arg for a in fn.args.args] + sorted({n.id for n in ast.walk(fn)
+                                                    if isinstance(n, ast.Name)})
+    g = Grower(r, uname, 0)
+    g.params = [a.arg for a in fn.args.args] or ["i"]
+    g.arrays = list(g.params)
+    g.locals = names
+    m = Mutator(r, names, g)
+    m.p = r.choice([0.01, 0.02, 0.04, 0.1])
+    for _ in range(r.randint(1, 3)):
+        tree.body[0] = m.visit(tree.body[0])    # the function only: nothing at module level
+    ast.fix_missing_locations(tree)
+    src = ast.unparse(tree).split("\n")
+    nargs = len(fn.args.args)
+    example = r.choice(examples) if examples and r.random() < 0.7 else None
+    return [("device" if dev else "kernel", uname, src)], globs, example, nargs
+
+
+# ---- arguments ----
+
+def rand_array(r, dtype=None, ndim=None):
+    dt = np.dtype(dtype or r.choice(DTYPES))
+    ndim = r.choice([0, 1, 1, 1, 2, 2, 3, 4]) if ndim is None else ndim
+    shape = tuple(r.choice([1, 2, 3, 4, 8, 0]) if r.random() < 0.1 else r.choice([2, 3, 4, 8])
+                  for _ in range(ndim))
+    order = r.choice("CCF")
+    a = np.zeros(shape, dt, order=order)
+    k = r.random()
+    if ndim and k < 0.15:
+        a = np.zeros(tuple(s * 2 for s in shape), dt, order=order)[(slice(None, None, 2),) * ndim]
+    elif ndim and k < 0.2:
+        a = a[(slice(None, None, -1),) * ndim]
+    elif ndim > 1 and k < 0.3:
+        a = a.T
+    elif 0.3 <= k < 0.31:
+        a = a.view(a.dtype.newbyteorder()) if dt.itemsize > 1 else a
+    return a
+
+
+def rand_scalar(r):
+    k = r.random()
+    if k < 0.3:
+        return r.choice(INT_LIMITS)
+    if k < 0.5:
+        return r.choice([0.0, -0.0, 1.5, 1e308, float("inf"), float("nan"), 5e-324])
+    if k < 0.55:
+        return r.choice([True, False, 1j, complex(1e308, -1)])
+    if k < 0.85:
+        dt = np.dtype(r.choice(DTYPES))
+        v = r.choice([0, 1, -1, 3])
+        try:
+            return dt.type(v)
+        except (OverflowError, ValueError):
+            return dt.type(0)
+    return r.choice([None, "x", object(), [1, 2], (1, 2), {}, np.float32, b"x", 2**100,
+                     np.datetime64("2020-01-01"), np.str_("x"), np.zeros(3, "U1"),
+                     np.zeros(2, [("a", "f4")]), np.zeros(3, object)])
+
+
+def sig_string(r, args):
+    parts = []
+    for a in args:
+        if isinstance(a, np.ndarray) and a.dtype.kind in "biufc":
+            name = a.dtype.name if a.dtype.name != "bool" else "bool"
+            dims = ", ".join([":"] * a.ndim)
+            if a.ndim and a.flags.c_contiguous and r.random() < 0.6:
+                dims = ", ".join([":"] * (a.ndim - 1) + ["::1"])
+            parts.append("%s[%s]" % (name, dims) if a.ndim else name)
+        else:
+            parts.append(r.choice(["float32", "int64", "f8", "<i4", "bool", "complex64",
+                                   "u1", "double"]))
+    s = ("void" if r.random() < 0.2 else "") + "(" + ", ".join(parts) + ")"
+    if r.random() < 0.25:                       # mangled
+        s = list(s)
+        for _ in range(r.randint(1, 4)):
+            j = r.randrange(len(s) + 1)
+            op = r.random()
+            if op < 0.4 and s:
+                del s[min(j, len(s) - 1)]
+            else:
+                s.insert(j, r.choice("()[]:,: 0123456789abfiuxv<>=.!\x00\xe9"))
+        s = "".join(s)
+    return (s,)
+
+
+def args_for(r, kinds):
+    out = []
+    for kind in kinds:
+        if r.random() < 0.08:
+            out.append(rand_scalar(r) if kind == "array" else rand_array(r))
+        elif kind == "array":
+            out.append(rand_array(r))
+        else:
+            out.append(rand_scalar(r))
+    if r.random() < 0.05:                       # wrong count
+        if out and r.random() < 0.5:
+            out.pop()
+        else:
+            out.append(rand_array(r))
+    if r.random() < 0.15:
+        return sig_string(r, out)
+    return tuple(out)
+
+
+def make_unit(seed, idx):
+    """{'funcs': [(kind, name, lines)], 'globals': dict or None, 'args': tuple,
+    'boundscheck': bool, 'origin': str}"""
+    r = _rng(seed, idx)
+    uname = "u%d_%d" % (seed, idx)
+    mutated = None
+    if r.random() < 0.5 and seeds():
+        try:
+            mutated = mutated_unit(r, uname)
+        except (RecursionError, SyntaxError, ValueError):
+            mutated = None          # a mutation too deep for ast itself: grow one instead
+    if mutated:
+        funcs, globs, example, nargs = mutated
+        if example is not None:
+            args = example
+        else:
+            args = args_for(r, [r.choice(["array", "array", "scalar"]) for _ in range(nargs)])
+        origin = "mutated"
+    else:
+        funcs, kinds = grown_unit(r, uname)
+        globs = None
+        args = args_for(r, kinds)
+        origin = "grown"
+    return {"funcs": funcs, "globals": globs, "args": args,
+            "boundscheck": r.random() < 0.1, "origin": origin, "ptx_roll": r.random()}
+
+
+def unit_source(unit):
+    """The unit's functions as module text (no decorators: the worker wraps)."""
+    out = []
+    for _, _, lines in unit["funcs"]:
+        out += lines + [""]
+    return "\n".join(out) + "\n"
+
+
+def describe_args(args):
+    def one(a):
+        if isinstance(a, np.ndarray):
+            return "np.ndarray(shape=%r, dtype=%r, strides=%r)" % (a.shape, str(a.dtype),
+                                                                    a.strides)
+        return repr(a)
+    return "(" + ", ".join(one(a) for a in args) + ("," if len(args) == 1 else "") + ")"
+
+
+if __name__ == "__main__":
+    import sys
+    u = make_unit(int(sys.argv[1]), int(sys.argv[2]))
+    print(unit_source(u))
+    print("# args:", describe_args(u["args"]))
