@@ -717,7 +717,20 @@ compare(Cg *g, Node *n, int prec)
     S("; }()");
     cg_close(g, prec, PR_LAND);
 }
+/* truthiness of a C++ variable v of type t, as a unary operand */
+static void
+truth_of_value(Cg *g, const Type *t, const char *v)
+{
+    if (t->kind == TY_SCALAR && cj_dtypes[t->dtype].kind == 'c') {
+        P("cj_truth(%s)", v);
+    } else if (t->kind == TY_SCALAR && t->dtype == DT_F16) {
+        P("((float)%s != 0.0f)", v);
+    } else {
+        S(v);
+    }
+}
 
+/* a and b, a or b: && / || on bools, else the value Python gives */
 static void
 boolop(Cg *g, Node *n, int prec)
 {
@@ -740,7 +753,9 @@ boolop(Cg *g, Node *n, int prec)
     cg_conv(g, n->list[0], rt, PR_ASSIGN);
     S("; ");
     for (int i = 1; i < n->n; i++) {
-        P("if (%scj_v) { return cj_v; } cj_v = ", n->op == OP_AND ? "!" : "");
+        P("if (%s", n->op == OP_AND ? "!" : "");
+        truth_of_value(g, rt, "cj_v");
+        S(") { return cj_v; } cj_v = ");
         cg_conv(g, n->list[i], rt, PR_ASSIGN);
         S("; ");
     }

@@ -1,8 +1,21 @@
 /* fold.c - integer arithmetic on constants, done at compile time. */
 #include "cj.h"
 
+/* x << y where the result fits (Python's value); 0 where it does not */
+static int
+lshift(int64_t x, int y, int64_t *v)
+{
+    int64_t r = (int64_t)((uint64_t)x << y);
+    if ((r >> y) != x) {
+        return 0;
+    }
+    *v = r;
+    return 1;
+}
+
 /* An integer known at compile time: a constant, or arithmetic on constants
- * (TILE + 1, 2 * N, -1, N // 2). */
+ * (TILE + 1, 2 * N, -1, N // 2); 0 (not known) where the arithmetic would
+ * leave int64. */
 int
 cj_fold_int(const Node *c, int64_t *v)
 {
@@ -13,6 +26,9 @@ cj_fold_int(const Node *c, int64_t *v)
         return 1;
     }
     if (c->kind == ND_UNARY && (c->op == OP_NEG || c->op == OP_POS) && cj_fold_int(c->a, &x)) {
+        if (c->op == OP_NEG && x == INT64_MIN) {
+            return 0;
+        }
         *v = c->op == OP_NEG ? -x : x;
         return 1;
     }
@@ -20,12 +36,12 @@ cj_fold_int(const Node *c, int64_t *v)
         return 0;
     }
     switch (c->op) {
-    case OP_ADD: *v = x + y; return 1;
-    case OP_SUB: *v = x - y; return 1;
-    case OP_MUL: *v = x * y; return 1;
+    case OP_ADD: return !__builtin_add_overflow(x, y, v);
+    case OP_SUB: return !__builtin_sub_overflow(x, y, v);
+    case OP_MUL: return !__builtin_mul_overflow(x, y, v);
     case OP_FLOORDIV:
     case OP_MOD:
-        if (y == 0) {
+        if (y == 0 || (x == INT64_MIN && y == -1)) {
             return 0;
         }
         {
@@ -37,7 +53,8 @@ cj_fold_int(const Node *c, int64_t *v)
             *v = c->op == OP_MOD ? r : q;
         }
         return 1;
-    case OP_LSHIFT: *v = y >= 0 && y < 63 ? x << y : 0; return y >= 0 && y < 63;
+    case OP_LSHIFT:
+        return y >= 0 && y < 63 && lshift(x, (int)y, v);
     case OP_RSHIFT: *v = y >= 0 && y < 63 ? x >> y : 0; return y >= 0 && y < 63;
     case OP_POW:
         if (y < 0 || y > 62) {
@@ -45,7 +62,9 @@ cj_fold_int(const Node *c, int64_t *v)
         }
         *v = 1;
         while (y--) {
-            *v *= x;
+            if (__builtin_mul_overflow(*v, x, v)) {
+                return 0;
+            }
         }
         return 1;
     default:

@@ -95,3 +95,44 @@ def test_huge_memory_shapes_are_refused(kernel):
     check let through"""
     with pytest.raises(cujit.CompileError, match="more than a block can have"):
         kernel.inspect_cuda("(float64[::1],)")
+
+
+@jit.rawkernel()
+def value_boolops(p0, p1):
+    i = jit.grid(1)
+    if i < p0.size:
+        p0[i] = (1 and p0[i]) or p1[i]
+
+
+@pytest.mark.parametrize("t", ["complex64", "complex128", "float16"])
+def test_value_and_or_on_complex_and_half(t):
+    """seed 12, unit 2811: `a and b` on complex values tested `!cj_v`, which
+    no complex type has (NVRTC: no operator "!" matches these operands)"""
+    sig = "(%s[::1], %s[::1])" % (t, t)
+    src = value_boolops.inspect_cuda(sig)
+    assert "!cj_v" not in src
+    assert ".entry" in value_boolops.inspect_ptx(sig)
+
+
+@jit.rawkernel()
+def wrapped_shape(out):
+    buf = jit.shared_memory(np.int8, 4294967296 * 4294967296 + 16)    # 2**64 + 16
+    buf[0] = 1
+    out[0] = buf[0]
+
+
+@jit.rawkernel()
+def folded_limits(out):
+    if jit.grid(1) == 0:
+        out[0] = (-2147483648) ** 10
+        out[1] = -(-9223372036854775807 - 1)
+        out[2] = (-2147483648 << 20) + (-9223372036854775807 - 1) // -1
+
+
+def test_constant_folding_does_not_wrap():
+    """seed 12, units 8 and 9113: folding constants multiplied, negated,
+    divided and shifted in int64 with overflow (UBSan); 2**64 + 16 became a
+    16-byte shared array.  Folding now gives up where int64 would overflow"""
+    with pytest.raises(cujit.CompileError, match="positive integer constants"):
+        wrapped_shape.inspect_cuda("(int8[::1],)")
+    assert ".entry" in folded_limits.inspect_ptx("(float64[::1],)")
