@@ -20,8 +20,11 @@ int
 cj_fold_int(const Node *c, int64_t *v)
 {
     int64_t x, y;
-    if (c->kind == ND_CONST && (c->cval.kind == CK_INT || c->cval.kind == CK_UINT
-                                || c->cval.kind == CK_BOOL)) {
+    if (c->kind == ND_CONST && c->cval.kind == CK_UINT) {
+        *v = (int64_t)c->cval.u;        /* 2**63 and up: no int64 */
+        return c->cval.u <= INT64_MAX;
+    }
+    if (c->kind == ND_CONST && (c->cval.kind == CK_INT || c->cval.kind == CK_BOOL)) {
         *v = c->cval.i;
         return 1;
     }

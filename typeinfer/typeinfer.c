@@ -138,6 +138,37 @@ ti_weak_mask(Ti *t, Node *operand, uint32_t dtypes)
     }
 }
 
+/* NumPy 2 (NEP 50): a Python int literal converted to an integer dtype must
+ * fit it ("Python integer 4294967295 out of bounds for int32") */
+static void
+literal_fits(Ti *t, Node *operand, DType dt)
+{
+    const Const *c = &operand->cval;
+    if (!t->final || operand->kind != ND_CONST || !c->weak
+        || (c->kind != CK_INT && c->kind != CK_UINT)) {
+        return;
+    }
+    const DTypeInfo *d = &cj_dtypes[dt];
+    int bits = 8 * d->size;
+    int fits;
+    if (c->kind == CK_UINT) {
+        fits = dt == DT_U64;
+    } else if (d->kind == 'u') {
+        fits = c->i >= 0 && (bits == 64 || c->i < ((int64_t)1 << bits));
+    } else {
+        fits = bits == 64 || (c->i >= -((int64_t)1 << (bits - 1))
+                              && c->i < ((int64_t)1 << (bits - 1)));
+    }
+    if (!fits) {
+        if (c->kind == CK_UINT) {
+            ti_err(t, operand, "Python integer %llu out of bounds for %s",
+                   (unsigned long long)c->u, d->name);
+        }
+        ti_err(t, operand, "Python integer %lld out of bounds for %s", (long long)c->i,
+               d->name);
+    }
+}
+
 /* `operand` is converted to type `to`: noted when that is an integer dtype */
 void
 ti_weak_to(Ti *t, Node *operand, const Type *to)
@@ -146,6 +177,7 @@ ti_weak_to(Ti *t, Node *operand, const Type *to)
         char k = cj_dtypes[to->dtype].kind;
         if (k == 'i' || k == 'u') {
             ti_weak_mask(t, operand, 1u << to->dtype);
+            literal_fits(t, operand, to->dtype);
         }
     }
 }
@@ -464,6 +496,10 @@ tuple_type(Ti *t, Node *n)
         if (el[i]->kind == TY_ARRAY || el[i]->kind == TY_STRING) {
             ti_err(t, n->list[i], "tuples in kernels hold numbers only, not %s",
                 ti_tstr(t, el[i]));
+        }
+        if (el[i]->kind == TY_VOID) {
+            ti_err(t, n->list[i], "tuples in kernels hold numbers only, not the result of "
+                   "a call that returns nothing");
         }
     }
     return cj_tuple_type(t->p->arena, el, n->n);
