@@ -136,3 +136,17 @@ def test_constant_folding_does_not_wrap():
     with pytest.raises(cujit.CompileError, match="positive integer constants"):
         wrapped_shape.inspect_cuda("(int8[::1],)")
     assert ".entry" in folded_limits.inspect_ptx("(float64[::1],)")
+
+
+@jit.rawkernel()
+def uint_literal_shape(out):
+    buf = jit.shared_memory(np.int8, 18446744073709551615 + 17)     # 2**64 + 16
+    buf[0] = 1
+    out[0] = buf[0]
+
+
+def test_uint64_literal_is_no_int64_constant():
+    """2**64 - 1 is kept as a uint64 constant; folding read its bits as -1,
+    and -1 + 17 made a 16-byte shared array"""
+    with pytest.raises(cujit.CompileError, match="positive integer constants"):
+        uint_literal_shape.inspect_cuda("(int8[::1],)")
