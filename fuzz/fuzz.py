@@ -192,8 +192,9 @@ class Worker:
     def spawn(self, start):
         d = self.d
         self.start = start
+        self.next = start               # the first unit not yet reported
         self.current = None
-        self.since = time.monotonic()
+        self.since = self.last = time.monotonic()
         self.log = tempfile.TemporaryFile(dir=d.tmp)
         cmd = [sys.executable, os.path.abspath(__file__), "--worker", "--seed", str(d.seed),
                "--start", str(start), "--stop", str(self.stop), "--ptx-rate",
@@ -222,7 +223,7 @@ class Driver:
         self.tmp = tempfile.mkdtemp(prefix="cujit-fuzz-")
         os.environ.setdefault("CUJIT_CACHE", "0")       # no disk cache for throwaway kernels
         self.sel = selectors.DefaultSelector()
-        self.counts = {k: 0 for k in ("transpiled", "ptx", "clean", "notpy") + BUGS}
+        self.counts = {k: 0 for k in ("transpiled", "ptx", "clean", "notpy", "stalled") + BUGS}
         self.clean_types = {}
         self.reports = []
         self.hang_s = a.hang
@@ -241,16 +242,33 @@ class Driver:
         self.reports.append((kind, idx, detail.splitlines()[0] if detail else "", path))
 
     def record(self, w, msg):
+        w.last = time.monotonic()
         if msg[0] == "S":
             w.current, w.since = msg[1], time.monotonic()
         elif msg[0] == "R":
             _, idx, kind, detail = msg
             w.current = None
+            w.next = idx + 1
             self.counts[kind] += 1
             if kind == "clean":
                 self.clean_types[detail] = self.clean_types.get(detail, 0) + 1
             if kind in BUGS:
                 self.save(kind, idx, detail)
+
+    def stalled(self, w):
+        """the generator itself stuck on a batch (no unit running): the batch
+        is skipped and counted, not a cujit bug"""
+        self.sel.unregister(w.p.stdout)
+        os.killpg(w.p.pid, signal.SIGKILL)
+        w.p.wait()
+        skip = min(w.next + BATCH, w.stop)
+        self.counts["stalled"] += skip - w.next
+        self.reports.append(("stalled", w.next, "generator stalled on units %d-%d"
+                             % (w.next, skip - 1), ""))
+        if skip < w.stop:
+            w.spawn(skip)
+            return True
+        return False
 
     def finish(self, w, kind):
         """a worker ended: done, crashed or hung; restart it past its unit"""
@@ -291,6 +309,9 @@ class Driver:
                 if w.current is not None and now - w.since > self.hang_s:
                     if not self.finish(w, "hang"):
                         live.remove(w)
+                elif w.current is None and now - w.last > self.hang_s:
+                    if not self.stalled(w):
+                        live.remove(w)
             if seconds and now - t0 > seconds:
                 for w in live:
                     self.sel.unregister(w.p.stdout)
@@ -304,8 +325,9 @@ class Driver:
         total = sum(c.values())
         print("cujit fuzz: seed %d, %d sources in %.1f s (%.0f per second)"
               % (self.seed, total, elapsed, total / max(elapsed, 1e-9)))
-        print("  transpiled %d (of which through NVRTC: %d), clean errors %d, not Python %d"
-              % (c["transpiled"] + c["ptx"], c["ptx"], c["clean"], c["notpy"]))
+        print("  transpiled %d (of which through NVRTC: %d), clean errors %d, not Python %d%s"
+              % (c["transpiled"] + c["ptx"], c["ptx"], c["clean"], c["notpy"],
+                 ", skipped (generator stalled) %d" % c["stalled"] if c["stalled"] else ""))
         print("  clean error types: " + ", ".join("%s %d" % kv for kv in
                                                   sorted(self.clean_types.items())))
         print("  bugs: unexpected exceptions %d, crashes %d, hangs %d, NVRTC rejections %d"

@@ -452,6 +452,7 @@ class Mutator(ast.NodeTransformer):
         self.names = names
         self.g = grower
         self.p = 0.08
+        self.grow = 24          # statements it may still add: mutation stays linear
 
     def hit(self):
         return self.r.random() < self.p
@@ -530,6 +531,9 @@ class Mutator(ast.NodeTransformer):
             if k < 0.03:
                 continue                                     # dropped
             out.append(s)
+            if k >= 0.12 or self.grow <= 0:
+                continue
+            self.grow -= 1
             if k < 0.06:
                 out.append(s)                                # duplicated
             elif k < 0.1:
