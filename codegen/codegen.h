@@ -29,11 +29,29 @@ typedef struct {
     int nkeep, nred;    /* dimensions kept (first) and reduced (last) in x */
 } RedSpec;
 
+/* how a generalized ufunc's kernel passes one parameter of the function */
+enum {
+    GU_VALUE,           /* a number, a kernel parameter passed on */
+    GU_ELEM,            /* one element of an array over the loop dimensions */
+    GU_VIEW,            /* a view of an array's core dimensions */
+};
+
+/* a generalized ufunc's kernel around a function (p->kernel) that writes
+ * its outputs: one thread per loop instance */
+typedef struct {
+    int nparam, nin;
+    int nloop;          /* loop dimensions, first in every array parameter */
+    const unsigned char *mode;  /* per parameter: GU_VALUE, GU_ELEM, GU_VIEW */
+    const DType *dtype; /* GU_ELEM, GU_VIEW: the array's dtype */
+    const int *ncore;   /* GU_VIEW: the view's rank */
+} GuSpec;
+
 /* CUDA C++ for a typed program */
 void cg_emit(Program *p, Buf *out);
 /* the entry's name in the generated code */
 const char *cg_kernel_name(Program *p);
 void cg_emit_elementwise(Program *p, const EwSpec *s, Buf *out);
 void cg_emit_reduction(Program *p, const RedSpec *s, Buf *out);
+void cg_emit_gufunc(Program *p, const GuSpec *s, Buf *out);
 
 #endif

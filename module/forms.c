@@ -166,11 +166,13 @@ scalar_function(PyObject *o)
 int
 forms_add_types(PyObject *m)
 {
-    if (PyType_Ready(&VectorizeType) < 0 || PyType_Ready(&ReduceType) < 0) {
+    if (PyType_Ready(&VectorizeType) < 0 || PyType_Ready(&ReduceType) < 0
+        || PyType_Ready(&GUFuncType) < 0) {
         return -1;
     }
     if (PyModule_AddObjectRef(m, "Vectorize", (PyObject *)&VectorizeType) < 0
-        || PyModule_AddObjectRef(m, "Reduce", (PyObject *)&ReduceType) < 0) {
+        || PyModule_AddObjectRef(m, "Reduce", (PyObject *)&ReduceType) < 0
+        || PyModule_AddObjectRef(m, "GUFunc", (PyObject *)&GUFuncType) < 0) {
         return -1;
     }
     return 0;

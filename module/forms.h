@@ -1,6 +1,6 @@
-/* forms.h - what the two forms' Python types (Vectorize in vectorize.c,
- * Reduce in reduce.c) share: compiled forms found by a key of bytes, their
- * operands (arrays or numbers), and the objects themselves. */
+/* forms.h - what the forms' Python types (Vectorize in vectorize.c,
+ * Reduce in reduce.c, GUFunc in gufunc.c) share: compiled forms found by a
+ * key of bytes, their operands (arrays or numbers), and the objects. */
 #ifndef FORMS_H
 #define FORMS_H
 
@@ -100,6 +100,7 @@ typedef struct {
 
 extern PyTypeObject VectorizeType;
 extern PyTypeObject ReduceType;
+extern PyTypeObject GUFuncType;
 
 /* the Python function behind a map= / scalar function argument */
 PyObject *scalar_function(PyObject *o);

@@ -303,6 +303,35 @@ red_emit(const PlRequest *rq, Program *p, RedSpec *s, PlCompiled *out, Buf *src)
     return 0;
 }
 
+/* ---- a generalized ufunc ---- */
+
+/* the function writes its outputs; it returns nothing */
+static void
+gu_check(Frame *fr, Func *fn, Program *p)
+{
+    Type *ret = cj_concrete(p->kernel->ret);
+    if (ret->kind != TY_VOID) {
+        cj_fail(&fr->tr, fn->file, fn->loc, "a guvectorized function writes its outputs "
+                "(its trailing arguments) and returns nothing");
+    }
+}
+
+static void
+gu_emit(const PlRequest *rq, Program *p, PlCompiled *out, Buf *src)
+{
+    GuSpec s;
+    s.nparam = rq->nargs;
+    s.nin = rq->gu_nin;
+    s.nloop = rq->gu_nloop;
+    s.mode = rq->gu_mode;
+    s.dtype = rq->gu_dtype;
+    s.ncore = rq->gu_ncore;
+    cg_emit_gufunc(p, &s, src);
+    for (int i = 0; i < rq->nargs && i < PL_MAXIN; i++) {
+        out->weak_to[i] = p->kernel->weak_to[i];
+    }
+}
+
 /* ---- the driver ---- */
 
 /* typeinfer and codegen for the request's kind; -1 with an exception */
@@ -317,6 +346,7 @@ type_and_emit(Frame *fr, const PlRequest *rq, Func *fn, Func *map, PlCompiled *o
     switch (rq->kind) {
     case PL_KERNEL:
     case PL_ELEMENTWISE:
+    case PL_GUFUNC:
         p = ti_infer(&fr->arena, &fr->tr, fn, types, rq->nargs, rq->idx32);
         break;
     case PL_REDUCTION:
@@ -325,6 +355,8 @@ type_and_emit(Frame *fr, const PlRequest *rq, Func *fn, Func *map, PlCompiled *o
     }
     if (rq->kind == PL_ELEMENTWISE) {
         ew_outputs(fr, rq, fn, p, out);
+    } else if (rq->kind == PL_GUFUNC) {
+        gu_check(fr, fn, p);
     }
     double t2 = pl_now_ms();
     out->ms_typeinfer = t2 - t1;
@@ -342,6 +374,9 @@ type_and_emit(Frame *fr, const PlRequest *rq, Func *fn, Func *map, PlCompiled *o
         break;
     case PL_REDUCTION:
         r = red_emit(rq, p, &rs, out, src);
+        break;
+    case PL_GUFUNC:
+        gu_emit(rq, p, out, src);
         break;
     }
     if (r == 0 && rq->kind != PL_KERNEL) {

@@ -47,6 +47,7 @@ typedef enum {
     PL_KERNEL,          /* a rawkernel: func is the kernel */
     PL_ELEMENTWISE,     /* @vectorize: func is the scalar function */
     PL_REDUCTION,       /* @reduce: func is the combiner, map the map= */
+    PL_GUFUNC,          /* @guvectorize: func writes its outputs (trailing parameters) */
 } PlKind;
 
 typedef struct {
@@ -73,6 +74,14 @@ typedef struct {
     DType in, elem, out;        /* the array's dtype, dtype= (elem), out= dtype */
     int has_out;
     int outer, contiguous, red_vec, nkeep, nred;
+    /* PL_GUFUNC: args are the function's parameter types (a view of the core
+     * dimensions, or a number); per parameter how the kernel passes it
+     * (GU_VALUE, GU_ELEM, GU_VIEW), its array's dtype and the view's rank */
+    const unsigned char *gu_mode;
+    const DType *gu_dtype;
+    const int *gu_ncore;
+    int gu_nin;                 /* inputs; the other parameters are outputs */
+    int gu_nloop;               /* loop dimensions, first in every array */
 } PlRequest;
 
 /* What a request compiles to: CUDA C++ and what launching it needs. */
