@@ -288,6 +288,13 @@ cuFuncSetAttribute(Func *f, int attr, int value)
     return 0;
 }
 
+/* set by a scenario (ctypes): runs launches of kernels it knows, e.g.
+ * their CUDA compiled for the host (tests/test_kernels_host.py's shim);
+ * device memory is host memory here, so the parameters work as they are */
+typedef void (*LaunchHook)(const char *name, void **params, const unsigned *grid,
+                           const unsigned *block);
+LaunchHook fake_launch_hook;
+
 CUresult
 cuLaunchKernel(Func *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                unsigned bz, unsigned shmem, void *stream, void **params, void **extra)
@@ -296,6 +303,10 @@ cuLaunchKernel(Func *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsi
         return 201;
     }
     fake_launches++;
+    if (fake_launch_hook) {
+        unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
+        fake_launch_hook(f->name, params, grid, block);
+    }
     if (strcmp(f->name, "scale2") == 0) {
         float *x = *(float **)params[0];
         long long n = *(long long *)params[1];
