@@ -72,6 +72,75 @@ def run_cases():
     assert launched
 
 
+def _message(fn, *args, **kw):
+    try:
+        fn(*args, **kw)
+    except ValueError as e:
+        return str(e)
+    raise AssertionError("no ValueError from %r" % (fn,))
+
+
+def errors():
+    """Core dimension errors with NumPy's text (its own test gufuncs inner1d
+    "(i),(i)->()" and matrix_multiply "(m,n),(n,p)->(m,p)", renamed)"""
+    from numpy._core import _umath_tests as ut
+
+    @cujit.guvectorize("(i),(i)->()")
+    def inner1d(a, b, out):
+        out[0] = a[0] * b[0]
+
+    @cujit.guvectorize("(m,n),(n,p)->(m,p)")
+    def matrix_multiply(a, b, c):
+        c[0, 0] = a[0, 0] * b[0, 0]
+
+    for g, ref, args in [
+            (inner1d, ut.inner1d, (np.ones(3), np.ones(4))),
+            (inner1d, ut.inner1d, (np.ones(3), np.float64(2))),
+            (inner1d, ut.inner1d, (np.ones((2, 3)), np.ones((2, 4)))),
+            (matrix_multiply, ut.matrix_multiply, (np.ones((2, 3)), np.ones((4, 5)))),
+            (matrix_multiply, ut.matrix_multiply, (np.ones(3), np.ones((3, 5)))),
+            (matrix_multiply, ut.matrix_multiply, (np.ones((2, 3)), np.ones((3, 5)),
+                                                   np.empty((2, 4))))]:
+        got, want = _message(g, *args), _message(ref, *args)
+        assert got == want, (got, want)
+    # the loop dimensions do not broadcast: NumPy's beginning
+    got = _message(inner1d, np.ones((2, 3)), np.ones((4, 3)))
+    want = _message(ut.inner1d, np.ones((2, 3)), np.ones((4, 3)))
+    assert got.startswith(want.split(":")[0] + ": (2,3)->(2,) (4,3)->(4,)"), (got, want)
+    # an output core dimension no input gives
+    @cujit.guvectorize("(n)->(m)")
+    def grow(x, y):
+        y[0] = x[0]
+    got = _message(grow, np.ones(3))
+    assert got == ("grow: Output operand 0 has core dimension 0 unspecified, with gufunc "
+                   "signature (n)->(m)"), got
+    assert host(grow(np.ones(3), out=cujit.empty((4,), np.float64))).shape == (4,)
+    # out= with another loop shape
+    got = _message(inner1d, np.ones((2, 3)), np.ones(3), out=cujit.empty(1, np.float64))
+    assert got == ("non-broadcastable output operand with shape (1,) doesn't match the "
+                   "broadcast shape (2,)"), got
+    for bad in [lambda: inner1d(np.ones(3)), lambda: inner1d(np.ones(3), np.ones(3), x=1),
+                lambda: inner1d(np.ones(3), np.ones(3), out=5)]:
+        try:
+            bad()
+        except TypeError:
+            pass
+        else:
+            raise AssertionError("no TypeError")
+    sig = cujit.guvectorize(["void(float32[:], float32[:], float32[:])"], "(n),(n)->()")(
+        lambda a, b, out: None)
+    try:
+        sig(np.ones(3, np.complex64), np.ones(3, np.float32))
+    except TypeError as e:
+        assert "has no signature for inputs (complex64, float32)" in str(e), e
+    else:
+        raise AssertionError("no TypeError")
+
+
+def host(x):
+    return x if isinstance(x, np.ndarray) else cujit.asnumpy(x)
+
+
 if __name__ == "__main__":
     globals()[sys.argv[1]]()
     print("%s ok" % sys.argv[1])
