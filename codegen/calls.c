@@ -81,6 +81,8 @@ math_name(int bi)
     case BI_ISNAN: return "isnan";
     case BI_ISINF: return "isinf";
     case BI_ISFINITE: return "isfinite";
+    case BI_CBRT: return "cbrt";
+    case BI_FMA: return "fma";
     default: return NULL;
     }
 }
@@ -312,6 +314,20 @@ shfl_call(Cg *g, Node *n, int prec)
     }
 }
 
+/* selp(p, a, b): (p ? a : b) in the result type */
+static void
+selp_call(Cg *g, Node *n, int prec)
+{
+    const Type *rt = cg_type(g, n);
+    cg_open(g, prec, PR_COND);
+    cg_truth(g, n->list[0], PR_LOR);
+    S(" ? ");
+    cg_conv(g, n->list[1], rt, PR_ASSIGN);
+    S(" : ");
+    cg_conv(g, n->list[2], rt, PR_COND);
+    cg_close(g, prec, PR_COND);
+}
+
 static void
 bits_call(Cg *g, Node *n)
 {
@@ -503,6 +519,14 @@ cg_call(Cg *g, Node *n, int prec)
         }
         S(")");
         return;
+    case BI_SYNCTHREADS_COUNT:
+    case BI_SYNCTHREADS_AND:
+    case BI_SYNCTHREADS_OR:
+        P("%s(", n->op == BI_SYNCTHREADS_COUNT ? "__syncthreads_count"
+          : n->op == BI_SYNCTHREADS_AND ? "__syncthreads_and" : "__syncthreads_or");
+        cg_truth(g, n->list[0], PR_COMMA);
+        S(")");
+        return;
     case BI_THREADFENCE:
         S("__threadfence()");
         return;
@@ -526,12 +550,13 @@ cg_call(Cg *g, Node *n, int prec)
         return;
     case BI_ALL_SYNC:
     case BI_ANY_SYNC:
+    case BI_EQ_SYNC:
     case BI_BALLOT_SYNC:
         if (n->op != BI_BALLOT_SYNC) {
             S("(bool)");
         }
         P("%s(", n->op == BI_ALL_SYNC ? "__all_sync" : n->op == BI_ANY_SYNC ? "__any_sync"
-          : "__ballot_sync");
+          : n->op == BI_EQ_SYNC ? "__uni_sync" : "__ballot_sync");
         cg_conv(g, n->list[0], cj_scalar(DT_U32), PR_COMMA);
         S(", ");
         cg_truth(g, n->list[1], PR_COMMA);
@@ -539,6 +564,12 @@ cg_call(Cg *g, Node *n, int prec)
         return;
     case BI_ACTIVEMASK:
         S("__activemask()");
+        return;
+    case BI_LANEMASK_LT:
+        S("cj_lanemask_lt()");
+        return;
+    case BI_SELP:
+        selp_call(g, n, prec);
         return;
     case BI_POPC: case BI_CLZ: case BI_FFS: case BI_BREV:
         bits_call(g, n);
@@ -590,7 +621,7 @@ cg_call(Cg *g, Node *n, int prec)
     case BI_ASINH: case BI_ACOSH: case BI_ATANH: case BI_HYPOT: case BI_FLOOR:
     case BI_CEIL: case BI_TRUNC: case BI_FABS: case BI_FMOD: case BI_COPYSIGN:
     case BI_ERF: case BI_ERFC: case BI_GAMMA: case BI_LGAMMA: case BI_ISNAN:
-    case BI_ISINF: case BI_ISFINITE:
+    case BI_ISINF: case BI_ISFINITE: case BI_CBRT: case BI_FMA:
         math_call(g, n, prec);
         return;
     case BI_DEVFUNC:

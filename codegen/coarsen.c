@@ -105,7 +105,8 @@ static const unsigned char thread_bound[BI_COUNT] = {
     [BI_THREADFENCE_SYSTEM] = 1, [BI_SHARED_MEMORY] = 1, [BI_SHFL_SYNC] = 1,
     [BI_SHFL_UP_SYNC] = 1, [BI_SHFL_DOWN_SYNC] = 1, [BI_SHFL_XOR_SYNC] = 1,
     [BI_ALL_SYNC] = 1, [BI_ANY_SYNC] = 1, [BI_BALLOT_SYNC] = 1, [BI_ACTIVEMASK] = 1,
-    [BI_PRINT] = 1,
+    [BI_PRINT] = 1, [BI_SYNCTHREADS_COUNT] = 1, [BI_SYNCTHREADS_AND] = 1,
+    [BI_SYNCTHREADS_OR] = 1, [BI_EQ_SYNC] = 1, [BI_LANEMASK_LT] = 1,
     /* a device function may write the arrays it is given */
     [BI_DEVFUNC] = 1,
 };

@@ -389,6 +389,14 @@ static const char warp[] =
     "    return r;\n"
     "}\n";
 
+static const char lanemask[] =
+    "CJ_DEVICE unsigned cj_lanemask_lt(void)\n"
+    "{\n"
+    "    unsigned r;\n"
+    "    asm(\"mov.u32 %0, %%lanemask_lt;\" : \"=r\"(r));\n"
+    "    return r;\n"
+    "}\n";
+
 static const char dynshared[] =
     "extern __shared__ __align__(16) unsigned char cj_dyn_smem[];\n";
 
@@ -450,6 +458,9 @@ cg_prelude(Buf *b, unsigned features, unsigned atomic_ops_used)
     }
     if (features & FEAT_WARP) {
         buf_puts(b, warp);
+    }
+    if (features & FEAT_LANEMASK) {
+        buf_puts(b, lanemask);
     }
     if (features & FEAT_DYNSHARED) {
         buf_puts(b, dynshared);

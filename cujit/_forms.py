@@ -3,14 +3,26 @@ cujit._cujit.Vectorize / GUFunc / Reduce."""
 from cujit._cujit import GUFunc, Reduce, Vectorize
 
 
-def vectorize(func=None, signatures=None):
+# Numba's @vectorize options taken for source compatibility (cujit's
+# compilation does not change with them)
+_NUMBA_OPTIONS = ("identity", "nopython", "cache", "fastmath")
+
+
+def vectorize(func=None, signatures=None, target=None, **options):
     """Elementwise function with NumPy broadcasting.
 
     ``@vectorize`` types lazily per tuple of input dtypes (like cupy.vectorize);
     ``@vectorize(['float32(float32, float32)', ...])`` compiles for Numba-style
     signatures, casting inputs to the first that takes them safely.
+    ``target="cuda"`` (Numba's spelling) is the one target.
     Call as ``f(*inputs, out=None, stream=None)``.
     """
+    if target not in (None, "cuda", "gpu"):
+        raise ValueError(f"vectorize(target={target!r}): cujit compiles for CUDA only "
+                         "(target='cuda')")
+    for k in options:
+        if k not in _NUMBA_OPTIONS:
+            raise TypeError(f"vectorize() got an unexpected keyword argument '{k}'")
     if isinstance(func, (list, tuple, str)):
         func, signatures = None, func
     if isinstance(signatures, str):

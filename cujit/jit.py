@@ -14,7 +14,8 @@ __all__ = ["rawkernel", "threadIdx", "blockIdx", "blockDim", "gridDim", "grid",
            "atomic_and", "atomic_or", "atomic_xor", "atomic_inc", "atomic_dec",
            "atomic_cas", "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync",
            "all_sync", "any_sync", "ballot_sync", "activemask", "popc", "clz", "ffs",
-           "brev"]
+           "brev", "syncthreads_count", "syncthreads_and", "syncthreads_or", "eq_sync",
+           "lanemask_lt", "selp", "fma", "cbrt"]
 
 
 def rawkernel(device=False, boundscheck=False):

@@ -73,6 +73,11 @@ resolved_value(Fe *f, Resolved *r, PyObject *e, Loc loc)
             n->axis = r->axis;
             return n;
         }
+        if (r->axis == FE_V_VALUE) {
+            Node *n = fe_new_node(f, ND_CALL, loc);      /* cuda.laneid */
+            n->op = r->bi;
+            return n;
+        }
         fe_fail(f, loc, "'%s' is a function: call it", cj_builtin_names[r->bi]);
     case R_DTYPE: {
         Const c;
@@ -186,6 +191,62 @@ keywords(Fe *f, Node *n, PyObject *kws)
     }
 }
 
+/* Numba's cuda.shared.array(shape, dtype) / cuda.local.array(shape, dtype):
+ * the positional arguments become keywords by Numba's names, so typing binds
+ * them as jit.shared_memory(dtype=, shape=); shape=0 is Numba's dynamic
+ * shared memory (jit.shared_memory(dtype, None)). */
+static void
+numba_alloc_args(Fe *f, Node *n, Loc loc)
+{
+    static const char *const pn[] = {"shape", "dtype"};
+    if (n->n > 2) {
+        fe_fail_kind(f, loc, CE_TYPE, "%s() takes shape and dtype, got %d arguments",
+                     n->op == BI_SHARED_MEMORY ? "cuda.shared.array" : "cuda.local.array",
+                     n->n + n->n2);
+    }
+    int nk = n->n + n->n2;
+    Node **vals = cj_alloc(f->cx->arena, sizeof(Node *) * (size_t)nk);
+    const char **names = cj_alloc(f->cx->arena, sizeof(char *) * (size_t)nk);
+    for (int i = 0; i < nk; i++) {
+        vals[i] = i < n->n ? n->list[i] : n->list2[i - n->n];
+        names[i] = i < n->n ? pn[i] : n->kwnames[i - n->n];
+        if (strcmp(names[i], "shape") == 0 && vals[i]->kind == ND_CONST
+            && vals[i]->cval.kind == CK_INT && vals[i]->cval.i == 0) {
+            Const none;
+            memset(&none, 0, sizeof none);
+            none.kind = CK_NONE;
+            vals[i] = fe_const_node(f, vals[i]->loc, none);
+        }
+    }
+    n->list = NULL;
+    n->n = 0;
+    n->list2 = vals;
+    n->kwnames = names;
+    n->n2 = nk;
+}
+
+/* Numba's cuda.atomic.compare_and_swap(ary, old, val): atomic_cas on ary[0] */
+static void
+first_element_args(Fe *f, Node *n, Loc loc)
+{
+    if (n->n != 3 || n->n2) {
+        fe_fail_kind(f, loc, CE_TYPE, "cuda.atomic.compare_and_swap() takes 3 positional "
+                     "arguments (ary, old, val), got %d", n->n + n->n2);
+    }
+    Const zero;
+    memset(&zero, 0, sizeof zero);
+    zero.kind = CK_INT;
+    zero.i = 0;
+    zero.weak = 1;
+    Node **all = cj_alloc(f->cx->arena, sizeof(Node *) * 4);
+    all[0] = n->list[0];
+    all[1] = fe_const_node(f, loc, zero);
+    all[2] = n->list[1];
+    all[3] = n->list[2];
+    n->list = all;
+    n->n = 4;
+}
+
 /* method := expr '.' ('conjugate' | 'conj') '(' ')'   (the only method) */
 static Node *
 method_call(Fe *f, PyObject *e, PyObject *fn, Node *n, Loc loc)
@@ -235,6 +296,10 @@ call(Fe *f, PyObject *e, Loc loc)
             fe_fail(f, loc, "%s.%c is a number, not a function: it cannot be called; drop the ()",
                     cj_builtin_names[r.bi], "xyz"[r.axis]);
         }
+        if (r.axis == FE_V_VALUE) {
+            fe_fail_kind(f, loc, CE_TYPE, "cuda.laneid is a number, not a function: it cannot "
+                         "be called; drop the ()");
+        }
         n->op = r.bi;
         n->axis = r.axis;
         break;
@@ -272,6 +337,15 @@ call(Fe *f, PyObject *e, Loc loc)
     }
     n->list = fe_expr_list(f, fe_get(f, e, S_args), &n->n);
     keywords(f, n, fe_get(f, e, S_keywords));
+    if (r.kind == R_BUILTIN && r.bi != BI_THREADIDX && r.bi != BI_BLOCKIDX
+        && r.bi != BI_BLOCKDIM && r.bi != BI_GRIDDIM) {
+        if (r.axis == FE_V_NUMBA_ALLOC) {
+            numba_alloc_args(f, n, loc);
+        } else if (r.axis == FE_V_FIRST_ELEMENT) {
+            first_element_args(f, n, loc);
+        }
+        n->axis = 0;        /* from here on, the builtin in cujit's own form */
+    }
     return n;
 }
 

@@ -72,6 +72,12 @@ typedef enum {
     R_NONE, R_BUILTIN, R_CONST, R_DEVFUNC, R_KERNEL, R_NAMESPACE, R_DTYPE, R_OTHER
 } RKind;
 
+/* variants of a builtin's spelling (Resolved.axis of a builtin that is not
+ * threadIdx and friends): Numba's (shape, dtype) order of cuda.shared.array
+ * and cuda.local.array, cuda.compare_and_swap on element 0, cuda.laneid
+ * read as a value */
+enum { FE_V_NUMBA_ALLOC = 1, FE_V_FIRST_ELEMENT, FE_V_VALUE };
+
 typedef struct {
     RKind kind;
     int bi, axis;

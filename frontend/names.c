@@ -14,6 +14,8 @@ fe_set_kernel_function(FeKernelFunction f)
     kernel_function = f;
 }
 
+/* axis: the component of threadIdx and friends; for other builtins the
+ * spelling's variant (FE_V_*), which Numba's spellings (cujit/cuda.py) use */
 typedef struct {
     const char *name;
     int bi, axis;
@@ -28,6 +30,8 @@ static const BuiltinName jit_names[] = {
     {"syncthreads", BI_SYNCTHREADS, 0}, {"syncwarp", BI_SYNCWARP, 0},
     {"threadfence", BI_THREADFENCE, 0}, {"threadfence_block", BI_THREADFENCE_BLOCK, 0},
     {"threadfence_system", BI_THREADFENCE_SYSTEM, 0},
+    {"syncthreads_count", BI_SYNCTHREADS_COUNT, 0}, {"syncthreads_and", BI_SYNCTHREADS_AND, 0},
+    {"syncthreads_or", BI_SYNCTHREADS_OR, 0},
     {"shared_memory", BI_SHARED_MEMORY, 0}, {"local_memory", BI_LOCAL_MEMORY, 0},
     {"atomic_add", BI_ATOMIC_ADD, 0}, {"atomic_sub", BI_ATOMIC_SUB, 0},
     {"atomic_max", BI_ATOMIC_MAX, 0}, {"atomic_min", BI_ATOMIC_MIN, 0},
@@ -37,10 +41,17 @@ static const BuiltinName jit_names[] = {
     {"atomic_cas", BI_ATOMIC_CAS, 0},
     {"shfl_sync", BI_SHFL_SYNC, 0}, {"shfl_up_sync", BI_SHFL_UP_SYNC, 0},
     {"shfl_down_sync", BI_SHFL_DOWN_SYNC, 0}, {"shfl_xor_sync", BI_SHFL_XOR_SYNC, 0},
-    {"all_sync", BI_ALL_SYNC, 0}, {"any_sync", BI_ANY_SYNC, 0},
+    {"all_sync", BI_ALL_SYNC, 0}, {"any_sync", BI_ANY_SYNC, 0}, {"eq_sync", BI_EQ_SYNC, 0},
     {"ballot_sync", BI_BALLOT_SYNC, 0}, {"activemask", BI_ACTIVEMASK, 0},
+    {"lanemask_lt", BI_LANEMASK_LT, 0},
     {"popc", BI_POPC, 0}, {"clz", BI_CLZ, 0}, {"ffs", BI_FFS, 0}, {"brev", BI_BREV, 0},
+    {"selp", BI_SELP, 0}, {"cbrt", BI_CBRT, 0}, {"fma", BI_FMA, 0},
     {"range", BI_RANGE, 0},
+    /* Numba's spellings that differ in form, not in meaning (cujit/cuda.py) */
+    {"numba.shared.array", BI_SHARED_MEMORY, FE_V_NUMBA_ALLOC},
+    {"numba.local.array", BI_LOCAL_MEMORY, FE_V_NUMBA_ALLOC},
+    {"numba.compare_and_swap", BI_ATOMIC_CAS, FE_V_FIRST_ELEMENT},
+    {"numba.laneid", BI_LANEID, FE_V_VALUE},
     {NULL, 0, 0},
 };
 
@@ -61,7 +72,8 @@ static const BuiltinName math_names[] = {
     {"trunc", BI_TRUNC, 0}, {"fabs", BI_FABS, 0}, {"fmod", BI_FMOD, 0},
     {"copysign", BI_COPYSIGN, 0}, {"erf", BI_ERF, 0}, {"erfc", BI_ERFC, 0},
     {"gamma", BI_GAMMA, 0}, {"lgamma", BI_LGAMMA, 0}, {"isnan", BI_ISNAN, 0},
-    {"isinf", BI_ISINF, 0}, {"isfinite", BI_ISFINITE, 0}, {NULL, 0, 0},
+    {"isinf", BI_ISINF, 0}, {"isfinite", BI_ISFINITE, 0}, {"cbrt", BI_CBRT, 0},
+    {"fma", BI_FMA, 0}, {NULL, 0, 0},
 };
 
 static const BuiltinName *

@@ -435,7 +435,9 @@ PyTypeObject KernelType = {
     .tp_as_mapping = &kernel_mapping,
     .tp_call = PyVectorcall_Call,
     .tp_vectorcall_offset = offsetof(KernelObject, vectorcall),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    /* a base type: cujit.cuda's Dispatcher adds Numba's methods in Python */
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL
+                | Py_TPFLAGS_BASETYPE,
     .tp_traverse = kernel_traverse,
     .tp_clear = kernel_clear,
     .tp_weaklistoffset = offsetof(KernelObject, weakrefs),

@@ -318,6 +318,37 @@ vote_type(Ti *t, Node *n)
     return cj_scalar(n->op == BI_BALLOT_SYNC ? DT_U32 : DT_BOOL);
 }
 
+/* syncthreads_count / _and / _or(predicate): an int32 over the block */
+static Type *
+sync_vote_type(Ti *t, Node *n)
+{
+    static const char *const pn[] = {"predicate"};
+    bind_keywords(t, n, pn, 1);
+    arity(t, n, 1, 1);
+    Type *p = arg(t, n, 0);
+    need(t, n->list[0], p, is_num(p), "a condition", n);
+    return cj_scalar(DT_I32);
+}
+
+/* selp(predicate, a, b): a where predicate holds, else b, in their common type */
+static Type *
+selp_type(Ti *t, Node *n)
+{
+    no_keywords(t, n);
+    arity(t, n, 3, 3);
+    Type *p = arg(t, n, 0), *a = arg(t, n, 1), *b = arg(t, n, 2);
+    need(t, n->list[0], p, is_num(p), "a condition", n);
+    need(t, n->list[1], a, is_num(a), "numbers to select from", n);
+    need(t, n->list[2], b, is_num(b), "numbers to select from", n);
+    if (!a || !b) {
+        return NULL;
+    }
+    Type *r = cj_promote(a, b);
+    ti_weak_to(t, n->list[1], r);
+    ti_weak_to(t, n->list[2], r);
+    return r;
+}
+
 static Type *
 bits_type(Ti *t, Node *n)
 {
@@ -438,6 +469,9 @@ math_type(Ti *t, Node *n)
     int binary = n->op == BI_POW || n->op == BI_ATAN2 || n->op == BI_HYPOT
                  || n->op == BI_FMOD || n->op == BI_COPYSIGN;
     int lo = binary ? 2 : 1, hi = binary ? 2 : (n->op == BI_LOG ? 2 : 1);
+    if (n->op == BI_FMA) {
+        lo = hi = 3;
+    }
     arity(t, n, lo, hi);
     Type *r = NULL;
     for (int i = 0; i < n->n; i++) {
@@ -644,6 +678,11 @@ ti_call(Ti *t, Node *n)
     case BI_ACTIVEMASK:
         t->p->features |= FEAT_WARP;
         return noarg_type(t, n, cj_scalar(DT_U32));
+    case BI_LANEMASK_LT:
+        t->p->features |= FEAT_LANEMASK;
+        return noarg_type(t, n, cj_scalar(DT_U32));
+    case BI_SYNCTHREADS_COUNT: case BI_SYNCTHREADS_AND: case BI_SYNCTHREADS_OR:
+        return sync_vote_type(t, n);
     case BI_SYNCTHREADS:
     case BI_THREADFENCE:
     case BI_THREADFENCE_BLOCK:
@@ -668,10 +707,12 @@ ti_call(Ti *t, Node *n)
         return atomic_type(t, n);
     case BI_SHFL_SYNC: case BI_SHFL_UP_SYNC: case BI_SHFL_DOWN_SYNC: case BI_SHFL_XOR_SYNC:
         return shfl_type(t, n);
-    case BI_ALL_SYNC: case BI_ANY_SYNC: case BI_BALLOT_SYNC:
+    case BI_ALL_SYNC: case BI_ANY_SYNC: case BI_EQ_SYNC: case BI_BALLOT_SYNC:
         return vote_type(t, n);
     case BI_POPC: case BI_CLZ: case BI_FFS: case BI_BREV:
         return bits_type(t, n);
+    case BI_SELP:
+        return selp_type(t, n);
     case BI_PRINT:
         return print_type(t, n);
     case BI_RANGE:
@@ -698,7 +739,7 @@ ti_call(Ti *t, Node *n)
     case BI_ASINH: case BI_ACOSH: case BI_ATANH: case BI_HYPOT: case BI_FLOOR:
     case BI_CEIL: case BI_TRUNC: case BI_FABS: case BI_FMOD: case BI_COPYSIGN:
     case BI_ERF: case BI_ERFC: case BI_GAMMA: case BI_LGAMMA: case BI_ISNAN:
-    case BI_ISINF: case BI_ISFINITE:
+    case BI_ISINF: case BI_ISFINITE: case BI_CBRT: case BI_FMA:
         return math_type(t, n);
     case BI_DEVFUNC:
         return devfunc_type(t, n);
