@@ -1,0 +1,325 @@
+"""cujit.cuda, Numba's spelling of the kernel API, without a GPU: the
+decorator's forms and options, eager signatures, the CUDA C++ and PTX each
+spelling compiles to (the same as jit's spelling of the same builtin), the
+dispatcher's methods, the host functions that need no GPU, and errors.
+Kernels in Numba's spelling run on the CPU host shim from
+tests/kernels/numba_spelling.py, and on the GPU from tests/gpu."""
+import io
+import re
+
+import numpy as np
+import pytest
+
+import cujit
+from cujit import cuda, jit
+
+SIG1 = "(float32[::1],)"
+
+
+def body(src):
+    """The kernel's body, without its name, #line marks and prelude."""
+    src = src[src.index("__global__"):]
+    src = src[src.index("{"):]
+    return re.sub(r"#line \d+ .*\n", "", src)
+
+
+# ---- the decorator ----
+
+def test_bare_decorator_and_empty_call():
+    @cuda.jit
+    def a(x):
+        x[0] = 1
+
+    @cuda.jit()
+    def b(x):
+        x[0] = 1
+    for k in (a, b):
+        assert isinstance(k, cujit.Kernel) and isinstance(k, cuda.Dispatcher)
+        assert k.signatures == [] and not k.device
+        assert "= 1.0f;" in k.inspect_cuda(SIG1)
+
+
+def test_eager_signature_compiles_at_decoration():
+    @cuda.jit("void(float32[:], int32)")
+    def k(x, n):
+        i = cuda.grid(1)
+        if i < n:
+            x[i] = n
+    assert k.signatures == ["(float32[:], int32)"]
+    assert "int n)" in k.inspect_cuda(k.signatures[0])
+
+
+def test_list_of_signatures():
+    @cuda.jit(["void(float32[::1])", "void(float64[::1])"])
+    def k(x):
+        x[0] = 2
+    assert sorted(k.signatures) == ["(float32[::1])", "(float64[::1])"]
+
+
+def test_eager_signature_type_error_raises_at_decoration():
+    with pytest.raises(cujit.CompileError, match="complex"):
+        @cuda.jit("void(complex64[:], int32[:])")
+        def k(x, y):
+            cuda.atomic.add(x, 0, 1)            # no complex atomics
+
+
+def test_options_accepted():
+    @cuda.jit(fastmath=True, lineinfo=True, debug=False, opt=True, inline=True, cache=True,
+              max_registers=64)
+    def k(x):
+        x[0] = 1
+    assert "__global__" in k.inspect_cuda(SIG1)
+
+
+def test_unknown_option_and_link():
+    with pytest.raises(TypeError, match="nonsense"):
+        cuda.jit(nonsense=1)
+    with pytest.raises(NotImplementedError, match="link"):
+        cuda.jit(link=["f.cu"])
+
+
+def test_device_function_with_signature():
+    @cuda.jit("float32(float32)", device=True)
+    def twice(v):
+        return v * 2
+
+    @cuda.jit
+    def k(x):
+        x[0] = twice(x[0])
+    assert twice.device
+    assert "twice" in k.inspect_cuda(SIG1)
+
+
+# ---- the same builtin through both spellings ----
+
+@cuda.jit
+def numba_shared(x):
+    s = cuda.shared.array((4, 8), np.float32)
+    d = cuda.shared.array(shape=0, dtype=np.float32)
+    t = cuda.local.array(shape=3, dtype=np.int32)
+    s[1, 2] = x[0] + d[0] + t[0]
+    cuda.syncthreads()
+    x[1] = s[1, 2]
+
+
+@jit.rawkernel()
+def jit_shared(x):
+    s = jit.shared_memory(np.float32, (4, 8))
+    d = jit.shared_memory(np.float32, None)
+    t = jit.local_memory(np.int32, 3)
+    s[1, 2] = x[0] + d[0] + t[0]
+    jit.syncthreads()
+    x[1] = s[1, 2]
+
+
+@cuda.jit
+def numba_atomics(a, m):
+    cuda.atomic.add(a, 0, 1)
+    cuda.atomic.sub(a, 1, 1)
+    cuda.atomic.max(m, (0, 1), 3)
+    cuda.atomic.min(m, (1, 0), 3)
+    cuda.atomic.exch(a, 2, 5)
+    cuda.atomic.and_(a, 3, 6)
+    cuda.atomic.or_(a, 3, 1)
+    cuda.atomic.xor(a, 3, 2)
+    cuda.atomic.cas(a, 4, 0, 1)
+    cuda.atomic.compare_and_swap(a, 7, 8)
+
+
+@jit.rawkernel()
+def jit_atomics(a, m):
+    jit.atomic_add(a, 0, 1)
+    jit.atomic_sub(a, 1, 1)
+    jit.atomic_max(m, (0, 1), 3)
+    jit.atomic_min(m, (1, 0), 3)
+    jit.atomic_exch(a, 2, 5)
+    jit.atomic_and(a, 3, 6)
+    jit.atomic_or(a, 3, 1)
+    jit.atomic_xor(a, 3, 2)
+    jit.atomic_cas(a, 4, 0, 1)
+    jit.atomic_cas(a, 0, 7, 8)
+
+
+@cuda.jit
+def numba_warp(x):
+    i = cuda.grid(1)
+    v = cuda.shfl_down_sync(0xffffffff, x[i], 1) + cuda.shfl_up_sync(0xffffffff, x[i], 1)
+    v += cuda.shfl_xor_sync(0xffffffff, x[i], 1) + cuda.shfl_sync(0xffffffff, x[i], 0)
+    b = cuda.ballot_sync(cuda.activemask(), v > 0)
+    x[i] = cuda.popc(b) + cuda.laneid + cuda.all_sync(b, v > 0) + cuda.any_sync(b, v > 0) \
+        + cuda.eq_sync(b, v > 0) + cuda.lanemask_lt() + cuda.warpsize + cuda.gridsize(1)
+    cuda.syncwarp()
+    cuda.threadfence()
+    cuda.threadfence_block()
+    cuda.threadfence_system()
+
+
+@jit.rawkernel()
+def jit_warp(x):
+    i = jit.grid(1)
+    v = jit.shfl_down_sync(0xffffffff, x[i], 1) + jit.shfl_up_sync(0xffffffff, x[i], 1)
+    v += jit.shfl_xor_sync(0xffffffff, x[i], 1) + jit.shfl_sync(0xffffffff, x[i], 0)
+    b = jit.ballot_sync(jit.activemask(), v > 0)
+    x[i] = jit.popc(b) + jit.laneid() + jit.all_sync(b, v > 0) + jit.any_sync(b, v > 0) \
+        + jit.eq_sync(b, v > 0) + jit.lanemask_lt() + jit.warpsize + jit.gridsize(1)
+    jit.syncwarp()
+    jit.threadfence()
+    jit.threadfence_block()
+    jit.threadfence_system()
+
+
+@pytest.mark.parametrize("numba_k, jit_k, sig", [
+    (numba_shared, jit_shared, SIG1),
+    (numba_atomics, jit_atomics, "(int32[::1], float64[:, ::1])"),
+    (numba_warp, jit_warp, "(int32[::1],)"),
+])
+def test_numba_spelling_compiles_as_jit_spelling(numba_k, jit_k, sig):
+    assert body(numba_k.inspect_cuda(sig)) == body(jit_k.inspect_cuda(sig))
+
+
+@pytest.mark.parametrize("code, expected", [
+    ("cuda.syncthreads_count(x[0] > 0)", "__syncthreads_count("),
+    ("cuda.syncthreads_and(x[0] > 0)", "__syncthreads_and("),
+    ("cuda.syncthreads_or(x[0] > 0)", "__syncthreads_or("),
+    ("cuda.eq_sync(0xffffffff, x[0] > 0)", "__uni_sync("),
+    ("cuda.lanemask_lt()", "cj_lanemask_lt()"),
+    ("cuda.fma(x[0], x[1], x[2])", "fmaf("),
+    ("cuda.cbrt(x[0])", "cbrtf("),
+    ("cuda.selp(x[0] > 0, x[1], x[2])", " ? "),
+    ("cuda.clz(np.int32(x[0]))", "__clz("),
+    ("cuda.ffs(np.int32(x[0]))", "__ffs("),
+    ("cuda.brev(np.uint32(x[0]))", "__brev("),
+    ("np.float32(x[0] * np.float64(2.0))", "(float)("),
+    ("cuda.threadIdx.y + cuda.blockIdx.z + cuda.blockDim.x + cuda.gridDim.y", "gridDim.y"),
+])
+def test_builtin_spellings(tmp_path, code, expected):
+    src = ("import numpy as np\nfrom cujit import cuda\n\n@cuda.jit\ndef k(x):\n"
+           "    x[3] = %s\n" % code)
+    path = tmp_path / "k.py"
+    path.write_text(src)
+    ns = {"__file__": str(path)}
+    exec(compile(src, str(path), "exec"), ns)
+    cu = ns["k"].inspect_cuda("(float32[::1],)")
+    assert expected in cu
+    ptx = ns["k"].inspect_ptx("(float32[::1],)")
+    assert ".entry" in ptx
+
+
+def test_every_plain_spelling_is_a_jit_name():
+    """One table: every Numba name maps to a builtin jit also spells."""
+    for numba_name, tag in cuda.SPELLINGS.items():
+        if not tag.startswith("numba."):
+            assert tag in jit.__all__, numba_name
+            obj = cuda
+            for part in numba_name.split("."):
+                obj = getattr(obj, part)
+            assert obj.__cujit_builtin__ == getattr(jit, tag).__cujit_builtin__
+
+
+# ---- the dispatcher ----
+
+@cuda.jit
+def saxpy(a, x, y, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a * x[i] + y[i]
+
+
+SAXPY = "(float32, float32[::1], float32[::1], float32[::1])"
+
+
+def test_inspect_asm_is_ptx_and_llvm_is_cuda_with_a_note():
+    ptx = saxpy.inspect_asm(SAXPY)
+    assert ".entry" in ptx and ".version" in ptx
+    llvm = saxpy.inspect_llvm(SAXPY)
+    assert llvm.startswith("// cujit generates CUDA C++")
+    assert "__global__" in llvm
+    assert set(saxpy.inspect_asm()) == set(saxpy.signatures)
+    with pytest.raises(NotImplementedError, match="SASS"):
+        saxpy.inspect_sass(SAXPY)
+
+
+def test_overloads_definitions_and_inspect_types():
+    saxpy.inspect_cuda(SAXPY)
+    assert SAXPY[1:-1] in "".join(saxpy.overloads)
+    assert saxpy.definitions.keys() == saxpy.overloads.keys()
+    out = io.StringIO()
+    saxpy.inspect_types(file=out)
+    assert "__global__" in out.getvalue()
+
+
+def test_specialize():
+    x = np.zeros(4, np.float64)
+    s = saxpy.specialize(np.float64(1), x, x, x)
+    assert isinstance(s, cuda.Dispatcher) and s is not saxpy
+    assert s.signatures == ["(float64, float64[::1], float64[::1], float64[::1])"]
+
+
+def test_forall_checks_its_task_count():
+    # the launcher itself needs the driver: tests/gpu/test_numba_spelling_gpu.py
+    with pytest.raises(ValueError, match="ntasks"):
+        saxpy.forall(-1)
+
+
+def test_builtins_raise_outside_kernels():
+    with pytest.raises(RuntimeError, match="cuda.syncthreads"):
+        cuda.syncthreads()
+    with pytest.raises(RuntimeError, match="inside a @cuda.jit"):
+        cuda.atomic.add(np.zeros(1), 0, 1)
+    assert cuda.warpsize == 32
+
+
+# ---- host side without a GPU ----
+
+def test_host_arrays_without_gpu():
+    p = cuda.pinned_array((3, 4), np.float32)
+    assert isinstance(p, np.ndarray) and p.shape == (3, 4) and p.dtype == np.float32
+    m = cuda.mapped_array(5, np.int64)
+    assert isinstance(m, np.ndarray) and m.shape == (5,)
+    with cuda.pinned(p):
+        pass
+    with pytest.raises(NotImplementedError, match="managed"):
+        cuda.managed_array(4)
+
+
+def test_availability_matches_cujit(capsys):
+    assert cuda.is_available() == cujit.is_available()
+    found = cuda.detect()
+    assert found == cujit.is_available() or not found
+    assert capsys.readouterr().out
+
+
+def test_vectorize_target():
+    vec = cujit.vectorize(["float32(float32, float32)"], target="cuda")(lambda a, b: a + b)
+    assert vec is not None
+    with pytest.raises(ValueError, match="CUDA only"):
+        cujit.vectorize(["float32(float32)"], target="cpu")
+    with pytest.raises(TypeError, match="bogus"):
+        cujit.vectorize(bogus=1)
+
+
+def test_reduce_object():
+    @cuda.reduce
+    def add(a, b):
+        return a + b
+    assert isinstance(add, cuda.Reduce) and add.__name__ == "add"
+    assert cuda.reduce(lambda a, b: max(a, b)) is not None
+
+
+def test_const_array_like_is_a_clear_error():
+    table = np.arange(4.0)
+
+    @cuda.jit
+    def k(x):
+        c = cuda.const.array_like(table)
+        x[0] = c[0]
+    with pytest.raises(cujit.CompileError, match="constant memory is not supported"):
+        k.inspect_cuda("(float64[::1],)")
+
+
+def test_laneid_is_a_value_not_a_function():
+    @cuda.jit
+    def k(x):
+        x[0] = cuda.laneid()
+    with pytest.raises(cujit.CompileError, match="drop the"):
+        k.inspect_cuda("(int32[::1],)")
