@@ -20,7 +20,7 @@ def body(src):
     """The kernel's body, without its name, #line marks and prelude."""
     src = src[src.index("__global__"):]
     src = src[src.index("{"):]
-    return re.sub(r"#line \d+ .*\n", "", src)
+    return re.sub(r"#line \d+.*\n", "", src)     # with or without the file name
 
 
 # ---- the decorator ----
