@@ -45,6 +45,7 @@ void buf_init(Buf *b);
 void buf_free(Buf *b);
 void buf_putc(Buf *b, char c);
 void buf_puts(Buf *b, const char *s);
+void buf_putmem(Buf *b, const void *p, size_t n);   /* bytes, NULs included */
 void buf_printf(Buf *b, const char *fmt, ...) CJ_PRINTF(2, 3);
 void buf_vprintf(Buf *b, const char *fmt, va_list ap);
 void buf_indent(Buf *b);                 /* writes b->indent * 4 spaces */

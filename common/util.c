@@ -156,6 +156,15 @@ buf_puts(Buf *b, const char *s)
 }
 
 void
+buf_putmem(Buf *b, const void *p, size_t n)
+{
+    buf_reserve(b, n);
+    memcpy(b->s + b->len, p, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+void
 buf_vprintf(Buf *b, const char *fmt, va_list ap)
 {
     va_list ap2;

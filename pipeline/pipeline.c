@@ -4,8 +4,9 @@
  * kernel, an elementwise form and a reduction form is only how the typed
  * program is asked for (type_*) and which codegen entry prints it (emit);
  * the frame (arena, error jump, frontend context) and the error conversion
- * are written once, here. */
-#include "pipeline.h"
+ * are written once, here.  Before the stages, the front key (frontkey.c)
+ * may find the whole result in the disk cache's index (record.c). */
+#include "pl_impl.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,9 +41,12 @@ xstrdup(const char *s)
     return p;
 }
 
+PlKernelFunction pl_kernel_function;
+
 int
 pl_init(PyObject *module, PlKernelFunction kernel_function)
 {
+    pl_kernel_function = kernel_function;
     fe_set_kernel_function(kernel_function);
     return pl_add_errors(module);
 }
@@ -390,8 +394,8 @@ type_and_emit(Frame *fr, const PlRequest *rq, Func *fn, Func *map, PlCompiled *o
     return r;
 }
 
-int
-pl_transpile(const PlRequest *rq, PlCompiled *out)
+static int
+run_stages(const PlRequest *rq, PlCompiled *out)
 {
     Frame fr;
     Buf src;
@@ -418,10 +422,6 @@ pl_transpile(const PlRequest *rq, PlCompiled *out)
     }
     if (!rq->typing_only) {
         out->src = buf_steal(&src);
-        if (env_on("CUJIT_DUMP")) {
-            fprintf(stderr, "// ---- cujit: %s%s ----\n%s\n", rq->label,
-                    out->sig ? out->sig : "", out->src);
-        }
     }
     r = 0;
 done:
@@ -431,6 +431,70 @@ done:
         pl_compiled_free(out);
     }
     return r;
+}
+
+/* ---- the front key ---- */
+
+/* the index's entry for key into *out; 1 found, 0 not */
+static int
+front_lookup(const uint64_t key[2], PlCompiled *out)
+{
+    char *data;
+    size_t len;
+    if (!rt_record_load(key, &data, &len)) {
+        return 0;
+    }
+    int ok = pl_record_decode(data, len, out) == 0;
+    free(data);
+    return ok;
+}
+
+static void
+front_store(const uint64_t key[2], const PlCompiled *c)
+{
+    char *data;
+    size_t len;
+    if (pl_record_encode(c, &data, &len) == 0) {
+        rt_record_store(key, data, len);
+        free(data);
+    }
+}
+
+static void
+front_log(const PlRequest *rq, const PlCompiled *c, const char *why)
+{
+    static const char *const what[] = {"not keyed", "hit: transpile skipped", "miss (stored)"};
+    fprintf(stderr, "cujit: %s%s: front key %s%s%s%s, %.3f ms\n", rq->label,
+            c->sig ? c->sig : "", what[c->front], c->front ? "" : " (", c->front ? "" : why,
+            c->front ? "" : ")", c->ms_front);
+}
+
+int
+pl_transpile(const PlRequest *rq, PlCompiled *out)
+{
+    uint64_t key[2];
+    const char *why = "CUJIT_FRONT_KEY=0";
+    double t0 = pl_now_ms();
+    const char *fk = getenv("CUJIT_FRONT_KEY");
+    int keyed = !(fk && strcmp(fk, "0") == 0) && pl_front_key(rq, key, &why);
+    int hit = keyed && front_lookup(key, out);
+    double ms = pl_now_ms() - t0;
+    if (!hit && run_stages(rq, out) < 0) {
+        return -1;
+    }
+    if (keyed && !hit) {
+        front_store(key, out);
+    }
+    out->front = hit ? PL_FRONT_HIT : keyed ? PL_FRONT_MISS : PL_FRONT_OFF;
+    out->ms_front = ms;
+    if (env_on("CUJIT_LOG")) {
+        front_log(rq, out, why);
+    }
+    if (out->src && env_on("CUJIT_DUMP")) {
+        fprintf(stderr, "// ---- cujit: %s%s ----\n%s\n", rq->label, out->sig ? out->sig : "",
+                out->src);
+    }
+    return 0;
 }
 
 void
@@ -453,8 +517,9 @@ pl_compiled_free(PlCompiled *c)
 static void
 log_load(const PlCompiled *c, const RtLoadStats *st)
 {
-    fprintf(stderr, "cujit: kernel %s (%s): frontend %.2f ms, typeinfer %.2f ms, codegen %.2f "
-            "ms, nvrtc %.2f ms%s, load %.2f ms, disk cache %s\n", c->kname, st->arch,
+    fprintf(stderr, "cujit: kernel %s (%s): front key %s %.3f ms, frontend %.2f ms, typeinfer "
+            "%.2f ms, codegen %.2f ms, nvrtc %.2f ms%s, load %.2f ms, disk cache %s\n", c->kname,
+            st->arch, c->front == PL_FRONT_HIT ? "hit" : c->front ? "miss" : "off", c->ms_front,
             c->ms_frontend, c->ms_typeinfer, c->ms_codegen, st->nvrtc_ms,
             st->fast ? " (--Ofast-compile=min)" : "", st->load_ms, st->disk);
 }

@@ -102,9 +102,20 @@ typedef struct {
     int acc_size;               /* reductions: bytes of one accumulator */
     int fast_compile;           /* NVRTC --Ofast-compile=min (elementwise forms) */
     double ms_frontend, ms_typeinfer, ms_codegen;
+    int front;                  /* PL_FRONT_*: what the front key did */
+    double ms_front;            /* computing the front key and reading the index */
 } PlCompiled;
 
+enum {
+    PL_FRONT_OFF,       /* not keyed (CUJIT_FRONT_KEY=0, or a value the key cannot hold) */
+    PL_FRONT_HIT,       /* read from the index: no frontend, typeinfer or codegen ran */
+    PL_FRONT_MISS,      /* transpiled, then stored in the index */
+};
+
 /* Runs frontend -> typeinfer -> codegen for rq into *out (zeroed first).
+ * First, unless CUJIT_FRONT_KEY=0, the request's front key (pl_impl.h) is
+ * looked up in the disk cache's index: on a hit *out comes from there and
+ * no stage runs; on a miss the stages run and the index is written.
  * Returns 0; -1 with an exception (CompileError for the user's mistakes). */
 int pl_transpile(const PlRequest *rq, PlCompiled *out);
 void pl_compiled_free(PlCompiled *c);

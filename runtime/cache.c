@@ -14,7 +14,11 @@
  * header size, the key, the sizes against the file size, the PTX's final NUL
  * and a checksum over header and payload; anything else (truncated, torn,
  * corrupted, foreign) is a miss, recompiled and replaced.  CUJIT_CACHE=0
- * turns the cache off. */
+ * turns the cache off.
+ *
+ * Records (<key>.cjr) are small byte strings in the same format (the bytes
+ * as the "cubin", no PTX): the pipeline's front-key index.  clear_cache()
+ * removes them too. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif
@@ -34,6 +38,7 @@
 #define CACHE_MAGIC "CUJITC01"
 #define CACHE_FORMAT 1u
 #define CACHE_SUFFIX ".cjc"
+#define RECORD_SUFFIX ".cjr"
 #define CACHE_TMP_PREFIX ".cjtmp-"
 #define CACHE_MAX_FILE (256u << 20)
 
@@ -133,10 +138,16 @@ rt_cache_dir(char *buf, size_t n)
 }
 
 static int
+entry_path_ext(char *buf, size_t n, const char *dir, const RtCacheKey *k, const char *suffix)
+{
+    return snprintf(buf, n, "%s/%016llx%016llx%s", dir, (unsigned long long)k->h[0],
+                    (unsigned long long)k->h[1], suffix) < (int)n;
+}
+
+static int
 entry_path(char *buf, size_t n, const char *dir, const RtCacheKey *k)
 {
-    return snprintf(buf, n, "%s/%016llx%016llx" CACHE_SUFFIX, dir, (unsigned long long)k->h[0],
-                    (unsigned long long)k->h[1]) < (int)n;
+    return entry_path_ext(buf, n, dir, k, CACHE_SUFFIX);
 }
 
 /* the whole file in one read; NULL if it cannot be had */
@@ -198,15 +209,15 @@ entry_ok(const unsigned char *data, size_t len, const RtCacheKey *k, CacheHeader
     return entry_checksum(hdr, data + sizeof *hdr, payload) == hdr->checksum;
 }
 
-int
-rt_cache_load(const char *dir, const RtCacheKey *k, RtCompiled *out)
+static int
+load_ext(const char *dir, const RtCacheKey *k, RtCompiled *out, const char *suffix)
 {
     char path[4200];
     size_t len = 0;
     CacheHeader hdr;
 
     memset(out, 0, sizeof *out);
-    if (!entry_path(path, sizeof path, dir, k)) {
+    if (!entry_path_ext(path, sizeof path, dir, k, suffix)) {
         return 0;
     }
     unsigned char *data = read_file(path, &len);
@@ -239,6 +250,12 @@ rt_cache_load(const char *dir, const RtCacheKey *k, RtCompiled *out)
         return 0;
     }
     return 1;
+}
+
+int
+rt_cache_load(const char *dir, const RtCacheKey *k, RtCompiled *out)
+{
+    return load_ext(dir, k, out, CACHE_SUFFIX);
 }
 
 /* mkdir -p */
@@ -285,8 +302,9 @@ write_all(int fd, const unsigned char *p, size_t n)
     return 0;
 }
 
-int
-rt_cache_store(const char *dir, const RtCacheKey *k, const RtCompiled *c, const char **why)
+static int
+store_ext(const char *dir, const RtCacheKey *k, const RtCompiled *c, const char **why,
+          const char *suffix)
 {
     static unsigned counter;
     char path[4200], tmp[4300];
@@ -301,7 +319,7 @@ rt_cache_store(const char *dir, const RtCacheKey *k, const RtCompiled *c, const 
         *why = "nothing to store";
         return -1;
     }
-    if (make_dirs(dir) < 0 || !entry_path(path, sizeof path, dir, k)) {
+    if (make_dirs(dir) < 0 || !entry_path_ext(path, sizeof path, dir, k, suffix)) {
         *why = "cannot create the cache directory";
         return -1;
     }
@@ -359,6 +377,49 @@ rt_cache_store(const char *dir, const RtCacheKey *k, const RtCompiled *c, const 
     return 0;
 }
 
+int
+rt_cache_store(const char *dir, const RtCacheKey *k, const RtCompiled *c, const char **why)
+{
+    return store_ext(dir, k, c, why, CACHE_SUFFIX);
+}
+
+/* ---- records: small byte strings stored as entries with no PTX ---- */
+
+int
+rt_record_load(const uint64_t key[2], char **data, size_t *len)
+{
+    char dir[4096];
+    RtCacheKey k = {{key[0], key[1]}};
+    RtCompiled c;
+    *data = NULL;
+    *len = 0;
+    if (!rt_cache_dir(dir, sizeof dir) || !load_ext(dir, &k, &c, RECORD_SUFFIX)) {
+        return 0;
+    }
+    if (c.ptx) {                    /* a record has no PTX part */
+        rt_compiled_free(&c);
+        return 0;
+    }
+    *data = c.cubin;
+    *len = c.cubin_len;
+    return 1;
+}
+
+int
+rt_record_store(const uint64_t key[2], const char *data, size_t len)
+{
+    char dir[4096];
+    RtCacheKey k = {{key[0], key[1]}};
+    RtCompiled c;
+    if (!rt_cache_dir(dir, sizeof dir)) {
+        return -1;
+    }
+    memset(&c, 0, sizeof c);
+    c.cubin = (char *)data;
+    c.cubin_len = len;
+    return store_ext(dir, &k, &c, NULL, RECORD_SUFFIX);
+}
+
 static int
 has_suffix(const char *s, const char *suf)
 {
@@ -372,7 +433,9 @@ is_cache_file(const char *name, int with_tmp)
     if (with_tmp && strncmp(name, CACHE_TMP_PREFIX, strlen(CACHE_TMP_PREFIX)) == 0) {
         return 1;
     }
-    return name[0] != '.' && has_suffix(name, CACHE_SUFFIX);
+    /* records are not counted as entries, and cleared with them */
+    return name[0] != '.'
+           && (has_suffix(name, CACHE_SUFFIX) || (with_tmp && has_suffix(name, RECORD_SUFFIX)));
 }
 
 /* ---- Python functions ---- */

@@ -53,6 +53,15 @@ void rt_compiled_free(RtCompiled *c);
 /* NVRTC version as major*1000 + minor*10, or -1 with exception */
 int rt_nvrtc_version(void);
 
+/* ---- records in the disk cache: small byte strings keyed by 128 bits,
+ * written atomically and checked like the binaries (the pipeline's
+ * front-key index) ---- */
+/* 1: *data (malloc'd) and *len filled; 0: none (or the cache is off).
+ * Never raises. */
+int rt_record_load(const uint64_t key[2], char **data, size_t *len);
+/* 0: stored; -1: not (the cache is off or cannot be written).  Never raises. */
+int rt_record_store(const uint64_t key[2], const char *data, size_t len);
+
 /* ---- devices and contexts ---- */
 /* Makes the current device's primary context current on this thread (lazily
  * initialising the driver).  Returns the device ordinal or -1. */

@@ -1,0 +1,609 @@
+/* frontkey.c - the front key of a request: what its CUDA C++ follows from,
+ * read from Python objects without the frontend, so that a request
+ * compiled in an earlier process is found in the disk cache's index before
+ * any AST is parsed.
+ *
+ *     key   = versions request function [map]
+ *     function = code file globals closure defaults     (device functions:
+ *                                                        recursively)
+ *     code  = name qualname filename lines flags co_code co_linetable
+ *             varnames freevars consts (nested code: recursively) names
+ *     names = for each co_name LOAD_GLOBAL reads, the value it has as a
+ *             global or builtin; a user's module: the values of its
+ *             attributes that are among the code's names
+ *
+ * The source file enters by its identity (size, mtime in ns, inode): the
+ * frontend reads the function's text from it, and that text holds what the
+ * code object lacks (local annotations).  Conservative by design: a value
+ * that is not a number, string, tuple of those, NumPy scalar or dtype, a
+ * module, a builtin, a cujit kernel or device function, or a jit
+ * name (a plain function may be a factory run at compile time, an object
+ * may have attributes that change) makes the request unkeyable, and the
+ * pipeline takes the full path. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+#include "pl_impl.h"
+
+#include <dlfcn.h>
+#include <opcode.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define FRONT_FORMAT 1      /* raise when what the key holds changes */
+#define KEY_DEPTH 12        /* nesting of tuples, code objects and functions */
+#define KEY_FUNCS 64        /* functions in one key */
+
+typedef struct {
+    Buf b;
+    PyObject *seen[KEY_FUNCS];  /* functions and modules keyed so far (borrowed) */
+    int nseen;
+    const char *why;            /* what could not be keyed */
+    PyObject *names;            /* the co_names of the code whose global is keyed */
+} Keyer;
+
+static int key_value(Keyer *k, PyObject *v, int depth);
+static int key_code(Keyer *k, PyObject *code, PyObject *globals, int depth);
+static int key_module(Keyer *k, PyObject *mod, int depth);
+
+static int
+no_key(Keyer *k, const char *why)
+{
+    if (!k->why) {
+        k->why = why;
+    }
+    PyErr_Clear();
+    return -1;
+}
+
+/* a tag byte and a length-prefixed byte string */
+static void
+put_bytes(Keyer *k, char tag, const void *p, size_t n)
+{
+    buf_printf(&k->b, "%c%zu:", tag, n);
+    buf_putmem(&k->b, p, n);
+}
+
+static int
+put_str(Keyer *k, char tag, PyObject *s)
+{
+    Py_ssize_t n;
+    const char *u = PyUnicode_Check(s) ? PyUnicode_AsUTF8AndSize(s, &n) : NULL;
+    if (!u) {
+        return no_key(k, "a name that is no string");
+    }
+    put_bytes(k, tag, u, (size_t)n);
+    return 0;
+}
+
+/* ---- values: globals, closure cells, constants, defaults ---- */
+
+/* modules whose attributes a kernel may read: the library ones, by name */
+static int
+known_module(const char *name)
+{
+    static const char *const known[] = {"math", "cmath", "numpy", "cujit", "cupy", "cupyx",
+                                        "operator", "builtins", NULL};
+    for (int i = 0; known[i]; i++) {
+        size_t n = strlen(known[i]);
+        if (strncmp(name, known[i], n) == 0 && (name[n] == '\0' || name[n] == '.')) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* a string attribute of o as UTF-8 into buf; 0 if it has none */
+static int
+str_attr(PyObject *o, const char *attr, char *buf, size_t n)
+{
+    PyObject *a = PyObject_GetAttrString(o, attr);
+    const char *s = a && PyUnicode_Check(a) ? PyUnicode_AsUTF8(a) : NULL;
+    int ok = s != NULL;
+    if (ok) {
+        snprintf(buf, n, "%s", s);
+    }
+    Py_XDECREF(a);
+    PyErr_Clear();
+    return ok;
+}
+
+/* int, float, complex, bool, None, str, bytes, Ellipsis: 1 when keyed */
+static int
+key_plain(Keyer *k, PyObject *v)
+{
+    if (v == Py_None || v == Py_Ellipsis || PyBool_Check(v)) {
+        buf_printf(&k->b, "%s;", v == Py_None ? "None" : v == Py_Ellipsis ? "..."
+                                 : v == Py_True ? "True" : "False");
+    } else if (PyLong_CheckExact(v)) {
+        PyObject *r = PyObject_Repr(v);
+        if (!r) {
+            return -1;
+        }
+        put_str(k, 'i', r);
+        Py_DECREF(r);
+    } else if (PyFloat_CheckExact(v)) {
+        double d = PyFloat_AS_DOUBLE(v);
+        put_bytes(k, 'f', &d, sizeof d);
+    } else if (PyComplex_CheckExact(v)) {
+        Py_complex c = PyComplex_AsCComplex(v);
+        put_bytes(k, 'c', &c, sizeof c);
+    } else if (PyUnicode_CheckExact(v)) {
+        put_str(k, 's', v);
+    } else if (PyBytes_CheckExact(v)) {
+        put_bytes(k, 'y', PyBytes_AS_STRING(v), (size_t)PyBytes_GET_SIZE(v));
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+/* a NumPy scalar or dtype, by its type and repr (exact for every scalar:
+ * NumPy prints floats in their shortest round-tripping form) */
+static int
+key_numpy(Keyer *k, PyObject *v)
+{
+    const char *tn = Py_TYPE(v)->tp_name;
+    if (strncmp(tn, "numpy.", 6) != 0 || strcmp(tn, "numpy.ndarray") == 0) {
+        return 0;
+    }
+    static PyObject *numpy_str;
+    if (!numpy_str && !(numpy_str = PyUnicode_InternFromString("numpy"))) {
+        PyErr_Clear();
+        return 0;
+    }
+    PyObject *np = PyImport_GetModule(numpy_str);
+    PyObject *generic = np ? PyObject_GetAttrString(np, "generic") : NULL;
+    PyObject *dtype = np ? PyObject_GetAttrString(np, "dtype") : NULL;
+    int ok = generic && dtype && (PyObject_IsInstance(v, generic) == 1
+                                  || PyObject_IsInstance(v, dtype) == 1);
+    Py_XDECREF(np);
+    Py_XDECREF(generic);
+    Py_XDECREF(dtype);
+    PyErr_Clear();
+    PyObject *r = ok ? PyObject_Repr(v) : NULL;
+    if (!r) {
+        PyErr_Clear();
+        return 0;
+    }
+    buf_printf(&k->b, "n%s", tn);
+    put_str(k, '=', r);
+    Py_DECREF(r);
+    return 1;
+}
+
+/* a builtin or NumPy type, a C function of a known module, a NumPy ufunc,
+ * a jit name (its __cujit_builtin__ tag) */
+static int
+key_library(Keyer *k, PyObject *v)
+{
+    char mod[128], name[256];
+    if (PyType_Check(v) || PyCFunction_Check(v)
+        || strcmp(Py_TYPE(v)->tp_name, "numpy.ufunc") == 0) {
+        int has_mod = PyType_Check(v) || PyCFunction_Check(v)
+                      ? str_attr(v, "__module__", mod, sizeof mod)
+                      : snprintf(mod, sizeof mod, "numpy") > 0;
+        if (!has_mod || !known_module(mod) || !str_attr(v, "__name__", name, sizeof name)) {
+            return 0;
+        }
+        buf_printf(&k->b, "L%s.%s;", mod, name);
+        return 1;
+    }
+    if (str_attr(v, "__cujit_builtin__", name, sizeof name)) {
+        buf_printf(&k->b, "J%s;", name);
+        return 1;
+    }
+    return 0;
+}
+
+static int
+key_tuple(Keyer *k, PyObject *v, int depth)
+{
+    buf_printf(&k->b, "(%zd:", PyTuple_GET_SIZE(v));
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(v); i++) {
+        if (key_value(k, PyTuple_GET_ITEM(v, i), depth + 1) < 0) {
+            return -1;
+        }
+    }
+    buf_putc(&k->b, ')');
+    return 0;
+}
+
+/* a Python function: its code, source file, globals, cells and defaults;
+ * one already keyed is named by its place */
+/* 1: o was keyed before (named by its place); 0: new, now seen; -1: too
+ * many */
+static int
+seen_before(Keyer *k, PyObject *o, int depth)
+{
+    for (int i = 0; i < k->nseen; i++) {
+        if (k->seen[i] == o) {
+            buf_printf(&k->b, "@%d;", i);
+            return 1;
+        }
+    }
+    if (k->nseen == KEY_FUNCS || depth > KEY_DEPTH) {
+        return no_key(k, "too many device functions or modules");
+    }
+    k->seen[k->nseen++] = o;
+    return 0;
+}
+
+static int
+key_function(Keyer *k, PyObject *func, int depth)
+{
+    int seen = seen_before(k, func, depth);
+    if (seen) {
+        return seen < 0 ? -1 : 0;
+    }
+    PyObject *code = PyFunction_GET_CODE(func);
+    PyObject *closure = PyFunction_GET_CLOSURE(func);
+    PyObject *defaults = PyFunction_GET_DEFAULTS(func);
+    PyObject *kwdefaults = PyFunction_GET_KW_DEFAULTS(func);
+    buf_putc(&k->b, '{');
+    if (key_code(k, code, PyFunction_GET_GLOBALS(func), depth + 1) < 0) {
+        return -1;
+    }
+    for (Py_ssize_t i = 0; closure && i < PyTuple_GET_SIZE(closure); i++) {
+        PyObject *v = PyCell_GET(PyTuple_GET_ITEM(closure, i));
+        if (!v) {
+            return no_key(k, "an empty closure cell");
+        }
+        buf_putc(&k->b, 'C');
+        if (key_value(k, v, depth + 1) < 0) {
+            return -1;
+        }
+    }
+    if (kwdefaults && PyDict_GET_SIZE(kwdefaults)) {
+        return no_key(k, "keyword-only defaults");
+    }
+    buf_putc(&k->b, 'D');
+    if (defaults && key_value(k, defaults, depth + 1) < 0) {
+        return -1;
+    }
+    buf_putc(&k->b, '}');
+    return 0;
+}
+
+static int
+key_value(Keyer *k, PyObject *v, int depth)
+{
+    if (depth > KEY_DEPTH) {
+        return no_key(k, "a value nested too deeply");
+    }
+    int r = key_plain(k, v);
+    if (r) {
+        return r < 0 ? no_key(k, "a number that cannot be printed") : 0;
+    }
+    if (PyTuple_CheckExact(v)) {
+        return key_tuple(k, v, depth);
+    }
+    int is_device = 0;
+    PyObject *pyfunc = pl_kernel_function ? pl_kernel_function(v, &is_device) : NULL;
+    if (pyfunc) {
+        buf_printf(&k->b, "K%d", is_device);
+        return key_function(k, pyfunc, depth + 1);
+    }
+    if (PyModule_Check(v)) {
+        const char *name = PyModule_GetName(v);
+        if (!name) {
+            return no_key(k, "a module without a name");
+        }
+        buf_printf(&k->b, "M%s;", name);
+        return known_module(name) ? 0 : key_module(k, v, depth);
+    }
+    if (key_library(k, v) || key_numpy(k, v)) {
+        return 0;
+    }
+    if (PyFunction_Check(v)) {
+        return no_key(k, "a global that is a plain Python function (it may run at compile time)");
+    }
+    return no_key(k, "a global that is an arbitrary object");
+}
+
+/* ---- code objects ---- */
+
+/* the source file's identity: the frontend reads the function's text there */
+static int
+key_file(Keyer *k, PyObject *filename)
+{
+    struct stat st;
+    const char *path = PyUnicode_Check(filename) ? PyUnicode_AsUTF8(filename) : NULL;
+    if (!path || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+        return no_key(k, "the source is not in a file");
+    }
+    buf_printf(&k->b, "file %lld %lld.%09ld %llu %llu;", (long long)st.st_size,
+               (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec,
+               (unsigned long long)st.st_ino, (unsigned long long)st.st_dev);
+    return 0;
+}
+
+/* a code attribute: bytes, an int, or a tuple of strings */
+static int
+key_code_attr(Keyer *k, PyObject *code, const char *attr)
+{
+    PyObject *a = PyObject_GetAttrString(code, attr);
+    int r = 0;
+    if (!a) {
+        PyErr_Clear();          /* co_qualname before Python 3.11 */
+        buf_puts(&k->b, "?;");
+        return 0;
+    }
+    if (PyBytes_Check(a)) {
+        put_bytes(k, 'y', PyBytes_AS_STRING(a), (size_t)PyBytes_GET_SIZE(a));
+    } else if (PyLong_Check(a)) {
+        buf_printf(&k->b, "%ld;", PyLong_AsLong(a));
+    } else if (PyUnicode_Check(a)) {
+        r = put_str(k, 's', a);
+    } else if (PyTuple_Check(a)) {
+        buf_printf(&k->b, "(%zd:", PyTuple_GET_SIZE(a));
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(a) && r == 0; i++) {
+            r = put_str(k, 's', PyTuple_GET_ITEM(a, i));
+        }
+    } else {
+        r = no_key(k, "a code attribute of an unexpected type");
+    }
+    Py_DECREF(a);
+    return r;
+}
+
+/* marks in is_global[] the names LOAD_GLOBAL reads; the other co_names
+ * are attributes (x.shape, jit.threadIdx.x); -1: not bytes */
+static int
+global_loads(PyObject *code, char *is_global, Py_ssize_t nnames)
+{
+    PyObject *bc = PyObject_GetAttrString(code, "co_code");  /* deoptimized */
+    if (!bc || !PyBytes_Check(bc)) {
+        Py_XDECREF(bc);
+        return -1;
+    }
+    const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(bc);
+    Py_ssize_t n = PyBytes_GET_SIZE(bc);
+    unsigned long arg = 0;
+    for (Py_ssize_t i = 0; i + 1 < n; i += 2) {
+        arg = (arg << 8) | p[i + 1];
+        if (p[i] == EXTENDED_ARG) {
+            continue;
+        }
+        if (p[i] == LOAD_GLOBAL) {
+#if PY_VERSION_HEX >= 0x030B0000
+            unsigned long name = arg >> 1;      /* the low bit: push NULL */
+#else
+            unsigned long name = arg;
+#endif
+            if ((Py_ssize_t)name < nnames) {
+                is_global[name] = 1;
+            }
+        }
+        arg = 0;
+    }
+    Py_DECREF(bc);
+    return 0;
+}
+
+/* a user's module: the value of each of the code's names it has (a kernel
+ * reads mod.CONST or mod.device_function through an attribute) */
+static int
+key_module(Keyer *k, PyObject *mod, int depth)
+{
+    int seen = seen_before(k, mod, depth);
+    if (seen) {
+        return seen < 0 ? -1 : 0;
+    }
+    PyObject *d = PyModule_GetDict(mod);
+    if (!d || !k->names) {
+        return no_key(k, "a module read outside a function's names");
+    }
+    PyObject *names = k->names;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(names); i++) {
+        PyObject *v = PyDict_GetItemWithError(d, PyTuple_GET_ITEM(names, i));
+        if (PyErr_Occurred()) {
+            return no_key(k, "a module attribute that cannot be read");
+        }
+        if (v) {
+            buf_printf(&k->b, "a%zd", i);
+            if (key_value(k, v, depth + 1) < 0) {
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+static PyObject *
+builtins_dict(void)
+{
+    static PyObject *builtins;
+    if (!builtins) {
+        PyObject *m = PyImport_ImportModule("builtins");
+        builtins = m ? PyModule_GetDict(m) : NULL;     /* kept: the module lives on */
+        Py_XDECREF(m);
+    }
+    return builtins;
+}
+
+/* each name the code reads as a global, as the global or builtin it is now
+ * (absent: '-'); attribute names as themselves */
+static int
+key_names(Keyer *k, PyObject *code, PyObject *globals, int depth)
+{
+    PyObject *names = ((PyCodeObject *)code)->co_names;
+    Py_ssize_t n = PyTuple_GET_SIZE(names);
+    char small[256], *is_global = n <= 256 ? small : calloc((size_t)n, 1);
+    PyObject *builtins = builtins_dict();
+    if (!is_global || !builtins || global_loads(code, memset(is_global, 0, (size_t)n), n) < 0) {
+        if (is_global != small) {
+            free(is_global);
+        }
+        return no_key(k, "unreadable bytecode");
+    }
+    int r = 0;
+    for (Py_ssize_t i = 0; i < n && r == 0; i++) {
+        PyObject *name = PyTuple_GET_ITEM(names, i);
+        r = put_str(k, is_global[i] ? 'g' : 'a', name);
+        if (r < 0 || !is_global[i]) {
+            continue;
+        }
+        PyObject *v = PyDict_GetItemWithError(globals, name);
+        if (!v && !PyErr_Occurred()) {
+            v = PyDict_GetItemWithError(builtins, name);
+        }
+        if (PyErr_Occurred()) {
+            r = no_key(k, "a global that cannot be read");
+        } else if (!v) {
+            buf_putc(&k->b, '-');
+        } else {
+            PyObject *outer = k->names;
+            k->names = names;       /* what a user's module is asked for */
+            r = key_value(k, v, depth + 1);
+            k->names = outer;
+        }
+    }
+    if (is_global != small) {
+        free(is_global);
+    }
+    return r;
+}
+
+static int
+key_consts(Keyer *k, PyObject *code, PyObject *globals, int depth)
+{
+    PyObject *consts = PyObject_GetAttrString(code, "co_consts");
+    if (!consts || !PyTuple_Check(consts)) {
+        Py_XDECREF(consts);
+        return no_key(k, "a code object without constants");
+    }
+    int r = 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(consts) && r == 0; i++) {
+        PyObject *c = PyTuple_GET_ITEM(consts, i);
+        r = PyCode_Check(c) ? key_code(k, c, globals, depth + 1) : key_value(k, c, depth + 1);
+    }
+    Py_DECREF(consts);
+    return r;
+}
+
+static int
+key_code(Keyer *k, PyObject *code, PyObject *globals, int depth)
+{
+    static const char *const attrs[] = {
+        "co_name", "co_qualname", "co_filename", "co_firstlineno", "co_argcount",
+        "co_posonlyargcount", "co_kwonlyargcount", "co_flags", "co_code", "co_linetable",
+        "co_varnames", "co_freevars", "co_cellvars", NULL,
+    };
+    PyCodeObject *co = (PyCodeObject *)code;
+    if (depth > KEY_DEPTH) {
+        return no_key(k, "code nested too deeply");
+    }
+    if (key_file(k, co->co_filename) < 0) {
+        return -1;
+    }
+    for (int i = 0; attrs[i]; i++) {
+        if (key_code_attr(k, code, attrs[i]) < 0) {
+            return -1;
+        }
+    }
+    if (key_consts(k, code, globals, depth) < 0) {
+        return -1;
+    }
+    return key_names(k, code, globals, depth);
+}
+
+/* ---- versions and the request ---- */
+
+/* the extension's file (size, mtime): a rebuilt cujit whose version string
+ * did not change still misses */
+static const char *
+build_identity(void)
+{
+    static char id[128];
+    if (!id[0]) {
+        Dl_info info;
+        struct stat st;
+        if (dladdr((void *)build_identity, &info) && info.dli_fname
+            && stat(info.dli_fname, &st) == 0) {
+            snprintf(id, sizeof id, "%lld %lld.%09ld", (long long)st.st_size,
+                     (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec);
+        } else {
+            snprintf(id, sizeof id, "unknown");
+        }
+    }
+    return id;
+}
+
+static void
+key_versions(Keyer *k)
+{
+    const char *v = getenv("CUJIT_TEST_VERSION");     /* tests: another version */
+    buf_printf(&k->b, "cujit front %d|%s|python %lx|build %s\n", FRONT_FORMAT,
+               v && *v ? v : CJ_VERSION, (unsigned long)PY_VERSION_HEX, build_identity());
+}
+
+static void
+key_args(Keyer *k, const PlRequest *rq)
+{
+    buf_printf(&k->b, "args %d:", rq->nargs);
+    for (int i = 0; i < rq->nargs; i++) {
+        ArgKey a = rq->args[i];
+        buf_printf(&k->b, "%d.%d.%d.%d,", a.kind, a.dtype, a.ndim, a.flags);
+        if (rq->is_array) {
+            buf_printf(&k->b, "%d.%d,", rq->is_array[i], rq->in_dtype[i]);
+        }
+    }
+}
+
+/* every field of the request that reaches the stages */
+static int
+key_request(Keyer *k, const PlRequest *rq)
+{
+    buf_printf(&k->b, "kind %d bc %d idx32 %d typing %d ndim %d vec %d;", rq->kind,
+               rq->boundscheck, rq->idx32, rq->typing_only, rq->ndim, rq->vec);
+    key_args(k, rq);
+    buf_printf(&k->b, "outs %d:", rq->nout_given);
+    for (int i = 0; i < rq->nout_given && i < PL_MAXOUT; i++) {
+        buf_printf(&k->b, "%d,", rq->out_given[i]);
+    }
+    if (rq->kind == PL_REDUCTION) {
+        buf_printf(&k->b, "red %d %d %d %d %d %d %d %d %d;", rq->in, rq->elem, rq->out,
+                   rq->has_out, rq->outer, rq->contiguous, rq->red_vec, rq->nkeep, rq->nred);
+        buf_putc(&k->b, 'I');
+        if (key_value(k, rq->identity ? rq->identity : Py_None, 0) < 0) {
+            return -1;
+        }
+    }
+    if (!PyFunction_Check(rq->func)) {
+        return no_key(k, "not a Python function");
+    }
+    if (key_function(k, rq->func, 0) < 0) {
+        return -1;
+    }
+    if (rq->map) {
+        buf_putc(&k->b, 'm');
+        if (!PyFunction_Check(rq->map) || key_function(k, rq->map, 0) < 0) {
+            return no_key(k, "a map= that is not a Python function");
+        }
+    }
+    return 0;
+}
+
+int
+pl_front_key(const PlRequest *rq, uint64_t key[2], const char **why)
+{
+    Keyer k;
+    memset(&k, 0, sizeof k);
+    buf_init(&k.b);
+    key_versions(&k);
+    PyObject *et, *ev, *tb;
+    PyErr_Fetch(&et, &ev, &tb);                     /* none expected; kept intact */
+    int r = key_request(&k, rq);
+    PyErr_Clear();
+    PyErr_Restore(et, ev, tb);
+    if (r == 0) {
+        key[0] = cj_hash64(k.b.s, k.b.len, 0x66726f6e74ULL);
+        key[1] = cj_hash64(k.b.s, k.b.len, 0x6b65793131ULL);
+    }
+    *why = k.why ? k.why : "cannot be keyed";
+    buf_free(&k.b);
+    return r == 0;
+}
