@@ -290,6 +290,116 @@ def test_fake_driver_nvrtc_preload(fake_driver, tmp_path):
     run_scenario(fake_driver, "preload", tmp_path, CUJIT_PRELOAD_NVRTC="0")
 
 
+KMOD = """import os
+import cujit
+from cujit import jit
+import kdev
+N = int(os.environ.get("KN", "1"))
+
+
+@jit.rawkernel()
+def scale2(x, n):
+    i = jit.threadIdx.x + jit.blockIdx.x * jit.blockDim.x
+    if i < n:
+        x[i] = kdev.twice(x[i]) * N
+
+
+@cujit.vectorize
+def f(a, b):
+    return a * b + 1.0
+
+
+@cujit.reduce(identity=0)
+def add(a, b):
+    return a + b
+
+
+class Cfg:
+    n = 3
+
+
+CFG = Cfg()
+
+
+@jit.rawkernel()
+def other(x):
+    x[0] = CFG.n        # an object's attribute: not keyable, never a stale hit
+"""
+
+KDEV = """from cujit import jit
+
+
+@jit.rawkernel(device=True)
+def twice(v):
+    return v * %s
+"""
+
+
+def front_run(fake_driver, tmp_path, **env):
+    """the front_key scenario in a fresh process: {label: 'hit' | 'miss'}
+    from CUJIT_LOG, and what it printed"""
+    import json
+    env = dict(CUJIT_LOG="1", PYTHONDONTWRITEBYTECODE="1", **env)
+    r = run_scenario(fake_driver, "front_key", tmp_path / "cache", str(tmp_path / "src"), **env)
+    states = {}
+    for ln in r.stderr.splitlines():
+        if ": front key " in ln and ln.startswith("cujit: ") and "(sm_" not in ln:
+            label = ln[len("cujit: "):ln.index(": front key")].split("(")[0]
+            state = ln.split(": front key ")[1]
+            states.setdefault(label, set()).add(state.split(",")[0].split(" (")[0].split(":")[0])
+    out = json.loads(r.stdout.splitlines()[-2])
+    return {k: "/".join(sorted(v)) for k, v in states.items()}, out, r.stderr
+
+
+def test_fake_driver_front_key(fake_driver, tmp_path):
+    """A first call whose result is in the disk cache runs no frontend,
+    typeinfer or codegen; a changed callee, global constant or cujit
+    version is a miss, and results and CUDA stay right."""
+    nvrtc_or_skip()
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "kmod.py").write_text(KMOD)
+    (src / "kdev.py").write_text(KDEV % "2")
+    all_miss = {"scale2": "miss", "vectorize f": "miss", "reduce add": "miss",
+                "other": "not keyed"}
+    all_hit = dict(all_miss, scale2="hit", **{"vectorize f": "hit", "reduce add": "hit"})
+    states, first, _ = front_run(fake_driver, tmp_path)
+    assert states == all_miss, states
+    assert first["scale2"] == [2.0 * i for i in range(8)]
+    states, second, err = front_run(fake_driver, tmp_path)
+    assert states == all_hit, states
+    assert second == first                          # the same CUDA, the same results
+    kernel_lines = [ln for ln in err.splitlines() if ln.startswith("cujit: kernel")]
+    assert len(kernel_lines) == 3 and all("front key hit" in ln and "frontend 0.00 ms" in ln
+                                          and "disk cache hit" in ln for ln in kernel_lines)
+    # the callee's body changes (same file size): the kernel misses, the forms hit
+    (src / "kdev.py").write_text(KDEV % "3")
+    states, out, _ = front_run(fake_driver, tmp_path)
+    assert states == dict(all_hit, scale2="miss"), states
+    (cuda,) = out["cuda"].values()
+    assert "* 3.0f" in cuda or "3.0f *" in cuda or "* 3" in cuda, cuda
+    assert out["cuda"] != first["cuda"] and out["f"] == first["f"]
+    # a global constant the kernel reads changes, its file does not
+    states, out2, _ = front_run(fake_driver, tmp_path, KN="5")
+    assert states == dict(all_hit, scale2="miss"), states
+    assert out2["cuda"] != out["cuda"] and "5.0f" in list(out2["cuda"].values())[0]
+    # another cujit version misses everything, then hits
+    states, _, _ = front_run(fake_driver, tmp_path, KN="5", CUJIT_TEST_VERSION="9.9.9")
+    assert states == all_miss, states
+    states, again, _ = front_run(fake_driver, tmp_path, KN="5", CUJIT_TEST_VERSION="9.9.9")
+    assert states == all_hit and again == out2, states
+    # turned off: no key
+    states, off, _ = front_run(fake_driver, tmp_path, KN="5", CUJIT_FRONT_KEY="0")
+    assert set(states.values()) == {"not keyed"} and off == out2, states
+    # damaged index records are misses, and are written again
+    for p in (tmp_path / "cache").glob("*.cjr"):
+        p.write_bytes(p.read_bytes()[:-3])
+    states, _, _ = front_run(fake_driver, tmp_path, KN="5", CUJIT_TEST_VERSION="9.9.9")
+    assert states == all_miss, states
+    states, _, _ = front_run(fake_driver, tmp_path, KN="5", CUJIT_TEST_VERSION="9.9.9")
+    assert states == all_hit, states
+
+
 def test_fake_driver_sticky_error(fake_driver, tmp_path):
     nvrtc_or_skip()
     run_scenario(fake_driver, "sticky_error", tmp_path)

@@ -313,6 +313,14 @@ cuLaunchKernel(Func *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsi
         for (long long i = 0; i < n; i++) {
             x[i] *= 2;
         }
+    } else if (strncmp(f->name, "cj_scale2_f4a1C_i8", 18) == 0) {
+        /* cujit's scale2(x: float32[::1], n: int64) kernel: the array is a
+         * cj_array whose first member is the data pointer */
+        float *x = *(float **)params[0];
+        long long n = *(long long *)params[1];
+        for (long long i = 0; i < n; i++) {
+            x[i] *= 2;
+        }
     } else if (strcmp(f->name, "fail") == 0 && f->m->errrec) {
         /* flag, kind (assert), line, msg_id, block xyz, thread xyz */
         int rec[10] = {1, 1, 42, -1, 3, 0, 0, 5, 0, 0};

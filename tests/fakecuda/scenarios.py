@@ -392,6 +392,25 @@ def preload():
     print("preload ok")
 
 
+def front_key():
+    """A kernel (calling a device function of another module), a vectorize
+    and a reduce from the module in argv[2]; prints their CUDA and results
+    for tests/test_runtime_nogpu.py, which runs it in fresh processes and
+    reads CUJIT_LOG's front-key lines."""
+    import json
+    sys.path.insert(0, sys.argv[2])
+    import kmod
+    x = cujit.to_device(np.arange(8, dtype=np.float32))
+    kmod.scale2((1,), (32,), (x, np.int64(8)))
+    kmod.f(x, x)
+    kmod.add(x)
+    out = {"scale2": x.copy_to_host().tolist(), "cuda": kmod.scale2.inspect_cuda(),
+           "f": kmod.f.inspect_cuda(), "add": kmod.add.inspect_cuda(),
+           "other": kmod.other.inspect_cuda("(float32[::1])")}
+    print(json.dumps(out))
+    print("front_key ok")
+
+
 def sticky_error():
     C._launch_raw(SCALE2, "scale2", 1, 32, (cujit.zeros(4), 4))
     try:
