@@ -320,6 +320,7 @@ kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
         Py_DECREF(k);
         return NULL;
     }
+    rt_nvrtc_warm_up();         /* NVRTC ready before the first call needs it */
     return (PyObject *)k;
 }
 

@@ -509,6 +509,7 @@ reduce_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
         Py_DECREF(r);
         return NULL;
     }
+    rt_nvrtc_warm_up();         /* NVRTC ready before the first call needs it */
     return (PyObject *)r;
 }
 

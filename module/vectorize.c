@@ -655,6 +655,7 @@ vectorize_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
         Py_DECREF(v);
         return NULL;
     }
+    rt_nvrtc_warm_up();         /* NVRTC ready before the first call needs it */
     return (PyObject *)v;
 }
 

@@ -301,7 +301,9 @@ load(void)
     return r;
 }
 
-/* ---- preloading: when a device is first used, a background thread opens
+/* ---- preloading: when a kernel is first defined (rt_nvrtc_warm_up: no
+ * device known, NVRTC's default arch) or a device first used (its arch),
+ * whichever comes first, a background thread opens
  * NVRTC and compiles a tiny kernel, so that the library's loading and its
  * one-time set-up (together 15-40 ms) are done before the first kernel
  * needs compiling.  Compilations wait for it; so does the exit (a thread
@@ -317,11 +319,20 @@ warm_main(void *unused)
 {
     (void)unused;
     if (load() > 0) {
-        const char *opts[4] = {warm_arch, "--std=c++17", "-minimal", "--Ofast-compile=min"};
+        const char *opts[4];
+        int n = 0;
+        if (warm_arch[0]) {
+            opts[n++] = warm_arch;      /* else NVRTC's default: no device known yet */
+        }
+        opts[n++] = "--std=c++17";
+        opts[n++] = "-minimal";
+        if (rt_nvrtc_has_fast_compile()) {
+            opts[n++] = "--Ofast-compile=min";
+        }
         nvrtcProgram p = NULL;
         if (nv.CreateProgram(&p, "extern \"C\" __global__ void cj_warm(int *x) { x[0] = 1; }",
                              "cj_warm.cu", 0, NULL, NULL) == NVRTC_SUCCESS) {
-            nv.CompileProgram(p, rt_nvrtc_has_fast_compile() ? 4 : 3, opts);
+            nv.CompileProgram(p, n, opts);
             nv.DestroyProgram(&p);
         }
     }
@@ -370,7 +381,9 @@ rt_nvrtc_preload(int cc_major, int cc_minor)
     if (warm_state || rt_env_off(getenv("CUJIT_PRELOAD_NVRTC")) || load_state) {
         return;
     }
-    snprintf(warm_arch, sizeof warm_arch, "--gpu-architecture=sm_%d%d", cc_major, cc_minor);
+    if (cc_major > 0) {
+        snprintf(warm_arch, sizeof warm_arch, "--gpu-architecture=sm_%d%d", cc_major, cc_minor);
+    }
     pthread_attr_t attr;
     pthread_t t;
     if (pthread_attr_init(&attr) != 0) {
@@ -391,6 +404,12 @@ rt_nvrtc_preload(int cc_major, int cc_minor)
         warm_state = 0;
     }
     pthread_attr_destroy(&attr);
+}
+
+void
+rt_nvrtc_warm_up(void)
+{
+    rt_nvrtc_preload(0, 0);
 }
 
 static int
@@ -700,4 +719,15 @@ rt_py_nvrtc_version(PyObject *self, PyObject *noargs)
         return NULL;
     }
     return Py_BuildValue("(ii)", v / 1000, v % 1000 / 10);
+}
+
+/* _nvrtc_preload_state() -> "idle", "running" or "done": tests see when the
+ * background preload started */
+PyObject *
+rt_py_nvrtc_preload_state(PyObject *self, PyObject *noargs)
+{
+    pthread_mutex_lock(&warm_mu);
+    int st = warm_state;
+    pthread_mutex_unlock(&warm_mu);
+    return PyUnicode_FromString(st == 0 ? "idle" : st == 1 ? "running" : "done");
 }

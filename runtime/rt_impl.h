@@ -485,7 +485,8 @@ const char *rt_nvrtc_identity(void);
 int rt_nvrtc_env_options(const char *const **out);
 int rt_nvrtc_has_fast_compile(void);
 /* Starts opening NVRTC and compiling a tiny kernel for compute capability
- * major.minor in a background thread, once (CUJIT_PRELOAD_NVRTC=0: never) */
+ * major.minor (0.0: NVRTC's default arch) in a background thread, once
+ * (CUJIT_PRELOAD_NVRTC=0: never) */
 void rt_nvrtc_preload(int cc_major, int cc_minor);
 int rt_fast_compile_wanted(void);
 /* the architectures NVRTC can compile for (cc*10 values); -1 with exception */
@@ -504,6 +505,7 @@ PyObject *rt_py_cache_store(PyObject *self, PyObject *args);
 PyObject *rt_py_cache_load(PyObject *self, PyObject *args);
 PyObject *rt_py_nvrtc_compile(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *rt_py_nvrtc_version(PyObject *self, PyObject *noargs);
+PyObject *rt_py_nvrtc_preload_state(PyObject *self, PyObject *noargs);
 PyObject *rt_py_launch_raw(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *rt_py_to_device(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *rt_py_empty(PyObject *self, PyObject *args, PyObject *kw);

@@ -77,6 +77,8 @@ static PyMethodDef rt_functions[] = {
      "_nvrtc_compile(src, name, arch='compute_75', cubin=False, options=(), return_log=False)"
      " -> (ptx, cubin or None, ms), or the log on a compile error with return_log"},
     {"_nvrtc_version", rt_py_nvrtc_version, METH_NOARGS, "(major, minor) of NVRTC"},
+    {"_nvrtc_preload_state", rt_py_nvrtc_preload_state, METH_NOARGS,
+     "the background NVRTC preload: 'idle', 'running' or 'done'"},
     {"_launch_raw", FN(rt_py_launch_raw), KW,
      "_launch_raw(src, name, grid, block, args, shmem=0, stream=None, key_extra='', "
      "check=True) -> (hit, error record or None)"},

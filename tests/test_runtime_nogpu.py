@@ -400,6 +400,17 @@ def test_fake_driver_front_key(fake_driver, tmp_path):
     assert states == all_hit, states
 
 
+@pytest.mark.parametrize("what", ["kernel", "device", "vectorize", "reduce"])
+def test_fake_driver_nvrtc_preload_at_definition(fake_driver, tmp_path, what):
+    nvrtc_or_skip()
+    r = run_scenario(fake_driver, "preload_at_definition", tmp_path, what, "on")
+    assert "ok running" in r.stdout or "ok done" in r.stdout
+    if what == "kernel":
+        r = run_scenario(fake_driver, "preload_at_definition", tmp_path, what, "off",
+                         CUJIT_PRELOAD_NVRTC="0")
+        assert "ok idle" in r.stdout
+
+
 def test_fake_driver_sticky_error(fake_driver, tmp_path):
     nvrtc_or_skip()
     run_scenario(fake_driver, "sticky_error", tmp_path)

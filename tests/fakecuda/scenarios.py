@@ -411,6 +411,25 @@ def front_key():
     print("front_key ok")
 
 
+def preload_at_definition():
+    """Defining a kernel (argv[2]: kernel, device, vectorize or reduce)
+    starts the NVRTC preload, before any device is used; a compilation
+    then waits for it.  argv[3] == "off": CUJIT_PRELOAD_NVRTC=0 keeps it idle."""
+    assert C._nvrtc_preload_state() == "idle"
+    what = sys.argv[2]
+    if what in ("kernel", "device"):
+        cujit.jit.rawkernel(device=what == "device")(lambda x: x)
+    elif what == "vectorize":
+        cujit.vectorize(lambda a: a + 1)
+    else:
+        cujit.reduce(identity=0)(lambda a, b: a + b)
+    state = C._nvrtc_preload_state()
+    assert state == ("idle" if sys.argv[3] == "off" else "running") or state == "done", state
+    ptx, _, _ = C._nvrtc_compile('extern "C" __global__ void k(int *x) { x[0] = 1; }', "k")
+    assert ".entry k(" in ptx
+    print("preload_at_definition ok", state)
+
+
 def sticky_error():
     C._launch_raw(SCALE2, "scale2", 1, 32, (cujit.zeros(4), 4))
     try:
