@@ -336,6 +336,8 @@ int cj_fold_int(const Node *n, int64_t *v);
 /* the truth of a condition of constants (N > 2, not DEBUG); 0 if not one */
 int cj_fold_truth(const Node *n, int *v);
 uint64_t cj_hash64(const void *data, size_t n, uint64_t seed);
+/* a 128-bit hash, word at a time (cache keys) */
+void cj_hash128(const void *data, size_t n, uint64_t seed, uint64_t out[2]);
 int cj_is_cpp_reserved(const char *name);
 
 #endif

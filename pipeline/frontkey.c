@@ -62,8 +62,24 @@ no_key(Keyer *k, const char *why)
 static void
 put_bytes(Keyer *k, char tag, const void *p, size_t n)
 {
-    buf_printf(&k->b, "%c%zu:", tag, n);
+    uint64_t len = n;
+    buf_putc(&k->b, tag);
+    buf_putmem(&k->b, &len, sizeof len);
     buf_putmem(&k->b, p, n);
+}
+
+/* a tag byte and a number (raw bytes: no printf on this path) */
+static void
+put_num(Keyer *k, char tag, int64_t v)
+{
+    buf_putc(&k->b, tag);
+    buf_putmem(&k->b, &v, sizeof v);
+}
+
+static void
+put_cstr(Keyer *k, char tag, const char *s)
+{
+    put_bytes(k, tag, s, strlen(s));
 }
 
 static int
@@ -115,8 +131,7 @@ static int
 key_plain(Keyer *k, PyObject *v)
 {
     if (v == Py_None || v == Py_Ellipsis || PyBool_Check(v)) {
-        buf_printf(&k->b, "%s;", v == Py_None ? "None" : v == Py_Ellipsis ? "..."
-                                 : v == Py_True ? "True" : "False");
+        put_num(k, 'k', v == Py_None ? 0 : v == Py_Ellipsis ? 1 : v == Py_True ? 2 : 3);
     } else if (PyLong_CheckExact(v)) {
         PyObject *r = PyObject_Repr(v);
         if (!r) {
@@ -168,7 +183,7 @@ key_numpy(Keyer *k, PyObject *v)
         PyErr_Clear();
         return 0;
     }
-    buf_printf(&k->b, "n%s", tn);
+    put_cstr(k, 'n', tn);
     put_str(k, '=', r);
     Py_DECREF(r);
     return 1;
@@ -188,11 +203,12 @@ key_library(Keyer *k, PyObject *v)
         if (!has_mod || !known_module(mod) || !str_attr(v, "__name__", name, sizeof name)) {
             return 0;
         }
-        buf_printf(&k->b, "L%s.%s;", mod, name);
+        put_cstr(k, 'L', mod);
+        put_cstr(k, '.', name);
         return 1;
     }
     if (str_attr(v, "__cujit_builtin__", name, sizeof name)) {
-        buf_printf(&k->b, "J%s;", name);
+        put_cstr(k, 'J', name);
         return 1;
     }
     return 0;
@@ -201,7 +217,7 @@ key_library(Keyer *k, PyObject *v)
 static int
 key_tuple(Keyer *k, PyObject *v, int depth)
 {
-    buf_printf(&k->b, "(%zd:", PyTuple_GET_SIZE(v));
+    put_num(k, '(', PyTuple_GET_SIZE(v));
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(v); i++) {
         if (key_value(k, PyTuple_GET_ITEM(v, i), depth + 1) < 0) {
             return -1;
@@ -220,7 +236,7 @@ seen_before(Keyer *k, PyObject *o, int depth)
 {
     for (int i = 0; i < k->nseen; i++) {
         if (k->seen[i] == o) {
-            buf_printf(&k->b, "@%d;", i);
+            put_num(k, '@', i);
             return 1;
         }
     }
@@ -283,7 +299,7 @@ key_value(Keyer *k, PyObject *v, int depth)
     int is_device = 0;
     PyObject *pyfunc = pl_kernel_function ? pl_kernel_function(v, &is_device) : NULL;
     if (pyfunc) {
-        buf_printf(&k->b, "K%d", is_device);
+        put_num(k, 'K', is_device);
         return key_function(k, pyfunc, depth + 1);
     }
     if (PyModule_Check(v)) {
@@ -291,7 +307,7 @@ key_value(Keyer *k, PyObject *v, int depth)
         if (!name) {
             return no_key(k, "a module without a name");
         }
-        buf_printf(&k->b, "M%s;", name);
+        put_cstr(k, 'M', name);
         return known_module(name) ? 0 : key_module(k, v, depth);
     }
     if (key_library(k, v) || key_numpy(k, v)) {
@@ -314,31 +330,48 @@ key_file(Keyer *k, PyObject *filename)
     if (!path || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
         return no_key(k, "the source is not in a file");
     }
-    buf_printf(&k->b, "file %lld %lld.%09ld %llu %llu;", (long long)st.st_size,
-               (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec,
-               (unsigned long long)st.st_ino, (unsigned long long)st.st_dev);
+    put_num(k, 'F', (int64_t)st.st_size);
+    put_num(k, 't', (int64_t)st.st_mtim.tv_sec);
+    put_num(k, 't', (int64_t)st.st_mtim.tv_nsec);
+    put_num(k, 'i', (int64_t)st.st_ino);
+    put_num(k, 'd', (int64_t)st.st_dev);
     return 0;
+}
+
+/* code's attribute `attr`, its name interned once in *slot; NULL without
+ * an exception if there is none */
+static PyObject *
+code_attr(PyObject *code, const char *attr, PyObject **slot)
+{
+    if (!*slot && !(*slot = PyUnicode_InternFromString(attr))) {
+        PyErr_Clear();
+        return NULL;
+    }
+    PyObject *a = PyObject_GetAttr(code, *slot);
+    if (!a) {
+        PyErr_Clear();
+    }
+    return a;
 }
 
 /* a code attribute: bytes, an int, or a tuple of strings */
 static int
-key_code_attr(Keyer *k, PyObject *code, const char *attr)
+key_code_attr(Keyer *k, PyObject *code, const char *attr, PyObject **slot)
 {
-    PyObject *a = PyObject_GetAttrString(code, attr);
+    PyObject *a = code_attr(code, attr, slot);
     int r = 0;
-    if (!a) {
-        PyErr_Clear();          /* co_qualname before Python 3.11 */
+    if (!a) {                   /* co_qualname before Python 3.11 */
         buf_puts(&k->b, "?;");
         return 0;
     }
     if (PyBytes_Check(a)) {
         put_bytes(k, 'y', PyBytes_AS_STRING(a), (size_t)PyBytes_GET_SIZE(a));
     } else if (PyLong_Check(a)) {
-        buf_printf(&k->b, "%ld;", PyLong_AsLong(a));
+        put_num(k, 'i', PyLong_AsLongLong(a));
     } else if (PyUnicode_Check(a)) {
         r = put_str(k, 's', a);
     } else if (PyTuple_Check(a)) {
-        buf_printf(&k->b, "(%zd:", PyTuple_GET_SIZE(a));
+        put_num(k, '(', PyTuple_GET_SIZE(a));
         for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(a) && r == 0; i++) {
             r = put_str(k, 's', PyTuple_GET_ITEM(a, i));
         }
@@ -354,7 +387,8 @@ key_code_attr(Keyer *k, PyObject *code, const char *attr)
 static int
 global_loads(PyObject *code, char *is_global, Py_ssize_t nnames)
 {
-    PyObject *bc = PyObject_GetAttrString(code, "co_code");  /* deoptimized */
+    static PyObject *co_code;
+    PyObject *bc = code_attr(code, "co_code", &co_code);    /* deoptimized */
     if (!bc || !PyBytes_Check(bc)) {
         Py_XDECREF(bc);
         return -1;
@@ -403,7 +437,7 @@ key_module(Keyer *k, PyObject *mod, int depth)
             return no_key(k, "a module attribute that cannot be read");
         }
         if (v) {
-            buf_printf(&k->b, "a%zd", i);
+            put_num(k, 'a', i);
             if (key_value(k, v, depth + 1) < 0) {
                 return -1;
             }
@@ -470,7 +504,8 @@ key_names(Keyer *k, PyObject *code, PyObject *globals, int depth)
 static int
 key_consts(Keyer *k, PyObject *code, PyObject *globals, int depth)
 {
-    PyObject *consts = PyObject_GetAttrString(code, "co_consts");
+    static PyObject *co_consts;
+    PyObject *consts = code_attr(code, "co_consts", &co_consts);
     if (!consts || !PyTuple_Check(consts)) {
         Py_XDECREF(consts);
         return no_key(k, "a code object without constants");
@@ -492,6 +527,7 @@ key_code(Keyer *k, PyObject *code, PyObject *globals, int depth)
         "co_posonlyargcount", "co_kwonlyargcount", "co_flags", "co_code", "co_linetable",
         "co_varnames", "co_freevars", "co_cellvars", NULL,
     };
+    static PyObject *interned[sizeof attrs / sizeof attrs[0]];
     PyCodeObject *co = (PyCodeObject *)code;
     if (depth > KEY_DEPTH) {
         return no_key(k, "code nested too deeply");
@@ -500,7 +536,7 @@ key_code(Keyer *k, PyObject *code, PyObject *globals, int depth)
         return -1;
     }
     for (int i = 0; attrs[i]; i++) {
-        if (key_code_attr(k, code, attrs[i]) < 0) {
+        if (key_code_attr(k, code, attrs[i], &interned[i]) < 0) {
             return -1;
         }
     }
@@ -513,7 +549,9 @@ key_code(Keyer *k, PyObject *code, PyObject *globals, int depth)
 /* ---- versions and the request ---- */
 
 /* the extension's file (size, mtime): a rebuilt cujit whose version string
- * did not change still misses */
+ * did not change still misses.  Read at pl_init: dladdr takes the dynamic
+ * loader's lock, which the NVRTC preload thread holds for milliseconds
+ * while it opens the library. */
 static const char *
 build_identity(void)
 {
@@ -532,23 +570,31 @@ build_identity(void)
     return id;
 }
 
+static char versions[256];     /* what key_versions puts, made at pl_init */
+
+void
+pl_front_init(void)
+{
+    const char *v = getenv("CUJIT_TEST_VERSION");     /* tests: another version */
+    snprintf(versions, sizeof versions, "cujit front %d|%s|python %lx|build %s\n", FRONT_FORMAT,
+             v && *v ? v : CJ_VERSION, (unsigned long)PY_VERSION_HEX, build_identity());
+}
+
 static void
 key_versions(Keyer *k)
 {
-    const char *v = getenv("CUJIT_TEST_VERSION");     /* tests: another version */
-    buf_printf(&k->b, "cujit front %d|%s|python %lx|build %s\n", FRONT_FORMAT,
-               v && *v ? v : CJ_VERSION, (unsigned long)PY_VERSION_HEX, build_identity());
+    buf_puts(&k->b, versions);
 }
 
 static void
 key_args(Keyer *k, const PlRequest *rq)
 {
-    buf_printf(&k->b, "args %d:", rq->nargs);
+    put_num(k, 'A', rq->nargs);
     for (int i = 0; i < rq->nargs; i++) {
         ArgKey a = rq->args[i];
-        buf_printf(&k->b, "%d.%d.%d.%d,", a.kind, a.dtype, a.ndim, a.flags);
+        put_num(k, ',', a.kind | a.dtype << 8 | a.ndim << 16 | a.flags << 24);
         if (rq->is_array) {
-            buf_printf(&k->b, "%d.%d,", rq->is_array[i], rq->in_dtype[i]);
+            put_num(k, ';', rq->is_array[i] | rq->in_dtype[i] << 8);
         }
     }
 }
@@ -557,16 +603,22 @@ key_args(Keyer *k, const PlRequest *rq)
 static int
 key_request(Keyer *k, const PlRequest *rq)
 {
-    buf_printf(&k->b, "kind %d bc %d idx32 %d typing %d ndim %d vec %d;", rq->kind,
-               rq->boundscheck, rq->idx32, rq->typing_only, rq->ndim, rq->vec);
+    const int64_t head[] = {rq->kind, rq->boundscheck, rq->idx32, rq->typing_only, rq->ndim,
+                            rq->vec};
+    for (size_t i = 0; i < sizeof head / sizeof head[0]; i++) {
+        put_num(k, 'r', head[i]);
+    }
     key_args(k, rq);
-    buf_printf(&k->b, "outs %d:", rq->nout_given);
+    put_num(k, 'O', rq->nout_given);
     for (int i = 0; i < rq->nout_given && i < PL_MAXOUT; i++) {
-        buf_printf(&k->b, "%d,", rq->out_given[i]);
+        put_num(k, ',', rq->out_given[i]);
     }
     if (rq->kind == PL_REDUCTION) {
-        buf_printf(&k->b, "red %d %d %d %d %d %d %d %d %d;", rq->in, rq->elem, rq->out,
-                   rq->has_out, rq->outer, rq->contiguous, rq->red_vec, rq->nkeep, rq->nred);
+        const int64_t red[] = {rq->in, rq->elem, rq->out, rq->has_out, rq->outer,
+                               rq->contiguous, rq->red_vec, rq->nkeep, rq->nred};
+        for (size_t i = 0; i < sizeof red / sizeof red[0]; i++) {
+            put_num(k, 'R', red[i]);
+        }
         buf_putc(&k->b, 'I');
         if (key_value(k, rq->identity ? rq->identity : Py_None, 0) < 0) {
             return -1;
@@ -600,8 +652,7 @@ pl_front_key(const PlRequest *rq, uint64_t key[2], const char **why)
     PyErr_Clear();
     PyErr_Restore(et, ev, tb);
     if (r == 0) {
-        key[0] = cj_hash64(k.b.s, k.b.len, 0x66726f6e74ULL);
-        key[1] = cj_hash64(k.b.s, k.b.len, 0x6b65793131ULL);
+        cj_hash128(k.b.s, k.b.len, 0x66726f6e74ULL, key);
     }
     *why = k.why ? k.why : "cannot be keyed";
     buf_free(&k.b);

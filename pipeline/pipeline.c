@@ -48,6 +48,7 @@ pl_init(PyObject *module, PlKernelFunction kernel_function)
 {
     pl_kernel_function = kernel_function;
     fe_set_kernel_function(kernel_function);
+    pl_front_init();
     return pl_add_errors(module);
 }
 
@@ -518,10 +519,12 @@ static void
 log_load(const PlCompiled *c, const RtLoadStats *st)
 {
     fprintf(stderr, "cujit: kernel %s (%s): front key %s %.3f ms, frontend %.2f ms, typeinfer "
-            "%.2f ms, codegen %.2f ms, nvrtc %.2f ms%s, load %.2f ms, disk cache %s\n", c->kname,
-            st->arch, c->front == PL_FRONT_HIT ? "hit" : c->front ? "miss" : "off", c->ms_front,
+            "%.2f ms, codegen %.2f ms, nvrtc %.2f ms%s, load %.2f ms (key %.3f, disk %.3f, "
+            "module %.3f), disk cache %s\n", c->kname, st->arch,
+            c->front == PL_FRONT_HIT ? "hit" : c->front ? "miss" : "off", c->ms_front,
             c->ms_frontend, c->ms_typeinfer, c->ms_codegen, st->nvrtc_ms,
-            st->fast ? " (--Ofast-compile=min)" : "", st->load_ms, st->disk);
+            st->fast ? " (--Ofast-compile=min)" : "", st->load_ms, st->key_ms, st->disk_ms,
+            st->module_ms, st->disk);
 }
 
 int

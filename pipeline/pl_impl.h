@@ -17,6 +17,8 @@ extern PlKernelFunction pl_kernel_function;
  * global that is an arbitrary object, a source not in a file ...), with
  * *why saying what (static text).  Never raises. */
 int pl_front_key(const PlRequest *rq, uint64_t key[2], const char **why);
+/* what the key reads once per process (the extension's identity), at pl_init */
+void pl_front_init(void);
 
 /* c as the bytes of a record (malloc'd into *data); -1: no memory */
 int pl_record_encode(const PlCompiled *c, char **data, size_t *len);

@@ -1,7 +1,7 @@
 /* cache.c - the disk cache of compiled kernels.
  *
- * One file per kernel binary, named by its 128-bit key (two cj_hash64 seeds
- * over everything that changes the binary: cujit version, NVRTC identity,
+ * One file per kernel binary, named by its 128-bit key (cj_hash128 over
+ * everything that changes the binary: cujit version, NVRTC identity,
  * arch, kernel name, key_extra, options and source):
  *
  *     $CUJIT_CACHE_DIR/<32 hex digits>.cjc  (default ~/.cache/cujit)
@@ -103,8 +103,7 @@ rt_cache_key(RtCacheKey *k, const char *src, const char *name, const char *key_e
     }
     buf_putc(&b, '\n');
     buf_puts(&b, src);
-    k->h[0] = cj_hash64(b.s, b.len, 0x6b65792d30ULL);
-    k->h[1] = cj_hash64(b.s, b.len, 0x6b65792d31ULL);
+    cj_hash128(b.s, b.len, 0x6b65792d32ULL, k->h);
     buf_free(&b);
 }
 

@@ -206,18 +206,25 @@ rt_load_kernel_ex(const char *src, const char *name, const RtLoadOptions *opt, R
     char extra[512];
     snprintf(extra, sizeof extra, "%s%s", opt->key_extra ? opt->key_extra : "",
              fast ? "|fast-compile" : "");
+    double tk = now_ms();
     rt_cache_key(&k, src, name, extra, opts, nopts, arch);
+    double key_ms = now_ms() - tk;
     MemEntry *e = mem_find(dev, &k);
     if (e) {
         *out = e->kernel;
         *hit = 2;
         return 0;
     }
-    double t0 = now_ms();
+    double t0 = now_ms(), disk_ms = 0, module_ms = 0;
     int use_disk = rt_cache_dir(dir, sizeof dir);
     memset(&c, 0, sizeof c);
-    if (use_disk && rt_cache_load(dir, &k, &c)) {
-        if (load_module(&c, &m) == CUDA_SUCCESS) {
+    int on_disk = use_disk && rt_cache_load(dir, &k, &c);
+    disk_ms = now_ms() - t0;
+    if (on_disk) {
+        double tm = now_ms();
+        CUresult lr = load_module(&c, &m);
+        module_ms = now_ms() - tm;
+        if (lr == CUDA_SUCCESS) {
             disk_hit = 1;
             rt_cache_hits++;
         } else {
@@ -244,7 +251,9 @@ rt_load_kernel_ex(const char *src, const char *name, const RtLoadOptions *opt, R
         if (use_disk) {
             stored = rt_cache_store(dir, &k, &c, &why) == 0;
         }
+        double tm = now_ms();
         CUresult r = load_module(&c, &m);
+        module_ms += now_ms() - tm;
         if (r != CUDA_SUCCESS) {
             rt_compiled_free(&c);
             return rt_cuda_fail(r, "loading kernel '%s' (%s)", name, carch);
@@ -276,6 +285,9 @@ rt_load_kernel_ex(const char *src, const char *name, const RtLoadOptions *opt, R
         snprintf(st->arch, sizeof st->arch, "%s", arch);
         st->nvrtc_ms = nvrtc_ms;
         st->load_ms = load_ms;
+        st->key_ms = key_ms;
+        st->disk_ms = disk_ms;
+        st->module_ms = module_ms;
         st->fast = fast == 2;
         st->disk = disk;
     } else if (log_enabled()) {

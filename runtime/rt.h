@@ -96,7 +96,9 @@ typedef struct {
     int loaded;                     /* 1: compiled or read from disk now; 0: the
                                      * in-process cache had it (nothing else set) */
     char arch[32];                  /* the device's, "sm_90" */
-    double nvrtc_ms, load_ms;
+    double nvrtc_ms, load_ms;       /* load: all but NVRTC, of which: */
+    double key_ms, disk_ms, module_ms;  /* the binary's key, reading the cache file,
+                                     * cuModuleLoadData */
     int fast;                       /* --Ofast-compile=min was used */
     const char *disk;               /* "hit", "off", "miss (stored)", "miss" or why
                                      * it was not stored (static text) */
