@@ -450,24 +450,29 @@ front_lookup(const uint64_t key[2], PlCompiled *out)
     return ok;
 }
 
-static void
+/* 0: stored; -1: not (no cache, or it cannot be written) */
+static int
 front_store(const uint64_t key[2], const PlCompiled *c)
 {
     char *data;
     size_t len;
+    int r = -1;
     if (pl_record_encode(c, &data, &len) == 0) {
-        rt_record_store(key, data, len);
+        r = rt_record_store(key, data, len);
         free(data);
     }
+    return r;
 }
 
 static void
-front_log(const PlRequest *rq, const PlCompiled *c, const char *why)
+front_log(const PlRequest *rq, const PlCompiled *c, const char *why, int stored)
 {
-    static const char *const what[] = {"not keyed", "hit: transpile skipped", "miss (stored)"};
+    const char *what = c->front == PL_FRONT_HIT ? "hit: transpile skipped"
+                       : c->front == PL_FRONT_MISS ? "miss" : "not keyed";
+    const char *note = c->front == PL_FRONT_HIT ? "" : c->front == PL_FRONT_MISS
+                       ? (stored ? "stored" : "not stored") : why;
     fprintf(stderr, "cujit: %s%s: front key %s%s%s%s, %.3f ms\n", rq->label,
-            c->sig ? c->sig : "", what[c->front], c->front ? "" : " (", c->front ? "" : why,
-            c->front ? "" : ")", c->ms_front);
+            c->sig ? c->sig : "", what, *note ? " (" : "", note, *note ? ")" : "", c->ms_front);
 }
 
 int
@@ -483,13 +488,11 @@ pl_transpile(const PlRequest *rq, PlCompiled *out)
     if (!hit && run_stages(rq, out) < 0) {
         return -1;
     }
-    if (keyed && !hit) {
-        front_store(key, out);
-    }
+    int stored = keyed && !hit && front_store(key, out) == 0;
     out->front = hit ? PL_FRONT_HIT : keyed ? PL_FRONT_MISS : PL_FRONT_OFF;
     out->ms_front = ms;
     if (env_on("CUJIT_LOG")) {
-        front_log(rq, out, why);
+        front_log(rq, out, why, stored);
     }
     if (out->src && env_on("CUJIT_DUMP")) {
         fprintf(stderr, "// ---- cujit: %s%s ----\n%s\n", rq->label, out->sig ? out->sig : "",
