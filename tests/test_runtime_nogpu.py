@@ -324,6 +324,16 @@ CFG = Cfg()
 @jit.rawkernel()
 def other(x):
     x[0] = CFG.n        # an object's attribute: not keyable, never a stale hit
+
+
+def make(k):
+    @jit.rawkernel()
+    def fill(x):
+        x[0] = k        # a closure cell: two products, two keys
+    return fill
+
+
+fill2, fill7 = make(2.5), make(7.5)
 """
 
 KDEV = """from cujit import jit
@@ -361,14 +371,16 @@ def test_fake_driver_front_key(fake_driver, tmp_path):
     (src / "kmod.py").write_text(KMOD)
     (src / "kdev.py").write_text(KDEV % "2")
     all_miss = {"scale2": "miss", "vectorize f": "miss", "reduce add": "miss",
-                "other": "not keyed"}
-    all_hit = dict(all_miss, scale2="hit", **{"vectorize f": "hit", "reduce add": "hit"})
+                "other": "not keyed", "fill": "miss"}
+    all_hit = dict(all_miss, scale2="hit", fill="hit",
+                   **{"vectorize f": "hit", "reduce add": "hit"})
     states, first, _ = front_run(fake_driver, tmp_path)
     assert states == all_miss, states
     assert first["scale2"] == [2.0 * i for i in range(8)]
     states, second, err = front_run(fake_driver, tmp_path)
     assert states == all_hit, states
     assert second == first                          # the same CUDA, the same results
+    assert "2.5" in second["fill2"] and "7.5" in second["fill7"]
     kernel_lines = [ln for ln in err.splitlines() if ln.startswith("cujit: kernel")]
     assert len(kernel_lines) == 3 and all("front key hit" in ln and "frontend 0.00 ms" in ln
                                           and "disk cache hit" in ln for ln in kernel_lines)

@@ -406,7 +406,9 @@ def front_key():
     kmod.add(x)
     out = {"scale2": x.copy_to_host().tolist(), "cuda": kmod.scale2.inspect_cuda(),
            "f": kmod.f.inspect_cuda(), "add": kmod.add.inspect_cuda(),
-           "other": kmod.other.inspect_cuda("(float32[::1])")}
+           "other": kmod.other.inspect_cuda("(float32[::1])"),
+           "fill2": kmod.fill2.inspect_cuda("(float32[::1])"),
+           "fill7": kmod.fill7.inspect_cuda("(float32[::1])")}
     print(json.dumps(out))
     print("front_key ok")
 
