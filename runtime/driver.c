@@ -176,6 +176,28 @@ preload_nvrtc(void)
     }
 }
 
+static void *preopened;          /* libcuda opened by rt_nvrtc_warm_up, symbols read */
+
+/* NVRTC's preload from a kernel's definition, before any device is used.
+ * The driver library is opened and its symbols read first, here: dlopen
+ * and dlsym take the dynamic loader's lock, which the preload thread holds
+ * for about 10 ms while it opens NVRTC, and the first call would otherwise
+ * wait behind it.  A failure is left for rt_driver_init to report. */
+void
+rt_nvrtc_warm_up(void)
+{
+    if (!rt_nvrtc_preload_wanted()) {
+        return;
+    }
+    if (drv_state == 0 && !preopened) {
+        void *h = open_libcuda();
+        if (h && load_symbols(h) == 0) {
+            preopened = h;
+        }
+    }
+    rt_nvrtc_preload(0, 0);
+}
+
 int
 rt_driver_init(void)
 {
@@ -183,9 +205,9 @@ rt_driver_init(void)
         return 0;
     }
     if (drv_state == 0) {
-        void *h = open_libcuda();
+        void *h = preopened ? preopened : open_libcuda();
         drv_state = -1;
-        if (h && load_symbols(h) == 0) {
+        if (h && (h == preopened || load_symbols(h) == 0)) {
             drv_state = 1;          /* rt_cuda_errname works from here */
             if (init_devices() < 0) {
                 drv_state = -1;

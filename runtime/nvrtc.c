@@ -406,10 +406,11 @@ rt_nvrtc_preload(int cc_major, int cc_minor)
     pthread_attr_destroy(&attr);
 }
 
-void
-rt_nvrtc_warm_up(void)
+int
+rt_nvrtc_preload_wanted(void)
 {
-    rt_nvrtc_preload(0, 0);
+    const char *v = getenv("CUJIT_PRELOAD_NVRTC");   /* "device": at the first device use */
+    return !warm_state && !load_state && !rt_env_off(v) && !(v && strcmp(v, "device") == 0);
 }
 
 static int

@@ -52,7 +52,8 @@ int rt_nvrtc_compile_ex(const char *src, const char *name, const char *arch, int
 void rt_compiled_free(RtCompiled *c);
 /* Starts NVRTC's preload (opening it and a tiny compilation on a background
  * thread, which compilations and fork() wait for) now, before any device is
- * used: the kernel constructors call it.  Once; CUJIT_PRELOAD_NVRTC=0: never. */
+ * used: the kernel constructors call it.  Opens the driver library first
+ * (no cuInit).  Once; CUJIT_PRELOAD_NVRTC=0: never. */
 void rt_nvrtc_warm_up(void);
 /* NVRTC version as major*1000 + minor*10, or -1 with exception */
 int rt_nvrtc_version(void);

@@ -488,6 +488,9 @@ int rt_nvrtc_has_fast_compile(void);
  * major.minor (0.0: NVRTC's default arch) in a background thread, once
  * (CUJIT_PRELOAD_NVRTC=0: never) */
 void rt_nvrtc_preload(int cc_major, int cc_minor);
+/* should a kernel's definition start the preload now (none started, NVRTC
+ * not open, CUJIT_PRELOAD_NVRTC neither 0 nor "device")? */
+int rt_nvrtc_preload_wanted(void);
 int rt_fast_compile_wanted(void);
 /* the architectures NVRTC can compile for (cc*10 values); -1 with exception */
 int rt_nvrtc_supported_archs(const int **archs);

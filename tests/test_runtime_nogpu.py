@@ -421,6 +421,8 @@ def test_fake_driver_nvrtc_preload_at_definition(fake_driver, tmp_path, what):
         r = run_scenario(fake_driver, "preload_at_definition", tmp_path, what, "off",
                          CUJIT_PRELOAD_NVRTC="0")
         assert "ok idle" in r.stdout
+        run_scenario(fake_driver, "preload_at_definition", tmp_path, what, "device",
+                     CUJIT_PRELOAD_NVRTC="device")
 
 
 def test_fake_driver_sticky_error(fake_driver, tmp_path):

@@ -46,6 +46,7 @@ typedef struct {
 
 long long fake_allocs, fake_frees, fake_launches, fake_waits;
 long long fake_htod, fake_dtoh, fake_dtod;
+long long fake_inits;           /* cuInit calls */
 
 static Ctx primaries[NDEV] = {{0}, {1}};
 static _Thread_local Ctx *stack[64];
@@ -63,6 +64,7 @@ now_ms(void)
 CUresult
 cuInit(unsigned flags)
 {
+    fake_inits++;
     return getenv("FAKECUDA_NODEV") ? 100 : 0;
 }
 

@@ -416,7 +416,8 @@ def front_key():
 def preload_at_definition():
     """Defining a kernel (argv[2]: kernel, device, vectorize or reduce)
     starts the NVRTC preload, before any device is used; a compilation
-    then waits for it.  argv[3] == "off": CUJIT_PRELOAD_NVRTC=0 keeps it idle."""
+    then waits for it.  argv[3] == "off": CUJIT_PRELOAD_NVRTC=0 or "device"
+    keep it idle until then (and "device": the first device use starts it)."""
     assert C._nvrtc_preload_state() == "idle"
     what = sys.argv[2]
     if what in ("kernel", "device"):
@@ -426,7 +427,13 @@ def preload_at_definition():
     else:
         cujit.reduce(identity=0)(lambda a, b: a + b)
     state = C._nvrtc_preload_state()
-    assert state == ("idle" if sys.argv[3] == "off" else "running") or state == "done", state
+    assert state == ("idle" if sys.argv[3] in ("off", "device") else "running") \
+        or state == "done", state
+    assert counter("fake_inits") == 0           # no device used yet
+    if sys.argv[3] == "device":
+        cujit.zeros(3)                  # the first device use starts it
+        state = C._nvrtc_preload_state()
+        assert state in ("running", "done"), state
     ptx, _, _ = C._nvrtc_compile('extern "C" __global__ void k(int *x) { x[0] = 1; }', "k")
     assert ".entry k(" in ptx
     print("preload_at_definition ok", state)
