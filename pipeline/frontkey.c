@@ -624,6 +624,12 @@ key_request(Keyer *k, const PlRequest *rq)
             return -1;
         }
     }
+    if (rq->kind == PL_GUFUNC) {
+        put_num(k, 'G', rq->gu_nin | (int64_t)rq->gu_nloop << 16);
+        for (int i = 0; i < rq->nargs; i++) {
+            put_num(k, 'g', rq->gu_mode[i] | rq->gu_dtype[i] << 8 | (int64_t)rq->gu_ncore[i] << 16);
+        }
+    }
     if (!PyFunction_Check(rq->func)) {
         return no_key(k, "not a Python function");
     }

@@ -152,3 +152,8 @@ def test_core_dimension_errors(fake_driver, tmp_path):  # noqa: F811
 def test_cases_on_host(fake_driver, tmp_path):  # noqa: F811
     nvrtc_or_skip()
     run_scenario(fake_driver, "run_cases", tmp_path)
+    # again in a new process over the same disk cache: every kernel is found by
+    # its front key (no compiler work), and each variant (modes, dtypes, core
+    # ranks, loop dimensions) must still get its own kernel
+    run_scenario(fake_driver, "run_cases", tmp_path)
+    assert [f for f in os.listdir(tmp_path) if f.endswith(".cjr")]
