@@ -19,36 +19,7 @@ key_of_type(const Type *t)
     return rt_scalar_key(t->dtype);
 }
 
-int
-fixed_params(KernelObject *k)
-{
-    PyCodeObject *co = (PyCodeObject *)PyFunction_GET_CODE(k->pyfunc);
-    if ((co->co_flags & (CO_VARARGS | CO_VARKEYWORDS)) || co->co_kwonlyargcount) {
-        return -1;
-    }
-    return co->co_argcount;
-}
-
 /* ---- compiling one signature ---- */
-
-static Entry *
-find_entry(KernelObject *k, const ArgKey *keys, int n, int idx32)
-{
-    for (Entry *e = k->entries; e; e = e->next) {
-        if (e->nargs != n || e->idx32 != idx32) {
-            continue;
-        }
-        int i = 0;
-        while (i < n && e->keys[i].kind == keys[i].kind && e->keys[i].dtype == keys[i].dtype
-               && e->keys[i].ndim == keys[i].ndim && e->keys[i].flags == keys[i].flags) {
-            i++;
-        }
-        if (i == n) {
-            return e;
-        }
-    }
-    return NULL;
-}
 
 static void
 entry_free(Entry *e)

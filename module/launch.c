@@ -249,7 +249,8 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
         keys[got] = rt_array_key(a->dtype, a->ndim, lay, a->readonly);
         idx32 &= rt_fits32(a->ndim, a->shape, a->strides);
     }
-    Entry *e = get_entry(k, keys, (int)n, idx32);
+    Entry *e = find_entry(k, keys, (int)n, idx32);
+    e = e ? e : get_entry(k, keys, (int)n, idx32);
     if (!e || load_entry(k, e, dev) < 0) {
         goto done;
     }
