@@ -41,20 +41,16 @@ form_free(Form *f)
 int
 form_load(Form *f, const char *second)
 {
-    int dev = rt_ensure_context();
+    int dev = mod_device();
     if (dev < 0) {
         return -1;
     }
-    if (dev < 8 && f->loaded[dev]) {
-        return dev;
-    }
-    if (dev >= 8 || pl_load(&f->c, second, &f->rk[dev], &f->rk2[dev]) < 0) {
-        if (dev >= 8) {
-            PyErr_SetString(PyExc_RuntimeError, "cujit supports devices 0 to 7");
+    if (!f->loaded[dev]) {
+        if (pl_load(&f->c, second, &f->rk[dev], &f->rk2[dev]) < 0) {
+            return -1;
         }
-        return -1;
+        f->loaded[dev] = 1;
     }
-    f->loaded[dev] = 1;
     return dev;
 }
 

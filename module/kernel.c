@@ -62,10 +62,13 @@ Entry *
 get_entry(KernelObject *k, const ArgKey *keys, int n, int idx32)
 {
     Entry *e = find_entry(k, keys, n, idx32);
-    if (e) {
-        return e;
-    }
-    e = transpile(k, keys, n, idx32);
+    return e ? e : add_entry(k, keys, n, idx32);
+}
+
+Entry *
+add_entry(KernelObject *k, const ArgKey *keys, int n, int idx32)
+{
+    Entry *e = transpile(k, keys, n, idx32);
     if (e) {
         e->next = k->entries;
         k->entries = e;
@@ -212,7 +215,7 @@ kernel_compile(PyObject *self, PyObject *const *args, Py_ssize_t n)
     if (!e) {
         return NULL;
     }
-    int dev = rt_ensure_context();
+    int dev = mod_device();
     if (dev < 0 || load_entry(k, e, dev) < 0) {
         return NULL;
     }

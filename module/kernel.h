@@ -41,6 +41,8 @@ find_entry(KernelObject *k, const ArgKey *keys, int n, int idx32)
 
 /* the compiled entry for these argument keys, compiled now if new */
 Entry *get_entry(KernelObject *k, const ArgKey *keys, int n, int idx32);
+/* the entry for keys find_entry did not find, compiled now */
+Entry *add_entry(KernelObject *k, const ArgKey *keys, int n, int idx32);
 /* loads e for device dev (NVRTC or the caches); -1 with an exception */
 int load_entry(KernelObject *k, Entry *e, int dev);
 

@@ -14,10 +14,6 @@
 int
 load_entry(KernelObject *k, Entry *e, int dev)
 {
-    if (dev < 0 || dev >= 8) {
-        PyErr_SetString(PyExc_RuntimeError, "cujit supports devices 0 to 7");
-        return -1;
-    }
     if (e->loaded[dev]) {
         return 0;
     }
@@ -218,7 +214,7 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
         PyErr_SetString(PyExc_TypeError, "too many kernel arguments");
         return NULL;
     }
-    int dev = rt_ensure_context();
+    int dev = mod_device();
     if (dev < 0) {
         return NULL;
     }
@@ -250,7 +246,7 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
         idx32 &= rt_fits32(a->ndim, a->shape, a->strides);
     }
     Entry *e = find_entry(k, keys, (int)n, idx32);
-    e = e ? e : get_entry(k, keys, (int)n, idx32);
+    e = e ? e : add_entry(k, keys, (int)n, idx32);
     if (!e || load_entry(k, e, dev) < 0) {
         goto done;
     }

@@ -25,6 +25,20 @@ int forms_add_types(PyObject *m);
 PyObject *mod_kernel_function(PyObject *obj, int *is_device);
 /* cj_parse_signature of a str; -1 with a TypeError */
 int mod_parse_signature(Arena *a, PyObject *str, Type ***types, Type **ret);
+/* The current device's ordinal, its context made current; -1 with an
+ * exception (CudaError, or RuntimeError past the 8 devices whose loaded
+ * kernels the types keep) */
+static inline int
+mod_device(void)
+{
+    int dev = rt_ensure_context();
+    if (dev >= 8) {
+        PyErr_SetString(PyExc_RuntimeError, "cujit supports devices 0 to 7");
+        return -1;
+    }
+    return dev;
+}
+
 /* appends str(s) to list; -1 with an exception */
 int mod_list_append_str(PyObject *list, const char *s);
 

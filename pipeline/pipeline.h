@@ -121,9 +121,10 @@ int pl_transpile(const PlRequest *rq, PlCompiled *out);
 void pl_compiled_free(PlCompiled *c);
 
 /* Compiles (NVRTC, or the disk or memory cache) and loads c for the current
- * device into *rk; with `sibling`, also its entry <kname><sibling> (a
- * coarsened entry "_x4", a reduction's "_final") into *rk2.  Returns the
- * device ordinal; -1 with an exception. */
+ * device, whose context the caller made current (rt_ensure_context), into
+ * *rk; with `sibling`, also its entry <kname><sibling> (a coarsened entry
+ * "_x4", a reduction's "_final") into *rk2.  Returns 0; -1 with an
+ * exception. */
 int pl_load(const PlCompiled *c, const char *sibling, RtKernel *rk, RtKernel *rk2);
 
 /* c's PTX (str) or CUBIN (bytes) for arch ("sm_90"), no GPU needed; an NVRTC

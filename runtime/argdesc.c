@@ -37,23 +37,6 @@ rt_layout_of(int ndim, const int64_t *shape, const int64_t *strides, int itemsiz
 }
 
 
-/* d from a __cuda_array_interface__ dict, read as the launch path reads it */
-static int
-desc_from_cai(PyObject *o, PyObject *cai, RtArrDesc *d)
-{
-    RtArray a;
-    memset(&a, 0, sizeof a);
-    if (rt_cai_read(o, cai, &a, "example argument") < 0) {
-        return -1;
-    }
-    d->dtype = a.dtype;
-    d->ndim = a.ndim;
-    memcpy(d->shape, a.shape, sizeof(int64_t) * (size_t)a.ndim);
-    memcpy(d->strides, a.strides, sizeof(int64_t) * (size_t)a.ndim);
-    d->readonly = a.readonly;
-    return 0;
-}
-
 /* t derives from numpy.generic */
 static int
 is_numpy_scalar(PyTypeObject *t)
@@ -67,11 +50,12 @@ is_numpy_scalar(PyTypeObject *t)
 /* An array's type information without touching the device (NumPy arrays,
  * buffers, anything with __cuda_array_interface__).  1: an array, 0: not. */
 int
-rt_describe_array(PyObject *o, RtArrDesc *d)
+rt_describe_array(PyObject *o, RtArray *d)
 {
     PyObject *cai = PyObject_GetAttrString(o, "__cuda_array_interface__");
     if (cai) {
-        int r = desc_from_cai(o, cai, d);
+        memset(d, 0, sizeof *d);
+        int r = rt_cai_read(o, cai, d, "example argument");
         Py_DECREF(cai);
         return r < 0 ? -1 : 1;
     }
@@ -159,7 +143,7 @@ rt_keys_from_args(PyObject *name, PyObject *const *args, Py_ssize_t n, ArgKey *k
             keys[i] = rt_scalar_key(dt);
             continue;
         }
-        RtArrDesc d;
+        RtArray d;
         int r = rt_describe_array(args[i], &d);
         if (r < 0) {
             return -1;

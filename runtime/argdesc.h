@@ -33,14 +33,6 @@ rt_scalar_key(DType dt)
     return k;
 }
 
-/* an array's type information, read without touching the device */
-typedef struct {
-    DType dtype;
-    int ndim;
-    int64_t shape[RT_MAXDIM], strides[RT_MAXDIM];
-    int readonly;
-} RtArrDesc;
-
 /* 'C', 'F' or 'A' (any) for an array of this shape and byte strides */
 char rt_layout_of(int ndim, const int64_t *shape, const int64_t *strides, int itemsize);
 /* the dtype of a NumPy scalar (its type's dtype remembered); 0 if o is not one */
@@ -80,9 +72,10 @@ rt_scalar_dtype(PyObject *o, DType *dt)
     return 1;
 }
 
-/* An array's type (NumPy arrays, buffers, __cuda_array_interface__).
+/* An array's type (NumPy arrays, buffers, __cuda_array_interface__) in d:
+ * dtype, ndim, shape, strides, readonly (the pointer is not read for buffers).
  * 1: an array, described; 0: not an array; -1 with an exception. */
-int rt_describe_array(PyObject *o, RtArrDesc *d);
+int rt_describe_array(PyObject *o, RtArray *d);
 /* keys (and whether 32-bit indexing fits) from example arguments of the
  * function called `name`; -1 with TypeError naming the argument */
 int rt_keys_from_args(PyObject *name, PyObject *const *args, Py_ssize_t n, ArgKey *keys,
