@@ -357,7 +357,8 @@ rt_check_error_record(RtKernel *k, void *stream, const char *kname, CjErrorRecor
         return -1;
     }
     if (rt_ctx_enter_quiet(k->device, &pushed) < 0) {
-        PyErr_Format(rt_CudaError, "cannot make device %d current", k->device);
+        PyErr_Format(rt_CudaError, "kernel '%s': cannot make device %d current to read its "
+                     "error record (its context is lost)", kname, k->device);
         return -1;
     }
     Py_BEGIN_ALLOW_THREADS

@@ -339,8 +339,9 @@ PyObject *rt_make_view(RtDeviceArray *src, CUdeviceptr ptr, int ndim, const int6
                        const int64_t *strides);
 /* a method's stream argument; None or NULL: the array's own stream */
 int rt_method_stream(RtDeviceArray *self, PyObject *o, CUstream *s);
-/* makes a's device current (undone by rt_ctx_leave(*pushed)); -1 with exception */
-int rt_enter_device(RtDeviceArray *a, int *pushed);
+/* makes a's device current (undone by rt_ctx_leave(*pushed)); -1 with an
+ * exception that names `what` */
+int rt_enter_device(RtDeviceArray *a, int *pushed, const char *what);
 /* a tuple of Python ints */
 PyObject *rt_shape_tuple(int ndim, const int64_t *v);
 /* an int or a sequence of ints (of any sign / none negative) */
