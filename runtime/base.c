@@ -52,6 +52,9 @@ void
 rt_err_in(const char *name, const char *fmt, ...)
 {
     char what[512];
+    if (!name) {
+        return;             /* the name could not be had: the error as it is */
+    }
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);

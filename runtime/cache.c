@@ -348,9 +348,11 @@ make_dirs(const char *dir)
     char p[4096];
     struct stat st;
     if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p) {
+        errno = ENAMETOOLONG;
         return -1;
     }
     if (stat(p, &st) == 0) {
+        errno = ENOTDIR;
         return S_ISDIR(st.st_mode) ? 0 : -1;
     }
     for (char *s = p + 1; *s; s++) {
@@ -377,6 +379,7 @@ write_all(int fd, const unsigned char *p, size_t n)
             continue;
         }
         if (r <= 0) {
+            errno = r == 0 ? EIO : errno;       /* a write of nothing: never 0 for the caller */
             return -1;
         }
         p += r;
@@ -411,9 +414,12 @@ store_ext(const char *dir, const RtCacheKey *k, const RtCompiled *c, const char 
         *why = "nothing to store";
         return -1;
     }
-    if (make_dirs(dir) < 0 || !entry_path_ext(path, sizeof path, dir, k, suffix)) {
-        *why = errno == EROFS ? "cannot create the cache directory (read-only file system)"
-                              : "cannot create the cache directory";
+    if (!entry_path_ext(path, sizeof path, dir, k, suffix)) {
+        *why = "the cache directory's path is too long";
+        return -1;
+    }
+    if (make_dirs(dir) < 0) {
+        *why = errno_why("cannot create the cache directory");
         return -1;
     }
     if (!dir_trusted(dir)) {
@@ -463,16 +469,16 @@ store_ext(const char *dir, const RtCacheKey *k, const RtCompiled *c, const char 
         *why = errno_why("cannot create a file in the cache directory");
         return -1;
     }
-    int bad = write_all(fd, data, total) < 0;
-    int err = errno;
-    bad |= close(fd) < 0;
-    err = bad && !err ? errno : err;
+    int err = write_all(fd, data, total) < 0 ? errno : 0;
+    if (close(fd) < 0 && !err) {
+        err = errno;
+    }
     free(data);
-    if (bad || rename(tmp, path) < 0) {
-        err = bad ? err : errno;
+    if (err || rename(tmp, path) < 0) {
+        int rename_err = errno;
         unlink(tmp);
-        errno = err;
-        *why = errno_why(bad ? "cannot write the cache file" : "cannot rename the cache file");
+        errno = err ? err : rename_err;
+        *why = errno_why(err ? "cannot write the cache file" : "cannot rename the cache file");
         return -1;
     }
     return 0;

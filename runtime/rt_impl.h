@@ -7,7 +7,8 @@
  * files listed above it, as its third column says, so no two files use each
  * other and a file can be read knowing only those above it.
  *
- *   base.c          exception objects, environment switches -
+ *   base.c          exception objects, the context added   -
+ *                   to their messages, environment switches
  *   dtype.c         dtypes, numbers as element bytes        -
  *   shape.c         broadcast strides, collapsed dims       -
  *                   (shape.h)
