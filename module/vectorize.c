@@ -568,8 +568,11 @@ vectorize_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *k
             result = vec_result(c);
         }
     }
-    if ((release(c->ops, c->nops, stream, 0) < 0
-         | release(c->outs, c->nouts, stream, result != NULL) < 0) && result) {
+    int bad = release(c->ops, c->nops, stream, 0) < 0;
+    if (release(c->outs, c->nouts, stream, result != NULL) < 0) {
+        bad = 1;
+    }
+    if (bad) {
         Py_CLEAR(result);
     }
     for (int j = 0; j < MAXOUT; j++) {

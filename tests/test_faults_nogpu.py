@@ -1,7 +1,20 @@
 """Faults in the runtime (issue 14, part 2): every driver and NVRTC call of a
 representative workload fails in turn, against the fake libcuda and an NVRTC
 shim that forwards to the real NVRTC (tests/fakecuda/faultplan.h).  The
-scenarios are in tests/fakecuda/fault_scenarios.py, each in a fresh process."""
+scenarios are in tests/fakecuda/fault_scenarios.py, each in a fresh process.
+
+What they found, each failing here before its fix (the fault in brackets):
+- a vectorized call or gufunc returned a result with an exception set
+  (SystemError): the grid size ignored a failed device query [cuCtxGetCurrent
+  in vadd(), add, where];
+- a host operand's device copy leaked when the context could not be read at
+  its release, and the forms ignored a failed release (an exception behind a
+  result) [cuCtxGetCurrent in vadd(x, host)];
+- arrays, streams and events freed while the context read failed leaked
+  their memory or handle [cuCtxGetCurrent, cuMemFreeAsync, cuStreamDestroy];
+- a failed cuInit left the driver unusable for the rest of the process;
+- messages that named neither the operation nor the kernel ("cuCtxGetCurrent
+  failed", "cannot make device 0 current", an allocation inside vadd())."""
 import os
 import shutil
 import subprocess

@@ -150,7 +150,7 @@ STEP_WORDS = {
     "event": ("event", "elapsed"), "scale": ("scale",), "vadd": ("vadd",),
     "total": ("<lambda>",), "add": ("add",), "sum": ("sum", "add"),
     "where": ("where", "greater"), "slice": ("cop", "allocat"), "copy_to_host": ("cop", "item"),
-    "synchroniz": ("synchroniz",), "synchronize": ("synchroniz",),
+    "synchronize": ("synchroniz",),
 }
 
 
@@ -177,10 +177,9 @@ def probe():
     print("probe ok")
 
 
-
 def run_fault(kernels, h, name, k, result, times=1):
     """One workload with calls k .. k + times - 1 of `name` failing:
-    (exception or None, the step it came from, faults fired)"""
+    (exception or None, the step it came from, faults fired, calls of name)"""
     lib = lib_of(name)
     f0, c0 = fired(), lib.fake_fault_calls(name.encode())
     lib.fake_fault_set_n(name.encode(), k, result, times)
