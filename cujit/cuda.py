@@ -26,6 +26,7 @@ import sys
 import cujit
 from cujit import jit as _jit
 from cujit._cujit import Kernel
+from cujit._forms import guvectorize, vectorize   # numba.cuda's (target="cuda")
 
 # Numba's name in kernels -> cujit's builtin (the __cujit_builtin__ tag)
 SPELLINGS = {
@@ -442,4 +443,4 @@ __all__ = sorted(set(k.partition(".")[0] for k in SPELLINGS) | {
     "jit", "threadIdx", "blockIdx", "blockDim", "gridDim", "warpsize", "const",
     "to_device", "device_array", "device_array_like", "pinned_array", "pinned_array_like",
     "mapped_array", "stream", "event", "synchronize", "select_device",
-    "get_current_device", "is_available", "detect", "reduce"})
+    "get_current_device", "is_available", "detect", "reduce", "vectorize", "guvectorize"})
