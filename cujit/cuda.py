@@ -86,6 +86,8 @@ class _Unsupported:
     def __init__(self, name, why):
         self.__name__ = name
         self._why = why
+        # what the compiler says where a kernel calls it
+        self.__cujit_unsupported__ = f"cuda.{name} is not supported by cujit: {why}"
 
     def __call__(self, *args, **kwargs):
         raise NotImplementedError(f"cuda.{self.__name__} is not supported by cujit: "
