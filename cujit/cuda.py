@@ -256,7 +256,8 @@ def jit(func_or_sig=None, device=False, inline=False, link=None, debug=None, opt
                    fastmath=fastmath, max_registers=max_registers, boundscheck=boundscheck)
     sigs = None
     if isinstance(func_or_sig, (str, list, tuple)):
-        sigs = [func_or_sig] if isinstance(func_or_sig, str) else list(func_or_sig)
+        # a list holds signatures; a tuple is one signature (its argument types)
+        sigs = list(func_or_sig) if isinstance(func_or_sig, list) else [func_or_sig]
         func_or_sig = None
 
     def wrap(func):

@@ -74,3 +74,11 @@ def test_numba_cuda_vectorize_and_guvectorize():
     assert "vectorize" in cuda.__all__ and "guvectorize" in cuda.__all__
     with pytest.raises(ValueError, match="target"):
         cuda.vectorize(["float32(float32)"], target="cpu")
+
+
+def test_tuple_of_argument_types_is_one_signature():
+    # Numba: cuda.jit((t1, t2)) is one signature, cuda.jit([s1, s2]) two
+    @cuda.jit(("float32[::1]", "int32"))
+    def k(x, n):
+        x[0] = n
+    assert k.signatures == ["(float32[::1], int32)"]
