@@ -460,6 +460,9 @@ def run_file(dest, rel, args, pytest_args):
     stem = rel.replace(os.sep, "__")
     env = dict(os.environ, PEER_SUITE_REPORT=os.path.join(dest, "reports", stem + ".jsonl"),
                PEER_SUITE_TEST_TIMEOUT=str(args.test_timeout), PYTHONDONTWRITEBYTECODE="1")
+    if env.get("PYTHONPATH"):       # pytest runs in dest: PYTHONPATH=. meant here
+        env["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p) if p else p
+                                            for p in env["PYTHONPATH"].split(os.pathsep))
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rN",
            "--rootdir", dest, "-c", os.path.join(dest, "pytest.ini"),
            "--junitxml", os.path.join(dest, "reports", stem + ".xml"), rel] + pytest_args
@@ -622,6 +625,8 @@ def main():
         names = {m: cujit_names(m) for m in ("cujit", "cujit.cuda", "cujit.jit")}
     except Exception as e:
         fail(f"cujit cannot be imported here ({type(e).__name__}: {e}): install it first")
+    import cujit
+    print(f"cujit {cujit.__version__} from {os.path.dirname(cujit.__file__)}")
     dest = os.path.abspath(args.keep) if args.keep else tempfile.mkdtemp(prefix="peer_suite_")
     if args.keep:
         shutil.rmtree(dest, ignore_errors=True)
