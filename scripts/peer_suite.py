@@ -662,7 +662,7 @@ def main():
         if not tests:
             fail(f"no test files match {args.files}")
         rows = run_all(dest, tests, args, pytest_args)
-        print_table(rows, kept)
+        print_table(rows, {f: kept[f] for f in tests})
         if args.json:
             with open(args.json, "w") as f:
                 json.dump({"sources": args.sources, "files": rows, "kept": kept}, f, indent=1)
