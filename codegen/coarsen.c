@@ -2,13 +2,19 @@
  * `vec` consecutive elements, moving whole aligned packs.
  *
  * A kernel qualifies when its body is
- *     i = jit.grid(1)
- *     if <cond>:
- *         <statements that depend on the thread only through i>
- * (no thread indices, barriers, warp functions, shared memory, print, assert
- * or return in them).  One element per thread keeps too few bytes in flight
+ *     i = <the thread's global index>
+ *     if <cond>:                   or      if <i >= bound [or i >= bound2 ...]>:
+ *         <body>                               return
+ *                                          <body>
+ * where the index is jit.grid(1) / cuda.grid(1) or blockIdx.x * blockDim.x +
+ * threadIdx.x in any operand order, and the body depends on the thread only
+ * through i (no thread indices, barriers, warp functions, shared memory,
+ * print, assert or return in it; no parameter assigned).  A bound is a
+ * constant, an integer parameter, a.size, a.shape[k] or len(a) of a
+ * parameter array.  One element per thread keeps too few bytes in flight
  * to reach memory bandwidth; the runtime launches this entry instead, on
- * 1-d launches whose packed arrays are aligned, with the same results. */
+ * 1-d launches whose packed arrays are aligned, with the same results.
+ * ARCHITECTURE.md (section 3) says why each form is safe. */
 #include <stdio.h>
 #include <string.h>
 
@@ -26,6 +32,16 @@ typedef struct {
     char *packable;     /* by position in arr: every access is a[i] */
     char *read, *written, *cond_written;
 } Scan;
+
+/* the kernel's parts: i = <index>; then `if cond: body` (guard), or
+ * `if <i >= bound ...>: return` (guard, exits) followed by body */
+typedef struct {
+    Var *iv;
+    Node *guard;
+    int exits;
+    Node **body;
+    int nbody;
+} Shape;
 
 static int
 arr_index(Scan *s, Var *v)
@@ -81,13 +97,16 @@ scan_index(Scan *s, Node *n, int depth, int store)
     scan_list(s, n->list, n->n, depth, 0);
 }
 
-/* a name: assigning i changes the element; an array used whole (passed on,
- * aliased, given to an atomic) is not packed */
+/* a name: assigning i changes the element, assigning a parameter changes
+ * what the next element of the thread sees (and may move a bound); an array
+ * used whole (passed on, aliased, given to an atomic) is not packed */
 static void
 scan_var(Scan *s, Node *n, int store)
 {
-    if (n->var == s->iv) {
+    if (n->var == s->iv || n->var->is_param) {
         s->ok &= !store;
+    }
+    if (n->var == s->iv) {
         return;
     }
     int k = arr_index(s, n->var);
@@ -197,62 +216,132 @@ scan_node(Scan *s, Node *n, int depth, int store)
     }
 }
 
-/* cond is i < bound terms joined by `and`: those bounds are checked once
- * for the whole pack */
+/* a bound no element can move: a constant, an integer parameter (never
+ * assigned: scan_var), a.size, a.shape[k] with k constant, or len(a), of a
+ * parameter array a */
 static int
-bound_terms(Scan *s, Node *c, Node **terms, int *nt)
+invariant_bound(Scan *s, Node *b)
 {
-    if (c->kind == ND_BOOLOP && c->op == OP_AND) {
+    char k = b->kind == ND_VAR ? cj_type_kind(cg_type(s->g, b)) : 0;
+    return b->kind == ND_CONST
+           || (b->kind == ND_VAR && b->var->is_param && (k == 'i' || k == 'u'))
+           || (b->kind == ND_ATTR && b->op == AT_SIZE && b->a->kind == ND_VAR
+               && b->a->var->is_param)
+           || (b->kind == ND_INDEX && b->n == 1 && b->list[0]->kind == ND_CONST
+               && b->a->kind == ND_ATTR && b->a->op == AT_SHAPE && b->a->a->kind == ND_VAR
+               && b->a->a->var->is_param)
+           || (b->kind == ND_CALL && b->op == BI_LEN && b->n == 1
+               && b->list[0]->kind == ND_VAR && b->list[0]->var->is_param);
+}
+
+/* `i < b` or `b > i` (below), `i >= b` or `b <= i` (not below): b, when
+ * invariant; NULL otherwise */
+static Node *
+compare_bound(Scan *s, Node *c, int below)
+{
+    if (c->kind != ND_COMPARE || c->n != 2) {
+        return NULL;
+    }
+    Node *l = c->list[0], *r = c->list[1], *b = NULL;
+    if (l->kind == ND_VAR && l->var == s->iv && c->ops[0] == (below ? OP_LT : OP_GE)) {
+        b = r;
+    } else if (r->kind == ND_VAR && r->var == s->iv && c->ops[0] == (below ? OP_GT : OP_LE)) {
+        b = l;
+    }
+    return b && invariant_bound(s, b) ? b : NULL;
+}
+
+/* cond is `i < bound` terms joined by `and` (below), or `i >= bound` terms
+ * joined by `or` (not below): those bounds are checked once for the whole
+ * pack */
+static int
+bound_terms(Scan *s, Node *c, int below, Node **terms, int *nt)
+{
+    if (c->kind == ND_BOOLOP && c->op == (below ? OP_AND : OP_OR)) {
         for (int i = 0; i < c->n; i++) {
-            if (!bound_terms(s, c->list[i], terms, nt)) {
+            if (!bound_terms(s, c->list[i], below, terms, nt)) {
                 return 0;
             }
         }
         return 1;
     }
-    if (c->kind != ND_COMPARE || c->n != 2 || c->ops[0] != OP_LT
-        || c->list[0]->kind != ND_VAR || c->list[0]->var != s->iv || *nt >= 8) {
-        return 0;
-    }
-    Node *b = c->list[1];
-    int extent = (b->kind == ND_ATTR && b->op == AT_SIZE && b->a->kind == ND_VAR
-                  && cg_type(s->g, b->a)->ndim == 1)
-                 || (b->kind == ND_INDEX && b->a->kind == ND_ATTR && b->a->op == AT_SHAPE)
-                 || (b->kind == ND_CALL && b->op == BI_LEN)
-                 || (b->kind == ND_VAR && b->var->is_param)
-                 || b->kind == ND_CONST;
-    if (!extent) {
+    Node *b = compare_bound(s, c, below);
+    if (!b || *nt >= 8) {
         return 0;
     }
     terms[(*nt)++] = b;
     return 1;
 }
 
-/* kernel: i = jit.grid(1); if <cond>: body (no else) */
+/* jit.threadIdx.x, jit.blockIdx.x or jit.blockDim.x (bi) */
 static int
-elementwise_shape(Func *fn)
+is_x_of(const Node *n, int bi)
 {
-    if (fn->is_device || fn->boundscheck || fn->nbody != 2) {
+    return n->kind == ND_CALL && n->op == bi && n->axis == 0;
+}
+
+/* blockIdx.x * blockDim.x, either order */
+static int
+is_block_start(const Node *n)
+{
+    return n->kind == ND_BINOP && n->op == OP_MUL
+           && ((is_x_of(n->a, BI_BLOCKIDX) && is_x_of(n->b, BI_BLOCKDIM))
+               || (is_x_of(n->a, BI_BLOCKDIM) && is_x_of(n->b, BI_BLOCKIDX)));
+}
+
+/* the thread's global index: grid(1), or blockIdx.x * blockDim.x +
+ * threadIdx.x in any order of the operands */
+static int
+is_thread_index(const Node *n)
+{
+    if (n->kind == ND_CALL) {
+        return n->op == BI_GRID && n->axis == 1;
+    }
+    return n->kind == ND_BINOP && n->op == OP_ADD
+           && ((is_block_start(n->a) && is_x_of(n->b, BI_THREADIDX))
+               || (is_x_of(n->a, BI_THREADIDX) && is_block_start(n->b)));
+}
+
+/* `if c: return` with no else (the bound of c is checked by the caller) */
+static int
+is_exit(const Node *n)
+{
+    return n->kind == ND_IF && n->n2 == 0 && n->n == 1 && n->list[0]->kind == ND_RETURN
+           && !n->list[0]->a;
+}
+
+/* kernel: i = <index>; if <cond>: body (no else), or i = <index>;
+ * if <cond>: return; body... */
+static int
+elementwise_shape(Func *fn, Shape *sh)
+{
+    if (fn->is_device || fn->boundscheck || fn->nbody < 2) {
         return 0;
     }
     Node *s0 = fn->body[0], *s1 = fn->body[1];
-    return s0->kind == ND_ASSIGN && s0->n == 1 && s0->list[0]->kind == ND_VAR
-           && s0->a->kind == ND_CALL && s0->a->op == BI_GRID && s0->a->axis == 1
-           && s1->kind == ND_IF && s1->n2 == 0;
+    if (s0->kind != ND_ASSIGN || s0->n != 1 || s0->list[0]->kind != ND_VAR
+        || !is_thread_index(s0->a) || s1->kind != ND_IF || s1->n2 != 0) {
+        return 0;
+    }
+    sh->iv = s0->list[0]->var;
+    sh->guard = s1;
+    sh->exits = is_exit(s1);
+    sh->body = sh->exits ? fn->body + 2 : s1->list;
+    sh->nbody = sh->exits ? fn->nbody - 2 : s1->n;
+    return sh->exits || fn->nbody == 2;
 }
 
 /* Finds the arrays moved in packs: packable[k] is left set only for those
  * touched, and only at a[i].  Returns 0 when the kernel does not qualify. */
 static int
-scan_kernel(Scan *sc, Cg *g, Inst *in)
+scan_kernel(Scan *sc, Cg *g, Inst *in, const Shape *sh)
 {
     Arena *a = g->p->arena;
     Func *fn = in->fn;
-    Node *s1 = fn->body[1];
     int np = fn->nparams;
     memset(sc, 0, sizeof *sc);
     sc->g = g;
-    sc->iv = fn->body[0]->list[0]->var;
+    sc->iv = sh->iv;
     sc->ok = 1;
     sc->arr = cj_alloc(a, sizeof(Var *) * (size_t)(np + 1));
     for (int k = 0; k < np && k < 64; k++) {    /* coarse_mask has 64 bits */
@@ -269,8 +358,8 @@ scan_kernel(Scan *sc, Cg *g, Inst *in)
     sc->written = cj_alloc(a, (size_t)sc->narr);
     sc->cond_written = cj_alloc(a, (size_t)sc->narr);
     memset(sc->packable, 1, (size_t)sc->narr);
-    scan_node(sc, s1->a, 0, 0);
-    scan_list(sc, s1->list, s1->n, 0, 0);
+    scan_node(sc, sh->guard->a, 0, 0);
+    scan_list(sc, sh->body, sh->nbody, 0, 0);
     int npack = 0;
     for (int k = 0; k < sc->narr; k++) {
         sc->packable[k] &= sc->read[k] | sc->written[k];
@@ -336,8 +425,17 @@ pack_guard(Cg *g, Scan *sc, Node *s1, int vec, const char *I, Node **terms, int 
         }
     }
     for (int t = 0; t < nt; t++) {
-        P(" && cj_i0 + %d <= ", vec);
-        cg_conv(g, terms[t], cj_scalar(g->p->idx32 ? DT_I32 : DT_I64), PR_REL + 1);
+        /* an int64 parameter n compared in 64 bits: cut to 32 it could wrap
+         * (extents fit in 32 bits when indices do) */
+        const Type *bt = cj_concrete(cg_type(g, terms[t]));
+        int wide = g->p->idx32 && terms[t]->kind == ND_VAR && bt->kind == TY_SCALAR
+                   && cj_dtypes[bt->dtype].size > 4;
+        if (wide) {
+            P(" && (long long)cj_i0 + %d <= ", vec);
+        } else {
+            P(" && cj_i0 + %d <= ", vec);
+        }
+        cg_conv(g, terms[t], cj_scalar(wide || !g->p->idx32 ? DT_I64 : DT_I32), PR_REL + 1);
     }
     S(") {\n");
 }
@@ -380,11 +478,12 @@ pack_stores(Cg *g, Scan *sc, Inst *in, int line, int vec)
 
 /* for each element of the pack: the body, reading and writing the packs */
 static void
-pack_loop(Cg *g, Scan *sc, Node *s1, int vec, int cond_known)
+pack_loop(Cg *g, Scan *sc, const Shape *sh, int vec, int cond_known)
 {
-    cg_line_mark(g, s1->loc.line);
+    int line = sh->guard->loc.line;
+    cg_line_mark(g, line);
     P("#pragma unroll\n        for (int cj_e = 0; cj_e < %d; cj_e++) {\n", vec);
-    cg_line_mark(g, s1->loc.line);
+    cg_line_mark(g, line);
     P("            %s = cj_i0 + cj_e;\n", sc->iv->cname);
     g->vec_i = sc->iv;
     g->vec_arrays = sc->arr;
@@ -392,15 +491,15 @@ pack_loop(Cg *g, Scan *sc, Node *s1, int vec, int cond_known)
     g->vec_narr = sc->narr;
     g->out->indent = 3;
     if (cond_known) {
-        vec_stmts(g, s1->list, s1->n);
+        vec_stmts(g, sh->body, sh->nbody);
     } else {
-        cg_line_mark(g, s1->loc.line);
+        cg_line_mark(g, line);
         buf_indent(g->out);
         S("if (");
-        cg_truth(g, s1->a, PR_COMMA);
+        cg_truth(g, sh->guard->a, PR_COMMA);
         S(") {\n");
         g->out->indent = 4;
-        vec_stmts(g, s1->list, s1->n);
+        vec_stmts(g, sh->body, sh->nbody);
         g->out->indent = 3;
         buf_indent(g->out);
         S("}\n");
@@ -409,18 +508,23 @@ pack_loop(Cg *g, Scan *sc, Node *s1, int vec, int cond_known)
     S("        }\n");
 }
 
-/* the last, partial pack: element by element, as the plain kernel */
+/* the last, partial pack: element by element, as the plain kernel (an exit
+ * `if i >= n: return` ends the loop, rightly: later elements are past n too) */
 static void
-tail_loop(Cg *g, Scan *sc, Node *s1, int vec)
+tail_loop(Cg *g, Scan *sc, const Shape *sh, int vec)
 {
-    cg_line_mark(g, s1->loc.line);
+    int line = sh->guard->loc.line;
+    cg_line_mark(g, line);
     P("    for (int cj_e = 0; cj_e < %d; cj_e++) {\n", vec);
-    cg_line_mark(g, s1->loc.line);
+    cg_line_mark(g, line);
     P("        %s = cj_i0 + cj_e;\n", sc->iv->cname);
-    cg_line_mark(g, s1->loc.line);
+    cg_line_mark(g, line);
     P("        if (%s >= cj_nthreads) {\n            return;\n        }\n", sc->iv->cname);
     g->out->indent = 2;
-    cg_stmt(g, s1);
+    cg_stmt(g, sh->guard);
+    if (sh->exits) {
+        vec_stmts(g, sh->body, sh->nbody);
+    }
     S("    }\n}\n");
     g->out->indent = 0;
 }
@@ -432,26 +536,27 @@ cg_coarsen(Cg *g, Inst *in)
     Program *p = g->p;
     p->coarse_vec = 0;
     Scan sc;
-    if (!elementwise_shape(in->fn) || !scan_kernel(&sc, g, in)) {
+    Shape sh;
+    if (!elementwise_shape(in->fn, &sh) || !scan_kernel(&sc, g, in, &sh)) {
         return;
     }
-    Node *s1 = in->fn->body[1];
     Node *terms[8];
     int nt = 0;
-    int cond_known = bound_terms(&sc, s1->a, terms, &nt);
+    int cond_known = bound_terms(&sc, sh.guard->a, !sh.exits, terms, &nt);
     int vec = pack_width(&sc, in);
-    if (vec < 2) {
-        return;
+    if (vec < 2 || (sh.exits && !cond_known)) {
+        return;     /* an exit on anything but bounds would end the other elements */
     }
     const char *I = p->idx32 ? "int" : "long long";
+    int line = sh.guard->loc.line;
     p->coarse_vec = vec;
     p->coarse_mask = 0;
     entry_head(g, in, vec, I);
-    pack_guard(g, &sc, s1, vec, I, terms, cond_known ? nt : 0);
-    pack_loads(g, &sc, in, s1->loc.line, vec, cond_known);
-    pack_loop(g, &sc, s1, vec, cond_known);
-    pack_stores(g, &sc, in, s1->loc.line, vec);
+    pack_guard(g, &sc, sh.guard, vec, I, terms, cond_known ? nt : 0);
+    pack_loads(g, &sc, in, line, vec, cond_known);
+    pack_loop(g, &sc, &sh, vec, cond_known);
+    pack_stores(g, &sc, in, line, vec);
     S("        return;\n    }\n");
-    tail_loop(g, &sc, s1, vec);
+    tail_loop(g, &sc, &sh, vec);
     p->features |= FEAT_PACK;
 }

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import cujit
-from cujit import jit
+from cujit import cuda, jit
 
 pytestmark = pytest.mark.gpu
 rng = np.random.default_rng()
@@ -92,3 +92,103 @@ def test_tuple_targets_write_both_arrays():
         tuple_stores[(n + 255) // 256, 256](cujit.to_device(a), cujit.to_device(b), c, d)
         np.testing.assert_allclose(cujit.asnumpy(d), b + 1, rtol=1e-6)
         np.testing.assert_allclose(cujit.asnumpy(c), a * 2 + (b + 1), rtol=1e-6)
+
+
+# ---- the other spellings of the same kernel (issue 13): the index as
+# blockIdx.x * blockDim.x + threadIdx.x, the bound as an integer parameter n,
+# x.shape[0], len(x), or `if i >= n: return` before the body
+
+@jit.rawkernel()
+def bdt_n(a, x, y, out, n):
+    i = jit.blockIdx.x * jit.blockDim.x + jit.threadIdx.x
+    if i < n:
+        out[i] = a * x[i] + y[i]
+
+
+@jit.rawkernel()
+def tdb_shape(a, x, y, out):
+    i = jit.threadIdx.x + jit.blockDim.x * jit.blockIdx.x
+    if i < x.shape[0]:
+        out[i] = a * x[i] + y[i]
+
+
+@jit.rawkernel()
+def grid_len(a, x, y, out):
+    i = jit.grid(1)
+    if i < len(x):
+        out[i] = a * x[i] + y[i]
+
+
+@jit.rawkernel()
+def exit_n(a, x, y, out, n):
+    i = jit.blockIdx.x * jit.blockDim.x + jit.threadIdx.x
+    if i >= n:
+        return
+    t = a * x[i]
+    out[i] = t + y[i]
+
+
+@cuda.jit
+def numba_bdt(a, x, y, out, n):
+    i = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+    if i < n:
+        out[i] = a * x[i] + y[i]
+
+
+@cuda.jit
+def numba_exit(a, x, y, out, n):
+    i = cuda.grid(1)
+    if i >= n:
+        return
+    out[i] = a * x[i] + y[i]
+
+
+@pytest.mark.parametrize("name", ["bdt_n", "exit_n", "numba_bdt", "numba_exit"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_bound_n_smaller_than_arrays(name, dtype):
+    """elements at and past n keep their values; sizes not a multiple of the
+    pack, threads not a multiple of it either"""
+    kernel = {"bdt_n": bdt_n, "exit_n": exit_n, "numba_bdt": numba_bdt,
+              "numba_exit": numba_exit}[name]
+    for size in (7, 1001, 4099, (1 << 20) + 3):
+        for n in (size, size - 1, size - 6, size // 2 + 1):
+            a = dtype(rng.standard_normal())
+            x = rng.standard_normal(size).astype(dtype)
+            y = rng.standard_normal(size).astype(dtype)
+            init = rng.standard_normal(size).astype(dtype)
+            out = cujit.to_device(init)
+            threads = n + 13
+            kernel[(threads + 127) // 128, 128](a, cujit.to_device(x), cujit.to_device(y),
+                                                 out, n)
+            ref = init.copy()
+            ref[:n] = a * x[:n] + y[:n]
+            np.testing.assert_allclose(cujit.asnumpy(out), ref, rtol=1e-6,
+                                       err_msg="%s size %d n %d" % (name, size, n))
+
+
+@pytest.mark.parametrize("kernel", [tdb_shape, grid_len], ids=["shape", "len"])
+def test_bound_of_an_array(kernel):
+    for size in (1, 5, 4097, 100003):
+        a = np.float32(rng.standard_normal())
+        x = rng.standard_normal(size).astype(np.float32)
+        y = rng.standard_normal(size).astype(np.float32)
+        out = cujit.to_device(np.full(size + 8, np.nan, np.float32))
+        kernel[(size + 255) // 256, 256](a, cujit.to_device(x), cujit.to_device(y), out[:size])
+        got = cujit.asnumpy(out)
+        np.testing.assert_allclose(got[:size], a * x + y, rtol=1e-6)
+        assert np.isnan(got[size:]).all()       # nothing written past the view
+
+
+def test_unaligned_views_take_the_plain_entry():
+    size = 5003
+    a = np.float32(rng.standard_normal())
+    x = rng.standard_normal(size + 1).astype(np.float32)
+    y = rng.standard_normal(size + 1).astype(np.float32)
+    init = rng.standard_normal(size + 1).astype(np.float32)
+    out = cujit.to_device(init)
+    n = size - 2
+    bdt_n[(size + 127) // 128, 128](a, cujit.to_device(x)[1:], cujit.to_device(y)[1:],
+                                    out[1:], n)
+    ref = init.copy()
+    ref[1:n + 1] = a * x[1:n + 1] + y[1:n + 1]
+    np.testing.assert_allclose(cujit.asnumpy(out), ref, rtol=1e-6)
