@@ -22,6 +22,8 @@ Sections (DESIGN.md section 5 has the figures and goals):
    several processes.
 3. saxpy bandwidth on 2^28 float32 (3 x 1 GiB moved per launch), CUDA events
    around each launch, median; against a device-to-device copy measured here.
+   cujit twice: `i = jit.grid(1)` / `if i < out.size`, and the spelling of
+   CUDA and Numba code, `i = blockIdx.x * blockDim.x + threadIdx.x` / `if i < n`.
 4. elementwise and reduction forms on 2^28 float32, as % of the copy bandwidth
    (section 3's figure, or measured again), fewest bytes counted: vectorize
    x * y + 1.0 (cupy.vectorize, numba vectorize), sum of squares (cujit map=,

@@ -143,6 +143,13 @@ def saxpy_cujit(a, x, y, out):
         out[i] = a * x[i] + y[i]
 
 
+def saxpy_cujit_bdt(a, x, y, out, n):
+    """saxpy as CUDA and Numba code spell it: the index by hand, the bound n"""
+    i = jit.blockIdx.x * jit.blockDim.x + jit.threadIdx.x
+    if i < n:
+        out[i] = a * x[i] + y[i]
+
+
 def saxpy_cupyx(a, x, y, out, n):
     i = cpjit.grid(1)
     if i < n:

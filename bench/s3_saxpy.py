@@ -4,7 +4,8 @@ import math
 import numpy as np
 
 from benchlib import (RESULTS, SAXPY_CUDA, copy_reference, cp, cpjit, cuda, cujit, err, fmt,
-                      gpu_time_ms, jit, log, saxpy_cujit, saxpy_cupyx, saxpy_numba)
+                      gpu_time_ms, jit, log, saxpy_cujit, saxpy_cujit_bdt, saxpy_cupyx,
+                      saxpy_numba)
 
 
 def section_saxpy(args):
@@ -42,6 +43,12 @@ def section_saxpy(args):
                           lambda: ks[blocks, 256](a, x, y, out)))
         except Exception as e:  # noqa: BLE001
             err("saxpy/cujit decorate", e)
+        try:
+            kb = jit.rawkernel()(saxpy_cujit_bdt)
+            impls.append(("cujit_bdt", "cujit blockIdx*blockDim+threadIdx, i < n",
+                          lambda: kb[blocks, 256](a, x, y, out, n)))
+        except Exception as e:  # noqa: BLE001
+            err("saxpy/cujit_bdt decorate", e)
     try:
         rk = cp.RawKernel(SAXPY_CUDA, "saxpy")
         n32 = np.int32(n)
