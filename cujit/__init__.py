@@ -10,7 +10,10 @@
 
     saxpy[blocks, 256](a, x, y, out)
 """
-from cujit import _cujit
+import time as _time
+_import_t0 = _time.perf_counter()   # CUJIT_LOG's first line says how long the import took
+
+from cujit import _cujit            # noqa: E402
 from cujit._cujit import *          # noqa: F401,F403  (Kernel, CompileError, runtime)
 from cujit._cujit import CompileError, Kernel, __version__   # noqa: F401
 from cujit._forms import guvectorize, reduce, vectorize   # noqa: F401
@@ -61,3 +64,7 @@ def show_config(file=None):
     report.  `python -m cujit info` prints the same."""
     from cujit._config import show_config as show
     show(file)
+
+
+_cujit._set_import_ms((_time.perf_counter() - _import_t0) * 1e3)
+del _import_t0

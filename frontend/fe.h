@@ -23,6 +23,8 @@ typedef struct {
     FeSeen *seen;       /* device functions already read (recursion, sharing) */
     int nseen, capseen;
     int depth;          /* device functions being read, one inside another */
+    double ms_source;   /* reading and cutting source lines, over every function read */
+    double ms_parse;    /* parsing them to Python ASTs (CUJIT_LOG) */
 } FeCtx;
 
 /* Reads `pyfunc` (a plain Python function) into IR; longjmps through

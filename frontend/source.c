@@ -1,8 +1,18 @@
 /* source.c - finds a function's or a lambda's source text through
  * linecache and parses it to an AST; source lines for diagnostics. */
-#include <string.h>
-
 #include "fe_impl.h"
+
+#include <string.h>
+#include <time.h>
+
+/* a monotonic clock in ms, for the frontend's part of CUJIT_LOG */
+static double
+now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
 
 static int
 indent_of(const char *s)
@@ -75,6 +85,7 @@ cut_source(Fe *f, Buf *b, int from, int k)
 const char *
 fe_function_source(Fe *f, PyObject *lines, int first)
 {
+    double t0 = now_ms();
     Py_ssize_t nl = PyList_GET_SIZE(lines);
     Buf b;
     buf_init(&b);
@@ -100,7 +111,9 @@ fe_function_source(Fe *f, PyObject *lines, int first)
         }
         put_dedented(&b, l, k);
     }
-    return cut_source(f, &b, first, k);
+    const char *src = cut_source(f, &b, first, k);
+    f->cx->ms_source += now_ms() - t0;
+    return src;
 }
 
 /* module := [decorators] 'def' name '(' params ')' ':' block
@@ -111,7 +124,9 @@ fe_parse_source(Fe *f, const char *src, PyObject *filename)
 {
     PyCompilerFlags flags = _PyCompilerFlags_INIT;
     flags.cf_flags = PyCF_ONLY_AST;
+    double t0 = now_ms();
     PyObject *mod = Py_CompileStringObject(src, filename, Py_file_input, &flags, -1);
+    f->cx->ms_parse += now_ms() - t0;
     if (!mod) {
         Loc l = {f->line0 + 1, 0, 0};
         fe_fail_py(f, l, "cujit could not parse the function's source");
@@ -134,8 +149,10 @@ fe_parse_source(Fe *f, const char *src, PyObject *filename)
 PyObject *
 fe_source_lines(Fe *f, PyObject *code, PyObject *filename, int *first)
 {
+    double t0 = now_ms();
     PyObject *lines = PyObject_CallFunctionObjArgs(fe_linecache_getlines, filename,
                                                    f->globals, NULL);
+    f->cx->ms_source += now_ms() - t0;
     Loc none = {0, 0, 0};
     if (!lines) {
         fe_fail_py(f, none, "cujit could not read the kernel's source");
@@ -250,7 +267,9 @@ fe_find_lambda(Fe *f, PyObject *lines, int first, PyObject *code, PyObject *file
     for (int back = 0; back <= 10 && first - back >= 0; back++) {
         for (int n = back + 1; n <= back + 40 && first - back + n <= PyList_GET_SIZE(lines); n++) {
             const char *src = chunk(f, lines, first - back, n);
+            double t0 = now_ms();
             PyObject *mod = Py_CompileStringObject(src, filename, Py_file_input, &flags, -1);
+            f->cx->ms_parse += now_ms() - t0;
             if (!mod) {
                 PyErr_Clear();
                 continue;

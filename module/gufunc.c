@@ -742,8 +742,12 @@ gu_run(GuCall *c)
     if (!grid[0]) {
         return -1;
     }
-    return rt_launch(&f->rk[dev], grid, block, 0, c->stream, c->params,
-                     PyUnicode_AsUTF8(c->g->name));
+    int r = rt_launch(&f->rk[dev], grid, block, 0, c->stream, c->params,
+                      PyUnicode_AsUTF8(c->g->name));
+    if (pl_log_pending) {
+        pl_log_launched(r == 0);
+    }
+    return r;
 }
 
 /* the output, or a tuple of them */

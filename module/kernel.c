@@ -219,6 +219,7 @@ kernel_compile(PyObject *self, PyObject *const *args, Py_ssize_t n)
     if (dev < 0 || load_entry(k, e, dev) < 0) {
         return NULL;
     }
+    pl_log_launched(0);
     Py_RETURN_NONE;
 }
 

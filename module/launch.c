@@ -281,6 +281,9 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
                          kname) < 0) {
         goto done;
     }
+    if (pl_log_pending) {
+        pl_log_launched(1);     /* CUJIT_LOG: a first call's line, with its launch */
+    }
     last_entry = e;
     last_dev = dev;
     last_config = *c;

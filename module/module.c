@@ -32,9 +32,22 @@ py_promote(PyObject *self, PyObject *args)
     return PyUnicode_FromString(cj_dtypes[cj_promote_dt((DType)a, (DType)b)].name);
 }
 
+/* _set_import_ms(ms): how long `import cujit` took, for CUJIT_LOG's first line */
+static PyObject *
+py_set_import_ms(PyObject *self, PyObject *ms)
+{
+    double v = PyFloat_AsDouble(ms);
+    if (v == -1.0 && PyErr_Occurred()) {
+        return NULL;
+    }
+    pl_set_import_ms(v);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef module_methods[] = {
     {"_transpile", py_transpile, METH_VARARGS, "CUDA C++ for func and a signature string"},
     {"_promote", py_promote, METH_VARARGS, "NumPy result_type of two dtype indices"},
+    {"_set_import_ms", py_set_import_ms, METH_O, "the time import cujit took (CUJIT_LOG)"},
     {NULL},
 };
 

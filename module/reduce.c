@@ -421,10 +421,12 @@ red_run(RedCall *c, Form *f)
         part_ptr = (uint64_t)(uintptr_t)pa.ptr;
         rt_array_release(&pa, c->stream, 0);
     }
-    if (red_pass1(c, f, dev, part_ptr) < 0) {
-        return -1;
+    int r = red_pass1(c, f, dev, part_ptr) < 0 ? -1
+            : c->splits > 1 ? red_pass2(c, f, dev, part_ptr) : 0;
+    if (pl_log_pending) {
+        pl_log_launched(r == 0);    /* CUJIT_LOG: with both passes */
     }
-    return c->splits > 1 ? red_pass2(c, f, dev, part_ptr) : 0;
+    return r;
 }
 
 /* after the input is read: the plan, the kernel, the output and the run */

@@ -417,7 +417,9 @@ run_stages(const PlRequest *rq, PlCompiled *out)
     int device = rq->kind != PL_KERNEL;
     Func *fn = fe_read(&fr.cx, rq->func, device, rq->boundscheck);
     Func *map = rq->map ? fe_read(&fr.cx, rq->map, 1, 0) : NULL;
-    out->ms_frontend = pl_now_ms() - t0;
+    out->ms_source = fr.cx.ms_source;
+    out->ms_parse = fr.cx.ms_parse;
+    out->ms_frontend = pl_now_ms() - t0 - fr.cx.ms_source - fr.cx.ms_parse;
     if (type_and_emit(&fr, rq, fn, map, out, &src) < 0) {
         goto done;
     }
@@ -518,16 +520,83 @@ pl_compiled_free(PlCompiled *c)
 
 /* ---- NVRTC, the cache, loading ---- */
 
-static void
-log_load(const PlCompiled *c, const RtLoadStats *st)
+/* ---- CUJIT_LOG's line of a first call ---- */
+
+int pl_log_pending;
+static double import_ms = -1;       /* printed once, then -1 */
+static struct {
+    char text[1024];                /* the line up to its launch */
+    const char *disk;               /* how the disk cache answered (static text) */
+    double total_ms;                /* of the parts in text, import excepted */
+    double loaded_at;               /* pl_now_ms() when pl_load returned */
+} held;
+
+void
+pl_set_import_ms(double ms)
 {
-    fprintf(stderr, "cujit: kernel %s (%s): front key %s %.3f ms, frontend %.2f ms, typeinfer "
-            "%.2f ms, codegen %.2f ms, nvrtc %.2f ms%s, load %.2f ms (key %.3f, disk %.3f, "
-            "module %.3f), disk cache %s\n", c->kname, st->arch,
-            c->front == PL_FRONT_HIT ? "hit" : c->front ? "miss" : "off", c->ms_front,
-            c->ms_frontend, c->ms_typeinfer, c->ms_codegen, st->nvrtc_ms,
-            st->fast ? " (--Ofast-compile=min)" : "", st->load_ms, st->key_ms, st->disk_ms,
-            st->module_ms, st->disk);
+    import_ms = ms;
+}
+
+/* "<what> <ms> ms[ <note>], " appended to the held line */
+static void
+held_part(size_t *len, const char *what, double ms, int digits, const char *note)
+{
+    if (*len < sizeof held.text) {
+        *len += (size_t)snprintf(held.text + *len, sizeof held.text - *len, "%s %.*f ms%s%s, ",
+                                 what, digits, ms, *note ? " " : "", note);
+    }
+}
+
+/* kernel (arch): [import, cuda init,] front key, source, parse, frontend,
+ * typeinfer, codegen, key, disk, nvrtc, module */
+static void
+log_hold(const PlCompiled *c, const RtLoadStats *st)
+{
+    if (pl_log_pending) {
+        pl_log_launched(0);
+    }
+    size_t len = (size_t)snprintf(held.text, sizeof held.text, "cujit: kernel %s (%s): ",
+                                  c->kname, st->arch);
+    double ctx = rt_take_context_ms();
+    if (import_ms >= 0) {
+        held_part(&len, "import", import_ms, 2, "");
+        import_ms = -1;
+    }
+    if (ctx > 0) {
+        held_part(&len, "cuda init", ctx, 2, "");
+    }
+    held_part(&len, c->front == PL_FRONT_HIT ? "front key hit" : c->front ? "front key miss"
+              : "front key off", c->ms_front, 3, "");
+    double parts[] = {c->ms_source, c->ms_parse, c->ms_frontend, c->ms_typeinfer, c->ms_codegen,
+                      st->key_ms, st->disk_ms, st->nvrtc_ms, st->module_ms};
+    const char *names[] = {"source", "parse", "frontend", "typeinfer", "codegen", "key", "disk",
+                           "nvrtc", "module"};
+    held.total_ms = ctx + c->ms_front;
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        held_part(&len, names[i], parts[i], i == 5 || i == 6 ? 3 : 2,
+                  i == 7 && st->fast ? "(--Ofast-compile=min)" : "");
+        held.total_ms += parts[i];
+    }
+    held.disk = st->disk;
+    pl_log_pending = 1;
+}
+
+void
+pl_log_launched(int launched)
+{
+    if (!pl_log_pending) {
+        return;
+    }
+    pl_log_pending = 0;
+    double launch = pl_now_ms() - held.loaded_at;
+    if (launched) {
+        held.total_ms += launch;
+        fprintf(stderr, "%slaunch %.3f ms, total %.2f ms, disk cache %s\n", held.text, launch,
+                held.total_ms, held.disk);
+    } else {
+        fprintf(stderr, "%stotal %.2f ms, disk cache %s\n", held.text, held.total_ms,
+                held.disk);
+    }
 }
 
 int
@@ -541,15 +610,16 @@ pl_load(const PlCompiled *c, const char *sibling, RtKernel *rk, RtKernel *rk2)
     if (rt_load_kernel_ex(c->src, c->kname, &o, rk, &hit) < 0) {
         return -1;
     }
-    if (st.loaded && env_on("CUJIT_LOG")) {
-        log_load(c, &st);
-    }
     if (sibling) {
         char name[512];
         snprintf(name, sizeof name, "%s%s", c->kname, sibling);
         if (rt_kernel_sibling(rk, name, rk2) < 0) {
             return -1;
         }
+    }
+    if (st.loaded && env_on("CUJIT_LOG")) {
+        log_hold(c, &st);
+        held.loaded_at = pl_now_ms();
     }
     return 0;
 }

@@ -101,7 +101,9 @@ typedef struct {
                                  * Python int argument is converted to */
     int acc_size;               /* reductions: bytes of one accumulator */
     int fast_compile;           /* NVRTC --Ofast-compile=min (elementwise forms) */
-    double ms_frontend, ms_typeinfer, ms_codegen;
+    double ms_source, ms_parse; /* the frontend's reading and parsing of source */
+    double ms_frontend;         /* the rest of it: Python AST -> IR */
+    double ms_typeinfer, ms_codegen;
     int front;                  /* PL_FRONT_*: what the front key did */
     double ms_front;            /* computing the front key and reading the index */
 } PlCompiled;
@@ -141,5 +143,17 @@ void pl_raise_nvrtc_error(const char *log);
 int pl_const_of(PyObject *o, Const *c);
 
 double pl_now_ms(void);
+
+/* CUJIT_LOG's line of a first call.  pl_load holds it back (pl_log_pending)
+ * for the launch its caller makes next: after launching the caller calls
+ * pl_log_launched(1), which adds the time since pl_load returned (argument
+ * packing, cuLaunchKernel) and prints it; pl_log_launched(0) prints it
+ * without a launch (compile(), a failed launch).  A line still held when
+ * pl_load runs again is printed first. */
+extern int pl_log_pending;
+void pl_log_launched(int launched);
+/* the time `import cujit` took (cujit/__init__.py measures it): printed on
+ * the first CUJIT_LOG line of the process */
+void pl_set_import_ms(double ms);
 
 #endif

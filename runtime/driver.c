@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rt_impl.h"
 
@@ -318,8 +319,19 @@ context_changed(CUcontext c)
     return ord;
 }
 
-int
-rt_ensure_context(void)
+static double context_ms;      /* rt_take_context_ms */
+
+static double
+clock_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+/* the driver initialised, the context read; its device */
+static int
+context_setup(void)
 {
     CUcontext c;
     if (drv_state != 1 && rt_driver_init() < 0) {
@@ -333,6 +345,28 @@ rt_ensure_context(void)
         return tls_dev;
     }
     return context_changed(c);
+}
+
+/* the fast path: this thread's context is still current */
+int
+rt_ensure_context(void)
+{
+    CUcontext c;
+    if (drv_state == 1 && rt_cu.cuCtxGetCurrent(&c) == CUDA_SUCCESS && c && c == tls_ctx) {
+        return tls_dev;
+    }
+    double t0 = clock_ms();
+    int r = context_setup();
+    context_ms += clock_ms() - t0;
+    return r;
+}
+
+double
+rt_take_context_ms(void)
+{
+    double ms = context_ms;
+    context_ms = 0;
+    return ms;
 }
 
 int

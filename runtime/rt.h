@@ -77,6 +77,9 @@ int rt_record_store(const uint64_t key[2], const char *data, size_t len);
 /* Makes the current device's primary context current on this thread (lazily
  * initialising the driver).  Returns the device ordinal or -1. */
 int rt_ensure_context(void);
+/* ms spent initialising the driver and making contexts current since the
+ * last call (CUJIT_LOG's "cuda init"); then 0 until a context is set up again */
+double rt_take_context_ms(void);
 /* "sm_90" for the current device; -1 on error */
 int rt_current_arch(char *buf, size_t n);
 

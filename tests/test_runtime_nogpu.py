@@ -3,6 +3,7 @@ import and error behaviour without a driver, and - against a fake libcuda
 (tests/fakecuda) - arrays, copies, exports, imports, streams, devices,
 kernel loading through the disk cache and error records."""
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -268,11 +269,13 @@ def test_fake_driver_fast_compile(fake_driver, tmp_path):
     if (major, minor) >= (12, 8):
         assert "(--Ofast-compile=min)" in vec[0], vec
     assert "Ofast-compile" not in red[0], red
-    # the pipeline times each stage of both forms
+    # the pipeline times each stage of both forms, and their launch
     for ln in vec + red:
-        ms = {w: float(ln.split(w + " ")[1].split(" ms")[0])
-              for w in ("frontend", "typeinfer", "codegen", "nvrtc", "load")}
+        ms = {w: float(v) for w, v in re.findall(r"(?:: |, )([a-z ]+?) (\d+\.\d+) ms", ln)}
+        assert set(ms) >= {"source", "parse", "frontend", "typeinfer", "codegen", "key", "disk",
+                           "nvrtc", "module", "launch", "total"}, ln
         assert all(v >= 0 for v in ms.values()) and ms["nvrtc"] > 0, ln
+        assert ms["parse"] > 0 and ms["total"] >= ms["nvrtc"] + ms["launch"], ln
     # turned off: the elementwise kernel gets another cache key, the
     # reduction keeps its own
     r = run_scenario(fake_driver, "fast_compile", tmp_path / "off", CUJIT_LOG="1",
@@ -282,6 +285,44 @@ def test_fake_driver_fast_compile(fake_driver, tmp_path):
     without = sorted(f for f in os.listdir(tmp_path / "off") if f.endswith(".cjc"))
     assert len(with_fast) == 2 and len(without) == 2
     assert len(set(with_fast) & set(without)) == 1      # the reduction's entry only
+
+
+FIELDS = ["import", "cuda init", "front key miss", "source", "parse", "frontend", "typeinfer",
+          "codegen", "key", "disk", "nvrtc", "module", "launch", "total"]
+
+
+def log_fields(ln):
+    """{field: ms} of a CUJIT_LOG kernel line, in the order printed"""
+    return {w: float(v) for w, v in re.findall(r"(?:: |, )([a-z ]+?) (\d+\.\d+) ms", ln)}
+
+
+def test_fake_driver_first_call_log(fake_driver, tmp_path):
+    """A first call's CUJIT_LOG line has every part, in order, once it is
+    launched; the import and the driver's set-up only on the first line of
+    the process; nothing for a second call; compile() has no launch."""
+    nvrtc_or_skip()
+    for cache in ("miss (stored)", "hit"):
+        r = run_scenario(fake_driver, "first_call_log", tmp_path, CUJIT_LOG="1")
+        parts = r.stderr.split("LAUNCH 1\n")[1].split("LAUNCH 2\n")
+        first = [ln for ln in parts[0].splitlines() if ln.startswith("cujit: kernel")]
+        assert len(first) == 1, r.stderr
+        ms = log_fields(first[0])
+        want = FIELDS if cache != "hit" else [f.replace("miss", "hit") for f in FIELDS]
+        assert list(ms) == want, first[0]
+        assert first[0].endswith("disk cache " + cache), first[0]
+        assert ms["import"] > 0 and all(v >= 0 for v in ms.values()), first[0]
+        # the parts add up to the total (each printed rounded)
+        assert abs(ms["total"] - sum(v for k, v in ms.items() if k not in ("import", "total"))) \
+            < 0.1 + 1e-3 * ms["total"], first[0]
+        if cache != "hit":
+            assert ms["parse"] > 0 and ms["nvrtc"] > 0, first[0]
+        else:
+            assert ms["parse"] == ms["nvrtc"] == 0, first[0]
+        second, rest = parts[1].split("COMPILE\n")
+        assert "cujit: kernel" not in second, r.stderr
+        comp = [ln for ln in rest.split("END\n")[0].splitlines() if ln.startswith("cujit: kernel")]
+        assert len(comp) == 1 and "launch" not in comp[0] and "import" not in comp[0], comp
+        assert "cuda init" not in comp[0] and "total" in comp[0], comp
 
 
 def test_fake_driver_nvrtc_preload(fake_driver, tmp_path):

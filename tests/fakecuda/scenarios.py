@@ -374,6 +374,27 @@ def fast_compile():
     print("fast_compile ok", info)
 
 
+def first_call_log():
+    """CUJIT_LOG: one line per first call, with its launch; none for the
+    second call; compile() prints its line without a launch."""
+    from cujit import jit
+
+    @jit.rawkernel()
+    def saxpy(a, x, y, out):
+        i = jit.blockIdx.x * jit.blockDim.x + jit.threadIdx.x
+        if i < out.size:
+            out[i] = a * x[i] + y[i]
+    x = cujit.to_device(rand(100))
+    print("LAUNCH 1", file=sys.stderr, flush=True)
+    saxpy[1, 128](np.float32(2), x, x, x)
+    print("LAUNCH 2", file=sys.stderr, flush=True)
+    saxpy[1, 128](np.float32(2), x, x, x)
+    print("COMPILE", file=sys.stderr, flush=True)
+    saxpy.compile("(float64, float64[::1], float64[::1], float64[::1])")
+    print("END", file=sys.stderr, flush=True)
+    print("first_call_log ok")
+
+
 def preload():
     """The background NVRTC preload started by the first device use: a
     compilation right after it waits for it and succeeds, and so does one
