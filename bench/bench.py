@@ -32,7 +32,15 @@ Sections (DESIGN.md section 5 has the figures and goals):
    each result checked once, then CUDA events around each of 20 runs, median.
 5. first call of a vectorize (x * y + 1.0, 2^20 float32 on the device) in a
    new process with every cache empty (cujit's, CuPy's, numba's, the driver's
-   PTX cache), beside cupy.vectorize and numba vectorize; median of 3.
+   PTX cache) and with the caches a first run left, beside cupy.vectorize,
+   cupy.ElementwiseKernel and numba vectorize; median of 3.
+6. first use of stdlib operations (x + y, x * 2.0, x.sum(), x.sum(axis=1),
+   argmax, cumsum, where; float32 and int64) in a new process with every cache
+   empty, cujit beside CuPy; median of 3.
+
+Sections 2, 5 and 6 run each measurement in a fresh process, the libraries
+taking turns within each round (bench/firstlib.py); their figures make the
+FIRST CALLS tables printed after the summary.
 7. Numba's spelling: one Numba-spelled script run with `from cujit import
    cuda` and with `from numba import cuda` (launch time per call, first call
    with empty and warm caches, new processes, rounds alternating, medians);
@@ -45,8 +53,8 @@ goes on.  The last lines printed are a summary table and the ratios.
 This file is the entry point (arguments, the sections in turn, the JSON);
 each section is a module beside it: s1_launch.py (with s1_child.py, the
 --launch-child side), s2_first.py, s3_saxpy.py, s4_forms.py, s5_first_vec.py,
-s7_numba.py;
-benchlib.py holds what they share, report.py the summary.
+s6_first_stdlib.py, s7_numba.py; benchlib.py holds what they share (firstlib.py
+what the first-call sections share), report.py the summary.
 """
 import argparse
 import json
@@ -60,13 +68,14 @@ from s2_first import section_first
 from s3_saxpy import section_saxpy
 from s4_forms import section_forms
 from s5_first_vec import section_first_vec
+from s6_first_stdlib import section_first_stdlib
 from s7_numba import section_numba
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="small N and sizes: a smoke test")
-    ap.add_argument("--sections", default="1,2,3,4,5,7", help="which sections, e.g. 1,3")
+    ap.add_argument("--sections", default="1,2,3,4,5,6,7", help="which sections, e.g. 1,3")
     ap.add_argument("--launches", type=int, default=0, help="launches per repetition (section 1)")
     ap.add_argument("--launch-child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -78,13 +87,15 @@ def main():
         args.side, args.fv_budget, args.fv_timeout = 2048, 60.0, 45
         args.nb_rounds, args.nb_launches, args.nb_reps = 2, 1000, 3
         args.nb_budget, args.nb_rows = 120.0, 1 << 16
+        args.fs_runs, args.fs_budget, args.fs_timeout = 1, 90.0, 60
     else:
         args.launches, args.warm, args.pairs = 5000, 1000, 40
         args.first_runs, args.first_budget, args.first_timeout = 3, 170.0, 90
         args.n, args.bw_warm, args.bw_iters = 1 << 28, 3, 20
-        args.side, args.fv_budget, args.fv_timeout = 16384, 90.0, 45
+        args.side, args.fv_budget, args.fv_timeout = 16384, 120.0, 45
         args.nb_rounds, args.nb_launches, args.nb_reps = 5, 5000, 5
         args.nb_budget, args.nb_rows = 240.0, 1 << 20
+        args.fs_runs, args.fs_budget, args.fs_timeout = 3, 180.0, 60
     if cli_launches:
         args.launches, args.warm = cli_launches, min(args.warm, cli_launches)
     if args.launch_child:
@@ -94,7 +105,8 @@ def main():
     want = {s.strip() for s in args.sections.split(",")}
     environment()
     for key, fn in (("1", section_launch), ("2", section_first), ("3", section_saxpy),
-                    ("4", section_forms), ("5", section_first_vec), ("7", section_numba)):
+                    ("4", section_forms), ("5", section_first_vec),
+                    ("6", section_first_stdlib), ("7", section_numba)):
         if key not in want:
             continue
         try:

@@ -166,9 +166,62 @@ def summary():
             out.append(f"  {k}: {v[:150]}")
     for nt in RESULTS["notes"]:
         out.append(f"note: {nt[:160]}")
+    out += first_tables()
     out.append(f"device: {RESULTS.get('env', {}).get('device', '?')}   "
                f"total {time.perf_counter() - T_START:.1f} s")
     log("\n".join(out))
+
+
+def ratio_of(a, b):
+    """a / b as text, "n/a" when either is missing"""
+    return f"{a / b:.2f}x" if a is not None and b else "n/a"
+
+
+def table(head, widths, rows):
+    """lines of a table: the first column left-aligned, the others right"""
+    def line(cells):
+        return " | ".join(c.ljust(widths[0]) if i == 0 else c.rjust(widths[i])
+                          for i, c in enumerate(cells))
+    return [line(head), "-" * len(line(head))] + [
+        line([r[0]] + [c if isinstance(c, str) else fmt(c, 1) for c in r[1:]]) for r in rows]
+
+
+def first_tables():
+    """The first-call tables (sections 2, 5, 6): ms from the decorator or the
+    operation to its synchronized result, in a fresh process, medians."""
+    out = []
+    if get("first") is not None or get("first_vec") is not None:
+        def f(sec, lib, which):
+            return get(sec, lib, which + "_ms")
+        rows = []
+        for label, which in (("empty cache", "empty"), ("warm disk cache", "warm")):
+            hand = f("first", "cupy_raw", which)
+            rows.append([f"saxpy rawkernel, {label}", f("first", "cujit", which), hand,
+                         f("first", "cupyx_jit", which), "-", f("first", "numba", which),
+                         ratio_of(f("first", "cujit", which), hand)])
+        for label, which in (("@vectorize 4-line function, empty cache", "empty"),
+                             ("@vectorize, warm disk cache", "warm")):
+            hand = f("first_vec", "cupy_ewk", which)
+            rows.append([label, f("first_vec", "cujit", which), hand, "-",
+                         f("first_vec", "cupy_vectorize", which), f("first_vec", "numba", which),
+                         ratio_of(f("first_vec", "cujit", which), hand)])
+        out += ["", "FIRST CALLS (ms, fresh process per run, libraries in turn, medians; "
+                "hand-written CUDA: CuPy RawKernel for saxpy, cupy.ElementwiseKernel for "
+                "vectorize; numba's vectorize has no disk cache)"]
+        out += table(["measurement", "cujit", "hand CUDA", "cupyx.jit", "cupy.vectorize",
+                      "numba-cuda", "cujit/hand"], [40, 9, 9, 9, 14, 10, 10], rows)
+    fs = get("first_stdlib")
+    if fs:
+        rows = []
+        for key, libs in fs.items():
+            cj, cp_ = get("first_stdlib", key, "cujit", "empty_ms"), \
+                get("first_stdlib", key, "cupy", "empty_ms")
+            bad = [lib for lib, v in libs.items() if not v.get("correct", True)]
+            rows.append([key, cj, cp_, ratio_of(cj, cp_), "WRONG " + ",".join(bad) if bad else ""])
+        out += ["", "FIRST USE OF A STDLIB OPERATION (ms, fresh process per run, every cache "
+                "empty, medians)"]
+        out += table(["operation", "cujit", "CuPy", "cujit/CuPy", ""], [24, 9, 9, 10, 12], rows)
+    return out
 
 
 def environment():

@@ -1,12 +1,10 @@
 """Section 2: first call of saxpy in a new process, with an empty and with a
 warm disk cache, for each library (the scripts each process runs)."""
-import os
 import shutil
 import tempfile
-import time
 
-from benchlib import (NUMBA_SETUP, RESULTS, SAXPY_CUDA, child_env, cp, cpjit, cuda, cujit, err,
-                      fmt, log, median, run_script)
+from benchlib import NUMBA_SETUP, RESULTS, SAXPY_CUDA, cp, cpjit, cuda, cujit, fmt, log, median
+from firstlib import alternate, runs_text, write_cases
 
 
 FIRST_PRELUDE = r'''
@@ -102,78 +100,38 @@ report(t0, t1, out.copy_to_host())
 ''',
 }
 
-CACHE_ENV = {"cujit": "CUJIT_CACHE_DIR", "cupy_raw": "CUPY_CACHE_DIR",
-             "cupyx_jit": "CUPY_CACHE_DIR", "numba": "NUMBA_CACHE_DIR"}
-
-
-def run_first(lib, script, cache_dir, timeout):
-    env = child_env(PYTHONUNBUFFERED="1")
-    env[CACHE_ENV[lib]] = cache_dir
-    if lib == "numba":
-        env["BENCH_NUMBA_CACHE"] = "1"
-    out, m = run_script(f"{lib} first-call", script, env, timeout)
-    notes = [ln[5:] for ln in out.splitlines() if ln.startswith("NOTE ")]
-    return float(m[1]), m[2] == "True", notes
-
-
-def count_files(d):
-    return sum(len(fs) for _, _, fs in os.walk(d))
+LABELS = {"cujit": "cujit @jit.rawkernel", "cupy_raw": "CuPy RawKernel (CUDA C++)",
+          "cupyx_jit": "cupyx.jit @jit.rawkernel", "numba": "numba-cuda @cuda.jit(cache=True)"}
 
 
 def section_first(args):
-    log("\n== 2. first call in a new process (saxpy, n = 2^20; imports and arrays excluded) ==")
+    log("\n== 2. first call in a new process (saxpy rawkernel, n = 2^20; imports and arrays "
+        "excluded), empty and warm disk caches ==")
+    log(f"  {args.first_runs} rounds, each library in turn, a fresh process per run; every "
+        "cache (the library's and the driver's CUDA_CACHE_PATH) empty, or as one filling run "
+        "left it")
     res = RESULTS.setdefault("first", {})
-    runs = args.first_runs
-    deadline = time.perf_counter() + args.first_budget
-    work = tempfile.mkdtemp(prefix="cujit_first_")
     avail = {"cujit": cujit is not None, "cupy_raw": cp is not None,
              "cupyx_jit": cpjit is not None, "numba": cuda is not None}
+    scripts = {}
     for lib, body in FIRST_SCRIPTS.items():
-        if not avail[lib]:
+        if avail[lib]:
+            scripts[lib] = body.replace("SAXPY_CUDA", SAXPY_CUDA)
+        else:
             log(f"  {lib}: skipped (not importable here)")
-            continue
-        if time.perf_counter() > deadline:
-            RESULTS["notes"].append(f"first-call: {lib} skipped (time budget spent)")
-            continue
-        script = os.path.join(work, f"first_{lib}.py")
-        with open(script, "w") as f:
-            f.write(FIRST_PRELUDE + body.replace("SAXPY_CUDA", SAXPY_CUDA))
-        entry = res.setdefault(lib, {})
-        try:
-            empty, oks, notes = [], [], set()
-            for r in range(runs):
-                if time.perf_counter() > deadline:
-                    RESULTS["notes"].append(f"first-call: {lib} empty runs cut short (time budget)")
-                    break
-                ms, ok, nt = run_first(lib, script, tempfile.mkdtemp(dir=work), args.first_timeout)
-                empty.append(ms)
-                oks.append(ok)
-                notes.update(nt)
-            warm_dir = tempfile.mkdtemp(dir=work)
-            fill_ms, ok, nt = run_first(lib, script, warm_dir, args.first_timeout)
-            oks.append(ok)
-            notes.update(nt)
-            nfiles = count_files(warm_dir)
-            warm = []
-            for r in range(runs):
-                if time.perf_counter() > deadline:
-                    RESULTS["notes"].append(f"first-call: {lib} warm runs cut short (time budget)")
-                    break
-                ms, ok, nt = run_first(lib, script, warm_dir, args.first_timeout)
-                warm.append(ms)
-                oks.append(ok)
-                notes.update(nt)
-            entry.update({"empty_ms": median(empty), "empty_runs_ms": empty,
-                          "warm_ms": median(warm), "warm_runs_ms": warm, "fill_ms": fill_ms,
-                          "cache_files": nfiles, "correct": all(oks), "notes": sorted(notes)})
-            log(f"  {lib:<10} empty {fmt(median(empty))} ms {[round(v, 2) for v in empty]}   "
-                f"warm {fmt(median(warm))} ms {[round(v, 2) for v in warm]}   "
-                f"(fill {fill_ms:.1f} ms, {nfiles} cache files)"
-                f"{'' if all(oks) else '   WRONG RESULT'}")
-            for nt in sorted(notes):
+    work = tempfile.mkdtemp(prefix="cujit_first_")
+    try:
+        cases = write_cases(work, scripts, FIRST_PRELUDE, {"numba": {"BENCH_NUMBA_CACHE": "1"}})
+        alternate(cases, args.first_runs, args.first_budget, args.first_timeout, work,
+                  "first-call")
+        for c in cases:
+            res[c.key] = c.summary()
+            log(f"  {LABELS[c.key]:<34} empty {fmt(median(c.empty)):>8} ms "
+                f"{runs_text(c.empty)}   warm {fmt(median(c.warm)):>8} ms {runs_text(c.warm, 2)}"
+                f"{'' if c.ok else '   WRONG RESULT'}")
+            for nt in sorted(c.notes):
                 log(f"      note: {nt}")
-            if not all(oks):
-                RESULTS["notes"].append(f"first-call: {lib} gave a WRONG saxpy result")
-        except Exception as e:  # noqa: BLE001
-            err(f"first/{lib}", e)
-    shutil.rmtree(work, ignore_errors=True)
+            if not c.ok:
+                RESULTS["notes"].append(f"first-call: {c.key} gave a WRONG saxpy result")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)

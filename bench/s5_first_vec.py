@@ -1,12 +1,12 @@
 """Section 5: first call of a vectorize in a new process with every cache
-empty (cujit's, CuPy's, numba's and the driver's), for each library."""
-import os
+empty (cujit's, CuPy's, numba's and the driver's), and with the caches a
+first run left, for each library: cujit @vectorize, cupy.vectorize,
+cupy.ElementwiseKernel (the body in CUDA C++) and numba @vectorize(target='cuda')."""
 import shutil
 import tempfile
-import time
 
-from benchlib import (NUMBA_SETUP, RESULTS, child_env, cpjit, cuda, cujit, err, fmt, log, median,
-                      run_script)
+from benchlib import NUMBA_SETUP, RESULTS, cp, cpjit, cuda, cujit, fmt, log, median
+from firstlib import alternate, runs_text, write_cases
 
 
 FV_PRELUDE = r'''
@@ -20,6 +20,7 @@ REF = hx * hy + np.float32(1.0)
 def report(t0, t1, got):
     got = np.asarray(got)
     ok = got.shape == REF.shape and bool(np.allclose(got, REF, rtol=1e-5, atol=1e-6))
+    print("NOTE output %s" % got.dtype)
     print("RESULT %.6f %s %s" % ((t1 - t0) * 1e3, ok, got.dtype), flush=True)
 '''
 
@@ -50,6 +51,17 @@ cp.cuda.Device().synchronize()
 t1 = time.perf_counter()
 report(t0, t1, o.get())
 ''',
+    "cupy_ewk": r'''
+import cupy as cp
+x = cp.asarray(hx); y = cp.asarray(hy)
+cp.cuda.Device().synchronize()
+t0 = time.perf_counter()
+f = cp.ElementwiseKernel("float32 x, float32 y", "float32 z", "z = x * y + 1.0f", "fv_ewk")
+o = f(x, y)
+cp.cuda.Device().synchronize()
+t1 = time.perf_counter()
+report(t0, t1, o.get())
+''',
     "numba": NUMBA_SETUP + r'''import numba
 from numba import cuda
 x = cuda.to_device(hx); y = cuda.to_device(hy)
@@ -66,58 +78,39 @@ report(t0, t1, o.copy_to_host())
 }
 
 
-def run_fv(lib, script, cache_root, timeout):
-    """One process with every cache empty: cujit's, CuPy's, numba's and the
-    driver's PTX JIT cache (CUDA_CACHE_PATH), each a fresh folder."""
-    env = child_env(PYTHONUNBUFFERED="1")
-    for var, sub in (("CUJIT_CACHE_DIR", "cujit"), ("CUPY_CACHE_DIR", "cupy"),
-                     ("NUMBA_CACHE_DIR", "numba"), ("CUDA_CACHE_PATH", "cuda")):
-        d = os.path.join(cache_root, sub)
-        os.makedirs(d, exist_ok=True)
-        env[var] = d
-    _, m = run_script(f"{lib} first-vectorize", script, env, timeout)
-    return float(m[1]), m[2] == "True", (m[3] if len(m) > 3 else "?")
+LABELS = {"cujit": "cujit @vectorize", "cupy_vectorize": "cupy.vectorize",
+          "cupy_ewk": "cupy.ElementwiseKernel", "numba": "numba @vectorize(target='cuda')"}
 
 
 def section_first_vec(args):
-    log("\n== 5. first call of a vectorize x * y + 1.0 in a new process, empty caches "
+    log("\n== 5. first call of a vectorize x * y + 1.0 in a new process, empty and warm caches "
         "(n = 2^20 float32 on the device; decorator to synchronized result) ==")
-    log("  every cache a fresh folder: CUJIT_CACHE_DIR, CUPY_CACHE_DIR, NUMBA_CACHE_DIR and "
-        "the driver's PTX JIT cache CUDA_CACHE_PATH")
+    log(f"  {args.first_runs} rounds, each library in turn, a fresh process per run; every cache "
+        "(CUJIT_CACHE_DIR, CUPY_CACHE_DIR, NUMBA_CACHE_DIR, the driver's CUDA_CACHE_PATH) empty, "
+        "or as one filling run left it (numba's vectorize has no disk cache)")
     res = RESULTS.setdefault("first_vec", {})
-    deadline = time.perf_counter() + args.fv_budget
-    work = tempfile.mkdtemp(prefix="cujit_fv_")
     avail = {"cujit": cujit is not None, "cupy_vectorize": cpjit is not None,
-             "numba": cuda is not None}
-    labels = {"cujit": "cujit @vectorize", "cupy_vectorize": "cupy.vectorize",
-              "numba": "numba @vectorize(target='cuda')"}
+             "cupy_ewk": cp is not None, "numba": cuda is not None}
+    scripts = {}
     for lib, body in FV_SCRIPTS.items():
-        if not avail[lib]:
-            log(f"  {labels[lib]}: skipped (not importable here)")
+        if avail[lib]:
+            scripts[lib] = body
+        else:
+            log(f"  {LABELS[lib]}: skipped (not importable here)")
             RESULTS["errors"][f"first_vec/{lib}"] = "not importable here"
-            continue
-        script = os.path.join(work, f"fv_{lib}.py")
-        with open(script, "w") as f:
-            f.write(FV_PRELUDE + body)
-        try:
-            runs, oks, dts = [], [], set()
-            for _ in range(args.first_runs):
-                if time.perf_counter() > deadline:
-                    RESULTS["notes"].append(f"first-vectorize: {lib} runs cut short (time budget)")
-                    break
-                ms, ok, dt = run_fv(lib, script, tempfile.mkdtemp(dir=work), args.fv_timeout)
-                runs.append(ms)
-                oks.append(ok)
-                dts.add(dt)
-            if not runs:
-                continue
-            res[lib] = {"empty_ms": median(runs), "runs_ms": runs, "correct": all(oks),
-                        "out_dtype": sorted(dts)}
-            log(f"  {labels[lib]:<34} {fmt(median(runs), 1):>8} ms  runs {[round(v, 1) for v in runs]}"
-                f"  (output {', '.join(sorted(dts))})"
-                f"{'' if all(oks) else '   WRONG RESULT'}")
-            if not all(oks):
-                RESULTS["notes"].append(f"first-vectorize: {lib} gave a WRONG result")
-        except Exception as e:  # noqa: BLE001
-            err(f"first_vec/{lib}", e)
-    shutil.rmtree(work, ignore_errors=True)
+    work = tempfile.mkdtemp(prefix="cujit_fv_")
+    try:
+        cases = write_cases(work, scripts, FV_PRELUDE)
+        alternate(cases, args.first_runs, args.fv_budget, args.fv_timeout, work,
+                  "first-vectorize")
+        for c in cases:
+            res[c.key] = c.summary()
+            log(f"  {LABELS[c.key]:<34} empty {fmt(median(c.empty), 1):>8} ms "
+                f"{runs_text(c.empty)}   warm {fmt(median(c.warm), 1):>8} ms "
+                f"{runs_text(c.warm)}{'' if c.ok else '   WRONG RESULT'}")
+            for nt in sorted(c.notes):
+                log(f"      note: {nt}")
+            if not c.ok:
+                RESULTS["notes"].append(f"first-vectorize: {c.key} gave a WRONG result")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
