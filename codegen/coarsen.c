@@ -9,8 +9,8 @@
  * where the index is jit.grid(1) / cuda.grid(1) or blockIdx.x * blockDim.x +
  * threadIdx.x in any operand order, and the body depends on the thread only
  * through i (no thread indices, barriers, warp functions, shared memory,
- * print, assert or return in it; no parameter assigned).  A bound is a
- * constant, an integer parameter, a.size, a.shape[k] or len(a) of a
+ * print, assert or return in it; no parameter assigned).  A bound is an
+ * integer constant or parameter, a.size, a.shape[k] or len(a) of a
  * parameter array.  One element per thread keeps too few bytes in flight
  * to reach memory bandwidth; the runtime launches this entry instead, on
  * 1-d launches whose packed arrays are aligned, with the same results.
@@ -216,14 +216,14 @@ scan_node(Scan *s, Node *n, int depth, int store)
     }
 }
 
-/* a bound no element can move: a constant, an integer parameter (never
- * assigned: scan_var), a.size, a.shape[k] with k constant, or len(a), of a
- * parameter array a */
+/* a bound no element can move: an integer constant, an integer parameter
+ * (never assigned: scan_var), a.size, a.shape[k] with k constant, or len(a),
+ * of a parameter array a */
 static int
 invariant_bound(Scan *s, Node *b)
 {
-    char k = b->kind == ND_VAR ? cj_type_kind(cg_type(s->g, b)) : 0;
-    return b->kind == ND_CONST
+    char k = b->kind == ND_VAR || b->kind == ND_CONST ? cj_type_kind(cg_type(s->g, b)) : 0;
+    return (b->kind == ND_CONST && (k == 'i' || k == 'u'))
            || (b->kind == ND_VAR && b->var->is_param && (k == 'i' || k == 'u'))
            || (b->kind == ND_ATTR && b->op == AT_SIZE && b->a->kind == ND_VAR
                && b->a->var->is_param)

@@ -177,6 +177,21 @@ def exit_bound_of_element(a, x, y, out, n):
     out[i] = a * x[i] + y[i]
 
 
+@jit.rawkernel()
+def exit_float_const(a, x, y, out, n):
+    i = jit.grid(1)
+    if i >= 1e30:
+        return
+    out[i] = a * x[i] + y[i]
+
+
+@jit.rawkernel()
+def float_const_bound(a, x, y, out, n):
+    i = jit.grid(1)
+    if i < 100.5:
+        out[i] = a * x[i] + y[i]
+
+
 SN = "(float32, float32[::1], float32[::1], float32[::1], int64)"
 S3 = "(float32, float32[::1], float32[::1], float32[::1])"
 # kernel, signature, takes n, coarsened
@@ -189,6 +204,7 @@ CASES = [
     (exit_on_data, SN, True, False), (exit_else, SN, True, False),
     (exit_then_return, SN, True, False), (param_assigned, SN, True, False),
     (exit_float_bound, SN, True, False), (exit_bound_of_element, SN, True, False),
+    (exit_float_const, SN, True, False),
 ]
 IDS = [c[0].__name__ for c in CASES]
 
@@ -210,6 +226,16 @@ def test_which_forms_get_the_entry(kernel, sig, takes_n, coarse):
             assert re.search(r"cj_i0 \+ 4 <= n\b", guard), guard
         else:
             assert "<= x.shape[0]" in guard and "<= out.shape[0]" in guard, guard
+
+
+def test_float_bound_is_checked_per_element():
+    """a float bound is no pack bound (1e30 does not convert to an integer):
+    the entry tests the condition for each element"""
+    entry = coarse_entry(float_const_bound.inspect_cuda(SN))
+    guard = re.search(r"if \(cj_i0 \+ 4 <= cj_nthreads[^\n]*", entry).group(0)
+    assert "100" not in guard, guard
+    loop = entry.split("for (int cj_e = 0; cj_e < 4; cj_e++) {", 1)[1]
+    assert re.search(r"if \(\(?\(?\w*\)?i < 100\.5", loop.replace("(double)", "")), loop
 
 
 def test_exit_form_is_compiled_by_nvrtc():
