@@ -596,6 +596,49 @@ def test_cache_disabled(tmp_path):
     assert not os.listdir(tmp_path)
 
 
+FIRST_CALL = r'''
+import numpy as np, cujit
+from cujit import jit
+
+
+@jit.rawkernel()
+def axpb(a, x, out, n):
+    i = jit.blockIdx.x * jit.blockDim.x + jit.threadIdx.x
+    if i < n:
+        out[i] = a * x[i] + 1
+
+
+x = np.random.default_rng().random(1000).astype(np.float32)
+d, o = cujit.to_device(x), cujit.to_device(np.zeros(1000, np.float32))
+axpb[4, 256](np.float32(3), d, o, 1000)
+assert np.allclose(o.copy_to_host(), 3 * x + 1)
+print("OK")
+'''
+
+
+def test_first_call_log(tmp_path):
+    """CUJIT_LOG=1: a first call's line names every part, and the parts add
+    up to its total; a second process finds the binary and the transpile on
+    disk"""
+    import re
+    (tmp_path / "first_call.py").write_text(FIRST_CALL)
+    for disk in ("miss (stored)", "hit"):
+        r = subprocess.run([sys.executable, str(tmp_path / "first_call.py")], timeout=300,
+                           env=dict(os.environ, CUJIT_CACHE_DIR=str(tmp_path / "cache"),
+                                    CUJIT_LOG="1"), capture_output=True, text=True)
+        assert r.returncode == 0 and "OK" in r.stdout, r.stdout + r.stderr
+        lines = [ln for ln in r.stderr.splitlines() if ln.startswith("cujit: kernel cj_axpb")]
+        assert len(lines) == 1 and lines[0].endswith("disk cache " + disk), r.stderr
+        ms = {w: float(v) for w, v in re.findall(r"(?:: |, )([a-z ]+?) (\d+\.\d+) ms", lines[0])}
+        for part in ("import", "source", "parse", "frontend", "typeinfer", "codegen", "key",
+                     "disk", "nvrtc", "module", "launch", "total"):
+            assert part in ms, (part, lines[0])
+        assert ms["import"] > 0 and ms["module"] > 0 and ms["launch"] > 0, lines[0]
+        assert (ms["nvrtc"] > 0) == (disk != "hit"), lines[0]
+        parts = sum(v for k, v in ms.items() if k not in ("import", "total"))
+        assert abs(ms["total"] - parts) < 0.1 + 1e-3 * ms["total"], lines[0]
+
+
 # ---- memory ----
 
 def test_memory_pool():
