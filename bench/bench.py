@@ -37,15 +37,15 @@ Sections (DESIGN.md section 5 has the figures and goals):
 6. first use of stdlib operations (x + y, x * 2.0, x.sum(), x.sum(axis=1),
    argmax, cumsum, where; float32 and int64) in a new process with every cache
    empty, cujit beside CuPy; median of 3.
-
-Sections 2, 5 and 6 run each measurement in a fresh process, the libraries
-taking turns within each round (bench/firstlib.py); their figures make the
-FIRST CALLS tables printed after the summary.
 7. Numba's spelling: one Numba-spelled script run with `from cujit import
    cuda` and with `from numba import cuda` (launch time per call, first call
    with empty and warm caches, new processes, rounds alternating, medians);
    guvectorize "(n),(n)->()" dot products of 2^20 x 64 float32, cujit's
    beside numba-cuda's target='cuda' (ms per call, % of copy bandwidth).
+
+Sections 2, 5 and 6 run each measurement in a fresh process, the libraries
+taking turns within each round (bench/firstlib.py); their figures make the
+FIRST CALLS tables printed after the summary.
 
 Every section and every library is guarded: a failure is printed and the run
 goes on.  The last lines printed are a summary table and the ratios.
