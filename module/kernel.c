@@ -52,6 +52,9 @@ transpile(KernelObject *k, const ArgKey *keys, int n, int idx32)
         entry_free(e);
         return NULL;
     }
+    /* how NVRTC optimises is the binary's business, not the CUDA's: set
+     * after the front key's record, and keyed in the binary's cache key */
+    e->c.fast_compile |= k->fast_compile;
     e->nargs = n;
     e->idx32 = idx32;
     memcpy(e->keys, keys, sizeof(ArgKey) * (size_t)n);
@@ -269,11 +272,17 @@ kernel_clear(PyObject *self)
 static PyObject *
 kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    static char *kwlist[] = {"func", "device", "boundscheck", NULL};
+    static char *kwlist[] = {"func", "device", "boundscheck", "fast_compile", NULL};
     PyObject *func;
-    int device = 0, boundscheck = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|pp:Kernel", kwlist, &func, &device,
-                                     &boundscheck)) {
+    int device = 0, boundscheck = 0, fast = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|ppp:Kernel", kwlist, &func, &device,
+                                     &boundscheck, &fast)) {
+        return NULL;
+    }
+    if (device && fast) {
+        PyErr_SetString(PyExc_TypeError, "fast_compile=True applies to kernels: a device "
+                        "function is compiled into each kernel that calls it, with that "
+                        "kernel's options");
         return NULL;
     }
     if (!PyFunction_Check(func)) {
@@ -291,6 +300,7 @@ kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     k->name = PyObject_GetAttrString(func, "__name__");
     k->device = device;
     k->boundscheck = boundscheck;
+    k->fast_compile = fast;
     if (!k->name) {
         Py_DECREF(k);
         return NULL;

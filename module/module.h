@@ -67,6 +67,7 @@ typedef struct {
     PyObject *name;
     int device;
     int boundscheck;
+    int fast_compile;           /* NVRTC --Ofast-compile=min for its entries */
     Entry *entries;
     PyObject *weakrefs;
     PyObject *last_key;         /* k[grid, block]: the last key and its launcher */

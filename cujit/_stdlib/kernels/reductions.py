@@ -366,8 +366,11 @@ def _kernels(better_fn, later_fn):
     g["later_better"] = later_fn
     for f in (warp_best, block_best):
         g[f.__name__] = jit.rawkernel(device=True)(types.FunctionType(f.__code__, g, f.__name__))
-    return tuple(jit.rawkernel()(types.FunctionType(f.__code__, g, f.__name__))
-                 for f in (arg_rows, arg_blocks, arg_final, arg_final_blocks))
+    # the last passes read a few block winners per row: their run time is
+    # microseconds, their full optimisation 60-70 ms of NVRTC (bench/NOTES.md)
+    return tuple(jit.rawkernel(fast_compile=f in (arg_final, arg_final_blocks))(
+        types.FunctionType(f.__code__, g, f.__name__))
+        for f in (arg_rows, arg_blocks, arg_final, arg_final_blocks))
 
 
 # (rows, blocks, final, final_blocks) for real and for complex elements
