@@ -1,11 +1,13 @@
 """Loading the stdlib's kernels and sizing their launches: the kernel-language
 modules in kernels/ (loaded by path on first use, one module per file),
-their @vectorize kernels by name, copies specialised per type, the device's
+their @vectorize kernels by name, copies specialised per type, the kernels
+of one operation compiled together on threads, the device's
 multiprocessor count and grid sizes."""
 import builtins as _b
 import importlib.util
 import os
 import sys
+import threading
 
 import numpy as np
 
@@ -55,6 +57,49 @@ def _spec(module, func, **names):
         k = m.specialize(getattr(m, func), **{n: np.dtype(v).type for n, v in names.items()})
         _specialized[key] = k
     return k
+
+
+# ---- the kernels of one operation compiled together ----
+
+_together_done = set()
+
+
+def _arg_shape(a):
+    """What of an argument decides its kernel's specialisation (near enough:
+    a kernel missing at its launch is compiled there)."""
+    return (type(a), getattr(a, "dtype", None), getattr(a, "ndim", None))
+
+
+def _compile_quietly(k, args):
+    try:
+        k.compile(*args)
+    except Exception:       # noqa: BLE001 - its launch compiles it again and raises
+        pass
+
+
+def _compile_together(*calls):
+    """Compiles the kernels that one operation launches one after another,
+    each given as (kernel, its launch's arguments), at the operation's first
+    use with these types: the others on threads while this thread compiles
+    the first, so that NVRTC (which lets go of the GIL) works on them in
+    parallel rather than at each launch in turn (cumsum's three kernels,
+    argmax's two).  With their binaries on disk each is a cache read.
+    CUJIT_PARALLEL_COMPILE=0 leaves each to its launch."""
+    key = tuple((id(k),) + tuple(_arg_shape(a) for a in args) for k, args in calls)
+    if key in _together_done:
+        return
+    _together_done.add(key)
+    if os.environ.get("CUJIT_PARALLEL_COMPILE", "1").lower() in ("0", "false", "no", "off"):
+        return
+    threads = [threading.Thread(target=_compile_quietly, args=c, daemon=True)
+               for c in calls[1:]]
+    for t in threads:
+        t.start()
+    try:
+        _compile_quietly(*calls[0])
+    finally:
+        for t in threads:
+            t.join()
 
 
 _sms = {}

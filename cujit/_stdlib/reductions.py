@@ -9,7 +9,7 @@ from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 
 from cujit import _cujit as _C
 
-from ._load import _ek, _grid, _kmod, _sm_count, _use_rows
+from ._load import _compile_together, _ek, _grid, _kmod, _sm_count, _use_rows
 from ._operands import (
     _array, _astype, _BOOL, _check_dtype, _F16, _F32, _F64, _I64, _to_out, _U64)
 from .shape import _as3d, reshape
@@ -181,8 +181,11 @@ def _argext(fname, mx, a, axis, out, keepdims):
             splits = _b.max(1, _b.min((n + 2047) // 2048,
                                       (per_sm * _sm_count() + rows - 1) // rows))
             part = _C.empty((rows, splits), _I64)
+            blocks = splits >= 32 and rows < 4096
+            final = arg_final_blocks if blocks else arg_final
+            _compile_together((arg_blocks, (x3, part, mx)), (final, (x3, part, r1, mx)))
             arg_blocks[(splits, _b.min(rows, 65535)), 256](x3, part, mx)
-            if splits >= 32 and rows < 4096:
+            if blocks:
                 arg_final_blocks[_b.min(rows, 65535), 256](x3, part, r1, mx)
             else:
                 arg_final[_grid(rows), 256](x3, part, r1, mx)

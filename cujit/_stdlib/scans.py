@@ -6,7 +6,7 @@ import numpy as np
 
 from cujit import _cujit as _C
 
-from ._load import _grid, _sm_count, _spec, _use_rows
+from ._load import _compile_together, _grid, _sm_count, _spec, _use_rows
 from ._operands import _array, _C64, _check_dtype, _F16, _F32, _F64, _to_out
 from .reductions import _sum_dtype
 from .shape import _as3d, reshape
@@ -51,6 +51,8 @@ def _scan(x3, o3, acc):
     splits = (n + chunk - 1) // chunk
     part = _C.empty((rows, splits), acc)
     gy = _b.min(rows, 65535)
-    _spec("scan", "partials", ACC=acc)[(splits, gy), nt](x3, part, chunk)
-    _spec("scan", "carries", ACC=acc)[gy, nt](part)
-    _spec("scan", "finish", ACC=acc)[(splits, gy), nt](x3, o3, part, chunk)
+    kp, kc, kf = (_spec("scan", f, ACC=acc) for f in ("partials", "carries", "finish"))
+    _compile_together((kp, (x3, part, chunk)), (kc, (part,)), (kf, (x3, o3, part, chunk)))
+    kp[(splits, gy), nt](x3, part, chunk)
+    kc[gy, nt](part)
+    kf[(splits, gy), nt](x3, o3, part, chunk)
