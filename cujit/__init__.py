@@ -48,6 +48,14 @@ def __dir__():
     return sorted(set(globals()) | _STDLIB_NAMES)
 
 
+def warmup(dtypes=None, ops=None, jobs=None, quiet=True, background=False):
+    """Compiles the stdlib's common operations for these dtypes into the disk
+    cache, on parallel threads, so that a later process's first use of each
+    reads a binary instead of running NVRTC (`python -m cujit warmup -h`)."""
+    from cujit import _warmup
+    return _warmup.warmup(dtypes, ops, jobs, quiet, background)
+
+
 def is_available():
     """True when a CUDA driver and at least one GPU can be used."""
     try:

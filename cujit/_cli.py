@@ -3,6 +3,7 @@
     python -m cujit compile FILE.py [--kernel NAME]... [--sig SIG] [--ptx | --cubin]
                                     [--arch sm_XY] [-o OUT]
     python -m cujit info
+    python -m cujit warmup [--dtypes ...] [--ops ...] [--jobs N] [--list] [--quiet]
 
 `compile` (installed as the `cujitc` command too) prints the CUDA C++, PTX
 or CUBIN cujit makes of the kernels in FILE.py, as cli/cujitc.c does from a
@@ -11,6 +12,8 @@ source tree: it runs the file (its module-level code, not its
 namespace for inspect_cuda / inspect_ptx / inspect_cubin.  Exit status: 0
 done, 1 an error in the file or a compile error (printed as Python prints a
 SyntaxError), 2 a usage error.  `info` prints cujit.show_config().
+`warmup` compiles the stdlib's common specialisations into the disk cache
+(cujit/_warmup.py).
 
 Nothing here imports cujit before it is needed, so this file also runs as a
 script over a stand-in cujit package (tests/test_cujitc.py does so).
@@ -192,6 +195,8 @@ commands:
                               (the same as `cujitc`; `python -m cujit compile -h`)
   info                        cujit's configuration: versions, CUDA libraries, GPUs,
                               cache, environment (cujit.show_config())
+  warmup [options]            compile the stdlib's common operations into the disk
+                              cache, in parallel (`python -m cujit warmup -h`)
 """
 
 
@@ -204,6 +209,9 @@ def main(argv=None):
     cmd, rest = argv[0], argv[1:]
     if cmd == "compile":
         return compile_main(rest, prog="python -m cujit compile")
+    if cmd == "warmup":
+        from cujit import _warmup
+        return _warmup.main(rest)
     if cmd == "info" and not rest:
         import cujit
         cujit.show_config()
