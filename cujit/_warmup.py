@@ -2,7 +2,7 @@
 ahead of their first use, into the disk cache.
 
     python -m cujit warmup [--dtypes float32,int64,...] [--ops add,sum,...]
-                           [--jobs N] [--list] [--quiet]
+                           [--jobs N] [--nice] [--list] [--quiet]
 
 It runs each operation once, on small arrays of each dtype on the current
 GPU, from a pool of threads: NVRTC lets go of the GIL while it compiles, so
@@ -123,15 +123,15 @@ def warmup(dtypes=None, ops=None, jobs=None, quiet=True, background=False):
 
 
 def _spawn(dtypes, ops, jobs):
-    """`python -m cujit warmup ...` in a new process at the lowest CPU priority,
-    its output discarded."""
-    cmd = [sys.executable, "-m", "cujit", "warmup", "--quiet", "--dtypes", ",".join(dtypes),
-           "--ops", ",".join(ops)]
+    """`python -m cujit warmup --nice ...` in a new process (which lowers its
+    own CPU priority: no preexec_fn, unsafe in a process with threads), its
+    output discarded."""
+    cmd = [sys.executable, "-m", "cujit", "warmup", "--quiet", "--nice", "--dtypes",
+           ",".join(dtypes), "--ops", ",".join(ops)]
     if jobs:
         cmd += ["--jobs", str(jobs)]
     return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, preexec_fn=lambda: os.nice(19),
-                            start_new_session=True)
+                            stderr=subprocess.DEVNULL, start_new_session=True)
 
 
 def _parser(prog):
@@ -144,6 +144,8 @@ def _parser(prog):
                                              "--list shows them)")
     p.add_argument("--jobs", type=int, default=0,
                    help="compiler threads (default: the CPUs available)")
+    p.add_argument("--nice", action="store_true",
+                   help="run at the lowest CPU priority (nice 19), as background=True does")
     p.add_argument("--list", action="store_true", help="list the operations and exit")
     p.add_argument("--quiet", action="store_true", help="print nothing but errors")
     return p
@@ -159,6 +161,8 @@ def main(argv, prog="python -m cujit warmup"):
     if a.list:
         print("\n".join(OPS))
         return 0
+    if a.nice and hasattr(os, "nice"):
+        os.nice(19 - os.nice(0))
     import numpy as np
     try:
         dtypes = [np.dtype(d.strip()).name for d in a.dtypes.split(",") if d.strip()]

@@ -131,15 +131,22 @@ def test_warmup_errors(fake_driver, tmp_path):
 
 def test_warmup_in_the_background(fake_driver, tmp_path):
     code = """
-    import os, cujit
+    import os, time, cujit
     p = cujit.warmup(dtypes=["int64"], ops=["add", "sum"], background=True)
-    assert os.getpriority(os.PRIO_PROCESS, p.pid) == 19, os.getpriority(os.PRIO_PROCESS, p.pid)
-    print("rc", p.wait(timeout=600))
+    nice = []
+    while p.poll() is None and not nice:
+        try:
+            if os.getpriority(os.PRIO_PROCESS, p.pid) == 19:
+                nice.append(19)
+        except OSError:
+            pass
+        time.sleep(0.005)
+    print("rc", p.wait(timeout=600), nice)
     """
     cache = tmp_path / "cache"
     cache.mkdir()
     r = run_script(tmp_path, "bg.py", code, env_for(fake_driver, cache))
-    assert r.returncode == 0 and r.stdout.split() == ["rc", "0"], r.stdout + r.stderr
+    assert r.returncode == 0 and r.stdout.split() == ["rc", "0", "[19]"], r.stdout + r.stderr
     assert len(binaries(cache)) >= 2
 
 
