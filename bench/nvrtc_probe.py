@@ -100,8 +100,9 @@ def collect():
     """{kernel name: (CUDA text, uses --Ofast-compile=min)} from a child's CUJIT_DUMP."""
     tmp = tempfile.mkdtemp(prefix="cujit-probe-")
     try:
+        # one compile at a time: each dump is followed by its own log line
         env = dict(os.environ, CUJIT_DUMP="1", CUJIT_LOG="1", CUJIT_CACHE_DIR=tmp,
-                   CUJIT_FRONT_KEY="0", PYTHONPATH=ROOT)
+                   CUJIT_FRONT_KEY="0", CUJIT_PARALLEL_COMPILE="0", PYTHONPATH=ROOT)
         if not have_gpu():
             d = fake_driver(tmp)
             env["LD_LIBRARY_PATH"] = d + os.pathsep + env.get("LD_LIBRARY_PATH", "")
