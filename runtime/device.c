@@ -1,6 +1,7 @@
 /* device.c - cujit.Device: a CUDA device as Python sees it (name, compute
- * capability, memory, a context manager that makes it current), and the
- * module-level get_device and device_count. */
+ * capability, memory, a context manager that makes it current), the
+ * module-level get_device and device_count, and a thread's current context
+ * handed to another thread (_current_context, _set_context). */
 #include "rt_impl.h"
 #include "structmember.h"
 
@@ -294,6 +295,49 @@ rt_py_get_device(PyObject *self, PyObject *noargs)
 {
     int id = rt_ensure_context();
     return id < 0 ? NULL : rt_device_object(id);
+}
+
+/* _current_context() -> int: the calling thread's current CUDA context (made
+ * current first, as a launch would), for _set_context in another thread: the
+ * stdlib's helper threads compile and load into the caller's context, not
+ * into the primary context of device 0 that a new thread would get */
+PyObject *
+rt_py_current_context(PyObject *self, PyObject *noargs)
+{
+    CUcontext c = NULL;
+    if (rt_ensure_context() < 0) {
+        return NULL;
+    }
+    CUresult r = rt_cu.cuCtxGetCurrent(&c);
+    if (r != CUDA_SUCCESS) {
+        rt_cuda_fail(r, "cuCtxGetCurrent failed");
+        return NULL;
+    }
+    return PyLong_FromVoidPtr(c);
+}
+
+/* _set_context(handle): makes a context from _current_context() current in
+ * the calling thread */
+PyObject *
+rt_py_set_context(PyObject *self, PyObject *handle)
+{
+    void *c = PyLong_AsVoidPtr(handle);
+    if (!c) {
+        if (!PyErr_Occurred()) {
+            PyErr_SetString(PyExc_ValueError, "_set_context() needs a handle from "
+                            "_current_context()");
+        }
+        return NULL;
+    }
+    if (rt_ensure_context() < 0) {     /* the driver opened, devices known */
+        return NULL;
+    }
+    CUresult r = rt_ctx_restore((CUcontext)c);
+    if (r != CUDA_SUCCESS) {
+        rt_cuda_fail(r, "cuCtxSetCurrent failed");
+        return NULL;
+    }
+    Py_RETURN_NONE;
 }
 
 PyObject *

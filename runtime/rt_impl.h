@@ -501,6 +501,8 @@ int rt_nvrtc_supported_archs(const int **archs);
 PyObject *rt_py_synchronize(PyObject *self, PyObject *noargs);
 PyObject *rt_py_get_device(PyObject *self, PyObject *noargs);
 PyObject *rt_py_device_count(PyObject *self, PyObject *noargs);
+PyObject *rt_py_current_context(PyObject *self, PyObject *noargs);
+PyObject *rt_py_set_context(PyObject *self, PyObject *handle);
 PyObject *rt_py_release_memory(PyObject *self, PyObject *noargs);
 PyObject *rt_py_memory_info(PyObject *self, PyObject *noargs);
 PyObject *rt_py_cache_info(PyObject *self, PyObject *noargs);

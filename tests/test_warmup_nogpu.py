@@ -168,6 +168,15 @@ cujit.synchronize()
 m = _load._kmod("scan")
 ks = [k for key, k in _load._specialized.items() if key[:2] in (("scan", "partials"),
       ("scan", "carries"), ("scan", "finish"))]
+ctx = cujit._cujit._current_context()
+assert isinstance(ctx, int) and ctx != 0
+cujit._cujit._set_context(ctx)
+for bad, exc in ((0, ValueError), ("x", TypeError)):
+    try:
+        cujit._cujit._set_context(bad)
+        raise AssertionError("no error for %r" % (bad,))
+    except exc:
+        pass
 print(len(started), cujit.cache_info()["misses"], sorted(len(k.signatures) for k in ks))
 """
 
@@ -176,7 +185,8 @@ print(len(started), cujit.cache_info()["misses"], sorted(len(k.signatures) for k
 def test_kernels_of_one_operation_compile_together(fake_driver, tmp_path, mode):
     """cumsum's three kernels and argmax's two: the others on threads at the
     first use (3 - 1 + 2 - 1 threads), none at the second, each kernel
-    compiled once; CUJIT_PARALLEL_COMPILE=0 starts no thread."""
+    compiled once; CUJIT_PARALLEL_COMPILE=0 starts no thread.  The threads
+    take the caller's context (_current_context / _set_context)."""
     cache = tmp_path / "cache"
     cache.mkdir()
     r = run_script(tmp_path, "together.py", COMPILE_TOGETHER,

@@ -70,8 +70,12 @@ def _arg_shape(a):
     return (type(a), getattr(a, "dtype", None), getattr(a, "ndim", None))
 
 
-def _compile_quietly(k, args):
+def _compile_quietly(k, args, ctx=None):
+    """k compiled and loaded for args, in the context ctx (the caller's, from
+    a helper thread, which would otherwise get device 0's primary context)."""
     try:
+        if ctx is not None:
+            _C._set_context(ctx)
         k.compile(*args)
     except Exception:       # noqa: BLE001 - its launch compiles it again and raises
         pass
@@ -91,7 +95,8 @@ def _compile_together(*calls):
     _together_done.add(key)
     if os.environ.get("CUJIT_PARALLEL_COMPILE", "1").lower() in ("0", "false", "no", "off"):
         return
-    threads = [threading.Thread(target=_compile_quietly, args=c, daemon=True)
+    ctx = _C._current_context()
+    threads = [threading.Thread(target=_compile_quietly, args=c + (ctx,), daemon=True)
                for c in calls[1:]]
     for t in threads:
         t.start()
