@@ -329,7 +329,8 @@ rt_py_set_context(PyObject *self, PyObject *handle)
         }
         return NULL;
     }
-    if (rt_ensure_context() < 0) {     /* the driver opened, devices known */
+    if (rt_driver_init() < 0) {         /* not rt_ensure_context: it would make a
+                                         * context of device 0 current first */
         return NULL;
     }
     CUresult r = rt_ctx_restore((CUcontext)c);
