@@ -164,6 +164,7 @@ def main(argv, prog="python -m cujit warmup"):
     if a.nice and hasattr(os, "nice"):
         os.nice(19 - os.nice(0))
     import numpy as np
+    import cujit
     try:
         dtypes = [np.dtype(d.strip()).name for d in a.dtypes.split(",") if d.strip()]
         ops = [o.strip() for o in a.ops.split(",") if o.strip()]
@@ -171,6 +172,10 @@ def main(argv, prog="python -m cujit warmup"):
     except (TypeError, ValueError) as e:
         sys.stderr.write("%s: %s\n" % (prog, e))
         return 2
+    except cujit.CudaError as e:
+        sys.stderr.write("%s: the warm-up runs the operations on the GPU it compiles "
+                         "for: %s\n" % (prog, e))
+        return 1
     for (d, op), msg in sorted(r["failures"].items()):
         sys.stderr.write("%s: %s %s failed: %s\n" % (prog, d, op, msg))
     if not a.quiet:

@@ -129,6 +129,17 @@ def test_warmup_errors(fake_driver, tmp_path):
         cujit.warmup(ops=["nope"])
 
 
+def test_warmup_without_a_driver(tmp_path):
+    """Where no driver is reachable: one line saying why, exit status 1."""
+    e = dict(os.environ, CUJIT_CACHE_DIR=str(tmp_path))
+    probe = run([sys.executable, "-c", "import cujit, sys; sys.exit(cujit.is_available())"], e)
+    if probe.returncode != 0:
+        pytest.skip("a CUDA driver is reachable here")
+    r = run([sys.executable, "-m", "cujit", "warmup", "--ops", "add"], e)
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    assert "the warm-up runs the operations on the GPU it compiles for" in r.stderr
+
+
 def test_warmup_in_the_background(fake_driver, tmp_path):
     code = """
     import os, time, cujit
