@@ -548,7 +548,7 @@ for_stmt(Cg *g, Node *n)
         /* jit.range(..., unroll=): the pragma right before its loop */
         S(n->unroll < 0 ? "#pragma unroll\n" : "");
         if (n->unroll > 0) {
-            P("#pragma unroll %d\n", n->unroll);
+            P("#pragma unroll(%d)\n", n->unroll);     /* cupyx.jit's spelling */
         }
         buf_indent(g->out);
     }

@@ -66,6 +66,8 @@ typedef enum {
     CE_TYPE,            /* types that cannot meet, wrong arguments: also a TypeError */
     CE_VALUE,           /* a right type with a wrong value: also a ValueError */
     CE_INDEX,           /* a constant index out of range: also an IndexError */
+    CE_UNPACK,          /* a non-tuple unpacked: also a TypeError (Python) and a
+                         * ValueError (cupyx.jit) */
 } CjErrKind;
 
 typedef struct {

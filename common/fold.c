@@ -96,10 +96,41 @@ fold_num(const Node *c, double *d)
     return 0;
 }
 
-/* x op y for one link of a comparison chain of folded numbers */
+static int
+is_none(const Node *n)
+{
+    return n->kind == ND_CONST && n->cval.kind == CK_NONE;
+}
+
+/* x == None, None is not x, ... where both sides are constants and one is
+ * None (cupyx.jit's tests spell `if unroll == None:` on a closure value):
+ * equal, and identical, exactly when both are None */
+static int
+compare_none(int op, const Node *a, const Node *b, int *v)
+{
+    if (a->kind != ND_CONST || b->kind != ND_CONST || !(is_none(a) || is_none(b))) {
+        return 0;
+    }
+    int same = is_none(a) && is_none(b);
+    if (op == OP_EQ || op == OP_IS) {
+        *v = same;
+        return 1;
+    }
+    if (op == OP_NE || op == OP_ISNOT) {
+        *v = !same;
+        return 1;
+    }
+    return 0;
+}
+
+/* x op y for one link of a comparison chain of folded numbers (or of a
+ * constant and None) */
 static int
 compare_nums(int op, const Node *a, const Node *b, int *v)
 {
+    if (compare_none(op, a, b, v)) {
+        return 1;
+    }
     int64_t i, j;
     double x, y;
     int ints = cj_fold_int(a, &i) && cj_fold_int(b, &j);

@@ -106,7 +106,7 @@ resolved_value(Fe *f, Resolved *r, PyObject *e, Loc loc)
     case R_OTHER:
         break;
     }
-    fe_fail(f, loc, "%s%s%s is %s, which kernels cannot use: only bool, int, float, "
+    fe_fail_kind(f, loc, CE_TYPE, "%s%s%s is %s, which kernels cannot use: only bool, int, float, "
             "complex, NumPy scalars and tuples of these are folded in as constants",
             fe_is(e, A_Call) ? "the value of this call" : "global '",
             fe_is(e, A_Name) ? fe_utf8(f, fe_get(f, e, S_id))

@@ -386,7 +386,32 @@ kernel_get_device(PyObject *self, void *closure)
     return PyBool_FromLong(((KernelObject *)self)->device);
 }
 
+/* cupyx.jit's names: cached_codes, {signature: CUDA C++} of what is compiled;
+ * cached_code, the CUDA C++ when exactly one signature is */
+static PyObject *
+kernel_cached_codes(PyObject *self, void *closure)
+{
+    (void)closure;
+    return kernel_inspect_cuda(self, NULL, 0);
+}
+
+static PyObject *
+kernel_cached_code(PyObject *self, void *closure)
+{
+    (void)closure;
+    KernelObject *k = (KernelObject *)self;
+    if (!k->entries || k->entries->next) {
+        PyErr_Format(PyExc_RuntimeError, "%U.cached_code: the kernel is compiled for %s; "
+                     "use cached_codes (a dict by signature) or inspect_cuda(*sig)", k->name,
+                     k->entries ? "several signatures" : "no signature yet");
+        return NULL;
+    }
+    return PyUnicode_FromString(k->entries->c.src);
+}
+
 static PyGetSetDef kernel_getset[] = {
+    {"cached_codes", kernel_cached_codes, NULL, "{signature: CUDA C++} compiled so far", NULL},
+    {"cached_code", kernel_cached_code, NULL, "the CUDA C++ of the one compiled signature", NULL},
     {"py_func", kernel_get_pyfunc, NULL, "the decorated Python function", NULL},
     {"__name__", kernel_get_name, NULL, NULL, NULL},
     {"__wrapped__", kernel_get_pyfunc, NULL, NULL, NULL},

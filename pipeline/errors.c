@@ -12,18 +12,20 @@
 PyObject *pl_CompileError;
 
 /* by CjErrKind: CompileError, then the classes that are also TypeError ... */
-static PyObject *error_class[CE_INDEX + 1];
+static PyObject *error_class[CE_UNPACK + 1];
 
-/* name: "CompileTypeError"; base: TypeError.  A class of both CompileError and
- * the builtin one, so `except TypeError` catches it as Python's own would
- * (NameError cannot join: its instance layout and SyntaxError's conflict). */
+/* name: "CompileTypeError"; base: TypeError (base2: a second builtin, or
+ * NULL).  A class of both CompileError and the builtin one, so `except
+ * TypeError` catches it as Python's own would (NameError cannot join: its
+ * instance layout and SyntaxError's conflict). */
 static PyObject *
-add_error(PyObject *module, const char *name, PyObject *base, const char *doc)
+add_error(PyObject *module, const char *name, PyObject *base, PyObject *base2, const char *doc)
 {
     char qual[64];
     snprintf(qual, sizeof qual, "cujit.%s", name);
-    PyObject *bases = base ? PyTuple_Pack(2, pl_CompileError, base)
-                           : PyTuple_Pack(1, PyExc_SyntaxError);
+    PyObject *bases = base2 ? PyTuple_Pack(3, pl_CompileError, base, base2)
+                      : base ? PyTuple_Pack(2, pl_CompileError, base)
+                      : PyTuple_Pack(1, PyExc_SyntaxError);
     PyObject *cls = bases ? PyErr_NewExceptionWithDoc(qual, doc, bases, NULL) : NULL;
     Py_XDECREF(bases);
     if (!cls) {
@@ -39,20 +41,24 @@ add_error(PyObject *module, const char *name, PyObject *base, const char *doc)
 int
 pl_add_errors(PyObject *module)
 {
-    pl_CompileError = add_error(module, "CompileError", NULL,
+    pl_CompileError = add_error(module, "CompileError", NULL, NULL,
         "A kernel cujit cannot compile: filename, lineno, offset and text point at the "
         "Python construct.");
     if (!pl_CompileError) {
         return -1;
     }
     error_class[CE_COMPILE] = pl_CompileError;
-    error_class[CE_TYPE] = add_error(module, "CompileTypeError", PyExc_TypeError,
+    error_class[CE_TYPE] = add_error(module, "CompileTypeError", PyExc_TypeError, NULL,
         "A CompileError that is also a TypeError: types that cannot meet, wrong arguments.");
-    error_class[CE_VALUE] = add_error(module, "CompileValueError", PyExc_ValueError,
+    error_class[CE_VALUE] = add_error(module, "CompileValueError", PyExc_ValueError, NULL,
         "A CompileError that is also a ValueError: a value the kernel language refuses.");
-    error_class[CE_INDEX] = add_error(module, "CompileIndexError", PyExc_IndexError,
+    error_class[CE_INDEX] = add_error(module, "CompileIndexError", PyExc_IndexError, NULL,
         "A CompileError that is also an IndexError: a constant index out of range.");
-    return error_class[CE_TYPE] && error_class[CE_VALUE] && error_class[CE_INDEX] ? 0 : -1;
+    error_class[CE_UNPACK] = add_error(module, "CompileUnpackError", PyExc_TypeError,
+        PyExc_ValueError, "A CompileError that is a TypeError (Python's) and a ValueError "
+        "(cupyx.jit's): a value that is not a tuple unpacked into names.");
+    return error_class[CE_TYPE] && error_class[CE_VALUE] && error_class[CE_INDEX]
+           && error_class[CE_UNPACK] ? 0 : -1;
 }
 
 /* CompileError(msg, (file, line, offset, text, end_line, end_offset)), or the

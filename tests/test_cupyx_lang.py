@@ -51,7 +51,7 @@ def test_unroll_true_leaves_no_loop_in_ptx():
 
 
 def test_unroll_false_keeps_the_loop_in_ptx():
-    assert "#pragma unroll 1\n" in loop_not_unrolled.inspect_cuda(SIG)
+    assert "#pragma unroll(1)\n" in loop_not_unrolled.inspect_cuda(SIG)
     assert _branches(loop_not_unrolled.inspect_ptx(SIG)) >= 1
 
 
@@ -164,3 +164,97 @@ def test_same_named_device_functions_get_distinct_names():
     names = re.findall(r"__device__ __forceinline__ float (\w+)\(", src)
     assert len(names) == 2 and len(set(names)) == 2, names
     same_named_products.inspect_ptx(SIG)
+
+
+# ---- what cupyx.jit's own tests (test_raw.py) showed cujit lacked ----
+
+def _unroll_kernel(unroll):
+    @jit.rawkernel()
+    def k(x, out):
+        y = x[0]
+        if unroll == None:  # noqa: E711  (cupyx.jit's tests spell it so)
+            for i in jit.range(5):
+                y += 2
+        elif unroll is not None:
+            for i in jit.range(5, unroll=unroll):
+                y += 3
+        out[0] = y
+    return k
+
+
+@pytest.mark.parametrize("unroll,pragma", [
+    (None, None), (True, "#pragma unroll\n"), (5, "#pragma unroll(5)\n"),
+    (False, "#pragma unroll(1)\n")])
+def test_comparison_with_none_is_folded(unroll, pragma):
+    src = _unroll_kernel(unroll).inspect_cuda(SIG)
+    body = src[src.index("extern"):]
+    if pragma is None:
+        assert "unroll" not in body
+    else:
+        assert pragma in body
+    # only the branch taken is compiled
+    assert ("2" in body) == (unroll is None) or ("3" in body) == (unroll is not None), body
+    assert ("+= 2" in body or "+ 2" in body) != ("+= 3" in body or "+ 3" in body), body
+
+
+@jit.rawkernel()
+def assigned_on_one_path(a, b):
+    lane = jit.threadIdx.x & 0x1F
+    if lane == 0:
+        value = a[0]
+    value = jit.shfl_sync(0xFFFFFFFF, value, 0)
+    b[lane] = value
+
+
+def test_variable_assigned_on_some_paths_only_stays_an_error():
+    # cupyx.jit compiles this (its test_shfl says it is invalid Python); cujit
+    # keeps Python's rule and says so at the line
+    with pytest.raises(cujit.CompileError) as e:
+        assigned_on_one_path.inspect_cuda(SIG)
+    assert "'value' may be used before it is assigned" in str(e.value)
+    assert e.value.lineno == _line_of("value = jit.shfl_sync(0xFFFFFFFF, value, 0)")
+
+
+@jit.rawkernel()
+def unpack_int():
+    x, = jit.grid(1)
+
+
+def test_unpacking_a_number_is_a_value_and_a_type_error():
+    with pytest.raises(ValueError) as e:     # cupyx.jit's; Python's is a TypeError
+        unpack_int.inspect_cuda("()")
+    assert isinstance(e.value, cujit.CompileError) and isinstance(e.value, TypeError)
+    assert "cannot unpack a value of type" in str(e.value)
+
+
+_A_LIST = [0]
+
+
+@jit.rawkernel()
+def uses_a_list():
+    x = jit.grid(_A_LIST)
+
+
+def test_a_global_of_an_unusable_type_is_a_type_error():
+    with pytest.raises(TypeError) as e:
+        uses_a_list.inspect_cuda("()")
+    assert isinstance(e.value, cujit.CompileError)
+    assert "'_A_LIST' is an object of type 'list'" in str(e.value)
+
+
+def test_cached_code_and_cached_codes():
+    @jit.rawkernel()
+    def copy(x, y):
+        i = jit.threadIdx.x
+        y[i] = x[i]
+
+    assert copy.cached_codes == {}
+    with pytest.raises(RuntimeError, match="no signature yet"):
+        copy.cached_code
+    src = copy.inspect_cuda(SIG)
+    assert copy.cached_code == src
+    assert list(copy.cached_codes.values()) == [src]
+    copy.inspect_cuda("(int32[::1], int32[::1])")
+    assert len(copy.cached_codes) == 2
+    with pytest.raises(RuntimeError, match="several signatures"):
+        copy.cached_code

@@ -655,7 +655,8 @@ assign_tuple(Ti *t, Node *target, Node *value, Type *ty)
         return;
     }
     if (ty->kind != TY_TUPLE) {
-        ti_err(t, target, "cannot unpack a value of type %s", ti_tstr(t, ty));
+        ti_err_kind(t, target, CE_UNPACK, "cannot unpack a value of type %s: it is not a tuple",
+                    ti_tstr(t, ty));
     }
     if (ty->ntup != target->n) {
         ti_err_kind(t, target, CE_VALUE, "cannot unpack %d values into %d targets", ty->ntup, target->n);

@@ -182,8 +182,8 @@ def _check_tree(got, x):
 
 CASES = [
     (unrolled_sums, (rand(64 * N_TAPS, np.float32), poison(64, np.float32), np.int32(5)),
-     [("#pragma unroll\n", True), ("#pragma unroll 4\n", True),
-      ("#pragma unroll 1\n", True)]),
+     [("#pragma unroll\n", True), ("#pragma unroll(4)\n", True),
+      ("#pragma unroll(1)\n", True)]),
     (constant_branches, (rand(32, np.float32), poison(32, np.float32)),
      [("no_such", False), ("print", False), ("w = 2", True)]),
     (return_none, (rand(32, np.float32), poison(32, np.float32)), [("return;", True)]),
