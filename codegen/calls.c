@@ -440,6 +440,58 @@ devfunc_call(Cg *g, Node *n)
     S(")");
 }
 
+/* the combiner of a collective as a C++ function object */
+static void
+combiner(Cg *g, Node *n, const char *T)
+{
+    switch (n->coll & CO_MASK) {
+    case CO_SUM:
+        S("cj_op_sum()");
+        return;
+    case CO_MAX:
+        S("cj_op_max()");
+        return;
+    case CO_MIN:
+        S("cj_op_min()");
+        return;
+    case CO_FUNC:
+        P("[](%s a, %s b) -> %s { return %s(%s(a, b)); }", T, T, T, T,
+          g->in->callee[n->id]->cname);
+        return;
+    }
+    cj_unreachable(g->p->try_, "combiner");
+}
+
+/* block_reduce(value, op, valid) -> cj_coll_block_reduce(v, op, valid);
+ * block_scan(value, op, inclusive, initial) -> cj_coll_block_scan(v, op, incl, has, init) */
+static void
+collective_call(Cg *g, Node *n)
+{
+    static const char *const fns[] = {"cj_coll_block_reduce", "cj_coll_warp_reduce",
+                                      "cj_coll_block_scan", "cj_coll_warp_scan"};
+    const Type *T = cg_type(g, n);
+    const char *ct = cg_ctype(g, T);
+    int scan = n->op == BI_BLOCK_SCAN || n->op == BI_WARP_SCAN;
+    P("%s(", fns[n->op - BI_BLOCK_REDUCE]);
+    cg_conv(g, n->list[0], T, PR_COMMA);
+    S(", ");
+    combiner(g, n, ct);
+    if (scan) {
+        P(", %s, %s, ", n->coll & CO_INCLUSIVE ? "true" : "false", n->n > 1 ? "true" : "false");
+        if (n->n > 1) {
+            cg_conv(g, n->list[1], T, PR_COMMA);
+        } else {
+            P("%s()", ct);
+        }
+    } else if (n->n > 1) {
+        S(", ");
+        cg_conv(g, n->list[1], cj_scalar(DT_I64), PR_COMMA);
+    } else {
+        S(", 0x7fffffffLL");
+    }
+    S(")");
+}
+
 static void
 special_reg(Cg *g, Node *n, int prec)
 {
@@ -623,6 +675,9 @@ cg_call(Cg *g, Node *n, int prec)
     case BI_ERF: case BI_ERFC: case BI_GAMMA: case BI_LGAMMA: case BI_ISNAN:
     case BI_ISINF: case BI_ISFINITE: case BI_CBRT: case BI_FMA:
         math_call(g, n, prec);
+        return;
+    case BI_BLOCK_REDUCE: case BI_WARP_REDUCE: case BI_BLOCK_SCAN: case BI_WARP_SCAN:
+        collective_call(g, n);
         return;
     case BI_DEVFUNC:
         devfunc_call(g, n);

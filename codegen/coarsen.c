@@ -126,6 +126,7 @@ static const unsigned char thread_bound[BI_COUNT] = {
     [BI_ALL_SYNC] = 1, [BI_ANY_SYNC] = 1, [BI_BALLOT_SYNC] = 1, [BI_ACTIVEMASK] = 1,
     [BI_PRINT] = 1, [BI_SYNCTHREADS_COUNT] = 1, [BI_SYNCTHREADS_AND] = 1,
     [BI_SYNCTHREADS_OR] = 1, [BI_EQ_SYNC] = 1, [BI_LANEMASK_LT] = 1,
+    [BI_BLOCK_REDUCE] = 1, [BI_WARP_REDUCE] = 1, [BI_BLOCK_SCAN] = 1, [BI_WARP_SCAN] = 1,
     /* a device function may write the arrays it is given */
     [BI_DEVFUNC] = 1,
 };

@@ -795,7 +795,8 @@ mark_calls(Program *p, Inst *in, Node *n, Inst **order, int *count)
     if (!n) {
         return;
     }
-    if (n->kind == ND_CALL && n->op == BI_DEVFUNC && in->callee[n->id]) {
+    if (n->kind == ND_CALL && (n->op == BI_DEVFUNC || (n->coll & CO_MASK) == CO_FUNC)
+        && in->callee[n->id]) {
         reach(p, in->callee[n->id], order, count);
     }
     mark_calls(p, in, n->a, order, count);

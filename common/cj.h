@@ -221,6 +221,7 @@ typedef enum {
     X(SINH) X(COSH) X(TANH) X(ASINH) X(ACOSH) X(ATANH) \
     X(HYPOT) X(FLOOR) X(CEIL) X(TRUNC) X(FABS) X(FMOD) X(COPYSIGN) \
     X(ERF) X(ERFC) X(GAMMA) X(LGAMMA) X(ISNAN) X(ISINF) X(ISFINITE) X(CBRT) X(FMA) \
+    X(BLOCK_REDUCE) X(WARP_REDUCE) X(BLOCK_SCAN) X(WARP_SCAN) \
     X(DEVFUNC)
 
 typedef enum {
@@ -231,6 +232,14 @@ typedef enum {
 } BuiltinKind;
 
 extern const char *const cj_builtin_names[BI_COUNT];
+
+/* the combiner of a collective (an ND_CALL of BI_BLOCK_REDUCE ... BI_WARP_SCAN),
+ * in Node.coll; CO_FUNC combines with the device function Node.fn */
+enum { CO_SUM = 1, CO_MAX, CO_MIN, CO_FUNC, CO_MASK = 0xff };
+enum {
+    CO_INCLUSIVE = 1 << 8,  /* a scan: inclusive (else exclusive) */
+    CO_STORAGE = 1 << 9,    /* list[0] may be temp storage (cuda.coop's form): skipped */
+};
 
 typedef enum { CK_INT, CK_UINT, CK_FLOAT, CK_COMPLEX, CK_BOOL, CK_STR, CK_NONE, CK_DTYPE } ConstKind;
 
@@ -270,6 +279,8 @@ struct Node {
     Const cval;         /* ND_CONST */
     const char *str;    /* ND_ASSERT message */
     int unroll;         /* ND_FOR: 0 no pragma, -1 `#pragma unroll`, n > 0 `#pragma unroll n` */
+    int coll;           /* ND_CALL of a collective: CO_* combiner and flags; its
+                         * dtype, if the spelling names one, in cval (CK_DTYPE) */
 };
 
 struct Func {
@@ -310,6 +321,7 @@ enum {
     FEAT_IPOW = 1 << 12, FEAT_PACK = 1 << 13, FEAT_SU_CMP = 1 << 14,
     FEAT_ATOMIC16 = 1 << 15,    /* an atomic on int16, uint16 or float16 (inline PTX) */
     FEAT_LANEMASK = 1 << 16,    /* cj_lanemask_lt() (inline PTX) */
+    FEAT_COLLECTIVE = 1 << 17,  /* block / warp reduce and scan (prelude.c) */
 };
 
 typedef struct {

@@ -24,6 +24,7 @@ DeviceArray, Stream and Event.
 import sys
 
 import cujit
+from cujit import cooperative   # noqa: F401  (cuda.coop: from cujit.cuda import cooperative)
 from cujit import jit as _jit
 from cujit._cujit import Kernel
 from cujit._forms import guvectorize, vectorize   # numba.cuda's (target="cuda")

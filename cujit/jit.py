@@ -6,6 +6,7 @@ their ``__cujit_builtin__`` tag) and calling them from Python raises.
 """
 from cujit._cujit import Kernel
 from cujit._forms import reduce, vectorize   # noqa: F401
+from cujit import cub                       # noqa: F401  (cupyx.jit.cub's spelling)
 
 __all__ = ["rawkernel", "threadIdx", "blockIdx", "blockDim", "gridDim", "grid",
            "gridsize", "laneid", "warpsize", "syncthreads", "syncwarp", "threadfence",
@@ -15,7 +16,8 @@ __all__ = ["rawkernel", "threadIdx", "blockIdx", "blockDim", "gridDim", "grid",
            "atomic_cas", "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync",
            "all_sync", "any_sync", "ballot_sync", "activemask", "popc", "clz", "ffs",
            "brev", "syncthreads_count", "syncthreads_and", "syncthreads_or", "eq_sync",
-           "lanemask_lt", "selp", "fma", "cbrt"]
+           "lanemask_lt", "selp", "fma", "cbrt", "block_reduce", "warp_reduce",
+           "block_scan", "warp_scan", "cub"]
 
 
 def rawkernel(device=False, boundscheck=False, fast_compile=False, *, mode="python"):

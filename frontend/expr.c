@@ -89,6 +89,9 @@ resolved_value(Fe *f, Resolved *r, PyObject *e, Loc loc)
     case R_DEVFUNC:
     case R_KERNEL:
         fe_fail(f, loc, "a kernel or device function can only be called here, not used as a value");
+    case R_COLLECTIVE:
+        fe_fail(f, loc, "a collective (%s) can only be called here, not used as a value",
+                fe_describe_object(f, r->obj));
     case R_NAMESPACE: {
         PyObject *tag = PyObject_GetAttr(r->obj, fe_names[S___cujit_builtin__]);
         if (tag && PyUnicode_Check(tag)) {
@@ -318,9 +321,16 @@ call(Fe *f, PyObject *e, Loc loc)
             fe_fail_kind(f, loc, CE_TYPE, "cuda.laneid is a number, not a function: it cannot "
                          "be called; drop the ()");
         }
+        if (r.bi >= BI_BLOCK_REDUCE && r.bi <= BI_WARP_SCAN) {
+            fe_collective_builtin(f, e, n, r.bi, loc);
+            return n;
+        }
         n->op = r.bi;
         n->axis = r.axis;
         break;
+    case R_COLLECTIVE:
+        fe_collective_object(f, e, n, r.obj, loc);
+        return n;
     case R_DTYPE:
         n->op = BI_CAST;
         n->cval.kind = CK_DTYPE;

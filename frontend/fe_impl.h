@@ -60,6 +60,7 @@ typedef struct {
     PyObject *globals;
     PyObject *closure;      /* dict name -> value of free variables */
     PyObject *locals;       /* set of names bound in the function */
+    PyObject *aliases;      /* dict: local name -> cupyx collective class bound to it */
     int line0;              /* add to AST line numbers */
     int dedent;             /* add to AST columns */
     Var **vars;
@@ -70,7 +71,8 @@ typedef struct {
 /* A resolved non-local: a builtin, a constant, a device function, a
  * namespace (module) or something unusable. */
 typedef enum {
-    R_NONE, R_BUILTIN, R_CONST, R_DEVFUNC, R_KERNEL, R_NAMESPACE, R_DTYPE, R_OTHER
+    R_NONE, R_BUILTIN, R_CONST, R_DEVFUNC, R_KERNEL, R_NAMESPACE, R_DTYPE, R_COLLECTIVE,
+    R_OTHER
 } RKind;
 
 /* variants of a builtin's spelling (Resolved.axis of a builtin that is not
@@ -113,6 +115,7 @@ const char *fe_module_name(PyObject *obj);
 int fe_is_local_name(Fe *f, PyObject *name);
 const char *fe_describe_object(Fe *f, PyObject *obj);
 int fe_resolve(Fe *f, PyObject *e, Resolved *out);
+Resolved fe_classify(Fe *f, PyObject *obj, Loc loc);
 PyObject *fe_compile_time_call(Fe *f, PyObject *e, Loc loc);
 void fe_bound_names(Fe *f, PyObject *list);
 void fe_read_closure(Fe *f, PyObject *pyfunc, PyObject *code);
@@ -123,6 +126,12 @@ Node **fe_expr_list(Fe *f, PyObject *list, int *n);
 int fe_binop_kind(Fe *f, PyObject *op, Loc loc);
 Node *fe_name_expr(Fe *f, PyObject *e, Loc loc);
 Node *fe_subscript(Fe *f, PyObject *e, Loc loc);
+
+/* collective.c */
+void fe_collective_builtin(Fe *f, PyObject *e, Node *n, int bi, Loc loc);
+void fe_collective_object(Fe *f, PyObject *e, Node *n, PyObject *obj, Loc loc);
+int fe_is_collective_class(PyObject *obj);
+int fe_collective_alias(Fe *f, PyObject *s);
 
 /* stmt.c */
 Node **fe_stmts(Fe *f, PyObject *list, int *n);

@@ -47,6 +47,8 @@ static const BuiltinName jit_names[] = {
     {"popc", BI_POPC, 0}, {"clz", BI_CLZ, 0}, {"ffs", BI_FFS, 0}, {"brev", BI_BREV, 0},
     {"selp", BI_SELP, 0}, {"cbrt", BI_CBRT, 0}, {"fma", BI_FMA, 0},
     {"range", BI_RANGE, 0},
+    {"block_reduce", BI_BLOCK_REDUCE, 0}, {"warp_reduce", BI_WARP_REDUCE, 0},
+    {"block_scan", BI_BLOCK_SCAN, 0}, {"warp_scan", BI_WARP_SCAN, 0},
     /* Numba's spellings that differ in form, not in meaning (cujit/cuda.py) */
     {"numba.shared.array", BI_SHARED_MEMORY, FE_V_NUMBA_ALLOC},
     {"numba.local.array", BI_LOCAL_MEMORY, FE_V_NUMBA_ALLOC},
@@ -173,6 +175,25 @@ builtin_type(Fe *f, PyObject *obj, Resolved *r)
     return 0;
 }
 
+/* An object tagged __cujit_collective__ with a tuple (collective.c), or
+ * with "template" (jit.cub.WarpReduce, subscripted) or "class" (its products) */
+static int
+collective_tag_is(PyObject *obj, int tuple, const char *what)
+{
+    PyObject *t = PyObject_GetAttrString(obj, "__cujit_collective__");
+    int r = t && (tuple ? PyTuple_Check(t)
+                  : PyUnicode_Check(t) && PyUnicode_CompareWithASCIIString(t, what) == 0);
+    Py_XDECREF(t);
+    PyErr_Clear();
+    return r;
+}
+
+static int
+collective_tagged(PyObject *obj)
+{
+    return !PyType_Check(obj) && collective_tag_is(obj, 1, NULL);
+}
+
 /* What a Python object found by name means inside a kernel: a jit, math or
  * Python builtin, a namespace (module), a dtype, a device function or
  * kernel, a constant folded in, or something kernels cannot use. */
@@ -192,6 +213,10 @@ classify(Fe *f, PyObject *obj, Loc loc)
     if (builtin_function(obj, &r) || builtin_type(f, obj, &r)) {
         return r;
     }
+    if (collective_tagged(obj)) {
+        r.kind = R_COLLECTIVE;      /* a collective's object: called in kernels */
+        return r;
+    }
     int is_device = 0;
     PyObject *pyfunc = kernel_function ? kernel_function(obj, &is_device) : NULL;
     if (pyfunc) {
@@ -207,6 +232,12 @@ classify(Fe *f, PyObject *obj, Loc loc)
     }
     r.kind = R_OTHER;
     return r;
+}
+
+Resolved
+fe_classify(Fe *f, PyObject *obj, Loc loc)
+{
+    return classify(f, obj, loc);
 }
 
 /* The value of a global, closure or builtin name; NULL if there is none. */
@@ -259,6 +290,23 @@ uses_locals(Fe *f, PyObject *e)
     return found;
 }
 
+/* The value of expression e, evaluated by Python now, with the function's
+ * globals and closure; `what` says what failed if it raises. */
+static PyObject *
+eval_now(Fe *f, PyObject *e, Loc loc, const char *what)
+{
+    PyObject *expr = fe_keep(f, PyObject_CallOneArg((PyObject *)fe_ast_types[A_Expression], e));
+    PyObject *compile = PyDict_GetItemString(fe_builtins_dict, "compile");
+    PyObject *code = expr && compile ? fe_keep(f, PyObject_CallFunction(
+                         compile, "Oss", expr, f->file, "eval")) : NULL;
+    PyObject *locals = f->closure ? f->closure : f->globals;
+    PyObject *v = code ? fe_keep(f, PyEval_EvalCode(code, f->globals, locals)) : NULL;
+    if (!v) {
+        fe_fail_py(f, loc, what);
+    }
+    return v;
+}
+
 /* Is the callee of call e a plain Python callable (a factory, numpy.dtype),
  * not one the kernel language gives a meaning (a builtin, a cast, a device
  * function)? */
@@ -282,26 +330,65 @@ fe_compile_time_call(Fe *f, PyObject *e, Loc loc)
     if (!fe_is(e, A_Call) || uses_locals(f, e) || !plain_callee(f, e)) {
         return NULL;
     }
-    PyObject *expr = fe_keep(f, PyObject_CallOneArg((PyObject *)fe_ast_types[A_Expression], e));
-    PyObject *compile = PyDict_GetItemString(fe_builtins_dict, "compile");
-    PyObject *code = expr && compile ? fe_keep(f, PyObject_CallFunction(
-                         compile, "Oss", expr, f->file, "eval")) : NULL;
-    PyObject *locals = f->closure ? f->closure : f->globals;
-    PyObject *v = code ? fe_keep(f, PyEval_EvalCode(code, f->globals, locals)) : NULL;
-    if (!v) {
-        fe_fail_py(f, loc, "this call runs in Python while the kernel compiles, and it raised");
-    }
-    return v;
+    return eval_now(f, e, loc, "this call runs in Python while the kernel compiles, and it "
+                    "raised");
 }
 
-/* dotted := name { '.' name } | compile_time_call { '.' name }
+/* template_item := template '[' exprs ']' where the template is tagged
+ * __cujit_collective__ = "template" (jit.cub.BlockReduce[T, 256]); the
+ * subscript, known at compile time, is taken in Python. 0 if e is not one. */
+static int
+template_item(Fe *f, PyObject *e, Resolved *out, Loc loc)
+{
+    Resolved rb;
+    if (!fe_resolve(f, fe_get(f, e, S_value), &rb)
+        || !collective_tag_is(rb.obj, 0, "template")) {
+        return 0;
+    }
+    PyObject *sl = fe_get(f, e, S_slice);
+    if (uses_locals(f, sl)) {
+        fe_fail_kind(f, loc, CE_TYPE, "the arguments in [] of a collective's class must be "
+                     "known when the kernel compiles (dtypes and constants, not local "
+                     "variables)");
+    }
+    PyObject *key = eval_now(f, sl, loc, "these [] arguments raised");
+    PyObject *v = fe_keep(f, PyObject_GetItem(rb.obj, key));
+    if (!v) {
+        fe_fail_py(f, loc, "this class of collectives does not take these [] arguments");
+    }
+    *out = classify(f, v, loc);
+    return 1;
+}
+
+/* the call of a cupyx class object (WarpReduce[T](temp_storage)): the same
+ * object, its argument unused; 0 if e is not one */
+static int
+class_call(Fe *f, PyObject *e, Resolved *out)
+{
+    PyObject *fn = fe_get(f, e, S_func);
+    Resolved r;
+    if ((fe_is(fn, A_Name) || fe_is(fn, A_Attribute) || fe_is(fn, A_Subscript))
+        && fe_resolve(f, fn, &r) && fe_is_collective_class(r.obj)) {
+        *out = r;
+        return 1;
+    }
+    return 0;
+}
+
+/* dotted := (name | compile_time_call | template_item | class_call) { '.' name }
  * Resolves Name / Attribute chains that do not start at a local. Returns 0
  * if the expression starts at a local (the caller reads it as a value). */
 int
 fe_resolve(Fe *f, PyObject *e, Resolved *out)
 {
     Loc loc = fe_loc_of(f, e);
+    if (fe_is(e, A_Subscript)) {
+        return template_item(f, e, out, loc);
+    }
     if (fe_is(e, A_Call)) {
+        if (class_call(f, e, out)) {
+            return 1;
+        }
         PyObject *v = fe_compile_time_call(f, e, loc);
         if (!v) {
             return 0;
@@ -311,6 +398,12 @@ fe_resolve(Fe *f, PyObject *e, Resolved *out)
     }
     if (fe_is(e, A_Name)) {
         PyObject *id = fe_get(f, e, S_id);
+        PyObject *alias = f->aliases ? PyDict_GetItemWithError(f->aliases, id) : NULL;
+        if (alias) {
+            *out = classify(f, alias, loc);     /* BR = jit.cub.BlockReduce[T, N] */
+            return 1;
+        }
+        PyErr_Clear();
         if (fe_is_local_name(f, id)) {
             return 0;
         }

@@ -266,7 +266,7 @@ stmt(Fe *f, PyObject *s)
 {
     Loc loc = fe_loc_of(f, s);
     if (fe_is(s, A_Assign)) {
-        return assign(f, s, loc);
+        return fe_collective_alias(f, s) ? fe_new_node(f, ND_PASS, loc) : assign(f, s, loc);
     }
     if (fe_is(s, A_AugAssign)) {
         return aug_assign(f, s, loc);

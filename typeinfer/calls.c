@@ -154,6 +154,11 @@ static Type *
 alloc_type(Ti *t, Node *n)
 {
     static const char *const pn[] = {"dtype", "shape"};
+    for (int k = 0; k < n->n2; k++) {
+        if (strcmp(n->kwnames[k], "size") == 0) {
+            n->kwnames[k] = "shape";        /* cupyx.jit's jit.shared_memory(dtype, size) */
+        }
+    }
     bind_keywords(t, n, pn, 2);
     arity(t, n, 2, 2);
     DType dt = dtype_arg(t, n, n->list[0]);
@@ -741,6 +746,8 @@ ti_call(Ti *t, Node *n)
     case BI_ERF: case BI_ERFC: case BI_GAMMA: case BI_LGAMMA: case BI_ISNAN:
     case BI_ISINF: case BI_ISFINITE: case BI_CBRT: case BI_FMA:
         return math_type(t, n);
+    case BI_BLOCK_REDUCE: case BI_WARP_REDUCE: case BI_BLOCK_SCAN: case BI_WARP_SCAN:
+        return ti_collective(t, n);
     case BI_DEVFUNC:
         return devfunc_type(t, n);
     case BI_COUNT:

@@ -23,6 +23,7 @@ Type *ti_expr_pub(Ti *t, Node *n);
 Type *ti_binop_type(Ti *t, Node *n, int op, Type *x, Type *y);
 Type *ti_call(Ti *t, Node *n);
 Inst *ti_instance(Ti *caller, Node *call, Func *fn, Type **args);
+Type *ti_collective(Ti *t, Node *n);      /* collective.c */
 void ti_weak_to(Ti *t, Node *operand, const Type *to);
 void ti_weak_mask(Ti *t, Node *operand, uint32_t dtypes);
 CJ_NORETURN void ti_err(Ti *t, Node *n, const char *fmt, ...) CJ_PRINTF(3, 4);
