@@ -455,7 +455,7 @@ combiner(Cg *g, Node *n, const char *T)
         S("cj_op_min()");
         return;
     case CO_FUNC:
-        P("[](%s a, %s b) -> %s { return %s(%s(a, b)); }", T, T, T, T,
+        P("[](%s a, %s b) -> %s { return (%s)%s(a, b); }", T, T, T, T,
           g->in->callee[n->id]->cname);
         return;
     }
@@ -481,7 +481,7 @@ collective_call(Cg *g, Node *n)
         if (n->n > 1) {
             cg_conv(g, n->list[1], T, PR_COMMA);
         } else {
-            P("%s()", ct);
+            P("(%s)0", ct);
         }
     } else if (n->n > 1) {
         S(", ");

@@ -406,8 +406,9 @@ static const char lanemask[] =
  * without a race (their writes come after a barrier all readers passed). */
 static const char collective[] =
     "struct cj_op_sum { template <typename T> __device__ T operator()(T a, T b) const { return a + b; } };\n"
-    "struct cj_op_max { template <typename T> __device__ T operator()(T a, T b) const { return cj_max(a, b); } };\n"
-    "struct cj_op_min { template <typename T> __device__ T operator()(T a, T b) const { return cj_min(a, b); } };\n"
+    "template <typename T> CJ_DEVICE bool cj_coll_less(T a, T b) { return a < b; }\n"
+    "struct cj_op_max { template <typename T> __device__ T operator()(T a, T b) const { return cj_coll_less(a, b) ? b : a; } };\n"
+    "struct cj_op_min { template <typename T> __device__ T operator()(T a, T b) const { return cj_coll_less(b, a) ? b : a; } };\n"
     "/* a value of any type from another lane, 32 bits at a time: K 0 from lane d,\n"
     " * 1 from lane - d, 2 from lane + d */\n"
     "template <int K, typename T> CJ_DEVICE T cj_coll_shfl(unsigned mask, T v, int d)\n"
@@ -544,6 +545,13 @@ static const char collective[] =
     "    return cj_coll_finish(cj_coll_iscan(v, op, mask, lane), op, mask, lane, inclusive, has_init, init);\n"
     "}\n";
 
+/* complex numbers ordered as NumPy orders them (max, min): real part, then imaginary */
+static const char collective_complex[] =
+    "template <typename T> CJ_DEVICE bool cj_coll_less(cj_complex<T> a, cj_complex<T> b)\n"
+    "{\n"
+    "    return a.re < b.re || (a.re == b.re && a.im < b.im);\n"
+    "}\n";
+
 static const char dynshared[] =
     "extern __shared__ __align__(16) unsigned char cj_dyn_smem[];\n";
 
@@ -610,6 +618,7 @@ cg_prelude(Buf *b, unsigned features, unsigned atomic_ops_used)
         buf_puts(b, lanemask);
     }
     if (features & FEAT_COLLECTIVE) {
+        buf_puts(b, (features & FEAT_COMPLEX) ? collective_complex : "");
         buf_puts(b, collective);
     }
     if (features & FEAT_DYNSHARED) {
