@@ -42,6 +42,11 @@ Sections (DESIGN.md section 5 has the figures and goals):
    with empty and warm caches, new processes, rounds alternating, medians);
    guvectorize "(n),(n)->()" dot products of 2^20 x 64 float32, cujit's
    beside numba-cuda's target='cuda' (ms per call, % of copy bandwidth).
+8. block collectives: a per-block sum and an exclusive block scan of 2^24
+   float32 (blocks of 256) in a new process with every cache empty: the
+   first call (CUB's headers at NVRTC time for cupyx.jit.cub and cuda.coop)
+   and the kernels' device time, beside cupyx.jit.cub and numba-cuda +
+   cuda.coop; rounds taking turns, median of 3.
 
 Sections 2, 5 and 6 run each measurement in a fresh process, the libraries
 taking turns within each round (bench/firstlib.py); their figures make the
@@ -53,7 +58,8 @@ goes on.  The last lines printed are a summary table and the ratios.
 This file is the entry point (arguments, the sections in turn, the JSON);
 each section is a module beside it: s1_launch.py (with s1_child.py, the
 --launch-child side), s2_first.py, s3_saxpy.py, s4_forms.py, s5_first_vec.py,
-s6_first_stdlib.py, s7_numba.py; benchlib.py holds what they share (firstlib.py
+s6_first_stdlib.py, s7_numba.py,
+s8_collectives.py; benchlib.py holds what they share (firstlib.py
 what the first-call sections share), report.py the summary.
 """
 import argparse
@@ -70,12 +76,13 @@ from s4_forms import section_forms
 from s5_first_vec import section_first_vec
 from s6_first_stdlib import section_first_stdlib
 from s7_numba import section_numba
+from s8_collectives import section_collectives
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="small N and sizes: a smoke test")
-    ap.add_argument("--sections", default="1,2,3,4,5,6,7", help="which sections, e.g. 1,3")
+    ap.add_argument("--sections", default="1,2,3,4,5,6,7,8", help="which sections, e.g. 1,3")
     ap.add_argument("--launches", type=int, default=0, help="launches per repetition (section 1)")
     ap.add_argument("--launch-child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -106,7 +113,8 @@ def main():
     environment()
     for key, fn in (("1", section_launch), ("2", section_first), ("3", section_saxpy),
                     ("4", section_forms), ("5", section_first_vec),
-                    ("6", section_first_stdlib), ("7", section_numba)):
+                    ("6", section_first_stdlib), ("7", section_numba),
+                    ("8", section_collectives)):
         if key not in want:
             continue
         try:
