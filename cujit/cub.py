@@ -18,12 +18,11 @@ valid])`` and ``.Reduce(value, op[, valid])`` are collectives (tagged
 aggregate; cujit gives it to every thread.  ``TempStorage`` is a one-byte
 stand-in: cujit allocates the storage it needs itself.
 """
-import numpy
-
 __all__ = ["WarpReduce", "BlockReduce", "Sum", "Max", "Min"]
 
 
 def _dtype(t):
+    import numpy        # not at import: `import cujit` loads no NumPy
     try:
         dt = numpy.dtype(t)
     except TypeError:
@@ -52,6 +51,7 @@ class _Class:
     def __init__(self, kind, name, T):
         self._kind = kind
         self._name = name
+        import numpy
         self.T = _dtype(T)
         self.TempStorage = numpy.uint8
         self.Sum = _Method(self, f"{name}.Sum", "sum", ("value", "valid"))
