@@ -74,6 +74,17 @@ def _threads(threads_per_block):
                          "and 1024 threads")
 
 
+_REDUCE_ALGORITHMS = ("raking", "raking_commutative_only", "warp_reductions")
+_SCAN_ALGORITHMS = ("raking", "raking_memoize", "warp_scans")
+
+
+def _algorithm(algorithm, known):
+    """CUB's algorithm names are checked as cuda.coop checks them; cujit runs
+    its own code for each"""
+    if algorithm not in known:
+        raise ValueError(f"Unsupported algorithm: {algorithm!r} (one of {', '.join(known)})")
+
+
 def _unsupported(items_per_thread=1, prefix_op=None, methods=None, algorithm=None,
                  threads_in_warp=32):
     if not isinstance(items_per_thread, int) or items_per_thread < 1:
@@ -95,6 +106,7 @@ def _block_reduce(dtype, threads_per_block, binary_op, items_per_thread=1,
                   algorithm="warp_reductions", methods=None):
     """coop.block.reduce: the block's values combined by binary_op(a, b)."""
     _threads(threads_per_block)
+    _algorithm(algorithm, _REDUCE_ALGORITHMS)
     _unsupported(items_per_thread, methods=methods)
     return _Collective("block_reduce", "coop.block.reduce", binary_op, dtype, storage=33)
 
@@ -103,6 +115,7 @@ def _block_sum(dtype, threads_per_block, items_per_thread=1, algorithm="warp_red
                methods=None):
     """coop.block.sum: the sum of the block's values."""
     _threads(threads_per_block)
+    _algorithm(algorithm, _REDUCE_ALGORITHMS)
     _unsupported(items_per_thread, methods=methods)
     return _Collective("block_reduce", "coop.block.sum", "sum", dtype, storage=33)
 
@@ -112,17 +125,19 @@ def _scan(kind, name, inclusive):
              algorithm="raking", methods=None, threads_in_warp=32):
         if kind == "block_scan":
             _threads(threads_per_block)
+            _algorithm(algorithm, _SCAN_ALGORITHMS)
         _unsupported(items_per_thread, prefix_op, methods, threads_in_warp=threads_in_warp)
-        return _Collective(kind, f"{name}_sum", "sum", dtype, inclusive, storage=64)
+        return _Collective(kind, f"{name}_sum", "sum", dtype, inclusive, storage=32)
 
     def scan(dtype, threads_per_block=None, scan_op="+", initial_value=None,
              items_per_thread=1, prefix_op=None, algorithm="raking", methods=None,
              threads_in_warp=32):
         if kind == "block_scan":
             _threads(threads_per_block)
+            _algorithm(algorithm, _SCAN_ALGORITHMS)
         _unsupported(items_per_thread, prefix_op, methods, threads_in_warp=threads_in_warp)
         return _Collective(kind, f"{name}_scan", scan_op, dtype, inclusive, initial_value,
-                           storage=64)
+                           storage=32)
     return sum_, scan
 
 

@@ -217,6 +217,11 @@ def test_coop_objects_on_the_host():
         coop.block.sum(np.int32, 2048)
     with pytest.raises(TypeError, match="operator"):
         coop.block.reduce(np.int32, 128, 3)
+    with pytest.raises(ValueError, match="algorithm"):
+        coop.block.exclusive_sum(np.int32, 128, algorithm="invalid_algorithm")
+    with pytest.raises(ValueError, match="algorithm"):
+        coop.block.reduce(np.int32, 128, plain_min, algorithm="warp_scans")
+    assert coop.block.sum(np.int32, 128, algorithm="raking").files == []
 
 
 def test_coop_too_many_arguments():
