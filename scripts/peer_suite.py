@@ -55,12 +55,15 @@ import time
 PEER_PACKAGES = ("numba.cuda.tests.cudapy", "cupyx_tests.jit_tests")
 
 # peer module -> cujit module, for names cujit has
-MODULES = {"numba.cuda": "cujit.cuda", "cupyx.jit": "cujit.jit"}
+MODULES = {"numba.cuda": "cujit.cuda", "cupyx.jit": "cujit.jit",
+           # CCCL's cuda.coop (block and warp collectives), old and new names
+           "cuda.cooperative.experimental": "cujit.cooperative", "cuda.coop": "cujit.cooperative"}
 # from <peer package> import <name> -> (cujit module, name) for names cujit has
 TOP_NAMES = {
     "numba": {"cuda": ("cujit", "cuda"), "vectorize": ("_peer_shims", "vectorize"),
               "guvectorize": ("_peer_shims", "guvectorize")},
     "cupyx": {"jit": ("cujit", "jit")},
+    "cuda": {"coop": ("cujit", "cooperative")},
 }
 # Numba's type objects: from numba import float32 takes cujit.cuda's where it
 # has one (numba.jit, numba.njit ... are the CPU compiler's: they stay)
