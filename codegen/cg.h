@@ -47,6 +47,13 @@ void cg_truth(Cg *g, Node *n, int prec);
 /* prelude, tuple structs, the functions `roots` reach and then `tail` */
 void cg_emit_roots(Program *p, Inst **roots, int nroots, const char *tail, Buf *out);
 void cg_form_prelude(Buf *b, unsigned features);
+/* forms.c, shared with fuse.c: NumPy's cast of expr, dtypes' headers, the
+ * byte offset of the digits of idx in dimensions first.., block reduction */
+void cg_conv_to(Program *p, Buf *b, DType from, DType to, const char *expr);
+void cg_note_dtype(Program *p, DType dt);
+void cg_red_offset(Buf *b, const char *I, const char *var, const char *idx, int first, int n,
+                   const char *shape, const char *strides);
+extern const char cg_block_reduce[], cg_shfl_any[];
 void cg_stmt(Cg *g, Node *n);
 /* #line so that NVRTC names Python line `line` for the next line of output */
 void cg_line_mark(Cg *g, int line);

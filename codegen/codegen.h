@@ -13,6 +13,7 @@ typedef struct {
     DType *out;
     int ndim;           /* 0: contiguous operands of one shape, a flat index */
     int vec;            /* flat: elements per aligned access (1: none) */
+    const char *kname;  /* the entry's name (fuse(kernel_name=)), NULL: made up */
 } EwSpec;
 
 /* a reduction kernel (two passes) around a combiner and an optional map */
@@ -28,6 +29,22 @@ typedef struct {
     int vec;            /* contiguous: elements per aligned access */
     int nkeep, nred;    /* dimensions kept (first) and reduced (last) in x */
 } RedSpec;
+
+/* a fused function's reduction (@cujit.fuse ending in np.sum and friends):
+ * the function is the map of several inputs, read at one index of their
+ * broadcast shape; two passes as cg_emit_reduction's */
+typedef struct {
+    Inst *map;          /* the fused function (p->kernel): inputs -> one value */
+    int nin;
+    Type **in;          /* per input: an array (its dtype) or a scalar passed by value */
+    RedOp op;
+    DType val, acc, out;    /* the map's value, the accumulator, the result */
+    int outer;          /* reduced dimensions are not the innermost */
+    int contiguous;     /* each output's elements are one contiguous run in every array */
+    int vec;            /* contiguous: elements per aligned access */
+    int nkeep, nred;    /* dimensions kept (first) and reduced (last), every array */
+    const char *kname;  /* fuse(kernel_name=), or NULL */
+} FuseRedSpec;
 
 /* how a generalized ufunc's kernel passes one parameter of the function */
 enum {
@@ -53,5 +70,6 @@ const char *cg_kernel_name(Program *p);
 void cg_emit_elementwise(Program *p, const EwSpec *s, Buf *out);
 void cg_emit_reduction(Program *p, const RedSpec *s, Buf *out);
 void cg_emit_gufunc(Program *p, const GuSpec *s, Buf *out);
+void cg_emit_fused_reduction(Program *p, const FuseRedSpec *s, Buf *out);
 
 #endif

@@ -27,8 +27,8 @@ ctype_of(Cg *g, const Type *t)
     return cg_ctype(g, t);
 }
 
-static void
-note_dtype(Program *p, DType dt)
+void
+cg_note_dtype(Program *p, DType dt)
 {
     if (dt == DT_F16) {
         p->features |= FEAT_F16;
@@ -39,13 +39,13 @@ note_dtype(Program *p, DType dt)
 
 /* `expr` of dtype `from` as dtype `to`, NumPy's casts: complex to a real
  * keeps the real part, complex to bool is its truth */
-static void
-conv_to(Program *p, Buf *b, DType from, DType to, const char *expr)
+void
+cg_conv_to(Program *p, Buf *b, DType from, DType to, const char *expr)
 {
     char fk = cj_dtypes[from].kind, tk = cj_dtypes[to].kind;
     const char *ct = cj_dtypes[to].ctype;
-    note_dtype(p, from);
-    note_dtype(p, to);
+    cg_note_dtype(p, from);
+    cg_note_dtype(p, to);
     if (from == to) {
         P("(%s)", expr);
     } else if (fk == 'c' && tk == 'b') {
@@ -88,7 +88,7 @@ ew_store(Cg *g, Buf *b, const EwSpec *s, const char *const *outs, const char *re
         DType from = s->nout == 1 ? ret->dtype : cj_concrete(ret->tup[k])->dtype;
         const char *val = s->nout == 1 ? res : cj_aprintf(g->p->arena, "%s.f%d", res, k);
         P("            %s = ", outs[k]);
-        conv_to(g->p, b, from, s->out[k], val);
+        cg_conv_to(g->p, b, from, s->out[k], val);
         S(";\n");
     }
 }
@@ -293,13 +293,14 @@ cg_emit_elementwise(Program *p, const EwSpec *s, Buf *out)
     buf_init(&w);
     Inst *fn = p->kernel;
     for (int k = 0; k < s->nin; k++) {
-        note_dtype(p, cj_concrete(s->in[k])->dtype);
+        cg_note_dtype(p, cj_concrete(s->in[k])->dtype);
     }
     for (int k = 0; k < s->nout; k++) {
-        note_dtype(p, s->out[k]);
+        cg_note_dtype(p, s->out[k]);
     }
-    p->ew_name = cj_aprintf(p->arena, "cj_vec_%s%s%d", fn->cname + 7,
-                            s->ndim == 0 ? "_flat" : "_nd", s->ndim ? s->ndim : s->vec);
+    p->ew_name = s->kname ? cj_strdup(p->arena, s->kname)
+                 : cj_aprintf(p->arena, "cj_vec_%s%s%d", fn->cname + 7,
+                              s->ndim == 0 ? "_flat" : "_nd", s->ndim ? s->ndim : s->vec);
     P("\n/* elementwise over %s: %s */\n", fn->fn->name,
       s->ndim == 0 ? (s->vec > 1 ? "contiguous operands, aligned packs" : "contiguous operands")
                    : "strided and broadcast operands");
@@ -321,7 +322,7 @@ cg_emit_elementwise(Program *p, const EwSpec *s, Buf *out)
 
 /* ---- reductions ---- */
 
-static const char block_reduce[] =
+const char cg_block_reduce[] =
     "/* the block's values combined in a fixed order: warps by shuffles, then the\n"
     " * warp results by the first warp (blockDim.x a multiple of 32, at most 1024) */\n"
     "template <typename T, typename F> static __device__ T cj_block_reduce(T v, F combine)\n"
@@ -348,7 +349,7 @@ static const char block_reduce[] =
     "}\n";
 
 /* shuffles of any value type, 32 bits at a time */
-static const char shfl_any[] =
+const char cg_shfl_any[] =
     "template <typename T> static __device__ __forceinline__ T cj_shfl_down(T v, int d)\n"
     "{\n"
     "    constexpr int W = (sizeof(T) + 3) / 4;\n"
@@ -410,15 +411,15 @@ red_element(Cg *g, Buf *b, const RedSpec *s, const char *load)
     /* read as `in`, cast to the elements' dtype (dtype=), mapped, lifted */
     Buf e;
     buf_init(&e);
-    conv_to(p, &e, s->in, s->elem, load);
+    cg_conv_to(p, &e, s->in, s->elem, load);
     const char *elem = cj_strdup(p->arena, e.s);
     buf_free(&e);
     S("cj_lift(");
     if (s->map) {
         const char *mapped = cj_aprintf(p->arena, "%s(%s)", s->map->cname, elem);
-        conv_to(p, b, scalar_dt(s->map->ret), s->acc->dtype, mapped);
+        cg_conv_to(p, b, scalar_dt(s->map->ret), s->acc->dtype, mapped);
     } else {
-        conv_to(p, b, s->elem, s->acc->dtype, elem);
+        cg_conv_to(p, b, s->elem, s->acc->dtype, elem);
     }
     S(")");
 }
@@ -432,12 +433,12 @@ red_result(Cg *g, Buf *b, const RedSpec *s, const char *a)
         P("(%s)%s", cj_dtypes[s->out].ctype, r);
         return;
     }
-    conv_to(g->p, b, s->acc->dtype, s->out, r);
+    cg_conv_to(g->p, b, s->acc->dtype, s->out, r);
 }
 
 /* offsets of the kept (o) and reduced (r) coordinates */
-static void
-red_offset(Buf *b, const char *I, const char *var, const char *idx, int first, int n,
+void
+cg_red_offset(Buf *b, const char *I, const char *var, const char *idx, int first, int n,
            const char *shape, const char *strides)
 {
     if (n == 1) {
@@ -474,7 +475,7 @@ red_inner(Cg *g, Buf *b, const RedSpec *s)
     P("    const %s step = splits * (%s)blockDim.x;\n", I, I);
     S("    cj_acc acc = cj_ident();\n");
     if (s->nkeep) {
-        red_offset(b, I, "ko", "o", 0, s->nkeep, "x.shape", "x.strides");
+        cg_red_offset(b, I, "ko", "o", 0, s->nkeep, "x.shape", "x.strides");
     } else {
         P("    const %s ko = 0;\n", I);
     }
@@ -505,7 +506,7 @@ red_inner(Cg *g, Buf *b, const RedSpec *s)
         if (s->contiguous) {
             P("        const %s off = ko + r * (%s)sizeof(%s);\n", I, I, X);
         } else {
-            red_offset(b, I, "ro", "r", s->nkeep, s->nred, "x.shape", "x.strides");
+            cg_red_offset(b, I, "ro", "r", s->nkeep, s->nred, "x.shape", "x.strides");
             P("        const %s off = ko + ro;\n", I);
         }
         S("        acc = cj_combine(acc, ");
@@ -538,7 +539,7 @@ red_outer_packs(Cg *g, Buf *b, const RedSpec *s)
       "        acc[e] = cj_ident();\n    }\n", v, v);
     P("    const char *base = (const char *)x.data + o0 * (%s)sizeof(%s);\n", I, X);
     P("#pragma unroll 4\n    for (%s r = lo; r < hi; r++) {\n", I);
-    red_offset(b, I, "ro", "r", s->nkeep, s->nred, "x.shape", "x.strides");
+    cg_red_offset(b, I, "ro", "r", s->nkeep, s->nred, "x.shape", "x.strides");
     P("        const cj_pack<%s, %d> a = *(const cj_pack<%s, %d> *)(base + ro);\n", X, v, X, v);
     P("#pragma unroll\n        for (int e = 0; e < %d; e++) {\n            acc[e] = cj_combine(acc[e], ", v);
     red_element(g, b, s, "a.v[e]");
@@ -571,10 +572,10 @@ red_outer(Cg *g, Buf *b, const RedSpec *s)
     S("    if (o >= nout) {\n        return;\n    }\n");
     P("    const %s lo = (%s)blockIdx.y * chunk;\n", I, I);
     P("    const %s hi = lo + chunk < nred ? lo + chunk : nred;\n", I);
-    red_offset(b, I, "ko", "o", 0, s->nkeep, "x.shape", "x.strides");
+    cg_red_offset(b, I, "ko", "o", 0, s->nkeep, "x.shape", "x.strides");
     S("    cj_acc acc = cj_ident();\n");
     P("#pragma unroll 4\n    for (%s r = lo; r < hi; r++) {\n", I);
-    red_offset(b, I, "ro", "r", s->nkeep, s->nred, "x.shape", "x.strides");
+    cg_red_offset(b, I, "ro", "r", s->nkeep, s->nred, "x.shape", "x.strides");
     S("        acc = cj_combine(acc, ");
     red_element(g, b, s, "cj_at(x.data, ko + ro)");
     S(");\n    }\n");
@@ -617,16 +618,16 @@ cg_emit_reduction(Program *p, const RedSpec *s, Buf *out)
     g->p = p;
     Buf w, *b = &w;
     buf_init(&w);
-    note_dtype(p, s->in);
-    note_dtype(p, s->out);
-    note_dtype(p, s->elem);
+    cg_note_dtype(p, s->in);
+    cg_note_dtype(p, s->out);
+    cg_note_dtype(p, s->elem);
     p->ew_name = cj_aprintf(p->arena, "cj_red_%s_%s_%s%d_%d", s->combine->fn->name,
                             cj_dtypes[s->in].code, s->outer ? "o" : "i", s->nkeep, s->nred);
     P("\n/* reduction by %s%s%s */\n", s->combine->fn->name, s->map ? " of " : "",
       s->map ? s->map->fn->name : "");
     red_types(g, b, s);
-    S(shfl_any);
-    S(block_reduce);
+    S(cg_shfl_any);
+    S(cg_block_reduce);
     if (s->outer) {
         red_outer(g, b, s);
     } else {

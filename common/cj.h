@@ -198,6 +198,11 @@ typedef enum {
     OP_AND, OP_OR,
 } OpKind;
 
+/* the reductions a fused function (@cujit.fuse) may end in */
+typedef enum {
+    RED_NONE, RED_SUM, RED_PROD, RED_MIN, RED_MAX, RED_MEAN, RED_ANY, RED_ALL,
+} RedOp;
+
 typedef enum {
     AT_SHAPE, AT_SIZE, AT_NDIM, AT_STRIDES, AT_REAL, AT_IMAG, AT_DTYPE_ITEMSIZE,
 } AttrKind;

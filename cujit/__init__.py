@@ -17,6 +17,7 @@ from cujit import _cujit            # noqa: E402
 from cujit._cujit import *          # noqa: F401,F403  (Kernel, CompileError, runtime)
 from cujit._cujit import CompileError, Kernel, __version__   # noqa: F401
 from cujit._forms import guvectorize, reduce, vectorize   # noqa: F401
+from cujit._fuse import fuse        # noqa: F401
 from cujit import jit               # noqa: F401
 from cujit import _stdlib_table
 

@@ -105,6 +105,9 @@ resolved_value(Fe *f, Resolved *r, PyObject *e, Loc loc)
         fe_fail(f, loc, "module or namespace '%s' cannot be used as a value in a kernel",
                 fe_module_name(r->obj) ? fe_module_name(r->obj) : "jit");
     }
+    case R_FUSE_REDUCE:
+        fe_fail(f, loc, "a reduction of a fused function is a function: call it as the value "
+                "of the last statement, return np.sum(expr, axis=...)");
     case R_NONE:
     case R_OTHER:
         break;
@@ -133,6 +136,12 @@ attribute(Fe *f, PyObject *e, Loc loc)
     };
     const char *an = fe_utf8(f, fe_get(f, e, S_attr));
     for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
+        if (strcmp(attrs[i].name, an) == 0 && fe_fused(f) && attrs[i].kind != AT_REAL
+            && attrs[i].kind != AT_IMAG) {
+            fe_fail_kind(f, loc, CE_TYPE, ".%s cannot be fused: a fused function sees one "
+                         "element of each array, not its shape; pass what depends on the "
+                         "shape as an argument", an);
+        }
         if (strcmp(attrs[i].name, an) == 0) {
             Node *n = fe_new_node(f, ND_ATTR, loc);
             n->op = attrs[i].kind;
@@ -148,6 +157,10 @@ attribute(Fe *f, PyObject *e, Loc loc)
 Node *
 fe_subscript(Fe *f, PyObject *e, Loc loc)
 {
+    if (fe_fused(f)) {
+        fe_fail_kind(f, loc, CE_TYPE, "indexing cannot be fused: a fused function sees one "
+                     "element of each array; index the arrays before the call");
+    }
     Node *n = fe_new_node(f, ND_INDEX, loc);
     n->a = fe_expr(f, fe_get(f, e, S_value));
     PyObject *sl = fe_get(f, e, S_slice);
@@ -192,6 +205,65 @@ keywords(Fe *f, Node *n, PyObject *kws)
         n->kwnames[i] = fe_utf8(f, name);
         n->list2[i] = fe_expr(f, fe_get(f, kw, S_value));
     }
+}
+
+/* fused: a call's out=name, allowed only in a statement of its own
+ * (np.add(x, y, out=z), read as z = x + y); the keyword is taken out */
+static PyObject *
+take_out_keyword(Fe *f, PyObject *kws, int allowed)
+{
+    PyObject *rest = fe_keep(f, PyList_New(0));
+    if (!rest) {
+        fe_fail_py(f, f->fn->loc, "cujit");
+    }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(kws); i++) {
+        PyObject *kw = PyList_GET_ITEM(kws, i);
+        PyObject *name = fe_get(f, kw, S_arg);
+        if (name == Py_None || strcmp(fe_utf8(f, name), "out") != 0) {
+            PyList_Append(rest, kw);
+            continue;
+        }
+        Loc kl = fe_loc_of(f, kw);
+        PyObject *v = fe_get(f, kw, S_value);
+        if (!allowed) {
+            fe_fail_kind(f, kl, CE_TYPE, "out= in a fused function is taken by a call that is "
+                         "a statement of its own (np.add(x, y, out=z))");
+        }
+        if (!fe_is(v, A_Name) || !fe_is_local_name(f, fe_get(f, v, S_id))) {
+            fe_fail_kind(f, kl, CE_TYPE, "out= in a fused function names one of its array "
+                         "arguments");
+        }
+        f->out_target = fe_name_expr(f, v, fe_loc_of(f, v));
+    }
+    return rest;
+}
+
+/* fused: x.astype(dtype) is a cast; reductions only end the function */
+static Node *
+fused_method(Fe *f, PyObject *e, PyObject *fn, Node *n, const char *an, Loc loc)
+{
+    if (fe_fuse_method_red(an)) {
+        fe_fail_kind(f, loc, CE_TYPE, "a reduction in a fused function must be the value of its "
+                     "last statement: return x.%s(...)", an);
+    }
+    PyObject *args = fe_get(f, e, S_args);
+    Resolved r;
+    if (strcmp(an, "astype") != 0) {
+        fe_fail_kind(f, loc, CE_TYPE, "method '%s' cannot be fused (a fused function takes "
+                     "x.astype(dtype), x.conj() and a final x.sum(...) and friends)", an);
+    }
+    if (PyList_GET_SIZE(args) != 1 || PyList_GET_SIZE(fe_get(f, e, S_keywords))
+        || !fe_resolve(f, PyList_GET_ITEM(args, 0), &r) || r.kind != R_DTYPE) {
+        fe_fail_kind(f, loc, CE_TYPE, "astype() in a fused function takes one dtype "
+                     "(x.astype(np.float32))");
+    }
+    n->op = BI_CAST;
+    n->cval.kind = CK_DTYPE;
+    n->cval.dt = r.dt;
+    n->list = cj_alloc(f->cx->arena, sizeof(Node *));
+    n->list[0] = fe_expr(f, fe_get(f, fn, S_value));
+    n->n = 1;
+    return n;
 }
 
 /* Numba's cuda.shared.array(shape, dtype) / cuda.local.array(shape, dtype):
@@ -255,6 +327,9 @@ static Node *
 method_call(Fe *f, PyObject *e, PyObject *fn, Node *n, Loc loc)
 {
     const char *an = fe_utf8(f, fe_get(f, fn, S_attr));
+    if (fe_fused(f) && strcmp(an, "conjugate") != 0 && strcmp(an, "conj") != 0) {
+        return fused_method(f, e, fn, n, an, loc);
+    }
     if (strcmp(an, "conjugate") != 0 && strcmp(an, "conj") != 0) {
         fe_fail(f, loc, "method '%s' is not supported in kernels", an);
     }
@@ -295,6 +370,12 @@ call(Fe *f, PyObject *e, Loc loc)
     PyObject *fn = fe_get(f, e, S_func);
     Node *n = fe_new_node(f, ND_CALL, loc);
     Resolved r;
+    int out_kw = f->out_kw;
+    f->out_kw = 0;
+    PyObject *kws = fe_get(f, e, S_keywords);
+    if (fe_fused(f)) {
+        kws = take_out_keyword(f, kws, out_kw);
+    }
     if (fe_is(fn, A_Attribute) && !fe_resolve(f, fn, &r)) {
         return method_call(f, e, fn, n, loc);
     }
@@ -348,6 +429,9 @@ call(Fe *f, PyObject *e, Loc loc)
     case R_KERNEL:
         fe_fail_kind(f, loc, CE_TYPE, "a kernel cannot call another kernel; decorate the callee with "
                 "@jit.rawkernel(device=True) to make it a device function");
+    case R_FUSE_REDUCE:
+        fe_fail_kind(f, loc, CE_TYPE, "a reduction in a fused function must be the value of its "
+                     "last statement: return np.sum(expr, axis=...)");
     case R_CONST:
     case R_NAMESPACE:
     case R_NONE:
@@ -365,7 +449,7 @@ call(Fe *f, PyObject *e, Loc loc)
                 fe_describe_object(f, r.obj));
     }
     n->list = fe_expr_list(f, fe_get(f, e, S_args), &n->n);
-    keywords(f, n, fe_get(f, e, S_keywords));
+    keywords(f, n, kws);
     if (r.kind == R_BUILTIN && r.bi != BI_THREADIDX && r.bi != BI_BLOCKIDX
         && r.bi != BI_BLOCKDIM && r.bi != BI_GRIDDIM) {
         if (r.axis == FE_V_NUMBA_ALLOC) {

@@ -25,6 +25,13 @@ typedef struct {
     int depth;          /* device functions being read, one inside another */
     double ms_source;   /* reading and cutting source lines, over every function read */
     double ms_parse;    /* parsing them to Python ASTs (CUJIT_LOG) */
+    /* a fused function (@cujit.fuse): NumPy / CuPy / cujit array functions,
+     * by name, to what they mean on one element (a math function, a device
+     * function, or an int: a reduction, RedOp); NULL otherwise */
+    PyObject *fuse_names;
+    const int *inplace;     /* parameters written in place (x += y, out=x): */
+    int ninplace;           /* their final values are the first results */
+    int fuse_red;           /* set by the read: the final `return np.sum(...)`'s RedOp */
 } FeCtx;
 
 /* Reads `pyfunc` (a plain Python function) into IR; longjmps through

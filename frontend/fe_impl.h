@@ -66,13 +66,16 @@ typedef struct {
     Var **vars;
     int nvars, capvars;
     int nnodes;
+    int out_kw;             /* fused: the call being read may take out= (a statement) */
+    Node *out_target;       /* ... and this is what its out= named */
 } Fe;
 
 /* A resolved non-local: a builtin, a constant, a device function, a
  * namespace (module) or something unusable. */
 typedef enum {
     R_NONE, R_BUILTIN, R_CONST, R_DEVFUNC, R_KERNEL, R_NAMESPACE, R_DTYPE, R_COLLECTIVE,
-    R_OTHER
+    R_OTHER,
+    R_FUSE_REDUCE       /* fused functions: np.sum and friends (Resolved.bi: RedOp) */
 } RKind;
 
 /* variants of a builtin's spelling (Resolved.axis of a builtin that is not
@@ -119,6 +122,8 @@ Resolved fe_classify(Fe *f, PyObject *obj, Loc loc);
 PyObject *fe_compile_time_call(Fe *f, PyObject *e, Loc loc);
 void fe_bound_names(Fe *f, PyObject *list);
 void fe_read_closure(Fe *f, PyObject *pyfunc, PyObject *code);
+int fe_fused(Fe *f);
+int fe_fuse_method_red(const char *name);
 
 /* expr.c */
 Node *fe_expr(Fe *f, PyObject *e);
@@ -135,6 +140,7 @@ int fe_collective_alias(Fe *f, PyObject *s);
 
 /* stmt.c */
 Node **fe_stmts(Fe *f, PyObject *list, int *n);
+Node *fe_fused_return(Fe *f, Loc loc);
 
 /* source.c */
 const char *fe_function_source(Fe *f, PyObject *lines, int first);

@@ -121,6 +121,12 @@ read_def(Fe *f, PyObject *lines, int first, PyObject *filename)
     PyObject *body = fe_get(f, def, S_body);
     fe_bound_names(f, body);
     fn->body = fe_stmts(f, body, &fn->nbody);
+    if (fe_fused(f) && (fn->nbody == 0 || fn->body[fn->nbody - 1]->kind != ND_RETURN)) {
+        Node **b = cj_alloc(f->cx->arena, sizeof(Node *) * (size_t)(fn->nbody + 1));
+        memcpy(b, fn->body, sizeof(Node *) * (size_t)fn->nbody);
+        b[fn->nbody++] = fe_fused_return(f, fn->loc);
+        fn->body = b;
+    }
 }
 
 Func *

@@ -194,6 +194,101 @@ collective_tagged(PyObject *obj)
     return !PyType_Check(obj) && collective_tag_is(obj, 1, NULL);
 }
 
+/* ---- fused functions ---- */
+
+/* inside a fused function (the top one, not the device functions it calls) */
+int
+fe_fused(Fe *f)
+{
+    return f->cx->fuse_names != NULL && f->cx->depth == 1;
+}
+
+/* a reduction method of an array inside a fused function (x.sum()): RedOp,
+ * 0 for any other name */
+int
+fe_fuse_method_red(const char *name)
+{
+    static const char *const names[] = {"", "sum", "prod", "min", "max", "mean", "any",
+                                        "all"};
+    for (int i = 1; i < (int)(sizeof names / sizeof names[0]); i++) {
+        if (strcmp(names[i], name) == 0) {
+            return i;
+        }
+    }
+    return 0;
+}
+
+/* An array library's function (a NumPy or CuPy ufunc, a function of numpy,
+ * cupy or cujit) seen by its name: "numpy", "cupy" or "cujit", or NULL */
+static const char *
+array_library(PyObject *obj)
+{
+    const char *tn = Py_TYPE(obj)->tp_name;
+    if (strstr(tn, "ufunc")) {
+        return strncmp(tn, "cupy", 4) == 0 ? "cupy" : "numpy";
+    }
+    if (PyType_Check(obj) || !PyCallable_Check(obj)) {
+        return NULL;
+    }
+    PyObject *mod = PyObject_GetAttr(obj, fe_names[S___module__]);
+    const char *m = mod && PyUnicode_Check(mod) ? PyUnicode_AsUTF8(mod) : NULL;
+    static const char *const libs[] = {"numpy", "cupy", "cujit"};
+    const char *found = NULL;
+    for (int i = 0; m && i < 3 && !found; i++) {
+        size_t n = strlen(libs[i]);
+        if (strncmp(m, libs[i], n) == 0 && (m[n] == '\0' || m[n] == '.')) {
+            found = libs[i];
+        }
+    }
+    Py_XDECREF(mod);
+    PyErr_Clear();
+    return found;
+}
+
+static Resolved classify(Fe *f, PyObject *obj, Loc loc);
+
+/* In a fused function, an array library's function means what the table
+ * fuse_names gives its name: a math builtin, a device function written in
+ * the kernel language, or a reduction.  One it does not hold is an error
+ * here, at the call, never a silent fallback.  0: obj is none of these. */
+static int
+fuse_name(Fe *f, PyObject *obj, Loc loc, Resolved *r)
+{
+    const char *lib = f->cx->fuse_names ? array_library(obj) : NULL;
+    if (!lib) {
+        return 0;
+    }
+    PyObject *nm = PyObject_GetAttr(obj, fe_names[S___name__]);
+    const char *name = nm && PyUnicode_Check(nm) ? fe_utf8(f, fe_keep(f, nm)) : NULL;
+    if (!name) {
+        Py_XDECREF(nm);
+        PyErr_Clear();
+        fe_fail(f, loc, "this %s object cannot be fused: it has no name", lib);
+    }
+    const char *key = strncmp(name, "cupy_", 5) == 0 ? name + 5 : name;
+    PyObject *v = PyDict_GetItemString(f->cx->fuse_names, key);
+    if (!v) {
+        fe_fail_kind(f, loc, CE_TYPE, "%s.%s cannot be fused: it has no meaning on one element "
+                     "(a fused function takes arithmetic, comparisons, the elementwise math of "
+                     "cujit / NumPy / CuPy, where, clip, minimum, maximum, astype and a final "
+                     "sum, prod, min, max, mean, any or all)", lib, key);
+    }
+    memset(r, 0, sizeof *r);
+    if (PyLong_Check(v)) {
+        r->kind = R_FUSE_REDUCE;
+        r->bi = (int)PyLong_AsLong(v);
+        r->obj = obj;
+        return 1;
+    }
+    if (PyFunction_Check(v)) {
+        r->kind = R_DEVFUNC;
+        r->obj = v;
+        return 1;
+    }
+    *r = classify(f, v, loc);
+    return 1;
+}
+
 /* What a Python object found by name means inside a kernel: a jit, math or
  * Python builtin, a namespace (module), a dtype, a device function or
  * kernel, a constant folded in, or something kernels cannot use. */
@@ -203,7 +298,7 @@ classify(Fe *f, PyObject *obj, Loc loc)
     Resolved r;
     memset(&r, 0, sizeof r);
     r.obj = obj;
-    if (jit_tagged(obj, &r)) {
+    if (fuse_name(f, obj, loc, &r) || jit_tagged(obj, &r)) {
         return r;
     }
     if (PyModule_Check(obj)) {

@@ -193,6 +193,28 @@ while_stmt(Fe *f, PyObject *s, Loc loc)
     return n;
 }
 
+/* fused: a call with out=name as a statement is `name = call` */
+static Node *
+out_call_stmt(Fe *f, PyObject *v, Loc loc)
+{
+    f->out_kw = 1;
+    f->out_target = NULL;
+    Node *call = fe_expr(f, v);
+    f->out_kw = 0;
+    if (!f->out_target) {
+        Node *n = fe_new_node(f, ND_EXPR, loc);
+        n->a = call;
+        return n;
+    }
+    Node *n = fe_new_node(f, ND_ASSIGN, loc);
+    n->a = call;
+    n->n = 1;
+    n->list = cj_alloc(f->cx->arena, sizeof(Node *));
+    n->list[0] = f->out_target;
+    f->out_target = NULL;
+    return n;
+}
+
 /* exprstmt := expr   (a string or ... alone, as a docstring, is a pass) */
 static Node *
 expr_stmt(Fe *f, PyObject *s, Loc loc)
@@ -204,8 +226,77 @@ expr_stmt(Fe *f, PyObject *s, Loc loc)
             return fe_new_node(f, ND_PASS, loc);      /* docstring or ... */
         }
     }
+    if (fe_fused(f) && fe_is(v, A_Call)) {
+        return out_call_stmt(f, v, loc);
+    }
     Node *n = fe_new_node(f, ND_EXPR, loc);
     n->a = fe_expr(f, v);
+    return n;
+}
+
+/* fused: the value of `return np.sum(expr, ...)` or `return expr.sum(...)`
+ * is expr, the reduction's map (module/fuse.c read its axis and keepdims
+ * from the same statement); *red is its RedOp, 0 if none */
+static PyObject *
+fused_reduction(Fe *f, PyObject *v, int *red)
+{
+    *red = 0;
+    if (!fe_is(v, A_Call)) {
+        return v;
+    }
+    PyObject *fn = fe_get(f, v, S_func), *args = fe_get(f, v, S_args);
+    Resolved r;
+    if (fe_is(fn, A_Attribute) && !fe_resolve(f, fn, &r)) {
+        *red = fe_fuse_method_red(fe_utf8(f, fe_get(f, fn, S_attr)));
+        return *red ? fe_get(f, fn, S_value) : v;
+    }
+    if (!fe_is(fn, A_Name) && !fe_is(fn, A_Attribute)) {
+        return v;
+    }
+    if (!fe_resolve(f, fn, &r) || r.kind != R_FUSE_REDUCE) {
+        return v;
+    }
+    if (PyList_GET_SIZE(args) < 1) {
+        fe_fail_kind(f, fe_loc_of(f, v), CE_TYPE, "a reduction takes the array to reduce");
+    }
+    *red = r.bi;
+    return PyList_GET_ITEM(args, 0);
+}
+
+/* fused: the values of the parameters written in place come first among
+ * the results, then what the function returns (e: its value, or NULL) */
+static Node *
+fused_results(Fe *f, Node *e, Loc loc)
+{
+    const FeCtx *cx = f->cx;
+    int nv = e ? (e->kind == ND_TUPLE ? e->n : 1) : 0;
+    if (cx->ninplace + nv == 0) {
+        fe_fail_kind(f, loc, CE_TYPE, "a fused function must return a value or write into "
+                     "an argument (x += y, np.add(x, y, out=x))");
+    }
+    if (cx->ninplace == 0) {
+        return e;
+    }
+    Node *t = fe_new_node(f, ND_TUPLE, loc);
+    t->n = cx->ninplace + nv;
+    t->list = cj_alloc(f->cx->arena, sizeof(Node *) * (size_t)t->n);
+    for (int i = 0; i < cx->ninplace; i++) {
+        Node *var = fe_new_node(f, ND_VAR, loc);
+        var->var = f->vars[cx->inplace[i]];
+        t->list[i] = var;
+    }
+    for (int i = 0; i < nv; i++) {
+        t->list[cx->ninplace + i] = e->kind == ND_TUPLE ? e->list[i] : e;
+    }
+    return t->n == 1 ? t->list[0] : t;
+}
+
+/* the return a fused function's body ends in when it has none of its own */
+Node *
+fe_fused_return(Fe *f, Loc loc)
+{
+    Node *n = fe_new_node(f, ND_RETURN, loc);
+    n->a = fused_results(f, NULL, loc);
     return n;
 }
 
@@ -219,7 +310,18 @@ return_stmt(Fe *f, PyObject *s, Loc loc)
     if (v != Py_None && fe_is(v, A_Constant) && fe_get(f, v, S_value) == Py_None) {
         v = Py_None;
     }
-    n->a = v == Py_None ? NULL : fe_expr(f, v);
+    if (!fe_fused(f)) {
+        n->a = v == Py_None ? NULL : fe_expr(f, v);
+        return n;
+    }
+    int red = 0;
+    if (v != Py_None) {
+        v = fused_reduction(f, v, &red);
+    }
+    if (red) {
+        f->cx->fuse_red = red;
+    }
+    n->a = fused_results(f, v == Py_None ? NULL : fe_expr(f, v), loc);
     return n;
 }
 

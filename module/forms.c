@@ -72,6 +72,28 @@ operand(PyObject *o, Operand *op, void *stream, const char *what)
 }
 
 int
+operand_describe(PyObject *o, Operand *op)
+{
+    memset(op, 0, sizeof *op);
+    op->obj = o;
+    if (rt_scalar_dtype(o, &op->dt)) {
+        op->weak = PyLong_CheckExact(o) || PyFloat_CheckExact(o) || PyComplex_CheckExact(o);
+        return 0;
+    }
+    int r = rt_describe_array(o, &op->a);
+    if (r == 0) {
+        PyErr_Format(PyExc_TypeError, "example argument of type %s is neither an array nor a "
+                     "number", Py_TYPE(o)->tp_name);
+    }
+    if (r <= 0) {
+        return -1;
+    }
+    op->is_array = 1;
+    op->dt = op->a.dtype;
+    return 0;
+}
+
+int
 release(Operand *ops, int n, void *stream, int copy_back)
 {
     int ret = 0;
@@ -168,12 +190,13 @@ int
 forms_add_types(PyObject *m)
 {
     if (PyType_Ready(&VectorizeType) < 0 || PyType_Ready(&ReduceType) < 0
-        || PyType_Ready(&GUFuncType) < 0) {
+        || PyType_Ready(&GUFuncType) < 0 || PyType_Ready(&FuseReduceType) < 0) {
         return -1;
     }
     if (PyModule_AddObjectRef(m, "Vectorize", (PyObject *)&VectorizeType) < 0
         || PyModule_AddObjectRef(m, "Reduce", (PyObject *)&ReduceType) < 0
-        || PyModule_AddObjectRef(m, "GUFunc", (PyObject *)&GUFuncType) < 0) {
+        || PyModule_AddObjectRef(m, "GUFunc", (PyObject *)&GUFuncType) < 0
+        || PyModule_AddObjectRef(m, "FuseReduce", (PyObject *)&FuseReduceType) < 0) {
         return -1;
     }
     return 0;

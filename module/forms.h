@@ -67,6 +67,12 @@ int operand(PyObject *o, Operand *op, void *stream, const char *what);
 /* gives back what operand() took (host arrays copied back when copy_back);
  * -1 with an exception when a copy or a free failed, after releasing all */
 int release(Operand *ops, int n, void *stream, int copy_back);
+/* an operand described, never copied (inspect_cuda(*args) without a GPU) */
+int operand_describe(PyObject *o, Operand *op);
+/* NumPy broadcasting of the array operands' shapes */
+int form_broadcast(Operand *ops, int n, int *ndim, int64_t *shape);
+/* axis= (None, an int or a tuple) as red[d] = 1 for each reduced dimension */
+int form_parse_axes(PyObject *axis, int ndim, int *red);
 /* a scalar operand's type as the scalar function's parameter */
 ArgKey operand_key(const Operand *op);
 /* blocks for `work` items of `block` threads, capped at 32 per SM; 0 with an
@@ -91,6 +97,11 @@ typedef struct {
     int nsigs;
     Form *forms;
     vectorcallfunc vectorcall;
+    /* @cujit.fuse (cujit/_fuse.py): the function is read in fused mode */
+    PyObject *fuse_names;   /* library names -> element meanings; NULL: a plain vectorize */
+    char *kname;            /* kernel_name=, or NULL */
+    int ninplace;           /* parameters written in place (x += y): the first outputs */
+    int inplace[MAXIN];
 } VectorizeObject;
 
 typedef struct {
@@ -104,6 +115,7 @@ typedef struct {
 extern PyTypeObject VectorizeType;
 extern PyTypeObject ReduceType;
 extern PyTypeObject GUFuncType;
+extern PyTypeObject FuseReduceType;
 
 /* the Python function behind a map= / scalar function argument */
 PyObject *scalar_function(PyObject *o);

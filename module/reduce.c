@@ -49,9 +49,9 @@ red_compile(ReduceObject *r, RedPlan *pl, const Key *key)
     return f;
 }
 
-/* axis= as a set of dimensions; 1 if none given (all) */
-static int
-parse_axes(PyObject *axis, int ndim, int *red)
+/* axis= as a set of dimensions; 1 if none given (all) (forms.h) */
+int
+form_parse_axes(PyObject *axis, int ndim, int *red)
 {
     for (int d = 0; d < ndim; d++) {
         red[d] = axis == NULL || axis == Py_None;
@@ -440,7 +440,7 @@ red_body(RedCall *c, PyObject *axis, int keepdims, PyObject *out_arg, PyObject *
     if (map_arg && map_arg != Py_None && !(c->pl.map = scalar_function(map_arg))) {
         return -1;
     }
-    if (parse_axes(axis, c->x.a.ndim, c->red) < 0 || red_out_shape(c, keepdims) < 0
+    if (form_parse_axes(axis, c->x.a.ndim, c->red) < 0 || red_out_shape(c, keepdims) < 0
         || red_given_out(c, out_arg) < 0) {
         return -1;
     }

@@ -76,7 +76,8 @@ ew_compile(VectorizeObject *v, Operand *ops, EwPlan *plan, const Key *key, int t
         is_array[i] = (unsigned char)ops[i].is_array;
         in_dtype[i] = ops[i].dt;
     }
-    snprintf(label, sizeof label, "vectorize %s", PyUnicode_AsUTF8(v->name));
+    snprintf(label, sizeof label, "%s %s", v->fuse_names ? "fuse" : "vectorize",
+             PyUnicode_AsUTF8(v->name));
     PlRequest rq;
     memset(&rq, 0, sizeof rq);
     rq.kind = PL_ELEMENTWISE;
@@ -92,6 +93,10 @@ ew_compile(VectorizeObject *v, Operand *ops, EwPlan *plan, const Key *key, int t
     rq.vec = plan->vec;
     rq.nout_given = plan->nout_given;
     memcpy(rq.out_given, plan->out_given, sizeof rq.out_given);
+    rq.fuse_names = v->fuse_names;
+    rq.kname = v->kname;
+    rq.inplace = v->inplace;
+    rq.ninplace = v->ninplace;
     Form *f = form_new(key);
     if (f && pl_transpile(&rq, &f->c) < 0) {
         form_free(f);
@@ -100,9 +105,9 @@ ew_compile(VectorizeObject *v, Operand *ops, EwPlan *plan, const Key *key, int t
     return f;
 }
 
-/* NumPy broadcasting of the array operands' shapes */
-static int
-broadcast(Operand *ops, int n, int *ndim, int64_t *shape)
+/* NumPy broadcasting of the array operands' shapes (forms.h) */
+int
+form_broadcast(Operand *ops, int n, int *ndim, int64_t *shape)
 {
     *ndim = 0;
     for (int i = 0; i < n; i++) {
@@ -194,6 +199,7 @@ typedef struct {
     int64_t total;
     char order;                 /* 'F' when F-ordered inputs give F-ordered results */
     int flat;                   /* every operand contiguous in that order, full shape */
+    int dry;                    /* inspect_cuda(*args): described, not copied or run */
     Form *typed;                /* the result dtypes */
     Key tk;                     /* typing key */
     EwPlan plan;
@@ -246,7 +252,9 @@ vec_inputs(VecCall *c, PyObject *const *args)
     for (; c->nops < c->n; c->nops++) {
         char what[48];
         snprintf(what, sizeof what, "input %d", c->nops + 1);
-        if (operand(args[c->nops], &c->ops[c->nops], c->stream, what) < 0) {
+        int r = c->dry ? operand_describe(args[c->nops], &c->ops[c->nops])
+                       : operand(args[c->nops], &c->ops[c->nops], c->stream, what);
+        if (r < 0) {
             return -1;
         }
     }
@@ -262,7 +270,7 @@ vec_inputs(VecCall *c, PyObject *const *args)
         c->plan.fn_args[i] = c->sig >= 0 ? rt_scalar_key(v->sigs[c->sig].in[i])
                                          : operand_key(&c->ops[i]);
     }
-    if (broadcast(c->ops, c->n, &c->ndim, c->shape) < 0) {
+    if (form_broadcast(c->ops, c->n, &c->ndim, c->shape) < 0) {
         return -1;
     }
     c->total = 1;
@@ -272,12 +280,50 @@ vec_inputs(VecCall *c, PyObject *const *args)
     return 0;
 }
 
+/* a fused function's arguments written in place (x += y): the first
+ * outputs, arrays of the broadcast shape (NumPy: "non-broadcastable
+ * output"); read again as outputs, so a host array is copied back */
+static int
+vec_inplace_outputs(VecCall *c, PyObject *const *args)
+{
+    VectorizeObject *v = c->v;
+    for (; c->nouts < v->ninplace; c->nouts++) {
+        int p = v->inplace[c->nouts];
+        Operand *o = &c->outs[c->nouts];
+        const Operand *in = &c->ops[p];
+        int same = in->is_array && in->a.ndim == c->ndim;
+        for (int d = 0; same && d < c->ndim; d++) {
+            same = in->a.shape[d] == c->shape[d];
+        }
+        if (!same) {
+            PyErr_Format(PyExc_ValueError, "%U() writes into its argument %d in place (x += "
+                         "..., out=x), so it must be an array of the broadcast shape of the "
+                         "inputs", v->name, p + 1);
+            return -1;
+        }
+        *o = *in;
+        o->a.host = NULL;
+        o->a.owned = NULL;
+        if (!c->dry && rt_get_array(args[p], &o->a, c->stream, "argument written in place") < 0) {
+            return -1;
+        }
+        c->plan.out_given[c->nouts] = o->a.dtype;
+    }
+    c->plan.nout_given = c->nouts;
+    return 0;
+}
+
 /* out= arrays (one, or a tuple), which must have the broadcast shape */
 static int
 vec_given_outputs(VecCall *c, PyObject *out_arg)
 {
     if (!out_arg || out_arg == Py_None) {
         return 0;
+    }
+    if (c->v->ninplace) {
+        PyErr_Format(PyExc_TypeError, "%U() writes into its arguments in place; it takes no "
+                     "out=", c->v->name);
+        return -1;
     }
     int tup = PyTuple_Check(out_arg);
     int k = tup ? (int)PyTuple_GET_SIZE(out_arg) : 1;
@@ -366,12 +412,31 @@ vec_typing(VecCall *c)
     if (check_python_ints(typed, sig, c->ops, c->n) < 0) {
         return -1;
     }
-    if (c->nouts && c->nouts != typed->c.nout) {
+    if (c->nouts && !v->ninplace && c->nouts != typed->c.nout) {
         PyErr_Format(PyExc_ValueError, "%U() has %d outputs but out= gives %d", v->name,
                      typed->c.nout, c->nouts);
         return -1;
     }
     return 0;
+}
+
+/* an output as it would be made: contiguous in the call's order, aligned */
+static void
+dry_output(VecCall *c, Operand *o, DType dt)
+{
+    memset(o, 0, sizeof *o);
+    o->is_array = 1;
+    o->dt = o->a.dtype = dt;
+    o->a.ndim = c->ndim;
+    int64_t step = cj_dtypes[dt].size;
+    for (int k = 0; k < c->ndim; k++) {
+        int d = c->order == 'F' ? k : c->ndim - 1 - k;
+        o->a.shape[d] = c->shape[d];
+        o->a.strides[d] = step;
+        step *= c->shape[d] > 1 ? c->shape[d] : 1;
+    }
+    o->a.c_contig = c->order != 'F' || c->ndim <= 1;
+    o->a.f_contig = c->order == 'F' || c->ndim <= 1;
 }
 
 /* the outputs out= did not give, in the inputs' order (NumPy's order='K') */
@@ -380,6 +445,10 @@ vec_make_outputs(VecCall *c)
 {
     for (; c->nouts < c->typed->c.nout; c->nouts++) {
         Operand *o = &c->outs[c->nouts];
+        if (c->dry) {
+            dry_output(c, o, c->typed->c.out[c->nouts]);
+            continue;
+        }
         PyObject *m = rt_empty_order(c->ndim, c->shape, c->typed->c.out[c->nouts], c->order,
                                      c->stream);
         c->made[c->nouts] = m;
@@ -534,13 +603,17 @@ vec_run(VecCall *c)
 static PyObject *
 vec_result(VecCall *c)
 {
-    int nout = c->typed->c.nout;
+    int skip = c->v->ninplace;          /* written in place: not returned */
+    int nout = c->typed->c.nout - skip;
+    if (nout <= 0) {
+        Py_RETURN_NONE;
+    }
     if (nout == 1) {
-        return Py_NewRef(c->outs[0].obj);
+        return Py_NewRef(c->outs[skip].obj);
     }
     PyObject *r = PyTuple_New(nout);
     for (int j = 0; r && j < nout; j++) {
-        PyTuple_SET_ITEM(r, j, Py_NewRef(c->outs[j].obj));
+        PyTuple_SET_ITEM(r, j, Py_NewRef(c->outs[skip + j].obj));
     }
     return r;
 }
@@ -565,7 +638,8 @@ vectorize_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *k
     c->n = (int)n;
     c->stream = stream;
     c->plan.n = (int)n;
-    if (vec_inputs(c, args) == 0 && vec_given_outputs(c, out_arg) == 0) {
+    if (vec_inputs(c, args) == 0 && vec_inplace_outputs(c, args) == 0
+        && vec_given_outputs(c, out_arg) == 0) {
         vec_layout(c);
         if (vec_typing(c) == 0 && vec_make_outputs(c) == 0
             && (c->total == 0 || vec_run(c) == 0)) {
@@ -649,12 +723,50 @@ parse_sigs(VectorizeObject *v, PyObject *list)
     return 0;
 }
 
+/* fuse_names=, kernel_name= and inplace= (parameter indices) of a fused
+ * function (cujit/_fuse.py) */
+static int
+fuse_options(VectorizeObject *v, PyObject *names, PyObject *kname, PyObject *inplace)
+{
+    if (names && names != Py_None) {
+        if (!PyDict_Check(names)) {
+            PyErr_SetString(PyExc_TypeError, "fuse_names must be a dict");
+            return -1;
+        }
+        v->fuse_names = Py_NewRef(names);
+    }
+    if (kname && kname != Py_None) {
+        const char *k = PyUnicode_Check(kname) ? PyUnicode_AsUTF8(kname) : NULL;
+        size_t n = k ? strlen(k) + 1 : 0;
+        if (!k || !(v->kname = malloc(n))) {
+            return k ? (PyErr_NoMemory(), -1) : -1;
+        }
+        memcpy(v->kname, k, n);
+    }
+    Py_ssize_t ni = inplace && inplace != Py_None ? PySequence_Size(inplace) : 0;
+    for (Py_ssize_t i = 0; i < ni && i < MAXIN; i++) {
+        PyObject *it = PySequence_GetItem(inplace, i);
+        long p = it ? PyLong_AsLong(it) : -1;
+        Py_XDECREF(it);
+        if (p < 0 || p >= v->nparams) {
+            if (!PyErr_Occurred()) {
+                PyErr_SetString(PyExc_ValueError, "inplace= holds parameter indices");
+            }
+            return -1;
+        }
+        v->inplace[v->ninplace++] = (int)p;
+    }
+    return ni < 0 ? -1 : 0;
+}
+
 static PyObject *
 vectorize_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    static char *kwlist[] = {"func", "signatures", NULL};
-    PyObject *func, *sigs = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|O:Vectorize", kwlist, &func, &sigs)) {
+    static char *kwlist[] = {"func", "signatures", "fuse_names", "kernel_name", "inplace",
+                             NULL};
+    PyObject *func, *sigs = NULL, *names = NULL, *kname = NULL, *inplace = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OOOO:Vectorize", kwlist, &func, &sigs,
+                                     &names, &kname, &inplace)) {
         return NULL;
     }
     PyObject *pf = scalar_function(func);
@@ -670,7 +782,8 @@ vectorize_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     v->name = PyObject_GetAttrString(pf, "__name__");
     v->nparams = param_count(pf);
     v->vectorcall = vectorize_call;
-    if (!v->name || (sigs && sigs != Py_None && parse_sigs(v, sigs) < 0)) {
+    if (!v->name || (sigs && sigs != Py_None && parse_sigs(v, sigs) < 0)
+        || fuse_options(v, names, kname, inplace) < 0) {
         Py_DECREF(v);
         return NULL;
     }
@@ -684,15 +797,44 @@ vectorize_dealloc(PyObject *self)
     VectorizeObject *v = (VectorizeObject *)self;
     Py_XDECREF(v->pyfunc);
     Py_XDECREF(v->name);
+    Py_XDECREF(v->fuse_names);
+    free(v->kname);
     free(v->sigs);
     forms_free(&v->forms);
     Py_TYPE(self)->tp_free(self);
 }
 
+/* inspect_cuda(): every kernel compiled so far; inspect_cuda(*args): the
+ * kernel a call with these arguments runs, found or compiled without a GPU
+ * (arrays described, not copied; outputs as they would be made) */
 static PyObject *
-vectorize_inspect_cuda(PyObject *self, PyObject *noargs)
+vectorize_inspect_cuda(PyObject *self, PyObject *const *args, Py_ssize_t n)
 {
-    return forms_sources(((VectorizeObject *)self)->forms);
+    VectorizeObject *v = (VectorizeObject *)self;
+    if (n == 0) {
+        return forms_sources(v->forms);
+    }
+    if (vec_keywords(v, args, n, NULL, NULL, NULL) < 0) {
+        return NULL;
+    }
+    VecCall *c = calloc(1, sizeof *c);
+    if (!c) {
+        return PyErr_NoMemory();
+    }
+    c->v = v;
+    c->n = c->plan.n = (int)n;
+    c->dry = 1;
+    PyObject *result = NULL;
+    if (vec_inputs(c, args) == 0 && vec_inplace_outputs(c, args) == 0) {
+        vec_layout(c);
+        if (vec_typing(c) == 0 && vec_make_outputs(c) == 0) {
+            vec_geometry(c);
+            Form *f = vec_kernel(c);
+            result = f ? PyUnicode_FromString(f->c.src) : NULL;
+        }
+    }
+    free(c);
+    return result;
 }
 
 static PyObject *
@@ -714,8 +856,9 @@ static PyGetSetDef vectorize_getset[] = {
 };
 
 static PyMethodDef vectorize_methods[] = {
-    {"inspect_cuda", vectorize_inspect_cuda, METH_NOARGS,
-     "the CUDA C++ of every kernel compiled so far, as a list"},
+    {"inspect_cuda", (PyCFunction)(void (*)(void))vectorize_inspect_cuda, METH_FASTCALL,
+     "inspect_cuda(): the CUDA C++ of every kernel compiled so far, as a list; "
+     "inspect_cuda(*args): the kernel a call with these example arguments runs"},
     {NULL},
 };
 

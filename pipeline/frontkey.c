@@ -613,7 +613,7 @@ key_request(Keyer *k, const PlRequest *rq)
     for (int i = 0; i < rq->nout_given && i < PL_MAXOUT; i++) {
         put_num(k, ',', rq->out_given[i]);
     }
-    if (rq->kind == PL_REDUCTION) {
+    if (rq->kind == PL_REDUCTION || rq->kind == PL_FUSE_REDUCTION) {
         const int64_t red[] = {rq->in, rq->elem, rq->out, rq->has_out, rq->outer,
                                rq->contiguous, rq->red_vec, rq->nkeep, rq->nred};
         for (size_t i = 0; i < sizeof red / sizeof red[0]; i++) {
@@ -629,6 +629,15 @@ key_request(Keyer *k, const PlRequest *rq)
         for (int i = 0; i < rq->nargs; i++) {
             put_num(k, 'g', rq->gu_mode[i] | rq->gu_dtype[i] << 8 | (int64_t)rq->gu_ncore[i] << 16);
         }
+    }
+    if (rq->fuse_names) {
+        /* the table's contents come with cujit's version (keyed) */
+        put_num(k, 'F', rq->ninplace | (int64_t)rq->fuse_red << 16);
+        for (int i = 0; i < rq->ninplace; i++) {
+            put_num(k, ',', rq->inplace[i]);
+        }
+        buf_puts(&k->b, rq->kname ? rq->kname : "-");
+        buf_putc(&k->b, 0);
     }
     if (!PyFunction_Check(rq->func)) {
         return no_key(k, "not a Python function");

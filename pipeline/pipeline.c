@@ -194,6 +194,7 @@ ew_emit(Frame *fr, const PlRequest *rq, Program *p, Type **fn_args, PlCompiled *
     s.out = out->out;
     s.ndim = rq->ndim;
     s.vec = rq->vec;
+    s.kname = rq->kname;
     cg_emit_elementwise(p, &s, src);
     out->fast_compile = 1;      /* costs elementwise forms no bandwidth on an H100 */
 }
@@ -337,6 +338,89 @@ gu_emit(const PlRequest *rq, Program *p, PlCompiled *out, Buf *src)
     }
 }
 
+/* ---- a fused function's reduction ---- */
+
+/* NumPy's accumulator and result dtypes of reduction op over values of
+ * dtype v: sum / prod widen small integers and bool to 64 bits, mean of
+ * integers is float64, float16 accumulates in float32 */
+static void
+fred_dtypes(RedOp op, DType v, DType *acc, DType *out)
+{
+    char k = cj_dtypes[v].kind;
+    int small = cj_dtypes[v].size < 8;
+    *acc = *out = v;
+    switch (op) {
+    case RED_SUM:
+    case RED_PROD:
+        if (k == 'b' || (k == 'i' && small)) {
+            *acc = *out = DT_I64;
+        } else if (k == 'u' && small) {
+            *acc = *out = DT_U64;
+        }
+        break;
+    case RED_MEAN:
+        if (k == 'b' || k == 'i' || k == 'u') {
+            *acc = *out = DT_F64;
+        }
+        break;
+    case RED_ANY:
+    case RED_ALL:
+        *acc = *out = DT_BOOL;
+        return;
+    case RED_MIN:
+    case RED_MAX:
+    case RED_NONE:
+        return;
+    }
+    if (v == DT_F16) {
+        *acc = DT_F32;
+    }
+}
+
+/* the map's value: one number (a Python number is NumPy's default dtype) */
+static DType
+fred_value(Frame *fr, Func *fn, Program *p, RedOp op)
+{
+    Type *ret = cj_concrete(p->kernel->ret);
+    if (ret->kind != TY_SCALAR) {
+        cj_fail(&fr->tr, fn->file, fn->loc, "a fused reduction reduces one value per element, "
+                "not %s", ret->kind == TY_TUPLE ? "a tuple" : "this");
+    }
+    if (cj_dtypes[ret->dtype].kind == 'c' && (op == RED_MIN || op == RED_MAX)) {
+        cj_fail(&fr->tr, fn->file, fn->loc, "min and max of complex values are "
+                "not supported in fused functions");
+    }
+    return ret->dtype;
+}
+
+static void
+fred_emit(Frame *fr, const PlRequest *rq, Func *fn, Program *p, PlCompiled *out, Buf *src)
+{
+    FuseRedSpec s;
+    memset(&s, 0, sizeof s);
+    s.map = p->kernel;
+    s.nin = rq->nargs;
+    s.in = cj_alloc(&fr->arena, sizeof(Type *) * (size_t)(rq->nargs + 1));
+    int nd = rq->nkeep + rq->nred;
+    for (int i = 0; i < rq->nargs; i++) {
+        s.in[i] = rq->is_array[i] ? cj_array_type(&fr->arena, rq->in_dtype[i], nd ? nd : 1, 'A')
+                                  : type_of_key(&fr->arena, rq->args[i]);
+    }
+    s.op = (RedOp)rq->fuse_red;
+    s.val = fred_value(fr, fn, p, s.op);
+    fred_dtypes(s.op, s.val, &s.acc, &s.out);
+    s.outer = rq->outer;
+    s.contiguous = rq->contiguous;
+    s.vec = rq->red_vec;
+    s.nkeep = rq->nkeep;
+    s.nred = rq->nred;
+    s.kname = rq->kname;
+    cg_emit_fused_reduction(p, &s, src);
+    out->out[0] = s.out;
+    out->nout = 1;
+    out->acc_size = cj_dtypes[s.acc].size;
+}
+
 /* ---- the driver ---- */
 
 /* typeinfer and codegen for the request's kind; -1 with an exception */
@@ -352,6 +436,7 @@ type_and_emit(Frame *fr, const PlRequest *rq, Func *fn, Func *map, PlCompiled *o
     case PL_KERNEL:
     case PL_ELEMENTWISE:
     case PL_GUFUNC:
+    case PL_FUSE_REDUCTION:
         p = ti_infer(&fr->arena, &fr->tr, fn, types, rq->nargs, rq->idx32);
         break;
     case PL_REDUCTION:
@@ -382,6 +467,9 @@ type_and_emit(Frame *fr, const PlRequest *rq, Func *fn, Func *map, PlCompiled *o
         break;
     case PL_GUFUNC:
         gu_emit(rq, p, out, src);
+        break;
+    case PL_FUSE_REDUCTION:
+        fred_emit(fr, rq, fn, p, out, src);
         break;
     }
     if (r == 0 && rq->kind != PL_KERNEL) {
@@ -415,7 +503,14 @@ run_stages(const PlRequest *rq, PlCompiled *out)
     }
     double t0 = pl_now_ms();
     int device = rq->kind != PL_KERNEL;
+    fr.cx.fuse_names = rq->fuse_names;
+    fr.cx.inplace = rq->inplace;
+    fr.cx.ninplace = rq->ninplace;
     Func *fn = fe_read(&fr.cx, rq->func, device, rq->boundscheck);
+    if (rq->fuse_names && fr.cx.fuse_red != rq->fuse_red) {
+        cj_fail(&fr.tr, fn->file, fn->loc, "a fused function's reduction must be the value of "
+                "its last statement (return np.sum(expr, axis=...)), and only there");
+    }
     Func *map = rq->map ? fe_read(&fr.cx, rq->map, 1, 0) : NULL;
     out->ms_source = fr.cx.ms_source;
     out->ms_parse = fr.cx.ms_parse;

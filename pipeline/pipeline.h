@@ -48,6 +48,9 @@ typedef enum {
     PL_ELEMENTWISE,     /* @vectorize: func is the scalar function */
     PL_REDUCTION,       /* @reduce: func is the combiner, map the map= */
     PL_GUFUNC,          /* @guvectorize: func writes its outputs (trailing parameters) */
+    PL_FUSE_REDUCTION,  /* @fuse ending in a reduction: func, read in fused mode, is the
+                         * map of several inputs (args, is_array, in_dtype as
+                         * PL_ELEMENTWISE), fuse_red the reduction */
 } PlKind;
 
 typedef struct {
@@ -82,6 +85,12 @@ typedef struct {
     const int *gu_ncore;
     int gu_nin;                 /* inputs; the other parameters are outputs */
     int gu_nloop;               /* loop dimensions, first in every array */
+    /* @fuse (PL_ELEMENTWISE, PL_FUSE_REDUCTION): func is read in fused mode */
+    PyObject *fuse_names;       /* library names -> element meanings (FeCtx); NULL: not fused */
+    const char *kname;          /* fuse(kernel_name=): the entry's name, or NULL */
+    const int *inplace;         /* parameters written in place: the first outputs */
+    int ninplace;
+    int fuse_red;               /* PL_FUSE_REDUCTION: RedOp */
 } PlRequest;
 
 /* What a request compiles to: CUDA C++ and what launching it needs. */

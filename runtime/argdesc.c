@@ -87,6 +87,8 @@ rt_describe_array(PyObject *o, RtArray *d)
             step *= d->shape[i];
         }
         d->readonly = v.readonly;
+        d->ptr = NULL;          /* a device copy is aligned */
+        rt_contiguity(d->ndim, d->shape, d->strides, v.itemsize, &d->c_contig, &d->f_contig);
     }
     PyBuffer_Release(&v);
     if (!ok) {

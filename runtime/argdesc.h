@@ -73,7 +73,8 @@ rt_scalar_dtype(PyObject *o, DType *dt)
 }
 
 /* An array's type (NumPy arrays, buffers, __cuda_array_interface__) in d:
- * dtype, ndim, shape, strides, readonly (the pointer is not read for buffers).
+ * dtype, ndim, shape, strides, contiguity, readonly and the pointer (NULL
+ * for buffers, whose device copy would be aligned).
  * 1: an array, described; 0: not an array; -1 with an exception. */
 int rt_describe_array(PyObject *o, RtArray *d);
 /* keys (and whether 32-bit indexing fits) from example arguments of the

@@ -89,3 +89,45 @@ rt_group_dims(const RtArray *a, const int *red, int *nkeep, int *nred, int64_t *
     *nkeep = ndk;
     *nred = ndr;
 }
+
+/* one group (kept or reduced) of dimensions, merged: its extents into
+ * gshape, its strides into gst; the group's rank */
+static int
+group_n(int ndim, const int64_t *shape, int64_t st[][RT_MAXDIM], int nops, const int *red,
+        int want, int64_t *gshape, int64_t gst[][RT_MAXDIM])
+{
+    int n = 0;
+    for (int d = 0; d < ndim; d++) {
+        if (!red[d] == !want) {
+            gshape[n] = shape[d];
+            for (int k = 0; k < nops; k++) {
+                gst[k][n] = st[k][d];
+            }
+            n++;
+        }
+    }
+    n = n ? rt_collapse_dims(n, gshape, gst, nops) : 0;
+    return n == 1 && gshape[0] == 1 ? 0 : n;
+}
+
+void
+rt_group_dims_n(int ndim, const int64_t *shape, int64_t st[][RT_MAXDIM], int nops,
+                const int *red, int *nkeep, int *nred, int64_t *gshape)
+{
+    int64_t ks[RT_MAXDIM], rs[RT_MAXDIM];
+    int64_t kst[RT_MAXIN_GROUP][RT_MAXDIM], rst[RT_MAXIN_GROUP][RT_MAXDIM];
+    int nk = group_n(ndim, shape, st, nops, red, 0, ks, kst);
+    int nr = group_n(ndim, shape, st, nops, red, 1, rs, rst);
+    for (int k = 0; k < nops; k++) {
+        for (int d = 0; d < nk; d++) {
+            st[k][d] = kst[k][d];
+        }
+        for (int d = 0; d < nr; d++) {
+            st[k][nk + d] = rst[k][d];
+        }
+    }
+    memcpy(gshape, ks, sizeof(int64_t) * (size_t)nk);
+    memcpy(gshape + nk, rs, sizeof(int64_t) * (size_t)nr);
+    *nkeep = nk;
+    *nred = nr;
+}

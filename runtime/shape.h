@@ -17,4 +17,12 @@ int rt_collapse_dims(int ndim, int64_t *shape, int64_t st[][RT_MAXDIM], int nops
 void rt_group_dims(const RtArray *a, const int *red, int *nkeep, int *nred, int64_t *shape,
                    int64_t *strides);
 
+#define RT_MAXIN_GROUP 33     /* operands rt_group_dims_n takes at most */
+
+/* the same for several operands of one shape (strides st[k], 0 where
+ * broadcast): dimensions merged where every operand allows; st is
+ * rewritten in the grouped order */
+void rt_group_dims_n(int ndim, const int64_t *shape, int64_t st[][RT_MAXDIM], int nops,
+                     const int *red, int *nkeep, int *nred, int64_t *gshape);
+
 #endif
