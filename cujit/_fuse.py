@@ -117,11 +117,7 @@ class Fused:
 
     def inspect_ptx(self, *args, arch="sm_90"):
         """NVRTC's PTX of inspect_cuda(*args), for arch (no GPU needed)."""
-        import re
-        from cujit._cujit import _nvrtc_compile
-        src = self.inspect_cuda(*args)
-        name = re.search(r'extern "C" __global__ void (\w+)\(', src).group(1)
-        return _nvrtc_compile(src, name, arch)
+        return self._kernel().inspect_ptx(*args, arch=arch)
 
     def __repr__(self):
         return "<cujit.fuse %s>" % self.__name__

@@ -259,6 +259,10 @@ fuse_name(Fe *f, PyObject *obj, Loc loc, Resolved *r)
         return 0;
     }
     PyObject *nm = PyObject_GetAttr(obj, fe_names[S___name__]);
+    if (!nm) {
+        PyErr_Clear();
+        nm = PyObject_GetAttr(obj, fe_names[S_name]);   /* cujit's stdlib functions */
+    }
     const char *name = nm && PyUnicode_Check(nm) ? fe_utf8(f, fe_keep(f, nm)) : NULL;
     if (!name) {
         Py_XDECREF(nm);

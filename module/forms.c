@@ -94,6 +94,23 @@ operand_describe(PyObject *o, Operand *op)
 }
 
 int
+form_arch_keyword(PyObject *const *args, Py_ssize_t n, PyObject *kwnames, const char **arch)
+{
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (Py_ssize_t k = 0; k < nkw; k++) {
+        const char *kn = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
+        PyObject *v = args[n + k];
+        if (!kn || strcmp(kn, "arch") != 0 || !PyUnicode_Check(v)) {
+            PyErr_SetString(PyExc_TypeError, "inspect_ptx() takes example arguments and "
+                            "arch='sm_90'");
+            return -1;
+        }
+        *arch = PyUnicode_AsUTF8(v);
+    }
+    return 0;
+}
+
+int
 release(Operand *ops, int n, void *stream, int copy_back)
 {
     int ret = 0;

@@ -69,6 +69,9 @@ int operand(PyObject *o, Operand *op, void *stream, const char *what);
 int release(Operand *ops, int n, void *stream, int copy_back);
 /* an operand described, never copied (inspect_cuda(*args) without a GPU) */
 int operand_describe(PyObject *o, Operand *op);
+/* inspect_ptx's arch= keyword (kept as given when absent); -1 with TypeError */
+int form_arch_keyword(PyObject *const *args, Py_ssize_t n, PyObject *kwnames,
+                      const char **arch);
 /* NumPy broadcasting of the array operands' shapes */
 int form_broadcast(Operand *ops, int n, int *ndim, int64_t *shape);
 /* axis= (None, an int or a tuple) as red[d] = 1 for each reduced dimension */

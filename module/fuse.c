@@ -427,6 +427,16 @@ fuse_reduce_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject 
     return result;
 }
 
+/* the form a call with example arguments runs, without a GPU */
+static Form *
+fr_dry_form(FuseReduceObject *r, PyObject *const *args, Py_ssize_t n)
+{
+    FrCall *c = fr_start(r, n, 1);
+    Form *f = c ? fr_plan(c, args) : NULL;
+    PyMem_Free(c);
+    return f;
+}
+
 /* inspect_cuda(): every kernel compiled so far; inspect_cuda(*args): the
  * kernel a call with these example arguments runs, without a GPU */
 static PyObject *
@@ -436,14 +446,22 @@ fuse_reduce_inspect_cuda(PyObject *self, PyObject *const *args, Py_ssize_t n)
     if (n == 0) {
         return forms_sources(r->forms);
     }
-    FrCall *c = fr_start(r, n, 1);
-    if (!c) {
+    Form *f = fr_dry_form(r, args, n);
+    return f ? PyUnicode_FromString(f->c.src) : NULL;
+}
+
+/* inspect_ptx(*args, arch="sm_90"): NVRTC's PTX of that kernel */
+static PyObject *
+fuse_reduce_inspect_ptx(PyObject *self, PyObject *const *args, Py_ssize_t nargsf,
+                        PyObject *kwnames)
+{
+    const char *arch = "sm_90";
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    if (form_arch_keyword(args, n, kwnames, &arch) < 0) {
         return NULL;
     }
-    Form *f = fr_plan(c, args);
-    PyObject *result = f ? PyUnicode_FromString(f->c.src) : NULL;
-    PyMem_Free(c);
-    return result;
+    Form *f = fr_dry_form((FuseReduceObject *)self, args, n);
+    return f ? pl_binary(&f->c, arch, 0) : NULL;
 }
 
 static PyObject *
@@ -503,6 +521,8 @@ static PyMethodDef fuse_reduce_methods[] = {
     {"inspect_cuda", (PyCFunction)(void (*)(void))fuse_reduce_inspect_cuda, METH_FASTCALL,
      "inspect_cuda(): the CUDA C++ of every kernel compiled so far, as a list; "
      "inspect_cuda(*args): the kernel a call with these example arguments runs"},
+    {"inspect_ptx", (PyCFunction)(void (*)(void))fuse_reduce_inspect_ptx,
+     METH_FASTCALL | METH_KEYWORDS, "inspect_ptx(*args, arch='sm_90'): PTX from NVRTC"},
     {NULL},
 };
 

@@ -804,9 +804,36 @@ vectorize_dealloc(PyObject *self)
     Py_TYPE(self)->tp_free(self);
 }
 
+/* the form a call with example arguments args runs, found or compiled
+ * without a GPU (arrays described, not copied; outputs as they would be
+ * made); NULL with an exception */
+static Form *
+vec_dry_form(VectorizeObject *v, PyObject *const *args, Py_ssize_t n)
+{
+    if (vec_keywords(v, args, n, NULL, NULL, NULL) < 0) {
+        return NULL;
+    }
+    VecCall *c = calloc(1, sizeof *c);
+    if (!c) {
+        return (Form *)PyErr_NoMemory();
+    }
+    c->v = v;
+    c->n = c->plan.n = (int)n;
+    c->dry = 1;
+    Form *f = NULL;
+    if (vec_inputs(c, args) == 0 && vec_inplace_outputs(c, args) == 0) {
+        vec_layout(c);
+        if (vec_typing(c) == 0 && vec_make_outputs(c) == 0) {
+            vec_geometry(c);
+            f = vec_kernel(c);
+        }
+    }
+    free(c);
+    return f;
+}
+
 /* inspect_cuda(): every kernel compiled so far; inspect_cuda(*args): the
- * kernel a call with these arguments runs, found or compiled without a GPU
- * (arrays described, not copied; outputs as they would be made) */
+ * kernel a call with these example arguments runs, no GPU needed */
 static PyObject *
 vectorize_inspect_cuda(PyObject *self, PyObject *const *args, Py_ssize_t n)
 {
@@ -814,27 +841,22 @@ vectorize_inspect_cuda(PyObject *self, PyObject *const *args, Py_ssize_t n)
     if (n == 0) {
         return forms_sources(v->forms);
     }
-    if (vec_keywords(v, args, n, NULL, NULL, NULL) < 0) {
+    Form *f = vec_dry_form(v, args, n);
+    return f ? PyUnicode_FromString(f->c.src) : NULL;
+}
+
+/* inspect_ptx(*args, arch="sm_90"): NVRTC's PTX of that kernel */
+static PyObject *
+vectorize_inspect_ptx(PyObject *self, PyObject *const *args, Py_ssize_t nargsf,
+                      PyObject *kwnames)
+{
+    const char *arch = "sm_90";
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    if (form_arch_keyword(args, n, kwnames, &arch) < 0) {
         return NULL;
     }
-    VecCall *c = calloc(1, sizeof *c);
-    if (!c) {
-        return PyErr_NoMemory();
-    }
-    c->v = v;
-    c->n = c->plan.n = (int)n;
-    c->dry = 1;
-    PyObject *result = NULL;
-    if (vec_inputs(c, args) == 0 && vec_inplace_outputs(c, args) == 0) {
-        vec_layout(c);
-        if (vec_typing(c) == 0 && vec_make_outputs(c) == 0) {
-            vec_geometry(c);
-            Form *f = vec_kernel(c);
-            result = f ? PyUnicode_FromString(f->c.src) : NULL;
-        }
-    }
-    free(c);
-    return result;
+    Form *f = vec_dry_form((VectorizeObject *)self, args, n);
+    return f ? pl_binary(&f->c, arch, 0) : NULL;
 }
 
 static PyObject *
@@ -859,6 +881,8 @@ static PyMethodDef vectorize_methods[] = {
     {"inspect_cuda", (PyCFunction)(void (*)(void))vectorize_inspect_cuda, METH_FASTCALL,
      "inspect_cuda(): the CUDA C++ of every kernel compiled so far, as a list; "
      "inspect_cuda(*args): the kernel a call with these example arguments runs"},
+    {"inspect_ptx", (PyCFunction)(void (*)(void))vectorize_inspect_ptx,
+     METH_FASTCALL | METH_KEYWORDS, "inspect_ptx(*args, arch='sm_90'): PTX from NVRTC"},
     {NULL},
 };
 
