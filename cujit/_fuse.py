@@ -50,10 +50,6 @@ def square(x):
     return x * x
 
 
-def reciprocal(x):
-    return 1 / x
-
-
 _table = None
 
 
@@ -68,7 +64,6 @@ def _names():
         t["abs"] = t["absolute"] = builtins.abs
         t.update({name: getattr(ek, m) for name, m in _KERNELS.items()})
         t["square"] = square
-        t["reciprocal"] = reciprocal
         from cujit._fuse_plan import _RED
         t.update(_RED)
         _table = t

@@ -57,15 +57,28 @@ class _Plan:
                          "write into its arguments")
 
     def _inplace(self, fdef):
-        """parameters that are the target of x += ... or of out=x"""
-        found = set()
+        """parameters that are the target of x += ... or of out=x; one that is
+        also rebound (x = ...) would write a new array's values into the
+        argument, which NumPy does not do: an error"""
+        found, rebound = {}, {}
         for node in ast.walk(fdef):
             if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-                found.add(node.target.id)
+                found.setdefault(node.target.id, node)
             elif isinstance(node, ast.Call):
                 for kw in node.keywords:
                     if kw.arg == "out" and isinstance(kw.value, ast.Name):
-                        found.add(kw.value.id)
+                        found.setdefault(kw.value.id, kw.value)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.For)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for t in targets:
+                    for n in ast.walk(t):
+                        if isinstance(n, ast.Name):
+                            rebound.setdefault(n.id, n)
+        for p in self.params:
+            if p in found and p in rebound:
+                raise _error(self.func, rebound[p], "argument '%s' is written in place and "
+                             "also rebound to a new value; NumPy would leave the argument "
+                             "alone after the rebinding: use another name" % p)
         return tuple(i for i, p in enumerate(self.params) if p in found)
 
     def _env(self):
