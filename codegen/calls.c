@@ -98,7 +98,7 @@ math_work_type(Cg *g, Node *n)
     }
     r = cj_concrete(r);
     DType f = cj_float_for(r->dtype);
-    return cj_scalar(f == DT_F16 && r->dtype != DT_F16 ? DT_F32 : f);
+    return cj_scalar(f == DT_F16 && r->dtype != DT_F16 && !g->in->fn->numpy_math ? DT_F32 : f);
 }
 
 static void

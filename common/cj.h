@@ -300,6 +300,8 @@ struct Func {
     int nbody;
     int nnodes;
     uint64_t src_hash;  /* of this function's source (callees hashed apart) */
+    int numpy_math;     /* a fused function: math of int8 / uint8 / bool gives float16
+                         * (NumPy's ufunc loops), not float32 */
 };
 
 /* ---- typed program (typeinfer output, codegen input) ---- */

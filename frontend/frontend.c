@@ -118,6 +118,7 @@ read_def(Fe *f, PyObject *lines, int first, PyObject *filename)
     fn->loc = fe_loc_of(f, def);
     read_params(f, def);
     fn->nparams = f->nvars;
+    fn->numpy_math = fe_fused(f);
     PyObject *body = fe_get(f, def, S_body);
     fe_bound_names(f, body);
     fn->body = fe_stmts(f, body, &fn->nbody);

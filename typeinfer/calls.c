@@ -456,15 +456,16 @@ cast_type(Ti *t, Node *n)
     }
 }
 
-/* the float type math works in for x (NumPy's loop for np.sqrt) */
+/* the float type math gives for x: NumPy's loop for np.sqrt, except that
+ * int8 / uint8 / bool compute in float32 outside fused functions */
 static Type *
-float_of(Type *x)
+float_of(Ti *t, Type *x)
 {
     if (cj_is_weak(x)) {
         return cj_weak(TY_WEAK_FLOAT);
     }
-    return cj_scalar(cj_float_for(x->dtype) == DT_F16 && x->dtype != DT_F16
-                     ? DT_F32 : cj_float_for(x->dtype));
+    DType f = cj_float_for(x->dtype);
+    return cj_scalar(f == DT_F16 && x->dtype != DT_F16 && !t->fn->numpy_math ? DT_F32 : f);
 }
 
 static Type *
@@ -500,7 +501,7 @@ math_type(Ti *t, Node *n)
     case BI_TRUNC:
         return cj_weak(TY_WEAK_INT);    /* Python returns an int */
     default:
-        return float_of(r);
+        return float_of(t, r);
     }
 }
 

@@ -132,6 +132,11 @@ SCALE = 3
 
 
 @cujit.fuse
+def small_int_math(x):
+    return np.sqrt(np.abs(x)) + np.sin(x)
+
+
+@cujit.fuse
 def compile_time_if(x):
     if SCALE > 2:
         y = x * SCALE
@@ -215,6 +220,12 @@ def check_casts():
 def check_math_on_scalars():
     check(math_scalar, rand(999), 2.0)
     check(math_scalar, rand(999, np.float64), 0.5)
+
+
+def check_math_of_small_ints_is_float16():
+    # NumPy's loops: int8 / uint8 / bool -> float16, int16 -> float32, int32 -> float64
+    for dt in [np.int8, np.uint8, np.bool_, np.int16, np.int32]:
+        check(small_int_math, rand(300, dt))
 
 
 def check_compile_time_if():
