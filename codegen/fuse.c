@@ -56,12 +56,20 @@ int_extreme(Program *p, DType dt, int largest)
                    : cj_aprintf(p->arena, "(%s)(-%lldLL - 1)", d->ctype, (long long)m);
 }
 
-/* the identity: 0, 1, false, true; min and max start from the far end of
- * the accumulator's range (an empty reduction of them is refused before) */
+static int
+is_arg(const FuseRedSpec *s)
+{
+    return s->op == RED_ARGMIN || s->op == RED_ARGMAX;
+}
+
+/* the identity: 0, 1, false, true; min and max (and the values of argmin
+ * and argmax) start from the far end of the accumulator's range (an empty
+ * reduction of them is refused before) */
 static void
 identity(Program *p, Buf *b, const FuseRedSpec *s)
 {
     char k = cj_dtypes[s->acc].kind;
+    int smallest = s->op == RED_MIN || s->op == RED_ARGMIN;
     switch (s->op) {
     case RED_SUM:
     case RED_MEAN:
@@ -78,11 +86,13 @@ identity(Program *p, Buf *b, const FuseRedSpec *s)
         return;
     case RED_MIN:
     case RED_MAX:
+    case RED_ARGMIN:
+    case RED_ARGMAX:
         if (k == 'f') {
             p->features |= FEAT_INFNAN;
-            cg_conv_to(p, b, DT_F64, s->acc, s->op == RED_MIN ? "CJ_INF" : "-CJ_INF");
+            cg_conv_to(p, b, DT_F64, s->acc, smallest ? "CJ_INF" : "-CJ_INF");
         } else {
-            S(int_extreme(p, s->acc, s->op == RED_MIN));
+            S(int_extreme(p, s->acc, smallest));
         }
         return;
     case RED_NONE:
@@ -109,16 +119,41 @@ combine_expr(const FuseRedSpec *s)
         return "a || b";
     case RED_ALL:
         return "a && b";
+    case RED_ARGMIN:
+    case RED_ARGMAX:
     case RED_NONE:
         break;
     }
     return "a";
 }
 
+/* argmin / argmax: the value and its index; NumPy's first extreme value, a
+ * NaN before any number (the first NaN), whatever order the pairs meet in */
+static void
+arg_types(Cg *g, Buf *b, const FuseRedSpec *s)
+{
+    Program *p = g->p;
+    P("struct cj_acc {\n    %s v;\n    long long i;\n};\n", cj_dtypes[s->acc].ctype);
+    P("static __device__ __forceinline__ cj_acc cj_combine(cj_acc a, cj_acc b)\n{\n"
+      "    const bool an = a.v != a.v, bn = b.v != b.v;\n"
+      "    if (an || bn) {\n        return an && (!bn || a.i < b.i) ? a : b;\n    }\n"
+      "    if (a.v %s b.v) {\n        return a;\n    }\n"
+      "    if (b.v %s a.v) {\n        return b;\n    }\n"
+      "    return a.i <= b.i ? a : b;\n}\n", s->op == RED_ARGMIN ? "<" : ">",
+      s->op == RED_ARGMIN ? "<" : ">");
+    S("static __device__ __forceinline__ cj_acc cj_ident(void) { return cj_acc{");
+    identity(p, b, s);
+    S(", 9223372036854775807LL}; }\n");
+}
+
 static void
 acc_types(Cg *g, Buf *b, const FuseRedSpec *s)
 {
     Program *p = g->p;
+    if (is_arg(s)) {
+        arg_types(g, b, s);
+        return;
+    }
     P("typedef %s cj_acc;\n", cj_dtypes[s->acc].ctype);
     P("static __device__ __forceinline__ cj_acc cj_combine(cj_acc a, cj_acc b) { return %s; }\n",
       combine_expr(s));
@@ -127,9 +162,10 @@ acc_types(Cg *g, Buf *b, const FuseRedSpec *s)
     S("; }\n");
 }
 
-/* the map on the elements args[], as an accumulator */
+/* the map on the elements args[], as an accumulator (argmin / argmax: with
+ * its index idx among the reduced elements) */
 static void
-element(Cg *g, Buf *b, const FuseRedSpec *s, const char *const *args)
+element(Cg *g, Buf *b, const FuseRedSpec *s, const char *const *args, const char *idx)
 {
     Program *p = g->p;
     Buf c;
@@ -139,7 +175,13 @@ element(Cg *g, Buf *b, const FuseRedSpec *s, const char *const *args)
         buf_printf(&c, "%s%s", k ? ", " : "", args[k]);
     }
     buf_putc(&c, ')');
+    if (is_arg(s)) {
+        S("cj_acc{");
+    }
     cg_conv_to(p, b, s->val, s->acc, c.s);
+    if (is_arg(s)) {
+        P(", (long long)(%s)}", idx);
+    }
     buf_free(&c);
 }
 
@@ -149,6 +191,10 @@ result(Cg *g, Buf *b, const FuseRedSpec *s, const char *a)
 {
     Program *p = g->p;
     const char *v = a;
+    if (is_arg(s)) {
+        P("(long long)(%s).i", a);
+        return;
+    }
     if (s->op == RED_MEAN) {
         Buf n;
         buf_init(&n);
@@ -232,13 +278,14 @@ inner_packs(Cg *g, Buf *b, const FuseRedSpec *s)
     }
     P("#pragma unroll\n            for (int e = 0; e < %d; e++) {\n"
       "                lane[e] = cj_combine(lane[e], ", v);
-    element(g, b, s, elements(p, s, "a%d.v[e]"));
+    element(g, b, s, elements(p, s, "a%d.v[e]"), cj_aprintf(p->arena, "j * %d + e", v));
     S(");\n            }\n        }\n");
     P("#pragma unroll\n        for (int e = 0; e < %d; e++) {\n"
       "            acc = cj_combine(acc, lane[e]);\n        }\n", v);
     P("        for (%s r = nv * %d + first; r < nred; r += step) {\n", I, v);
     S("            acc = cj_combine(acc, ");
-    element(g, b, s, elements(p, s, "cj_at(x%d.data, ko%d + r * (long long)sizeof(x%d.data[0]))"));
+    element(g, b, s, elements(p, s, "cj_at(x%d.data, ko%d + r * (long long)sizeof(x%d.data[0]))"),
+            "r");
     S(");\n        }\n    }\n");
 }
 
@@ -273,7 +320,7 @@ inner(Cg *g, Buf *b, const FuseRedSpec *s, int nd)
             offsets(b, s, I, "ro", "r", s->nkeep, s->nred);
         }
         S("        acc = cj_combine(acc, ");
-        element(g, b, s, elements(p, s, "cj_at(x%d.data, ko%d + ro%d)"));
+        element(g, b, s, elements(p, s, "cj_at(x%d.data, ko%d + ro%d)"), "r");
         S(");\n    }\n");
     }
     S("    acc = cj_block_reduce(acc, cj_combine);\n");
@@ -302,7 +349,7 @@ outer(Cg *g, Buf *b, const FuseRedSpec *s, int nd)
     P("#pragma unroll 4\n    for (%s r = lo; r < hi; r++) {\n", I);
     offsets(b, s, I, "ro", "r", s->nkeep, s->nred);
     S("        acc = cj_combine(acc, ");
-    element(g, b, s, elements(p, s, "cj_at(x%d.data, ko%d + ro%d)"));
+    element(g, b, s, elements(p, s, "cj_at(x%d.data, ko%d + ro%d)"), "r");
     S(");\n    }\n");
     S("    if (splits == 1) {\n        out[o] = ");
     result(g, b, s, "acc");
@@ -339,7 +386,7 @@ void
 cg_emit_fused_reduction(Program *p, const FuseRedSpec *s, Buf *out)
 {
     static const char *const names[] = {"none", "sum", "prod", "min", "max", "mean", "any",
-                                        "all"};
+                                        "all", "argmin", "argmax"};
     Cg gs, *g = &gs;
     memset(g, 0, sizeof gs);
     g->p = p;

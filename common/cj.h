@@ -200,7 +200,8 @@ typedef enum {
 
 /* the reductions a fused function (@cujit.fuse) may end in */
 typedef enum {
-    RED_NONE, RED_SUM, RED_PROD, RED_MIN, RED_MAX, RED_MEAN, RED_ANY, RED_ALL,
+    RED_NONE, RED_SUM, RED_PROD, RED_MIN, RED_MAX, RED_MEAN, RED_ANY, RED_ALL, RED_ARGMIN,
+    RED_ARGMAX,
 } RedOp;
 
 typedef enum {

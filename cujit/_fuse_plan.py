@@ -11,8 +11,9 @@ from cujit._cujit import CompileError
 
 # the reductions a fused function may end in (common/cj.h's RedOp)
 _RED = {"sum": 1, "prod": 2, "min": 3, "amin": 3, "max": 4, "amax": 4, "mean": 5, "any": 6,
-        "all": 7}
-_METHOD_RED = {"sum": 1, "prod": 2, "min": 3, "max": 4, "mean": 5, "any": 6, "all": 7}
+        "all": 7, "argmin": 8, "argmax": 9}
+_METHOD_RED = {"sum": 1, "prod": 2, "min": 3, "max": 4, "mean": 5, "any": 6, "all": 7,
+               "argmin": 8, "argmax": 9}
 
 
 def _error(func, node, msg):
@@ -153,7 +154,8 @@ class _Plan:
                              "not %s=" % kw.arg)
         ax = self.axis
         ok = ax is None or isinstance(ax, int) or (
-            isinstance(ax, tuple) and all(isinstance(v, int) for v in ax))
+            self.op < _RED["argmin"] and isinstance(ax, tuple)
+            and all(isinstance(v, int) for v in ax))
         if not ok:
-            raise _error(self.func, call, "axis must be None, an int or a tuple of ints, not %r"
-                         % (ax,))
+            raise _error(self.func, call, "axis must be None, an int%s, not %r"
+                         % ("" if self.op >= _RED["argmin"] else " or a tuple of ints", ax))

@@ -209,7 +209,7 @@ int
 fe_fuse_method_red(const char *name)
 {
     static const char *const names[] = {"", "sum", "prod", "min", "max", "mean", "any",
-                                        "all"};
+                                        "all", "argmin", "argmax"};
     for (int i = 1; i < (int)(sizeof names / sizeof names[0]); i++) {
         if (strcmp(names[i], name) == 0) {
             return i;

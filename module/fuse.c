@@ -53,7 +53,7 @@ typedef struct {
 } FrCall;
 
 static const char *const op_names[] = {"", "sum", "prod", "minimum", "maximum", "mean", "any",
-                                       "all"};
+                                       "all", "argmin", "argmax"};
 
 /* the inputs (read, or described), their keys and the broadcast shape */
 static int
@@ -101,9 +101,14 @@ fr_shape(FrCall *c)
             }
         }
     }
-    if (c->nred == 0 && c->nout > 0 && (c->r->op == RED_MIN || c->r->op == RED_MAX)) {
+    int op = c->r->op;
+    if (c->nred == 0 && c->nout > 0 && (op == RED_ARGMIN || op == RED_ARGMAX)) {
+        PyErr_Format(PyExc_ValueError, "attempt to get %s of an empty sequence", op_names[op]);
+        return -1;
+    }
+    if (c->nred == 0 && c->nout > 0 && (op == RED_MIN || op == RED_MAX)) {
         PyErr_Format(PyExc_ValueError, "zero-size array to reduction operation %s which has "
-                     "no identity", op_names[c->r->op]);
+                     "no identity", op_names[op]);
         return -1;
     }
     return 0;
@@ -475,7 +480,7 @@ fuse_reduce_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
                                      &axis, &keepdims, &PyDict_Type, &names, &kname)) {
         return NULL;
     }
-    if (!PyFunction_Check(func) || op <= RED_NONE || op > RED_ALL) {
+    if (!PyFunction_Check(func) || op <= RED_NONE || op > RED_ARGMAX) {
         PyErr_SetString(PyExc_TypeError, "FuseReduce(func, op): a Python function and a "
                         "reduction");
         return NULL;

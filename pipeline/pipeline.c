@@ -367,6 +367,10 @@ fred_dtypes(RedOp op, DType v, DType *acc, DType *out)
     case RED_ALL:
         *acc = *out = DT_BOOL;
         return;
+    case RED_ARGMIN:
+    case RED_ARGMAX:
+        *out = DT_I64;          /* the accumulator: the value and its index */
+        return;
     case RED_MIN:
     case RED_MAX:
     case RED_NONE:
@@ -386,9 +390,10 @@ fred_value(Frame *fr, Func *fn, Program *p, RedOp op)
         cj_fail(&fr->tr, fn->file, fn->loc, "a fused reduction reduces one value per element, "
                 "not %s", ret->kind == TY_TUPLE ? "a tuple" : "this");
     }
-    if (cj_dtypes[ret->dtype].kind == 'c' && (op == RED_MIN || op == RED_MAX)) {
-        cj_fail(&fr->tr, fn->file, fn->loc, "min and max of complex values are "
-                "not supported in fused functions");
+    if (cj_dtypes[ret->dtype].kind == 'c' && (op == RED_MIN || op == RED_MAX
+                                               || op == RED_ARGMIN || op == RED_ARGMAX)) {
+        cj_fail(&fr->tr, fn->file, fn->loc, "min, max, argmin and argmax of complex values "
+                "are not supported in fused functions");
     }
     return ret->dtype;
 }
@@ -418,7 +423,7 @@ fred_emit(Frame *fr, const PlRequest *rq, Func *fn, Program *p, PlCompiled *out,
     cg_emit_fused_reduction(p, &s, src);
     out->out[0] = s.out;
     out->nout = 1;
-    out->acc_size = cj_dtypes[s.acc].size;
+    out->acc_size = s.op == RED_ARGMIN || s.op == RED_ARGMAX ? 16 : cj_dtypes[s.acc].size;
 }
 
 /* ---- the driver ---- */

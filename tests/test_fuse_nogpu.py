@@ -133,6 +133,16 @@ def s_all_true(x):
 
 
 @cujit.fuse
+def s_argmin(x):
+    return np.argmin(x, axis=-1)
+
+
+@cujit.fuse
+def s_argmax(x, y):
+    return (x - y).argmax()
+
+
+@cujit.fuse
 def ew_mixed(x, y):
     return np.where(x > y, np.sqrt(abs(x)), y.astype(np.float32)), np.clip(x, -1, 1)
 
@@ -157,8 +167,9 @@ def test_ptx_across_dtypes(dt):
         ptx = f.inspect_ptx(*args)
         assert ".entry" in ptx, (f.__name__, dt)
     if np.dtype(dt).kind != "c":
-        for f, args in [(s_min, (a,)), (s_max, (a, a[0])), (ew_mixed, (a, a))]:
-            if f is ew_mixed and dt == np.bool_:
+        for f, args in [(s_min, (a,)), (s_max, (a, a[0])), (ew_mixed, (a, a)),
+                        (s_argmin, (a,)), (s_argmax, (a, a[0, 0]))]:
+            if (f is ew_mixed or f is s_argmax) and dt == np.bool_:
                 continue
             assert ".entry" in f.inspect_ptx(*args), (f.__name__, dt)
 

@@ -402,6 +402,45 @@ def norm_sq(x, y, s):
     return np.sum(d * d * s, axis=-2)
 
 
+@cujit.fuse
+def argmin_rows(x, y):
+    return np.argmin(x - y, axis=-1)
+
+
+@cujit.fuse
+def argmax_all(x):
+    return (x * 2).argmax()
+
+
+@cujit.fuse
+def argmax_axis0(x):
+    return np.argmax(np.abs(x), axis=0, keepdims=True)
+
+
+def check_argmin_argmax():
+    for dt in [np.float32, np.float64, np.int32, np.int8, np.uint16]:
+        check(argmin_rows, rand((13, 700), dt), rand((13, 700), dt))   # ties: the first
+        check(argmax_all, rand((40, 31), dt))
+        check(argmax_all, np.asfortranarray(rand((40, 31), dt)))      # C order indices
+        check(argmax_axis0, rand((300, 5), dt))                      # a thread per output
+    f = rand((4, 100), np.float64)
+    f[1, 30] = f[1, 70] = f[2, 5] = np.nan      # NumPy: the first NaN
+    check(argmin_rows, f, np.zeros(100))
+    check(argmax_all, f)
+    check(argmax_axis0, f)
+
+
+def check_argmin_argmax_split():
+    check(argmax_all, rand(300000, np.float32))
+    check(argmin_rows, rand((3, 200000), np.float32), rand((3, 200000), np.float32))
+    try:
+        argmax_all(dev(rand((0, 4))))
+    except ValueError as e:
+        assert "empty sequence" in str(e)
+    else:
+        raise AssertionError("no ValueError for argmax of nothing")
+
+
 def check_sum_rows():
     x, y = rand((300, 1000), np.float32, 0, 1), rand((300, 1000), np.float32, 0, 1)
     check(dot_rows, x, y, rtol=1e-4)
