@@ -223,7 +223,7 @@ def test_cases_on_host(fake_driver, tmp_path):  # noqa: F811
     e.pop("CUJIT_CACHE", None)
     for _ in range(2):      # the second over the same cache: front-key hits
         r = subprocess.run([sys.executable, os.path.join(FAKE_DIR, "fuse_scenarios.py"),
-                            "run_cases"], env=e, capture_output=True, text=True, timeout=900)
+                            "run_cases"], env=e, capture_output=True, text=True, timeout=1800)
         assert r.returncode == 0, "fuse cases failed:\n%s\n%s" % (r.stdout[-4000:],
                                                                    r.stderr[-4000:])
         assert "run_cases ok" in r.stdout
