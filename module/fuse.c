@@ -370,7 +370,9 @@ fr_run(FrCall *c, Form *f)
             return -1;
         }
         part_ptr = (uint64_t)(uintptr_t)pa.ptr;
-        rt_array_release(&pa, c->stream, 0);
+        if (rt_array_release(&pa, c->stream, 0) < 0) {
+            return -1;
+        }
     }
     return fr_launch(c, f, dev, part_ptr);
 }
@@ -419,12 +421,22 @@ fuse_reduce_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject 
     }
     PyObject *result = NULL;
     Form *f = fr_plan(c, args);
-    if (f && fr_run(c, f) == 0) {
-        result = Py_NewRef(c->made);
+    if (f) {
+        int ran = fr_run(c, f);
+        if (pl_log_pending) {
+            pl_log_launched(ran == 0);
+        }
+        if (ran == 0) {
+            result = Py_NewRef(c->made);
+        }
     }
-    release(c->ops, c->nops, c->stream, 0);
-    if (c->o.is_array) {
-        rt_array_release(&c->o.a, c->stream, 0);
+    /* a failed release (a copy or a free) is the call's error */
+    int rel = release(c->ops, c->nops, c->stream, 0);
+    if (c->o.is_array && rt_array_release(&c->o.a, c->stream, 0) < 0) {
+        rel = -1;
+    }
+    if (rel < 0) {
+        Py_CLEAR(result);
     }
     Py_XDECREF(c->made);
     Py_XDECREF(c->partial);
