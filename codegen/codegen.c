@@ -57,6 +57,8 @@ cg_ctype(Cg *g, const Type *t)
         }
         return cj_aprintf(g->p->arena, "cj_array<%s, %d, %s>", cj_dtypes[t->dtype].ctype,
                           t->ndim, g->p->idx32 ? "int" : "long long");
+    case TY_GROUP:
+        return cg_group_ctype(g, t);
     default:
         break;
     }
@@ -876,6 +878,7 @@ cg_emit_roots(Program *p, Inst **roots, int nroots, const char *tail, Buf *out)
     buf_printf(out, "), %s-bit indexing\n", p->idx32 ? "32" : "64");
     cg_prelude(out, p->features, p->atomic_ops);
     cg_form_prelude(out, p->features);
+    cg_group_prelude(out, p->features);
     Buf structs;
     buf_init(&structs);
     tuple_structs(g, &structs);

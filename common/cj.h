@@ -105,7 +105,38 @@ typedef enum {
     TY_STRING,        /* only as print / assert argument */
     TY_DTYPE,         /* a dtype used as a value: np.float32 in shared_memory */
     TY_NONE,          /* the None constant */
+    TY_GROUP,         /* a cooperative group (jit.cg): Type.group says which */
 } TypeKind;
+
+/* the cooperative groups of jit.cg (codegen/prelude.c spells them) */
+typedef enum {
+    GK_BLOCK,         /* this_thread_block() */
+    GK_GRID,          /* this_grid() */
+    GK_TILE,          /* tiled_partition(parent, n): Type.tile threads, n a power of 2 <= 32 */
+    GK_COALESCED,     /* coalesced_threads(): the threads active where it was made */
+} GroupKind;
+
+/* the methods of a group value, by the axis of a BI_CG_METHOD call:
+ * X(enum name, Python name) */
+#define CJ_GROUP_METHODS(X) \
+    X(SYNC, "sync") X(THREAD_RANK, "thread_rank") X(SIZE, "size") \
+    X(NUM_THREADS, "num_threads") X(GROUP_INDEX, "group_index") \
+    X(THREAD_INDEX, "thread_index") X(DIM_THREADS, "dim_threads") X(GROUP_DIM, "group_dim") \
+    X(IS_VALID, "is_valid") X(BLOCK_RANK, "block_rank") X(NUM_BLOCKS, "num_blocks") \
+    X(DIM_BLOCKS, "dim_blocks") X(BLOCK_INDEX, "block_index") \
+    X(META_GROUP_RANK, "meta_group_rank") X(META_GROUP_SIZE, "meta_group_size") \
+    X(SHFL, "shfl") X(SHFL_UP, "shfl_up") X(SHFL_DOWN, "shfl_down") X(SHFL_XOR, "shfl_xor") \
+    X(ANY, "any") X(ALL, "all") X(BALLOT, "ballot") X(MATCH_ANY, "match_any") \
+    X(MATCH_ALL, "match_all")
+
+typedef enum {
+#define CJ_GM_ENUM(n, s) GM_##n,
+    CJ_GROUP_METHODS(CJ_GM_ENUM)
+#undef CJ_GM_ENUM
+    GM_COUNT
+} GroupMethod;
+
+extern const char *const cj_group_method_names[GM_COUNT];
 
 typedef enum {
     MEM_GLOBAL,       /* an argument: view struct (data, shape, strides) */
@@ -125,6 +156,9 @@ struct Type {
     int64_t *sshape;    /* static shape for shared / local arrays */
     int ntup;           /* TY_TUPLE */
     Type **tup;
+    GroupKind group;    /* TY_GROUP */
+    int tile;           /* GK_TILE: its threads */
+    int parent;         /* GK_TILE: its parent tile's threads, 0 for a block */
 };
 
 typedef struct {
@@ -145,6 +179,7 @@ Type *cj_none(void);
 Type *cj_array_type(Arena *a, DType dt, int ndim, char layout);
 Type *cj_tuple_type(Arena *a, Type **elems, int n);
 Type *cj_dtype_type(DType dt);
+Type *cj_group_type(Arena *a, GroupKind k, int tile, int parent);
 
 int cj_type_eq(const Type *x, const Type *y);
 int cj_is_weak(const Type *t);
@@ -198,6 +233,7 @@ typedef enum {
 
 typedef enum {
     AT_SHAPE, AT_SIZE, AT_NDIM, AT_STRIDES, AT_REAL, AT_IMAG, AT_DTYPE_ITEMSIZE,
+    AT_X, AT_Y, AT_Z,   /* of a dim3 (a group's group_index() ...): a 3-tuple */
 } AttrKind;
 
 /* builtins a call can name; the frontend resolves them, typeinfer checks them */
@@ -209,9 +245,13 @@ typedef enum {
     X(SHARED_MEMORY) X(LOCAL_MEMORY) \
     X(ATOMIC_ADD) X(ATOMIC_SUB) X(ATOMIC_MAX) X(ATOMIC_MIN) X(ATOMIC_EXCH) \
     X(ATOMIC_AND) X(ATOMIC_OR) X(ATOMIC_XOR) X(ATOMIC_INC) X(ATOMIC_DEC) X(ATOMIC_CAS) \
+    X(ATOMIC_NANMAX) X(ATOMIC_NANMIN) \
     X(SHFL_SYNC) X(SHFL_UP_SYNC) X(SHFL_DOWN_SYNC) X(SHFL_XOR_SYNC) \
     X(ALL_SYNC) X(ANY_SYNC) X(EQ_SYNC) X(BALLOT_SYNC) X(ACTIVEMASK) X(LANEMASK_LT) \
+    X(MATCH_ANY_SYNC) X(MATCH_ALL_SYNC) \
     X(POPC) X(CLZ) X(FFS) X(BREV) X(SELP) \
+    X(CG_THIS_BLOCK) X(CG_THIS_GRID) X(CG_TILED_PARTITION) X(CG_COALESCED) \
+    X(CG_SYNC) X(CG_WAIT) X(CG_WAIT_PRIOR) X(CG_MEMCPY_ASYNC) X(CG_METHOD) \
     X(PRINT) X(RANGE) X(LEN) X(INT) X(FLOAT) X(BOOL) X(COMPLEX) X(CAST) \
     X(ABS) X(MIN) X(MAX) X(ROUND) X(CONJUGATE) \
     X(SQRT) X(EXP) X(EXPM1) X(LOG) X(LOG1P) X(LOG2) X(LOG10) X(POW) \
@@ -308,6 +348,10 @@ enum {
     FEAT_IPOW = 1 << 12, FEAT_PACK = 1 << 13, FEAT_SU_CMP = 1 << 14,
     FEAT_ATOMIC16 = 1 << 15,    /* an atomic on int16, uint16 or float16 (inline PTX) */
     FEAT_LANEMASK = 1 << 16,    /* cj_lanemask_lt() (inline PTX) */
+    FEAT_CG = 1 << 17,          /* jit.cg's group types (prelude.c) */
+    FEAT_GRID_SYNC = 1 << 18,   /* this_grid().sync(): a cooperative launch */
+    FEAT_CG_COPY = 1 << 19,     /* jit.cg.memcpy_async */
+    FEAT_MATCH = 1 << 20,       /* match_all_sync (a (mask, pred) tuple) */
 };
 
 typedef struct {

@@ -49,17 +49,15 @@ SPELLINGS = {
     "atomic.and_": "atomic_and", "atomic.or_": "atomic_or", "atomic.xor": "atomic_xor",
     "atomic.cas": "atomic_cas",
     "atomic.compare_and_swap": "numba.compare_and_swap",   # on ary[0]
+    "atomic.nanmax": "atomic_nanmax", "atomic.nanmin": "atomic_nanmin",
+    "match_any_sync": "match_any_sync", "match_all_sync": "match_all_sync",
+    "cg.this_grid": "cg.this_grid",
 }
 
 # Numba names cujit has no version of yet, and what to do instead
 UNSUPPORTED = {
     "const.array_like": "constant memory is not supported yet: pass the array as a "
                         "kernel argument",
-    "atomic.nanmax": "use cuda.atomic.max (NaN handling may differ)",
-    "atomic.nanmin": "use cuda.atomic.min (NaN handling may differ)",
-    "match_any_sync": "not supported yet",
-    "match_all_sync": "not supported yet",
-    "cg.this_grid": "cooperative groups are not supported",
 }
 
 

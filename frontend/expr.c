@@ -116,7 +116,7 @@ resolved_value(Fe *f, Resolved *r, PyObject *e, Loc loc)
 
 /* attribute := dotted global name (math.pi, jit.blockIdx.x)
  *            | expr '.' ('shape' | 'size' | 'ndim' | 'strides' | 'real' | 'imag'
- *                       | 'itemsize') */
+ *                       | 'itemsize' | 'x' | 'y' | 'z')   (x, y, z: of a dim3) */
 static Node *
 attribute(Fe *f, PyObject *e, Loc loc)
 {
@@ -127,6 +127,7 @@ attribute(Fe *f, PyObject *e, Loc loc)
     static const struct { const char *name; int kind; } attrs[] = {
         {"shape", AT_SHAPE}, {"size", AT_SIZE}, {"ndim", AT_NDIM}, {"strides", AT_STRIDES},
         {"real", AT_REAL}, {"imag", AT_IMAG}, {"itemsize", AT_DTYPE_ITEMSIZE},
+        {"x", AT_X}, {"y", AT_Y}, {"z", AT_Z},
     };
     const char *an = fe_utf8(f, fe_get(f, e, S_attr));
     for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
@@ -138,7 +139,7 @@ attribute(Fe *f, PyObject *e, Loc loc)
         }
     }
     fe_fail(f, loc, "attribute '%s' is not supported in kernels (arrays have .shape, .size, "
-            ".ndim, .strides; numbers have .real, .imag)", an);
+            ".ndim, .strides; numbers have .real, .imag; a group's dim3 has .x, .y, .z)", an);
 }
 
 /* subscript := expr '[' expr { ',' expr } ']'   (no slices) */
@@ -247,19 +248,43 @@ first_element_args(Fe *f, Node *n, Loc loc)
     n->n = 4;
 }
 
-/* method := expr '.' ('conjugate' | 'conj') '(' ')'   (the only method) */
+/* A group's method by its Python name (GM_*), -1 for none. */
+static int
+group_method(const char *name)
+{
+    for (int m = 0; m < GM_COUNT; m++) {
+        if (strcmp(cj_group_method_names[m], name) == 0) {
+            return m;
+        }
+    }
+    return -1;
+}
+
+/* method := expr '.' ('conjugate' | 'conj') '(' ')'
+ *         | expr '.' group_method '(' exprs ')'   (a jit.cg group: g.sync(),
+ *           t.shfl_down(v, 1); typeinfer checks that expr is a group) */
 static Node *
 method_call(Fe *f, PyObject *e, PyObject *fn, Node *n, Loc loc)
 {
     const char *an = fe_utf8(f, fe_get(f, fn, S_attr));
-    if (strcmp(an, "conjugate") != 0 && strcmp(an, "conj") != 0) {
+    int gm = group_method(an);
+    if (strcmp(an, "conjugate") != 0 && strcmp(an, "conj") != 0 && gm < 0) {
         fe_fail(f, loc, "method '%s' is not supported in kernels", an);
     }
-    n->op = BI_CONJUGATE;
-    n->list = cj_alloc(f->cx->arena, sizeof(Node *));
+    if (PyList_GET_SIZE(fe_get(f, e, S_keywords))) {
+        fe_fail(f, loc, "%s() takes no keyword arguments in kernels", an);
+    }
+    int nargs;
+    Node **args = fe_expr_list(f, fe_get(f, e, S_args), &nargs);
+    n->op = gm >= 0 ? BI_CG_METHOD : BI_CONJUGATE;
+    n->axis = gm >= 0 ? gm : 0;
+    n->n = nargs + 1;
+    n->list = cj_alloc(f->cx->arena, sizeof(Node *) * (size_t)(nargs + 1));
     n->list[0] = fe_expr(f, fe_get(f, fn, S_value));
-    n->n = 1;
-    if (PyList_GET_SIZE(fe_get(f, e, S_args)) || PyList_GET_SIZE(fe_get(f, e, S_keywords))) {
+    for (int i = 0; i < nargs; i++) {
+        n->list[i + 1] = args[i];
+    }
+    if (gm < 0 && nargs) {
         fe_fail(f, loc, "conjugate() takes no arguments");
     }
     return n;

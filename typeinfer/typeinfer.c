@@ -460,6 +460,13 @@ attr_type(Ti *t, Node *n)
         }
         return x;
     }
+    if (n->op == AT_X || n->op == AT_Y || n->op == AT_Z) {
+        if (x->kind != TY_TUPLE || x->ntup != 3) {
+            ti_err(t, n, "only the dim3 of a group (g.group_index(), ...) has .x, .y and .z; "
+                   "got %s", ti_tstr(t, x));
+        }
+        return x->tup[n->op - AT_X];
+    }
     if (x->kind != TY_ARRAY) {
         ti_err(t, n, "only arrays have .shape, .size, .ndim, .strides and .itemsize; got %s",
             ti_tstr(t, x));

@@ -9,8 +9,11 @@
  *   fail()                          records an assert failure in cj_error
  *   crash()                         the next synchronize reports an illegal address
  * Environment: FAKECUDA_NODEV=1 (cuInit fails), FAKECUDA_NOPOOL=1 (no memory
- * pools).  Counters (fake_allocs, fake_frees, fake_launches, fake_waits, and the
- * copies fake_htod, fake_dtoh, fake_dtod) are exported for ctypes. */
+ * pools), FAKECUDA_NOCOOP=1 (no cooperative launches).  Occupancy is an
+ * H100's thread limit: min(2048 / block threads, 32) blocks per SM, 132 SMs.
+ * Counters (fake_allocs, fake_frees, fake_launches, fake_coop_launches,
+ * fake_waits, and the copies fake_htod, fake_dtoh, fake_dtod) are exported
+ * for ctypes. */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
@@ -44,7 +47,7 @@ typedef struct {
     double t;
 } Event;
 
-long long fake_allocs, fake_frees, fake_launches, fake_waits;
+long long fake_allocs, fake_frees, fake_launches, fake_coop_launches, fake_waits;
 long long fake_htod, fake_dtoh, fake_dtod;
 long long fake_inits;           /* cuInit calls */
 
@@ -144,6 +147,7 @@ cuDeviceGetAttribute(int *v, int attr, int d)
     case 16: *v = 132; break;                       /* SMs */
     case 75: *v = d == 0 ? 9 : 8; break;            /* compute capability */
     case 76: *v = d == 0 ? 0 : 6; break;
+    case 95: *v = getenv("FAKECUDA_NOCOOP") ? 0 : 1; break;   /* cooperative launch */
     case 97: *v = 232448; break;                    /* opt-in shared memory */
     case 115: *v = getenv("FAKECUDA_NOPOOL") ? 0 : 1; break;
     default: *v = 0; break;
@@ -330,6 +334,26 @@ cuLaunchKernel(Func *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsi
     } else if (strcmp(f->name, "crash") == 0) {
         sticky = 700;
     }
+    return 0;
+}
+
+/* a cooperative launch is a launch here (every block runs in turn) */
+CUresult
+cuLaunchCooperativeKernel(Func *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                          unsigned by, unsigned bz, unsigned shmem, void *stream, void **params)
+{
+    CUresult r = cuLaunchKernel(f, gx, gy, gz, bx, by, bz, shmem, stream, params, NULL);
+    fake_coop_launches += r == 0;
+    return r;
+}
+
+CUresult
+cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, Func *f, int block, size_t shmem)
+{
+    if (block <= 0 || block > 1024) {
+        return 1;
+    }
+    *n = 2048 / block < 32 ? 2048 / block : 32;
     return 0;
 }
 
