@@ -24,8 +24,10 @@ DeviceArray, Stream and Event.
 import sys
 
 import cujit
+from cujit import _ntypes
 from cujit import jit as _jit
 from cujit._cujit import Kernel
+from cujit._ntypes import types  # noqa: F401  (numba.types' names)
 
 # Numba's name in kernels -> cujit's builtin (the __cujit_builtin__ tag)
 SPELLINGS = {
@@ -119,6 +121,8 @@ def _install():
 
 _install()
 
+# Numba's type objects: float32, int32[:], void(float32[:], int32) (_ntypes.py)
+globals().update(_ntypes.TYPES)
 threadIdx = _jit.threadIdx
 blockIdx = _jit.blockIdx
 blockDim = _jit.blockDim
@@ -222,10 +226,9 @@ class Dispatcher(Kernel):
 
 
 def _sig(signature):
-    """Numba passes signatures as strings or as tuples of argument types."""
-    if isinstance(signature, (tuple, list)):
-        return "(" + ", ".join(str(t) for t in signature) + ")"
-    return signature
+    """Numba passes signatures as strings, signature objects (void(float32[:],
+    int32), cujit.cuda's or numba's) or tuples of argument types."""
+    return _ntypes.signature_string(signature)
 
 
 def _make(func, device, options):
@@ -250,8 +253,9 @@ def jit(func_or_sig=None, device=False, inline=False, link=None, debug=None, opt
     options = dict(kws, inline=inline, debug=debug, opt=opt, lineinfo=lineinfo, cache=cache,
                    fastmath=fastmath, max_registers=max_registers, boundscheck=boundscheck)
     sigs = None
-    if isinstance(func_or_sig, (str, list, tuple)):
-        sigs = [func_or_sig] if isinstance(func_or_sig, str) else list(func_or_sig)
+    if isinstance(func_or_sig, (str, list, tuple)) or _ntypes.is_signature(func_or_sig):
+        one = isinstance(func_or_sig, str) or _ntypes.is_signature(func_or_sig)
+        sigs = [func_or_sig] if one else list(func_or_sig)
         func_or_sig = None
 
     def wrap(func):
@@ -440,4 +444,4 @@ __all__ = sorted(set(k.partition(".")[0] for k in SPELLINGS) | {
     "jit", "threadIdx", "blockIdx", "blockDim", "gridDim", "warpsize", "const",
     "to_device", "device_array", "device_array_like", "pinned_array", "pinned_array_like",
     "mapped_array", "stream", "event", "synchronize", "select_device",
-    "get_current_device", "is_available", "detect", "reduce"})
+    "get_current_device", "is_available", "detect", "reduce", "types"} | set(_ntypes.TYPES))

@@ -181,6 +181,32 @@ builtin_type(Fe *f, PyObject *obj, Resolved *r)
     return 0;
 }
 
+/* A Numba type object as its dtype: cujit.cuda's float32 (tagged
+ * __cujit_dtype__) or numba's own (numba.float32, numba.types.int32: a type
+ * defined in numba whose str is a dtype name). */
+static int
+numba_dtype(PyObject *obj, Resolved *r)
+{
+    PyObject *tag = PyObject_GetAttr(obj, fe_names[S___cujit_dtype__]);
+    if (!tag) {
+        PyErr_Clear();
+        PyObject *mod = PyObject_GetAttr((PyObject *)Py_TYPE(obj), fe_names[S___module__]);
+        const char *m = mod && PyUnicode_Check(mod) ? PyUnicode_AsUTF8(mod) : NULL;
+        if (m && (strcmp(m, "numba") == 0 || strncmp(m, "numba.", 6) == 0)) {
+            tag = PyObject_Str(obj);
+        }
+        Py_XDECREF(mod);
+        PyErr_Clear();
+    }
+    int ok = tag && PyUnicode_Check(tag) && cj_dtype_from_name(PyUnicode_AsUTF8(tag), &r->dt);
+    Py_XDECREF(tag);
+    PyErr_Clear();
+    if (ok) {
+        r->kind = R_DTYPE;
+    }
+    return ok;
+}
+
 /* What a Python object found by name means inside a kernel: a jit, math or
  * Python builtin, a namespace (module), a dtype, a device function or
  * kernel, a constant folded in, or something kernels cannot use. */
@@ -211,6 +237,9 @@ classify(Fe *f, PyObject *obj, Loc loc)
     if (c) {
         r.kind = R_CONST;
         r.node = c;
+        return r;
+    }
+    if (numba_dtype(obj, &r)) {
         return r;
     }
     r.kind = R_OTHER;

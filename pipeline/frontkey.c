@@ -190,7 +190,8 @@ key_numpy(Keyer *k, PyObject *v)
 }
 
 /* a builtin or NumPy type, a C function of a known module, a NumPy ufunc,
- * a jit name (its __cujit_builtin__ tag) */
+ * a jit name (its __cujit_builtin__ tag), a Numba type of cujit.cuda (its
+ * __cujit_dtype__) */
 static int
 key_library(Keyer *k, PyObject *v)
 {
@@ -209,6 +210,10 @@ key_library(Keyer *k, PyObject *v)
     }
     if (str_attr(v, "__cujit_builtin__", name, sizeof name)) {
         put_cstr(k, 'J', name);
+        return 1;
+    }
+    if (str_attr(v, "__cujit_dtype__", name, sizeof name)) {
+        put_cstr(k, 'D', name);         /* cujit.cuda's float32: a dtype */
         return 1;
     }
     return 0;
