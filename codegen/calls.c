@@ -542,6 +542,12 @@ cg_call(Cg *g, Node *n, int prec)
     case BI_THREADFENCE_SYSTEM:
         S("__threadfence_system()");
         return;
+    case BI_CONST_ARRAY: {
+        const Type *t = cg_type(g, n);
+        const char *ct = cj_dtypes[t->dtype].ctype;
+        P("((const %s *)cj_table%d)", ct, t->table->id);
+        return;
+    }
     case BI_SHARED_MEMORY:
     case BI_LOCAL_MEMORY:
         cj_fail(g->p->try_, g->fn->file, n->loc, "%s() can only be assigned to a variable",

@@ -8,7 +8,7 @@ const char *const cj_builtin_names[BI_COUNT] = {
     "jit.gridsize", "jit.laneid", "jit.syncthreads", "jit.syncwarp", "jit.threadfence",
     "jit.syncthreads_count", "jit.syncthreads_and", "jit.syncthreads_or",
     "jit.threadfence_block", "jit.threadfence_system", "jit.shared_memory",
-    "jit.local_memory", "jit.atomic_add", "jit.atomic_sub", "jit.atomic_max",
+    "jit.local_memory", "cuda.const.array_like", "jit.atomic_add", "jit.atomic_sub", "jit.atomic_max",
     "jit.atomic_min", "jit.atomic_exch", "jit.atomic_and", "jit.atomic_or",
     "jit.atomic_xor", "jit.atomic_inc", "jit.atomic_dec", "jit.atomic_cas",
     "cuda.atomic.nanmax", "cuda.atomic.nanmin",

@@ -143,7 +143,20 @@ typedef enum {
     MEM_SHARED,       /* jit.shared_memory with a static shape */
     MEM_DYNSHARED,    /* jit.shared_memory(dtype, None) */
     MEM_LOCAL,        /* jit.local_memory */
+    MEM_CONST,        /* cuda.const.array_like: a __constant__ table (Type.table) */
 } MemSpace;
+
+/* A host NumPy array copied into the kernel as a __constant__ table
+ * (cuda.const.array_like): its bytes in C order; id: its index in
+ * Program.tables, given by typeinfer */
+typedef struct {
+    DType dt;
+    int ndim;
+    int64_t *shape;
+    int64_t nbytes;
+    const unsigned char *data;
+    int id;
+} CjTable;
 
 typedef struct Type Type;
 struct Type {
@@ -156,6 +169,7 @@ struct Type {
     int64_t *sshape;    /* static shape for shared / local arrays */
     int ntup;           /* TY_TUPLE */
     Type **tup;
+    CjTable *table;     /* MEM_CONST arrays */
     GroupKind group;    /* TY_GROUP */
     int tile;           /* GK_TILE: its threads */
     int parent;         /* GK_TILE: its parent tile's threads, 0 for a block */
@@ -242,7 +256,7 @@ typedef enum {
     X(GRID) X(GRIDSIZE) X(LANEID) X(SYNCTHREADS) X(SYNCWARP) X(THREADFENCE) \
     X(SYNCTHREADS_COUNT) X(SYNCTHREADS_AND) X(SYNCTHREADS_OR) \
     X(THREADFENCE_BLOCK) X(THREADFENCE_SYSTEM) \
-    X(SHARED_MEMORY) X(LOCAL_MEMORY) \
+    X(SHARED_MEMORY) X(LOCAL_MEMORY) X(CONST_ARRAY) \
     X(ATOMIC_ADD) X(ATOMIC_SUB) X(ATOMIC_MAX) X(ATOMIC_MIN) X(ATOMIC_EXCH) \
     X(ATOMIC_AND) X(ATOMIC_OR) X(ATOMIC_XOR) X(ATOMIC_INC) X(ATOMIC_DEC) X(ATOMIC_CAS) \
     X(ATOMIC_NANMAX) X(ATOMIC_NANMIN) \
@@ -308,6 +322,7 @@ struct Node {
     Const cval;         /* ND_CONST */
     const char *str;    /* ND_ASSERT message */
     int unroll;         /* ND_FOR: 0 no pragma, -1 `#pragma unroll`, n > 0 `#pragma unroll n` */
+    CjTable *table;     /* ND_CALL of BI_CONST_ARRAY */
 };
 
 struct Func {
@@ -368,6 +383,8 @@ typedef struct {
     int nmsgs, mcap;
     Type **tuples;      /* tuple types that need a C++ struct */
     int ntuples, tcap;
+    CjTable **tables;       /* cuda.const.array_like tables, by id */
+    int ntables, tabcap;
     const char *ew_name;    /* the entry of an elementwise or reduction form */
     int coarse_vec;         /* >0: the kernel has an entry <name>_x<vec> (coarsen.c) */
     uint64_t coarse_mask;   /* parameters that entry reads and writes in packs */

@@ -139,7 +139,7 @@ static int
 array_eq(const Type *x, const Type *y)
 {
     if (x->dtype != y->dtype || x->ndim != y->ndim || x->layout != y->layout
-        || x->readonly != y->readonly || x->mem != y->mem) {
+        || x->readonly != y->readonly || x->mem != y->mem || x->table != y->table) {
         return 0;
     }
     if (!x->sshape || !y->sshape) {
@@ -569,6 +569,9 @@ array_mangle(Buf *b, const Type *t)
         break;
     case MEM_LOCAL:
         buf_putc(b, 'l');
+        break;
+    case MEM_CONST:
+        buf_printf(b, "k%d", t->table ? t->table->id : 0);
         break;
     }
 }

@@ -45,6 +45,7 @@ SPELLINGS = {
     "laneid": "numba.laneid",                   # a value: cuda.laneid, not laneid()
     "shared.array": "numba.shared.array",       # (shape, dtype); shape=0: dynamic
     "local.array": "numba.local.array",
+    "const.array_like": "numba.const.array_like",   # a global NumPy array, read at compile time
     "atomic.add": "atomic_add", "atomic.sub": "atomic_sub",
     "atomic.max": "atomic_max", "atomic.min": "atomic_min",
     "atomic.exch": "atomic_exch", "atomic.inc": "atomic_inc", "atomic.dec": "atomic_dec",
@@ -58,8 +59,6 @@ SPELLINGS = {
 
 # Numba names cujit has no version of yet, and what to do instead
 UNSUPPORTED = {
-    "const.array_like": "constant memory is not supported yet: pass the array as a "
-                        "kernel argument",
 }
 
 

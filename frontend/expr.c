@@ -290,7 +290,52 @@ method_call(Fe *f, PyObject *e, PyObject *fn, Node *n, Loc loc)
     return n;
 }
 
-/* call := name '(' exprs [',' keywords] ')' | method
+/* const_array := 'cuda.const.array_like' '(' name ')' where name is a global
+ * or closure NumPy array: its dtype, shape and bytes (C order), read now */
+static Node *
+const_array(Fe *f, PyObject *e, Node *n, Loc loc)
+{
+    PyObject *args = fe_get(f, e, S_args);
+    if (PyList_GET_SIZE(args) != 1 || PyList_GET_SIZE(fe_get(f, e, S_keywords))) {
+        fe_fail_kind(f, loc, CE_TYPE, "cuda.const.array_like() takes one argument, a NumPy "
+                     "array");
+    }
+    PyObject *a = PyList_GET_ITEM(args, 0);
+    Resolved r;
+    int global = fe_resolve(f, a, &r);
+    if (!global || !r.obj || strcmp(Py_TYPE(r.obj)->tp_name, "numpy.ndarray") != 0) {
+        fe_fail_kind(f, fe_loc_of(f, a), CE_TYPE, "cuda.const.array_like() takes a NumPy "
+                     "array that is a global or closure variable (its values are copied "
+                     "into the kernel when it compiles), not %s",
+                     !global || !r.obj ? "a local variable or an expression"
+                     : fe_describe_object(f, r.obj));
+    }
+    CjTable *t = cj_alloc(f->cx->arena, sizeof *t);
+    PyObject *dt = fe_keep(f, PyObject_GetAttr(r.obj, fe_names[S_dtype]));
+    PyObject *shape = fe_keep(f, PyObject_GetAttrString(r.obj, "shape"));
+    PyObject *bytes = fe_keep(f, PyObject_CallMethod(r.obj, "tobytes", NULL));
+    if (!dt || !shape || !bytes || !PyTuple_Check(shape) || !PyBytes_Check(bytes)) {
+        fe_fail_py(f, loc, "cuda.const.array_like(): cannot read the array");
+    }
+    t->ndim = (int)PyTuple_GET_SIZE(shape);
+    if (!fe_dtype_of_object(f, dt, &t->dt) || t->ndim < 1 || t->ndim > 8) {
+        fe_fail_kind(f, loc, CE_TYPE, "cuda.const.array_like() takes an array of 1 to 8 "
+                     "dimensions of a number dtype, not %s", fe_describe_object(f, r.obj));
+    }
+    t->shape = cj_alloc(f->cx->arena, sizeof(int64_t) * (size_t)t->ndim);
+    for (int i = 0; i < t->ndim; i++) {
+        t->shape[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, i));
+    }
+    t->nbytes = (int64_t)PyBytes_GET_SIZE(bytes);
+    unsigned char *copy = cj_alloc(f->cx->arena, (size_t)t->nbytes + 1);
+    memcpy(copy, PyBytes_AS_STRING(bytes), (size_t)t->nbytes);
+    t->data = copy;
+    n->op = BI_CONST_ARRAY;
+    n->table = t;
+    return n;
+}
+
+/* call := name '(' exprs [',' keywords] ')' | method | const_array
  * where name is a jit, math or Python builtin, a NumPy dtype (a cast) or a
  * device function */
 static Node *
@@ -316,6 +361,9 @@ call(Fe *f, PyObject *e, Loc loc)
     }
     switch (r.kind) {
     case R_BUILTIN:
+        if (r.bi == BI_CONST_ARRAY) {
+            return const_array(f, e, n, loc);
+        }
         if (r.bi == BI_THREADIDX || r.bi == BI_BLOCKIDX || r.bi == BI_BLOCKDIM
             || r.bi == BI_GRIDDIM) {
             fe_fail(f, loc, "%s.%c is a number, not a function: it cannot be called; drop the ()",

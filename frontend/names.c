@@ -58,6 +58,7 @@ static const BuiltinName jit_names[] = {
     /* Numba's spellings that differ in form, not in meaning (cujit/cuda.py) */
     {"numba.shared.array", BI_SHARED_MEMORY, FE_V_NUMBA_ALLOC},
     {"numba.local.array", BI_LOCAL_MEMORY, FE_V_NUMBA_ALLOC},
+    {"numba.const.array_like", BI_CONST_ARRAY, 0},
     {"numba.compare_and_swap", BI_ATOMIC_CAS, FE_V_FIRST_ELEMENT},
     {"numba.laneid", BI_LANEID, FE_V_VALUE},
     {NULL, 0, 0},

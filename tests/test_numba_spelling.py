@@ -5,14 +5,15 @@ dispatcher's methods, the host functions that need no GPU, and errors.
 Kernels in Numba's spelling run on the CPU host shim from
 tests/kernels/numba_spelling.py, and on the GPU from tests/gpu."""
 import io
-import sys
 import re
+import sys
 
 import numpy as np
 import pytest
 
 import cujit
 from cujit import cuda, jit
+from test_runtime_nogpu import nvrtc_or_skip
 
 SIG1 = "(float32[::1],)"
 
@@ -311,15 +312,71 @@ def test_reduce_object():
     assert cuda.reduce(lambda a, b: max(a, b)) is not None
 
 
-def test_const_array_like_is_a_clear_error():
-    table = np.arange(4.0)
+TABLE = (np.arange(12, dtype=np.float32) * 1.5).reshape(3, 4)
+WEIGHTS = np.array([1, -2, 3], np.int64)
+
+
+def test_const_array_like():
+    """a global NumPy array's values become a __constant__ table, read-only,
+    with its static shape"""
+    @cuda.jit
+    def k(x, out):
+        c = cuda.const.array_like(TABLE)
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = x[i] * c[i % 3, i % 4] + cuda.const.array_like(WEIGHTS)[i % 3] + c.size
+    src = k.inspect_cuda("(float32[::1], float32[::1])")
+    assert "__constant__ __align__(16) unsigned char cj_table0[48]" in src
+    assert "cj_table1[24]" in src and "const float *c = (const float *)cj_table0;" in src
+    assert "(3 * 4)" in src or "12" in src
+    head = src[src.index("cj_table0[48] = {") + 17:]
+    raw = bytes(int(b) for b in head[:head.index("}")].replace("\n", "").split(","))
+    assert raw == TABLE.tobytes()
+    nvrtc_or_skip()
+    assert ".const" in k.inspect_ptx("(float32[::1], float32[::1])")
+
+
+def test_const_array_like_of_a_closure_and_views():
+    def make(table):
+        @cuda.jit
+        def k(out):
+            c = cuda.const.array_like(table)
+            out[0] = c[1, 0]
+        return k
+    t = np.arange(6, dtype=np.int16).reshape(2, 3).T        # a view: copied in C order
+    src = make(t).inspect_cuda("(int16[::1],)")
+    assert "cj_table0[12]" in src and "short" in src
+
+
+def test_const_array_like_errors():
+    @cuda.jit
+    def local(x):
+        a = x
+        c = cuda.const.array_like(a)
+        x[0] = c[0]
+    with pytest.raises(TypeError, match="global or closure variable"):
+        local.inspect_cuda("(float32[::1],)")
 
     @cuda.jit
-    def k(x):
-        c = cuda.const.array_like(table)
-        x[0] = c[0]
-    with pytest.raises(cujit.CompileError, match="constant memory is not supported"):
-        k.inspect_cuda("(float64[::1],)")
+    def writes(x):
+        c = cuda.const.array_like(TABLE)
+        c[0, 0] = x[0]
+    with pytest.raises(cujit.CompileError, match="read-only"):
+        writes.inspect_cuda("(float32[::1],)")
+    big = np.zeros(20000, np.float32)
+
+    @cuda.jit
+    def too_big(x):
+        x[0] = cuda.const.array_like(big)[0]
+    with pytest.raises(ValueError, match="64 KiB"):
+        too_big.inspect_cuda("(float32[::1],)")
+    obj = [1, 2, 3]
+
+    @cuda.jit
+    def not_array(x):
+        x[0] = cuda.const.array_like(obj)[0]
+    with pytest.raises(TypeError, match="'list'"):
+        not_array.inspect_cuda("(float32[::1],)")
 
 
 def test_laneid_is_a_value_not_a_function():

@@ -193,6 +193,43 @@ alloc_type(Ti *t, Node *n)
     return ty;
 }
 
+/* cuda.const.array_like(global_array): a read-only C-order array in
+ * __constant__ memory (64 KiB for every table of the kernel) */
+static Type *
+const_array_type(Ti *t, Node *n)
+{
+    CjTable *tb = n->table;
+    Program *p = t->p;
+    int64_t total = 0;
+    int known = 0;
+    for (int i = 0; i < p->ntables; i++) {
+        known |= p->tables[i] == tb;
+        total += p->tables[i]->nbytes;
+    }
+    if (!known) {
+        if (total + tb->nbytes > 65536) {
+            ti_err_kind(t, n, CE_VALUE, "cuda.const.array_like(): the kernel's constant "
+                        "arrays would take %lld bytes, more than the 64 KiB of constant "
+                        "memory; pass the array as an argument instead",
+                        (long long)(total + tb->nbytes));
+        }
+        tb->id = p->ntables;
+        p->tables = (CjTable **)cj_vec_push(p->arena, (void **)p->tables, &p->ntables,
+                                            &p->tabcap, tb);
+    }
+    Type *ty = cj_array_type(p->arena, tb->dt, tb->ndim, 'C');
+    ty->readonly = 1;
+    ty->mem = MEM_CONST;
+    ty->sshape = tb->shape;
+    ty->table = tb;
+    if (tb->dt == DT_F16) {
+        p->features |= FEAT_F16;
+    } else if (cj_dtypes[tb->dt].kind == 'c') {
+        p->features |= FEAT_COMPLEX;
+    }
+    return ty;
+}
+
 #define DM(d) (1u << (d))
 #define DM_INT (DM(DT_I16) | DM(DT_U16) | DM(DT_I32) | DM(DT_U32) | DM(DT_I64) | DM(DT_U64))
 
@@ -708,6 +745,8 @@ ti_call(Ti *t, Node *n)
     case BI_SHARED_MEMORY:
     case BI_LOCAL_MEMORY:
         return alloc_type(t, n);
+    case BI_CONST_ARRAY:
+        return const_array_type(t, n);
     case BI_ATOMIC_ADD: case BI_ATOMIC_SUB: case BI_ATOMIC_MAX: case BI_ATOMIC_MIN:
     case BI_ATOMIC_EXCH: case BI_ATOMIC_AND: case BI_ATOMIC_OR: case BI_ATOMIC_XOR:
     case BI_ATOMIC_INC: case BI_ATOMIC_DEC: case BI_ATOMIC_CAS:

@@ -768,10 +768,11 @@ ti_stmt(Ti *t, Node *n)
     switch (n->kind) {
     case ND_ASSIGN: {
         int alloc = n->a->kind == ND_CALL && (n->a->op == BI_SHARED_MEMORY
-                                             || n->a->op == BI_LOCAL_MEMORY);
+                                             || n->a->op == BI_LOCAL_MEMORY
+                                             || n->a->op == BI_CONST_ARRAY);
         Type *ty = ti_expr(t, n->a);
         if (alloc && (n->n != 1 || n->list[0]->kind != ND_VAR)) {
-            ti_err(t, n, "assign a shared or local array to one variable name");
+            ti_err(t, n, "assign a shared, local or constant array to one variable name");
         }
         t->alloc_ok = alloc;
         for (int i = 0; i < n->n; i++) {
