@@ -31,13 +31,16 @@ Sections (DESIGN.md section 5 has the figures and goals):
 5. first call of a vectorize (x * y + 1.0, 2^20 float32 on the device) in a
    new process with every cache empty (cujit's, CuPy's, numba's, the driver's
    PTX cache), beside cupy.vectorize and numba vectorize; median of 3.
+6. cooperative groups: a kernel that synchronises its grid 100 times per
+   launch (one block per SM), device time per grid.sync(), and the first
+   call of a new grid-sync kernel, beside cupyx.jit.cg and numba's cuda.cg.
 
 Every section and every library is guarded: a failure is printed and the run
 goes on.  The last lines printed are a summary table and the ratios.
 
 This file is the entry point (arguments, the sections in turn, the JSON);
 each section is a module beside it: s1_launch.py (with s1_child.py, the
---launch-child side), s2_first.py, s3_saxpy.py, s4_forms.py, s5_first_vec.py;
+--launch-child side), s2_first.py, s3_saxpy.py, s4_forms.py, s5_first_vec.py, s6_cg.py;
 benchlib.py holds what they share, report.py the summary.
 """
 import argparse
@@ -52,12 +55,13 @@ from s2_first import section_first
 from s3_saxpy import section_saxpy
 from s4_forms import section_forms
 from s5_first_vec import section_first_vec
+from s6_cg import section_cg
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="small N and sizes: a smoke test")
-    ap.add_argument("--sections", default="1,2,3,4,5", help="which sections, e.g. 1,3")
+    ap.add_argument("--sections", default="1,2,3,4,5,6", help="which sections, e.g. 1,3")
     ap.add_argument("--launches", type=int, default=0, help="launches per repetition (section 1)")
     ap.add_argument("--launch-child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -81,7 +85,7 @@ def main():
     want = {s.strip() for s in args.sections.split(",")}
     environment()
     for key, fn in (("1", section_launch), ("2", section_first), ("3", section_saxpy),
-                    ("4", section_forms), ("5", section_first_vec)):
+                    ("4", section_forms), ("5", section_first_vec), ("6", section_cg)):
         if key not in want:
             continue
         try:
