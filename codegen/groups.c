@@ -40,7 +40,9 @@ static const char groups[] =
     "    CJ_CGF cj_u3 group_index() const { return cj_u3{blockIdx.x, blockIdx.y, blockIdx.z}; }\n"
     "    CJ_CGF cj_u3 thread_index() const { return cj_u3{threadIdx.x, threadIdx.y, threadIdx.z}; }\n"
     "    CJ_CGF cj_u3 dim_threads() const { return cj_u3{blockDim.x, blockDim.y, blockDim.z}; }\n"
-    "};\n"
+    "};\n";
+
+static const char group_grid[] =
     "struct cj_cg_grid {\n"
     "    CJ_CGF unsigned long long ws() const\n"
     "    {\n"
@@ -80,7 +82,9 @@ static const char groups[] =
     "    CJ_CGF unsigned long long size() const { return num_blocks() * cj_cg_bsize(); }\n"
     "    CJ_CGF cj_u3 dim_blocks() const { return cj_u3{gridDim.x, gridDim.y, gridDim.z}; }\n"
     "    CJ_CGF cj_u3 block_index() const { return cj_u3{blockIdx.x, blockIdx.y, blockIdx.z}; }\n"
-    "};\n"
+    "};\n";
+
+static const char group_tile[] =
     "/* N threads of a warp; P: the parent tile's threads, 0 for the block */\n"
     "template <unsigned N, unsigned P> struct cj_cg_tile {\n"
     "    CJ_CGF unsigned base() const { return cj_cg_lane() & ~(N - 1); }\n"
@@ -104,7 +108,9 @@ static const char groups[] =
     "        unsigned m = __match_all_sync(mask(), v, &p);\n"
     "        return R{m >> base(), p != 0};\n"
     "    }\n"
-    "};\n"
+    "};\n";
+
+static const char group_coalesced[] =
     "/* the threads of a warp active where it was made; rank r is the r-th set bit */\n"
     "struct cj_cg_coalesced {\n"
     "    unsigned m;\n"
@@ -174,6 +180,15 @@ cg_group_prelude(Buf *b, unsigned features)
 {
     if (features & FEAT_CG) {
         buf_puts(b, groups);
+    }
+    if (features & FEAT_CG_GRID) {
+        buf_puts(b, group_grid);
+    }
+    if (features & FEAT_CG_TILE) {
+        buf_puts(b, group_tile);
+    }
+    if (features & FEAT_CG_COALESCED) {
+        buf_puts(b, group_coalesced);
     }
     if (features & FEAT_CG_COPY) {
         buf_puts(b, group_copy);

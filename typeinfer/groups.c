@@ -166,6 +166,7 @@ tiled_partition(Ti *t, Node *n)
     if (!pt) {
         return NULL;
     }
+    t->p->features |= FEAT_CG_TILE;
     return cj_group_type(t->p->arena, GK_TILE, (int)size, pt->group == GK_TILE ? pt->tile : 0);
 }
 
@@ -294,6 +295,8 @@ ti_group_call(Ti *t, Node *n)
     case BI_CG_COALESCED:
         no_keywords(t, n, what);
         count(t, n, 0, what);
+        t->p->features |= n->op == BI_CG_THIS_GRID ? FEAT_CG_GRID
+                          : n->op == BI_CG_COALESCED ? FEAT_CG_COALESCED : 0;
         return cj_group_type(t->p->arena, n->op == BI_CG_THIS_BLOCK ? GK_BLOCK
                              : n->op == BI_CG_THIS_GRID ? GK_GRID : GK_COALESCED, 0, 0);
     case BI_CG_TILED_PARTITION:
