@@ -114,7 +114,7 @@ static void
 count(Ti *t, Node *n, int want, const char *what)
 {
     if (n->n != want) {
-        ti_err_kind(t, n, CE_TYPE, "%s takes %d argument%s, got %d", what, want,
+        ti_err_kind(t, n, CE_TYPE, "%s expects %d argument%s, got %d", what, want,
                     want == 1 ? "" : "s", n->n);
     }
 }
@@ -154,8 +154,8 @@ tiled_partition(Ti *t, Node *n)
     Type *pt = group_arg(t, n, 0, GB | GT, what);
     int64_t size;
     if (!cj_fold_int(n->list[1], &size)) {
-        ti_err(t, n->list[1], "%s: size must be a constant (1, 2, 4, 8, 16 or 32) known at "
-               "compile time", what);
+        ti_err_kind(t, n->list[1], CE_TYPE, "%s: size must be a constant (1, 2, 4, 8, 16 or "
+                    "32) known at compile time", what);
     }
     ti_expr_pub(t, n->list[1]);
     int limit = pt && pt->group == GK_TILE ? pt->tile : 32;
@@ -181,9 +181,12 @@ memcpy_async(Ti *t, Node *n)
         if (strcmp(n->kwnames[k], "aligned_size") != 0) {
             ti_err(t, n->list2[k], "%s takes no keyword argument '%s'", what, n->kwnames[k]);
         }
-        if (!cj_fold_int(n->list2[k], &a) || a < 1 || (a & (a - 1))) {
-            ti_err_kind(t, n->list2[k], CE_VALUE, "%s: aligned_size must be a constant "
-                        "power of 2", what);
+        if (!cj_fold_int(n->list2[k], &a)) {
+            ti_err_kind(t, n->list2[k], CE_TYPE, "%s: aligned_size must be a constant", what);
+        }
+        if (a < 1 || (a & (a - 1))) {
+            ti_err_kind(t, n->list2[k], CE_VALUE, "%s: aligned_size must be a power of 2, got "
+                        "%lld", what, (long long)a);
         }
     }
     count(t, n, 6, what);
@@ -234,7 +237,7 @@ method(Ti *t, Node *n)
         ti_err_kind(t, n, CE_TYPE, "%s has no method %s()", ti_tstr(t, gt), name);
     }
     if (n->n - 1 != method_arity(m)) {
-        ti_err_kind(t, n, CE_TYPE, "%s.%s() takes %d argument%s, got %d", ti_tstr(t, gt), name,
+        ti_err_kind(t, n, CE_TYPE, "%s.%s() expects %d argument%s, got %d", ti_tstr(t, gt), name,
                     method_arity(m), method_arity(m) == 1 ? "" : "s", n->n - 1);
     }
     int grid = gt->group == GK_GRID;
@@ -315,9 +318,13 @@ ti_group_call(Ti *t, Node *n)
         no_keywords(t, n, what);
         count(t, n, 2, what);
         group_arg(t, n, 0, GB | GT | GC, what);
-        if (!cj_fold_int(n->list[1], &k) || k < 0) {
-            ti_err_kind(t, n->list[1], CE_VALUE, "%s: the number of stages must be a "
-                        "non-negative constant", what);
+        if (!cj_fold_int(n->list[1], &k)) {
+            ti_err_kind(t, n->list[1], CE_TYPE, "%s: the number of stages must be a constant",
+                        what);
+        }
+        if (k < 0) {
+            ti_err_kind(t, n->list[1], CE_VALUE, "%s: the number of stages must be >= 0, got "
+                        "%lld", what, (long long)k);
         }
         ti_expr_pub(t, n->list[1]);
         return cj_void();
