@@ -94,6 +94,10 @@ resolved_value(Fe *f, Resolved *r, PyObject *e, Loc loc)
         if (tag && PyUnicode_Check(tag)) {
             const char *t = fe_utf8(f, tag);
             Py_DECREF(tag);
+            if (strcmp(t, "cg") == 0) {
+                fe_fail(f, loc, "jit.cg is a namespace, not a value: call its functions "
+                        "(jit.cg.this_thread_block(), ...)");
+            }
             fe_fail(f, loc, "jit.%s is not a value: use jit.%s.x, jit.%s.y or jit.%s.z",
                     t, t, t, t);
         }

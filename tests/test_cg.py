@@ -335,3 +335,11 @@ def test_match_of_a_float16():
     def k(x, out):
         out[0] = cuda.match_any_sync(0xffffffff, x[0])     # <- here
     error_at(k, "(float16[::1], uint32[::1])", TypeError, "got float16")
+
+
+def test_cg_is_not_a_value():
+    @jit.rawkernel()
+    def k(x, out):
+        c = cg     # <- here
+        x[0] = 1
+    error_at(k, F32, cujit.CompileError, "jit.cg is a namespace")
