@@ -238,7 +238,7 @@ method_cname(const Type *gt, int m)
 /* g.method(args): the receiver, then the arguments in the types typeinfer
  * chose (the value's own type, int lanes, bool predicates) */
 static void
-method_call(Cg *g, Node *n, int prec)
+method_call(Cg *g, Node *n)
 {
     const Type *gt = cg_type(g, n->list[0]);
     const Type *rt = cg_type(g, n);
@@ -267,7 +267,6 @@ method_call(Cg *g, Node *n, int prec)
     if (dim3) {
         S(")");
     }
-    (void)prec;
 }
 
 /* cg.memcpy_async(group, dst, dst_idx, src, src_idx, nbytes) */
@@ -300,7 +299,7 @@ cg_group_call(Cg *g, Node *n, int prec)
     } else if (op == BI_CG_MEMCPY_ASYNC) {
         copy_call(g, n);
     } else {
-        method_call(g, n, prec);
+        method_call(g, n);
     }
 }
 

@@ -343,3 +343,18 @@ def test_cg_is_not_a_value():
         c = cg     # <- here
         x[0] = 1
     error_at(k, F32, cujit.CompileError, "jit.cg is a namespace")
+
+
+def test_cupyx_spelling_through_jit_cg():
+    """cupyx.jit code moves over unchanged: jit.cg.this_grid() and friends
+    through the jit module, as `from cupyx import jit` users write them"""
+    @jit.rawkernel()
+    def k(x, out):
+        g = jit.cg.this_thread_block()
+        grid = jit.cg.this_grid()
+        i = jit.grid(1)
+        out[i] = x[i] + g.thread_rank()
+        jit.cg.sync(grid)
+        if grid.is_valid():
+            out[i] += grid.num_threads()
+    ptx(k, F32)
