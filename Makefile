@@ -129,7 +129,8 @@ asan-py: asan-py-build
 	cd $(BUILD)/asan-py && $(SAN_ENV) PYTHONPATH=$(abspath $(BUILD)/asan-py) $(PY) -m pytest -q -p no:cacheprovider \
 	  tests/test_runtime_nogpu.py tests/test_stdlib_nogpu.py tests/test_vectorize_nogpu.py \
 	  tests/test_gufunc_nogpu.py tests/test_features.py tests/test_errors.py \
-	  tests/test_fuzz_regressions.py tests/test_coarsen_writes.py tests/test_cg.py
+	  tests/test_fuzz_regressions.py tests/test_coarsen_writes.py tests/test_faults_nogpu.py \
+	  tests/test_cg.py
 
 # what README.md tells a new user to run
 setup:

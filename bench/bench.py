@@ -31,7 +31,12 @@ Sections (DESIGN.md section 5 has the figures and goals):
 5. first call of a vectorize (x * y + 1.0, 2^20 float32 on the device) in a
    new process with every cache empty (cujit's, CuPy's, numba's, the driver's
    PTX cache), beside cupy.vectorize and numba vectorize; median of 3.
-6. cooperative groups: a kernel that synchronises its grid 100 times per
+7. Numba's spelling: one Numba-spelled script run with `from cujit import
+   cuda` and with `from numba import cuda` (launch time per call, first call
+   with empty and warm caches, new processes, rounds alternating, medians);
+   guvectorize "(n),(n)->()" dot products of 2^20 x 64 float32, cujit's
+   beside numba-cuda's target='cuda' (ms per call, % of copy bandwidth).
+8. cooperative groups: a kernel that synchronises its grid 100 times per
    launch (one block per SM), device time per grid.sync(), and the first
    call of a new grid-sync kernel, beside cupyx.jit.cg and numba's cuda.cg.
 
@@ -40,7 +45,8 @@ goes on.  The last lines printed are a summary table and the ratios.
 
 This file is the entry point (arguments, the sections in turn, the JSON);
 each section is a module beside it: s1_launch.py (with s1_child.py, the
---launch-child side), s2_first.py, s3_saxpy.py, s4_forms.py, s5_first_vec.py, s6_cg.py;
+--launch-child side), s2_first.py, s3_saxpy.py, s4_forms.py, s5_first_vec.py,
+s7_numba.py, s8_cg.py;
 benchlib.py holds what they share, report.py the summary.
 """
 import argparse
@@ -55,13 +61,14 @@ from s2_first import section_first
 from s3_saxpy import section_saxpy
 from s4_forms import section_forms
 from s5_first_vec import section_first_vec
-from s6_cg import section_cg
+from s7_numba import section_numba
+from s8_cg import section_cg
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="small N and sizes: a smoke test")
-    ap.add_argument("--sections", default="1,2,3,4,5,6", help="which sections, e.g. 1,3")
+    ap.add_argument("--sections", default="1,2,3,4,5,7,8", help="which sections, e.g. 1,3")
     ap.add_argument("--launches", type=int, default=0, help="launches per repetition (section 1)")
     ap.add_argument("--launch-child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -71,11 +78,15 @@ def main():
         args.first_runs, args.first_budget, args.first_timeout = 1, 150.0, 90
         args.n, args.bw_warm, args.bw_iters = 1 << 22, 2, 5
         args.side, args.fv_budget, args.fv_timeout = 2048, 60.0, 45
+        args.nb_rounds, args.nb_launches, args.nb_reps = 2, 1000, 3
+        args.nb_budget, args.nb_rows = 120.0, 1 << 16
     else:
         args.launches, args.warm, args.pairs = 5000, 1000, 40
         args.first_runs, args.first_budget, args.first_timeout = 3, 170.0, 90
         args.n, args.bw_warm, args.bw_iters = 1 << 28, 3, 20
         args.side, args.fv_budget, args.fv_timeout = 16384, 90.0, 45
+        args.nb_rounds, args.nb_launches, args.nb_reps = 5, 5000, 5
+        args.nb_budget, args.nb_rows = 240.0, 1 << 20
     if cli_launches:
         args.launches, args.warm = cli_launches, min(args.warm, cli_launches)
     if args.launch_child:
@@ -85,7 +96,8 @@ def main():
     want = {s.strip() for s in args.sections.split(",")}
     environment()
     for key, fn in (("1", section_launch), ("2", section_first), ("3", section_saxpy),
-                    ("4", section_forms), ("5", section_first_vec), ("6", section_cg)):
+                    ("4", section_forms), ("5", section_first_vec), ("7", section_numba),
+                    ("8", section_cg)):
         if key not in want:
             continue
         try:

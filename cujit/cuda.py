@@ -27,6 +27,7 @@ import cujit
 from cujit import _ntypes
 from cujit import jit as _jit
 from cujit._cujit import Kernel
+from cujit._forms import guvectorize, vectorize   # numba.cuda's (target="cuda")
 from cujit._ntypes import types  # noqa: F401  (numba.types' names)
 
 # Numba's name in kernels -> cujit's builtin (the __cujit_builtin__ tag)
@@ -84,6 +85,8 @@ class _Unsupported:
     def __init__(self, name, why):
         self.__name__ = name
         self._why = why
+        # what the compiler says where a kernel calls it
+        self.__cujit_unsupported__ = f"cuda.{name} is not supported by cujit: {why}"
 
     def __call__(self, *args, **kwargs):
         raise NotImplementedError(f"cuda.{self.__name__} is not supported by cujit: "
@@ -253,8 +256,9 @@ def jit(func_or_sig=None, device=False, inline=False, link=None, debug=None, opt
                    fastmath=fastmath, max_registers=max_registers, boundscheck=boundscheck)
     sigs = None
     if isinstance(func_or_sig, (str, list, tuple)) or _ntypes.is_signature(func_or_sig):
-        one = isinstance(func_or_sig, str) or _ntypes.is_signature(func_or_sig)
-        sigs = [func_or_sig] if one else list(func_or_sig)
+        # a list holds signatures; a tuple is one signature (its argument types), as is
+        # void(float32[:], int32)
+        sigs = list(func_or_sig) if isinstance(func_or_sig, list) else [func_or_sig]
         func_or_sig = None
 
     def wrap(func):
@@ -443,4 +447,5 @@ __all__ = sorted(set(k.partition(".")[0] for k in SPELLINGS) | {
     "jit", "threadIdx", "blockIdx", "blockDim", "gridDim", "warpsize", "const",
     "to_device", "device_array", "device_array_like", "pinned_array", "pinned_array_like",
     "mapped_array", "stream", "event", "synchronize", "select_device",
-    "get_current_device", "is_available", "detect", "reduce", "types"} | set(_ntypes.TYPES))
+    "get_current_device", "is_available", "detect", "reduce", "vectorize", "guvectorize",
+    "types"} | set(_ntypes.TYPES))

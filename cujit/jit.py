@@ -19,11 +19,16 @@ __all__ = ["rawkernel", "threadIdx", "blockIdx", "blockDim", "gridDim", "grid",
            "lanemask_lt", "selp", "fma", "cbrt", "match_any_sync", "match_all_sync", "cg"]
 
 
-def rawkernel(device=False, boundscheck=False):
+def rawkernel(device=False, boundscheck=False, *, mode="python"):
     """Decorator: ``@jit.rawkernel()`` makes a kernel, ``device=True`` a device
-    function callable from kernels, ``boundscheck=True`` checks every index."""
+    function callable from kernels, ``boundscheck=True`` checks every index.
+    ``mode="python"`` is cupyx.jit's default and cujit's one mode: Python's
+    semantics (floor division, modulo's sign, NumPy's promotion)."""
     if callable(device) and not isinstance(device, bool):
         return Kernel(device)       # @jit.rawkernel without parentheses
+    if mode != "python":
+        raise ValueError(f"jit.rawkernel(mode={mode!r}): cujit compiles with Python's "
+                         "semantics only (mode='python', cupyx.jit's default)")
 
     def wrap(func):
         return Kernel(func, device=device, boundscheck=boundscheck)

@@ -339,6 +339,24 @@ const_array(Fe *f, PyObject *e, Node *n, Loc loc)
     return n;
 }
 
+/* A name of a peer's API that cujit has no version of (cujit.cuda's
+ * cuda.const.array_like ...) carries __cujit_unsupported__, the message that
+ * says so and what to do instead: a call of it fails with that message. */
+static void
+unsupported_call(Fe *f, PyObject *obj, Loc loc)
+{
+    if (!obj) {
+        return;
+    }
+    PyObject *why = PyObject_GetAttr(obj, fe_names[S___cujit_unsupported__]);
+    if (why && PyUnicode_Check(why)) {
+        const char *msg = fe_utf8(f, fe_keep(f, why));
+        fe_fail(f, loc, "%s", msg);
+    }
+    Py_XDECREF(why);
+    PyErr_Clear();
+}
+
 /* call := name '(' exprs [',' keywords] ')' | method | const_array
  * where name is a jit, math or Python builtin, a NumPy dtype (a cast) or a
  * device function */
@@ -401,6 +419,7 @@ call(Fe *f, PyObject *e, Loc loc)
     case R_NAMESPACE:
     case R_NONE:
     case R_OTHER:
+        unsupported_call(f, r.obj, loc);
         if (fe_resolve(f, e, &r)) {
             return resolved_value(f, &r, e, loc);     /* run by Python: its value */
         }

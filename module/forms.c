@@ -71,14 +71,16 @@ operand(PyObject *o, Operand *op, void *stream, const char *what)
     return 0;
 }
 
-void
+int
 release(Operand *ops, int n, void *stream, int copy_back)
 {
+    int ret = 0;
     for (int i = 0; i < n; i++) {
-        if (ops[i].is_array) {
-            rt_array_release(&ops[i].a, stream, copy_back);
+        if (ops[i].is_array && rt_array_release(&ops[i].a, stream, copy_back) < 0) {
+            ret = -1;
         }
     }
+    return ret;
 }
 
 ArgKey
@@ -95,6 +97,9 @@ unsigned
 grid_for(int64_t work, int block)
 {
     int sms = rt_multiprocessor_count();
+    if (sms < 0) {
+        return 0;               /* the device's count cannot be read: exception set */
+    }
     int64_t g = (work + block - 1) / block;
     int64_t cap = (int64_t)(sms > 0 ? sms : 132) * 32;
     if (g > cap) {

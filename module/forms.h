@@ -64,10 +64,13 @@ typedef struct {
 } Operand;
 
 int operand(PyObject *o, Operand *op, void *stream, const char *what);
-void release(Operand *ops, int n, void *stream, int copy_back);
+/* gives back what operand() took (host arrays copied back when copy_back);
+ * -1 with an exception when a copy or a free failed, after releasing all */
+int release(Operand *ops, int n, void *stream, int copy_back);
 /* a scalar operand's type as the scalar function's parameter */
 ArgKey operand_key(const Operand *op);
-/* blocks for `work` items of `block` threads, capped at 32 per SM */
+/* blocks for `work` items of `block` threads, capped at 32 per SM; 0 with an
+ * exception when the device cannot be asked */
 unsigned grid_for(int64_t work, int block);
 int param_count(PyObject *func);
 

@@ -300,7 +300,10 @@ cast_input(GuCall *c, int i, DType to)
         return 0;
     }
     PyObject *obj = op->obj;
-    release(op, 1, c->stream, 0);
+    if (release(op, 1, c->stream, 0) < 0) {
+        op->is_array = 0;
+        return -1;
+    }
     c->cast[i] = PyObject_CallMethod(obj, "astype", "s", cj_dtypes[to].name);
     char what[48];
     snprintf(what, sizeof what, "input %d", i + 1);
@@ -552,7 +555,11 @@ gu_make_outputs(GuCall *c)
         PyObject *m = rt_empty_order(nd, shape, c->dt[k], 'C', c->stream);
         c->made[k - g->lay.nin] = m;
         c->nops = k + 1;
-        if (!m || rt_get_array(m, &o->a, c->stream, "out") < 0) {
+        if (!m) {
+            rt_err_context("the outputs of %s()", PyUnicode_AsUTF8(c->g->name));
+            return -1;
+        }
+        if (rt_get_array(m, &o->a, c->stream, "out") < 0) {
             return -1;
         }
         o->is_array = 1;
@@ -732,6 +739,9 @@ gu_run(GuCall *c)
     }
     unsigned grid[3] = {grid_for(c->total, GU_BLOCK), 1, 1};
     unsigned block[3] = {GU_BLOCK, 1, 1};
+    if (!grid[0]) {
+        return -1;
+    }
     return rt_launch(&f->rk[dev], grid, block, 0, c->stream, c->params,
                      PyUnicode_AsUTF8(c->g->name));
 }
@@ -813,15 +823,22 @@ gufunc_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwna
     if (gu_call_steps(c, args, n, out_arg) == 0) {
         result = gu_result(c);
     }
-    release(c->ops, g->lay.nin < c->nops ? g->lay.nin : c->nops, stream, 0);
-    if (c->nops > g->lay.nin) {
-        release(c->ops + g->lay.nin, c->nops - g->lay.nin, stream, result != NULL);
+    int bad = release(c->ops, g->lay.nin < c->nops ? g->lay.nin : c->nops, stream, 0) < 0;
+    if (c->nops > g->lay.nin
+        && release(c->ops + g->lay.nin, c->nops - g->lay.nin, stream, result != NULL) < 0) {
+        bad = 1;
+    }
+    if (bad) {
+        Py_CLEAR(result);
     }
     for (int j = 0; j < MAXOUT; j++) {
         Py_XDECREF(c->made[j]);
     }
     for (int j = 0; j < GU_MAXOP; j++) {
         Py_XDECREF(c->cast[j]);
+    }
+    if (!result) {
+        rt_err_in(PyUnicode_AsUTF8(g->name), "%s()", PyUnicode_AsUTF8(g->name));
     }
     rt_scratch_put(c, &gu_static, &gu_static_busy);
     return result;

@@ -216,6 +216,7 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
     }
     int dev = mod_device();
     if (dev < 0) {
+        rt_err_in(PyUnicode_AsUTF8(k->name), "kernel '%s'", PyUnicode_AsUTF8(k->name));
         return NULL;
     }
     LaunchScratch *sc = rt_scratch_get(&launch_static, &launch_static_busy, sizeof *sc);
@@ -305,6 +306,9 @@ done:
     }
     if (printing) {
         fflush(stdout);
+    }
+    if (!result) {
+        rt_err_in(PyUnicode_AsUTF8(k->name), "kernel '%s'", PyUnicode_AsUTF8(k->name));
     }
     rt_scratch_put(sc, &launch_static, &launch_static_busy);
     return result;
@@ -471,6 +475,7 @@ kernel_getitem(PyObject *self, PyObject *key)
     if (config_from(&l->cfg, PyTuple_GET_ITEM(key, 0), PyTuple_GET_ITEM(key, 1),
                     l->stream_obj, nk > 3 ? PyTuple_GET_ITEM(key, 3) : NULL) < 0) {
         Py_DECREF(l);
+        rt_err_in(PyUnicode_AsUTF8(k->name), "kernel '%s'", PyUnicode_AsUTF8(k->name));
         return NULL;
     }
     if (nk == 2) {
@@ -503,6 +508,7 @@ kernel_call(PyObject *self, PyObject *args, PyObject *kwargs)
     }
     LaunchConfig c;
     if (config_from(&c, grid, block, stream, shmem) < 0) {
+        rt_err_in(PyUnicode_AsUTF8(k->name), "kernel '%s'", PyUnicode_AsUTF8(k->name));
         return NULL;
     }
     return launch(k, &c, &PyTuple_GET_ITEM(kargs, 0), PyTuple_GET_SIZE(kargs));

@@ -319,7 +319,11 @@ red_make_out(RedCall *c, const Form *f)
         return 0;
     }
     c->made = rt_empty(c->ond, c->oshape, f->c.out[0], c->stream);
-    if (!c->made || rt_get_array(c->made, &c->o.a, c->stream, "out") < 0) {
+    if (!c->made) {
+        rt_err_context("the output of reduction %s", PyUnicode_AsUTF8(c->r->name));
+        return -1;
+    }
+    if (rt_get_array(c->made, &c->o.a, c->stream, "out") < 0) {
         return -1;
     }
     c->o.is_array = 1;
@@ -407,7 +411,11 @@ red_run(RedCall *c, Form *f)
         int64_t nbytes = (int64_t)f->c.acc_size * c->nout * c->splits;
         c->partial = rt_empty(1, &nbytes, DT_U8, c->stream);
         RtArray pa;
-        if (!c->partial || rt_get_array(c->partial, &pa, c->stream, "partials") < 0) {
+        if (!c->partial) {
+            rt_err_context("the partial results of reduction %s", PyUnicode_AsUTF8(c->r->name));
+            return -1;
+        }
+        if (rt_get_array(c->partial, &pa, c->stream, "partials") < 0) {
             return -1;
         }
         part_ptr = (uint64_t)(uintptr_t)pa.ptr;
@@ -468,12 +476,18 @@ reduce_call(PyObject *self, PyObject *args, PyObject *kwargs)
     if (red_body(&c, axis, keepdims, out_arg, dtype_arg, map_arg) == 0) {
         result = Py_NewRef(c.o.obj);
     }
-    rt_array_release(&c.x.a, c.stream, 0);
-    if (c.o.is_array) {
-        rt_array_release(&c.o.a, c.stream, result != NULL);
+    int bad = rt_array_release(&c.x.a, c.stream, 0) < 0;
+    if (c.o.is_array && rt_array_release(&c.o.a, c.stream, result != NULL) < 0) {
+        bad = 1;
+    }
+    if (bad) {
+        Py_CLEAR(result);
     }
     Py_XDECREF(c.made);
     Py_XDECREF(c.partial);
+    if (!result) {
+        rt_err_in(PyUnicode_AsUTF8(c.r->name), "reduction %s", PyUnicode_AsUTF8(c.r->name));
+    }
     return result;
 }
 

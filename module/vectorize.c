@@ -383,7 +383,11 @@ vec_make_outputs(VecCall *c)
         PyObject *m = rt_empty_order(c->ndim, c->shape, c->typed->c.out[c->nouts], c->order,
                                      c->stream);
         c->made[c->nouts] = m;
-        if (!m || rt_get_array(m, &o->a, c->stream, "out") < 0) {
+        if (!m) {
+            rt_err_context("the output of %s()", PyUnicode_AsUTF8(c->v->name));
+            return -1;
+        }
+        if (rt_get_array(m, &o->a, c->stream, "out") < 0) {
             return -1;
         }
         o->is_array = 1;
@@ -515,6 +519,9 @@ vec_run(VecCall *c)
     }
     unsigned grid[3] = {grid_for(c->total / c->plan.vec + 1, 256), 1, 1};
     unsigned block[3] = {256, 1, 1};
+    if (!grid[0]) {
+        return -1;
+    }
     return rt_launch(&f->rk[dev], grid, block, 0, c->stream, c->params,
                      PyUnicode_AsUTF8(c->v->name));
 }
@@ -561,10 +568,18 @@ vectorize_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *k
             result = vec_result(c);
         }
     }
-    release(c->ops, c->nops, stream, 0);
-    release(c->outs, c->nouts, stream, result != NULL);
+    int bad = release(c->ops, c->nops, stream, 0) < 0;
+    if (release(c->outs, c->nouts, stream, result != NULL) < 0) {
+        bad = 1;
+    }
+    if (bad) {
+        Py_CLEAR(result);
+    }
     for (int j = 0; j < MAXOUT; j++) {
         Py_XDECREF(c->made[j]);
+    }
+    if (!result) {
+        rt_err_in(PyUnicode_AsUTF8(v->name), "%s()", PyUnicode_AsUTF8(v->name));
     }
     rt_scratch_put(c, &vec_static, &vec_static_busy);
     return result;

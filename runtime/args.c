@@ -789,6 +789,7 @@ from_host(PyObject *o, RtArray *out, void *stream, const char *what)
     }
     out->ptr = (void *)(uintptr_t)p;
     out->owned = out->ptr;
+    out->owned_dev = dev;
     out->ndim = view.ndim;
     for (int i = 0; i < view.ndim; i++) {
         out->shape[i] = view.shape ? view.shape[i] : view.len / view.itemsize;
@@ -876,12 +877,7 @@ rt_array_release(RtArray *a, void *stream, int copy_back)
     }
     Py_CLEAR(a->host);
     if (a->owned) {
-        int dev = rt_ensure_context();
-        if (dev >= 0) {
-            rt_mem_free(dev, (CUdeviceptr)(uintptr_t)a->owned, stream);
-        } else {
-            ret = -1;
-        }
+        rt_mem_free(a->owned_dev, (CUdeviceptr)(uintptr_t)a->owned, stream);
         a->owned = NULL;
     }
     return ret;

@@ -71,6 +71,7 @@ rt_empty_order(int ndim, const int64_t *shape, DType dt, char order, void *strea
 {
     int dev = rt_ensure_context();
     if (dev < 0) {
+        rt_err_context("allocating an array");
         return NULL;
     }
     return (PyObject *)rt_array_new(ndim, shape, dt, order, dev, stream, NULL);
@@ -81,6 +82,7 @@ rt_empty(int ndim, const int64_t *shape, DType dt, void *stream)
 {
     int dev = rt_ensure_context();
     if (dev < 0) {
+        rt_err_context("allocating an array");
         return NULL;
     }
     return (PyObject *)rt_array_new(ndim, shape, dt, 'C', dev, stream, NULL);
@@ -122,15 +124,17 @@ rt_method_stream(RtDeviceArray *self, PyObject *o, CUstream *s)
     return 0;
 }
 
-/* makes the array's device current for the copy; -1 with exception */
+/* makes the array's device current for `what`; -1 with exception */
 int
-rt_enter_device(RtDeviceArray *a, int *pushed)
+rt_enter_device(RtDeviceArray *a, int *pushed, const char *what)
 {
     if (rt_ensure_context() < 0) {
+        rt_err_context("%s", what);
         return -1;
     }
     if (rt_ctx_enter_quiet(a->device, pushed) < 0) {
-        PyErr_Format(rt_CudaError, "cannot make device %d current", a->device);
+        PyErr_Format(rt_CudaError, "%s: cannot make device %d current (its context is lost)",
+                     what, a->device);
         return -1;
     }
     return 0;
@@ -281,7 +285,7 @@ copy_into_host(RtDeviceArray *a, PyObject *out, CUstream s)
         strides[i] = view.strides[i];
     }
     if (rt_check_same(a, view.ndim, shape, dt, "copy_to_host") < 0
-        || rt_enter_device(a, &pushed) < 0) {
+        || rt_enter_device(a, &pushed, "copy_to_host") < 0) {
         goto done;
     }
     ret = rt_copy_to_host(view.buf, strides, a->ptr, a->strides, a->ndim, a->shape,

@@ -45,6 +45,7 @@ rt_py_to_device(PyObject *self, PyObject *args, PyObject *kw)
     }
     int dev = rt_ensure_context();
     if (dev < 0) {
+        rt_err_context("to_device");
         return NULL;
     }
     /* CuPy arrays expose a buffer slot that refuses: ask for the CUDA array
@@ -114,6 +115,7 @@ create(Creation *c)
 {
     int dev = rt_ensure_context();
     if (dev < 0) {
+        rt_err_context("allocating an array");
         return NULL;
     }
     return rt_array_new(c->ndim, c->shape, c->dt, c->order == 'F' ? 'F' : 'C', dev, c->s, c->ref);
@@ -366,12 +368,12 @@ rt_py_asnumpy(PyObject *self, PyObject *args, PyObject *kw)
     /* a foreign device array: view it as a DeviceArray, then copy */
     void *h = NULL;
     RtArray in;
-    if ((so && so != Py_None && rt_get_stream(so, &h) < 0) || rt_ensure_context() < 0
+    int dev = -1;
+    if ((so && so != Py_None && rt_get_stream(so, &h) < 0) || (dev = rt_ensure_context()) < 0
         || rt_get_array(a, &in, h, "asnumpy") < 0) {
         return NULL;
     }
-    RtDeviceArray *v = rt_array_struct(in.ndim, in.shape, in.strides, in.dtype,
-                                       rt_ensure_context());
+    RtDeviceArray *v = rt_array_struct(in.ndim, in.shape, in.strides, in.dtype, dev);
     if (v) {
         v->ptr = (CUdeviceptr)(uintptr_t)in.ptr;
         out = rt_to_host(v, NULL, h);

@@ -147,7 +147,7 @@ rt_DeviceArray_dlpack(RtDeviceArray *self, PyObject *args, PyObject *kw)
         return NULL;
     }
     if (!none) {
-        if (rt_enter_device(self, &pushed) < 0) {
+        if (rt_enter_device(self, &pushed, "__dlpack__") < 0) {
             return NULL;
         }
         int r = rt_stream_wait(self->device, s, self->stream);

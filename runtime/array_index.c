@@ -210,7 +210,7 @@ int
 rt_assign(RtDeviceArray *a, PyObject *value, CUstream s)
 {
     int pushed = 0, ret;
-    if (rt_enter_device(a, &pushed) < 0) {
+    if (rt_enter_device(a, &pushed, "copying into a device array") < 0) {
         return -1;
     }
     if (is_number(value)) {
@@ -230,7 +230,7 @@ static int
 setitem(RtDeviceArray *a, PyObject *value, CUstream s)
 {
     int pushed = 0, ret;
-    if (rt_enter_device(a, &pushed) < 0) {
+    if (rt_enter_device(a, &pushed, "writing a[...] = value") < 0) {
         return -1;
     }
     if (plain_number(value, a->dtype)) {
@@ -273,7 +273,7 @@ rt_DeviceArray_copy(RtDeviceArray *self, PyObject *args, PyObject *kw)
     int pushed;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|zO:copy", kwlist, &order, &so)
         || rt_parse_order(order, &o) < 0 || rt_method_stream(self, so, &s) < 0
-        || rt_enter_device(self, &pushed) < 0) {
+        || rt_enter_device(self, &pushed, "copy") < 0) {
         return NULL;
     }
     if (o == 'K') {

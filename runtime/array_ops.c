@@ -65,7 +65,7 @@ rt_DeviceArray_item(RtDeviceArray *self, PyObject *noargs)
         PyErr_SetString(PyExc_ValueError, "can only convert an array of size 1 to a Python scalar");
         return NULL;
     }
-    if (rt_enter_device(self, &pushed) < 0) {
+    if (rt_enter_device(self, &pushed, "item") < 0) {
         return NULL;
     }
     int r = rt_dtoh(buf, self->ptr, (size_t)cj_dtypes[self->dtype].size, self->stream);

@@ -18,12 +18,22 @@
  *
  * Records (<key>.cjr) are small byte strings in the same format (the bytes
  * as the "cubin", no PTX): the pipeline's front-key index.  clear_cache()
- * removes them too. */
+ * removes them too.
+ *
+ * Safety (ARCHITECTURE.md, "the disk cache"): the directory is created 0700
+ * (each missing component), files 0600.  A directory or an entry owned by
+ * another user (than geteuid()), or writable by the group or the world, is
+ * refused: never read, never written, a CUJIT_LOG line saying why; entries
+ * are opened with O_NOFOLLOW and checked on the open descriptor.  When an
+ * entry cannot be stored (a read-only or full disk, a refused directory),
+ * one RuntimeWarning per process says so and that directory is not written
+ * again: kernels compile in memory. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -55,6 +65,66 @@ typedef struct {
 
 long long rt_cache_hits, rt_cache_misses, rt_cache_rejected;
 
+static char off_dir[4096];          /* a directory a store failed in: not written again */
+static int warned;                  /* the one warning of a failed store was given */
+
+static void
+cache_log(const char *fmt, ...) CJ_PRINTF(1, 2);
+
+/* a CUJIT_LOG line */
+static void
+cache_log(const char *fmt, ...)
+{
+    const char *v = getenv("CUJIT_LOG");
+    if (!v || !v[0] || strcmp(v, "0") == 0) {
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("cujit: disk cache: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+/* NULL when st (of a directory or an entry) may be trusted: ours, and
+ * written by no one else; else why not, in buf */
+static const char *
+distrust(const struct stat *st, char *buf, size_t n)
+{
+    if (st->st_uid != geteuid()) {
+        snprintf(buf, n, "owned by uid %ld, not by this user (uid %ld)", (long)st->st_uid,
+                 (long)geteuid());
+        return buf;
+    }
+    if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+        snprintf(buf, n, "writable by %s (mode %04o)",
+                 (st->st_mode & S_IWOTH) ? "every user" : "its group",
+                 (unsigned)(st->st_mode & 07777));
+        return buf;
+    }
+    return NULL;
+}
+
+/* 1 when dir is a directory cujit may read and write; else 0, logged
+ * (a missing directory is 0, not logged) */
+static int
+dir_trusted(const char *dir)
+{
+    struct stat st;
+    char why[160];
+    const char *w;
+    if (stat(dir, &st) < 0) {
+        return 0;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        w = "not a directory";
+    } else if (!(w = distrust(&st, why, sizeof why))) {
+        return 1;
+    }
+    cache_log("directory %s refused: %s", dir, w);
+    return 0;
+}
 /* a word-at-a-time checksum: the payload can be megabytes and is read on
  * every warm start, so faster than the byte-wise cj_hash64 */
 static uint64_t
@@ -149,18 +219,30 @@ entry_path(char *buf, size_t n, const char *dir, const RtCacheKey *k)
     return entry_path_ext(buf, n, dir, k, CACHE_SUFFIX);
 }
 
-/* the whole file in one read; NULL if it cannot be had */
+/* the whole file in one read; NULL if it cannot be had (*refused: it is
+ * there but may not be trusted, logged) */
 static unsigned char *
-read_file(const char *path, size_t *len)
+read_file(const char *path, size_t *len, int *refused)
 {
     struct stat st;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    char why[160];
+    const char *w;
+    *refused = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0) {
+        if (errno == ELOOP) {
+            *refused = 1;
+            cache_log("entry %s refused: a symbolic link", path);
+        }
         return NULL;
     }
     unsigned char *data = NULL;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0
-        && (uint64_t)st.st_size <= CACHE_MAX_FILE) {
+    int ok = fstat(fd, &st) == 0;
+    if (ok && (w = distrust(&st, why, sizeof why)) != NULL) {
+        *refused = 1;
+        cache_log("entry %s refused: %s", path, w);
+    } else if (ok && S_ISREG(st.st_mode) && st.st_size > 0
+               && (uint64_t)st.st_size <= CACHE_MAX_FILE) {
         size_t want = (size_t)st.st_size, got = 0;
         data = malloc(want);
         while (data && got < want) {
@@ -215,12 +297,14 @@ load_ext(const char *dir, const RtCacheKey *k, RtCompiled *out, const char *suff
     size_t len = 0;
     CacheHeader hdr;
 
+    int refused;
     memset(out, 0, sizeof *out);
-    if (!entry_path_ext(path, sizeof path, dir, k, suffix)) {
+    if (!entry_path_ext(path, sizeof path, dir, k, suffix) || !dir_trusted(dir)) {
         return 0;
     }
-    unsigned char *data = read_file(path, &len);
+    unsigned char *data = read_file(path, &len, &refused);
     if (!data) {
+        rt_cache_rejected += refused;
         return 0;
     }
     if (!entry_ok(data, len, k, &hdr)) {
@@ -257,28 +341,30 @@ rt_cache_load(const char *dir, const RtCacheKey *k, RtCompiled *out)
     return load_ext(dir, k, out, CACHE_SUFFIX);
 }
 
-/* mkdir -p */
+/* mkdir -p, each directory it makes 0700 */
 static int
 make_dirs(const char *dir)
 {
     char p[4096];
     struct stat st;
     if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p) {
+        errno = ENAMETOOLONG;
         return -1;
     }
     if (stat(p, &st) == 0) {
+        errno = ENOTDIR;
         return S_ISDIR(st.st_mode) ? 0 : -1;
     }
     for (char *s = p + 1; *s; s++) {
         if (*s == '/') {
             *s = '\0';
-            if (mkdir(p, 0777) < 0 && errno != EEXIST) {
+            if (mkdir(p, 0700) < 0 && errno != EEXIST) {
                 return -1;
             }
             *s = '/';
         }
     }
-    if (mkdir(p, 0777) < 0 && errno != EEXIST) {
+    if (mkdir(p, 0700) < 0 && errno != EEXIST) {
         return -1;
     }
     return 0;
@@ -293,12 +379,22 @@ write_all(int fd, const unsigned char *p, size_t n)
             continue;
         }
         if (r <= 0) {
+            errno = r == 0 ? EIO : errno;       /* a write of nothing: never 0 for the caller */
             return -1;
         }
         p += r;
         n -= (size_t)r;
     }
     return 0;
+}
+
+/* "what (strerror(errno))", in a static buffer */
+static const char *
+errno_why(const char *what)
+{
+    static char buf[256];
+    snprintf(buf, sizeof buf, "%s (%s)", what, strerror(errno));
+    return buf;
 }
 
 static int
@@ -318,8 +414,16 @@ store_ext(const char *dir, const RtCacheKey *k, const RtCompiled *c, const char 
         *why = "nothing to store";
         return -1;
     }
-    if (make_dirs(dir) < 0 || !entry_path_ext(path, sizeof path, dir, k, suffix)) {
-        *why = "cannot create the cache directory";
+    if (!entry_path_ext(path, sizeof path, dir, k, suffix)) {
+        *why = "the cache directory's path is too long";
+        return -1;
+    }
+    if (make_dirs(dir) < 0) {
+        *why = errno_why("cannot create the cache directory");
+        return -1;
+    }
+    if (!dir_trusted(dir)) {
+        *why = "the cache directory is refused (CUJIT_LOG=1 says why)";
         return -1;
     }
     memset(&hdr, 0, sizeof hdr);
@@ -355,31 +459,65 @@ store_ext(const char *dir, const RtCacheKey *k, const RtCompiled *c, const char 
                                ^ ((unsigned long long)++counter << 32) ^ (uintptr_t)data;
         snprintf(tmp, sizeof tmp, "%s/" CACHE_TMP_PREFIX "%016llx-%ld-%llx.tmp", dir,
                  (unsigned long long)k->h[0], (long)getpid(), r);
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
         if (fd < 0 && errno != EEXIST) {
             break;
         }
     }
     if (fd < 0) {
         free(data);
-        *why = "cannot create a file in the cache directory";
+        *why = errno_why("cannot create a file in the cache directory");
         return -1;
     }
-    int bad = write_all(fd, data, total) < 0;
-    bad |= close(fd) < 0;
+    int err = write_all(fd, data, total) < 0 ? errno : 0;
+    if (close(fd) < 0 && !err) {
+        err = errno;
+    }
     free(data);
-    if (bad || rename(tmp, path) < 0) {
+    if (err || rename(tmp, path) < 0) {
+        int rename_err = errno;
         unlink(tmp);
-        *why = bad ? "cannot write the cache file" : "cannot rename the cache file";
+        errno = err ? err : rename_err;
+        *why = errno_why(err ? "cannot write the cache file" : "cannot rename the cache file");
         return -1;
     }
     return 0;
 }
 
+/* store_ext, except in a directory a store failed in before; the first
+ * failure of the process gives the one warning */
+static int
+guarded_store(const char *dir, const RtCacheKey *k, const RtCompiled *c, const char **why,
+              const char *suffix)
+{
+    const char *dummy;
+    why = why ? why : &dummy;
+    if (off_dir[0] && strcmp(dir, off_dir) == 0) {
+        *why = "not written: a store failed there before";
+        return -1;
+    }
+    if (store_ext(dir, k, c, why, suffix) == 0) {
+        return 0;
+    }
+    snprintf(off_dir, sizeof off_dir, "%s", dir);
+    cache_log("cannot store in %s: %s; kernels compile in memory", dir, *why);
+    if (!warned) {
+        warned = 1;
+        if (PyErr_WarnFormat(PyExc_RuntimeWarning, 1,
+                             "cujit: the kernel cache %s cannot be written: %s. Kernels are "
+                             "compiled in memory for the rest of this process (CUJIT_CACHE_DIR "
+                             "chooses another directory, CUJIT_CACHE=0 turns the cache off)",
+                             dir, *why) < 0) {
+            PyErr_WriteUnraisable(NULL);        /* -W error: said, not raised (no caller can) */
+        }
+    }
+    return -1;
+}
+
 int
 rt_cache_store(const char *dir, const RtCacheKey *k, const RtCompiled *c, const char **why)
 {
-    return store_ext(dir, k, c, why, CACHE_SUFFIX);
+    return guarded_store(dir, k, c, why, CACHE_SUFFIX);
 }
 
 /* ---- records: small byte strings stored as entries with no PTX ---- */
@@ -416,7 +554,7 @@ rt_record_store(const uint64_t key[2], const char *data, size_t len)
     memset(&c, 0, sizeof c);
     c.cubin = (char *)data;
     c.cubin_len = len;
-    return store_ext(dir, &k, &c, NULL, RECORD_SUFFIX);
+    return guarded_store(dir, &k, &c, NULL, RECORD_SUFFIX);
 }
 
 static int
@@ -564,7 +702,7 @@ rt_py_cache_store(PyObject *self, PyObject *args)
     c.cubin_len = cubin.buf ? (size_t)cubin.len : 0;
     c.ptx = (char *)ptx;
     c.ptx_len = (size_t)ptx_len;
-    int r = rt_cache_store(dir, &k, &c, &why);
+    int r = store_ext(dir, &k, &c, &why, CACHE_SUFFIX);     /* no warning: it raises */
     PyBuffer_Release(&cubin);
     if (r < 0) {
         PyErr_Format(PyExc_OSError, "cache store failed: %s", why);

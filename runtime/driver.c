@@ -22,6 +22,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rt_impl.h"
@@ -210,10 +211,17 @@ rt_driver_init(void)
         if (h && (h == preopened || load_symbols(h) == 0)) {
             drv_state = 1;          /* rt_cuda_errname works from here */
             if (init_devices() < 0) {
-                drv_state = -1;
-            } else {
-                preload_nvrtc();
+                /* cuInit or a device query failed: the next call tries again
+                 * (the library stays open, its symbols read) */
+                free(devices);
+                devices = NULL;
+                ndevices = 0;
+                preopened = h;
+                drv_state = 0;
+                PyErr_SetString(rt_CudaError ? rt_CudaError : PyExc_RuntimeError, drv_error);
+                return -1;
             }
+            preload_nvrtc();
         }
     }
     if (drv_state != 1) {
@@ -319,7 +327,7 @@ rt_ensure_context(void)
     }
     CUresult r = rt_cu.cuCtxGetCurrent(&c);
     if (r != CUDA_SUCCESS) {
-        return rt_cuda_fail(r, "cuCtxGetCurrent failed");
+        return rt_cuda_fail(r, "cannot read the current CUDA context (cuCtxGetCurrent)");
     }
     if (c && c == tls_ctx) {
         return tls_dev;
@@ -332,8 +340,10 @@ rt_ctx_enter_quiet(int dev, int *pushed)
 {
     CUcontext c = NULL;
     *pushed = 0;
+    /* tried twice: a caller that cannot raise (a free) has no other chance */
     if (drv_state != 1 || dev < 0 || dev >= ndevices
-        || rt_cu.cuCtxGetCurrent(&c) != CUDA_SUCCESS) {
+        || (rt_cu.cuCtxGetCurrent(&c) != CUDA_SUCCESS
+            && rt_cu.cuCtxGetCurrent(&c) != CUDA_SUCCESS)) {
         return -1;
     }
     if (c && c == tls_ctx && tls_dev == dev) {
@@ -540,11 +550,13 @@ rt_mem_free(int dev, CUdeviceptr p, CUstream s)
         return;                 /* driver gone (interpreter exit): nothing to do */
     }
     RtDevice *d = &devices[dev];
+    /* a free that fails frees nothing: tried once more (on the legacy stream,
+     * in case the array's stream is the trouble), then the memory is lost */
     if (d->pool_state > 0) {
-        if (rt_cu.cuMemFreeAsync(p, s) != CUDA_SUCCESS && s) {
+        if (rt_cu.cuMemFreeAsync(p, s) != CUDA_SUCCESS) {
             rt_cu.cuMemFreeAsync(p, NULL);
         }
-    } else {
+    } else if (rt_cu.cuMemFree(p) != CUDA_SUCCESS) {
         rt_cu.cuMemFree(p);
     }
     rt_ctx_leave(pushed);
@@ -584,6 +596,7 @@ rt_py_synchronize(PyObject *self, PyObject *noargs)
     CUresult r;
     int dev = rt_ensure_context();
     if (dev < 0) {
+        rt_err_context("synchronize");
         return NULL;
     }
     Py_BEGIN_ALLOW_THREADS

@@ -80,6 +80,13 @@ mem_insert(int dev, const RtCacheKey *k, const RtKernel *kern)
     return 0;
 }
 
+/* _loaded_kernels() -> the entries of the memory cache (bench/longrun.py) */
+PyObject *
+rt_py_loaded_kernels(PyObject *self, PyObject *noargs)
+{
+    return PyLong_FromSize_t(table_len);
+}
+
 static double
 now_ms(void)
 {
@@ -441,7 +448,8 @@ rt_check_error_record(RtKernel *k, void *stream, const char *kname, CjErrorRecor
         return -1;
     }
     if (rt_ctx_enter_quiet(k->device, &pushed) < 0) {
-        PyErr_Format(rt_CudaError, "cannot make device %d current", k->device);
+        PyErr_Format(rt_CudaError, "kernel '%s': cannot make device %d current to read its "
+                     "error record (its context is lost)", kname, k->device);
         return -1;
     }
     Py_BEGIN_ALLOW_THREADS

@@ -18,6 +18,12 @@
 extern PyObject *rt_CudaError;
 /* cujit.OutOfMemoryError (CudaError and MemoryError): device memory ran out */
 extern PyObject *rt_OutOfMemoryError;
+/* When the exception being raised is a CudaError: its message again, after
+ * "<what>: " (what the caller was doing), with the same type */
+void rt_err_context(const char *fmt, ...) CJ_PRINTF(1, 2);
+/* The same, unless the message names `name` already: what a form or a
+ * kernel launch adds to a CudaError raised below it */
+void rt_err_in(const char *name, const char *fmt, ...) CJ_PRINTF(2, 3);
 
 /* Adds DeviceArray, Stream, Event, Device, CudaError, OutOfMemoryError and
  * the module-level functions (to_device, empty, zeros, ones, full, empty_like,
@@ -160,6 +166,7 @@ typedef struct {
     void *stream;           /* CAI 'stream' field to wait on, or NULL */
     PyObject *host;         /* NumPy array copied in; copied back by rt_array_release */
     void *owned;            /* device memory allocated for a host array */
+    int owned_dev;          /* the device it is on */
 } RtArray;
 
 /* Is `o` an array argument (DeviceArray, __cuda_array_interface__, DLPack,

@@ -7,7 +7,8 @@
  * files listed above it, as its third column says, so no two files use each
  * other and a file can be read knowing only those above it.
  *
- *   base.c          exception objects, environment switches -
+ *   base.c          exception objects, the context added   -
+ *                   to their messages, environment switches
  *   dtype.c         dtypes, numbers as element bytes        -
  *   shape.c         broadcast strides, collapsed dims       -
  *                   (shape.h)
@@ -347,8 +348,9 @@ PyObject *rt_make_view(RtDeviceArray *src, CUdeviceptr ptr, int ndim, const int6
                        const int64_t *strides);
 /* a method's stream argument; None or NULL: the array's own stream */
 int rt_method_stream(RtDeviceArray *self, PyObject *o, CUstream *s);
-/* makes a's device current (undone by rt_ctx_leave(*pushed)); -1 with exception */
-int rt_enter_device(RtDeviceArray *a, int *pushed);
+/* makes a's device current (undone by rt_ctx_leave(*pushed)); -1 with an
+ * exception that names `what` */
+int rt_enter_device(RtDeviceArray *a, int *pushed, const char *what);
 /* a tuple of Python ints */
 PyObject *rt_shape_tuple(int ndim, const int64_t *v);
 /* an int or a sequence of ints (of any sign / none negative) */
@@ -518,6 +520,7 @@ PyObject *rt_py_nvrtc_compile(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *rt_py_nvrtc_version(PyObject *self, PyObject *noargs);
 PyObject *rt_py_nvrtc_preload_state(PyObject *self, PyObject *noargs);
 PyObject *rt_py_launch_raw(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *rt_py_loaded_kernels(PyObject *self, PyObject *noargs);
 PyObject *rt_py_to_device(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *rt_py_empty(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *rt_py_zeros(PyObject *self, PyObject *args, PyObject *kw);

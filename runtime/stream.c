@@ -113,6 +113,7 @@ Stream_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     }
     int dev = rt_ensure_context();
     if (dev < 0) {
+        rt_err_context("cannot create a stream");
         return NULL;
     }
     CUresult r = rt_cu.cuStreamCreate(&h, non_blocking ? CU_STREAM_NON_BLOCKING : 0);
@@ -136,7 +137,11 @@ Stream_dealloc(RtStream *self)
 {
     int pushed;
     if (self->owned && self->handle && rt_ctx_enter_quiet(self->device, &pushed) == 0) {
-        rt_cu.cuStreamDestroy(self->handle);    /* pending work still completes */
+        /* pending work still completes; a failure is tried once more (a
+         * dealloc cannot raise) */
+        if (rt_cu.cuStreamDestroy(self->handle) != CUDA_SUCCESS) {
+            rt_cu.cuStreamDestroy(self->handle);
+        }
         rt_ctx_leave(pushed);
     }
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -249,6 +254,7 @@ Event_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     }
     int dev = rt_ensure_context();
     if (dev < 0) {
+        rt_err_context("cannot create an event");
         return NULL;
     }
     unsigned flags = (timing ? 0 : CU_EVENT_DISABLE_TIMING) | (blocking ? CU_EVENT_BLOCKING_SYNC : 0);
@@ -272,7 +278,9 @@ Event_dealloc(EventObject *self)
 {
     int pushed;
     if (self->handle && rt_ctx_enter_quiet(self->device, &pushed) == 0) {
-        rt_cu.cuEventDestroy(self->handle);
+        if (rt_cu.cuEventDestroy(self->handle) != CUDA_SUCCESS) {
+            rt_cu.cuEventDestroy(self->handle);     /* once more: a dealloc cannot raise */
+        }
         rt_ctx_leave(pushed);
     }
     Py_TYPE(self)->tp_free((PyObject *)self);

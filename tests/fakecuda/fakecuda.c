@@ -13,7 +13,11 @@
  * H100's thread limit: min(2048 / block threads, 32) blocks per SM, 132 SMs.
  * Counters (fake_allocs, fake_frees, fake_launches, fake_coop_launches,
  * fake_waits, and the copies fake_htod, fake_dtoh, fake_dtod) are exported
- * for ctypes. */
+ * for ctypes.
+ *
+ * Every entry point but the error-string ones opens with FAULT(): the fault
+ * plan of faultplan.h (count the calls, fail the k-th one with a given
+ * CUresult), driven through ctypes or FAKECUDA_FAULT. */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
@@ -56,6 +60,8 @@ static _Thread_local Ctx *stack[64];
 static _Thread_local int depth;         /* stack[depth - 1] is current */
 static CUresult sticky;
 
+#include "faultplan.h"
+
 static double
 now_ms(void)
 {
@@ -67,6 +73,7 @@ now_ms(void)
 CUresult
 cuInit(unsigned flags)
 {
+    FAULT();
     fake_inits++;
     return getenv("FAKECUDA_NODEV") ? 100 : 0;
 }
@@ -74,6 +81,7 @@ cuInit(unsigned flags)
 CUresult
 cuDriverGetVersion(int *v)
 {
+    FAULT();
     *v = 13000;
     return 0;
 }
@@ -97,6 +105,10 @@ cuGetErrorName(CUresult r, const char **s)
     case 201: *s = "CUDA_ERROR_INVALID_CONTEXT"; break;
     case 500: *s = "CUDA_ERROR_NOT_FOUND"; break;
     case 700: *s = "CUDA_ERROR_ILLEGAL_ADDRESS"; break;
+    case 701: *s = "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"; break;
+    case 709: *s = "CUDA_ERROR_CONTEXT_IS_DESTROYED"; break;
+    case 719: *s = "CUDA_ERROR_LAUNCH_FAILED"; break;
+    case 999: *s = "CUDA_ERROR_UNKNOWN"; break;
     default: *s = NULL; return 1;
     }
     return 0;
@@ -109,6 +121,8 @@ cuGetErrorString(CUresult r, const char **s)
     case 2: *s = "out of memory"; break;
     case 100: *s = "no CUDA-capable device is detected"; break;
     case 700: *s = "an illegal memory access was encountered"; break;
+    case 709: *s = "context is destroyed"; break;
+    case 719: *s = "unspecified launch failure"; break;
     default: *s = "fake error"; break;
     }
     return 0;
@@ -117,6 +131,7 @@ cuGetErrorString(CUresult r, const char **s)
 CUresult
 cuDeviceGet(int *d, int ordinal)
 {
+    FAULT();
     if (ordinal < 0 || ordinal >= NDEV) {
         return 101;
     }
@@ -127,6 +142,7 @@ cuDeviceGet(int *d, int ordinal)
 CUresult
 cuDeviceGetCount(int *n)
 {
+    FAULT();
     *n = NDEV;
     return 0;
 }
@@ -134,6 +150,7 @@ cuDeviceGetCount(int *n)
 CUresult
 cuDeviceGetName(char *name, int len, int d)
 {
+    FAULT();
     snprintf(name, (size_t)len, "Fake GPU %d", d);
     return 0;
 }
@@ -141,6 +158,7 @@ cuDeviceGetName(char *name, int len, int d)
 CUresult
 cuDeviceGetAttribute(int *v, int attr, int d)
 {
+    FAULT();
     switch (attr) {
     case 1: *v = 1024; break;                       /* max threads per block */
     case 8: *v = 49152; break;                      /* shared memory per block */
@@ -158,6 +176,7 @@ cuDeviceGetAttribute(int *v, int attr, int d)
 CUresult
 cuDeviceTotalMem_v2(size_t *bytes, int d)
 {
+    FAULT();
     *bytes = (size_t)80 << 30;
     return 0;
 }
@@ -165,6 +184,7 @@ cuDeviceTotalMem_v2(size_t *bytes, int d)
 CUresult
 cuDevicePrimaryCtxRetain(Ctx **c, int d)
 {
+    FAULT();
     *c = &primaries[d];
     return 0;
 }
@@ -172,6 +192,7 @@ cuDevicePrimaryCtxRetain(Ctx **c, int d)
 CUresult
 cuCtxGetCurrent(Ctx **c)
 {
+    FAULT();
     *c = depth ? stack[depth - 1] : NULL;
     return 0;
 }
@@ -179,6 +200,7 @@ cuCtxGetCurrent(Ctx **c)
 CUresult
 cuCtxSetCurrent(Ctx *c)
 {
+    FAULT();
     if (!c) {
         depth = depth ? depth - 1 : 0;
         return 0;
@@ -191,6 +213,7 @@ cuCtxSetCurrent(Ctx *c)
 CUresult
 cuCtxPushCurrent_v2(Ctx *c)
 {
+    FAULT();
     stack[depth++] = c;
     return 0;
 }
@@ -198,6 +221,7 @@ cuCtxPushCurrent_v2(Ctx *c)
 CUresult
 cuCtxPopCurrent_v2(Ctx **c)
 {
+    FAULT();
     if (!depth) {
         return 201;
     }
@@ -208,6 +232,7 @@ cuCtxPopCurrent_v2(Ctx **c)
 CUresult
 cuCtxGetDevice(int *d)
 {
+    FAULT();
     if (!depth) {
         return 201;
     }
@@ -218,12 +243,14 @@ cuCtxGetDevice(int *d)
 CUresult
 cuCtxSynchronize(void)
 {
+    FAULT();
     return depth ? sticky : 201;
 }
 
 CUresult
 cuMemGetInfo_v2(size_t *free_, size_t *total)
 {
+    FAULT();
     *free_ = (size_t)70 << 30;
     *total = (size_t)80 << 30;
     return 0;
@@ -247,6 +274,7 @@ image_size(const unsigned char *u)
 CUresult
 cuModuleLoadData(Module **m, const void *image)
 {
+    FAULT();
     if (!depth) {
         return 201;
     }
@@ -262,6 +290,7 @@ cuModuleLoadData(Module **m, const void *image)
 CUresult
 cuModuleUnload(Module *m)
 {
+    FAULT();
     free(m->errrec);
     free(m);
     return 0;
@@ -270,6 +299,7 @@ cuModuleUnload(Module *m)
 CUresult
 cuModuleGetFunction(Func **f, Module *m, const char *name)
 {
+    FAULT();
     Func *x = calloc(1, sizeof *x);
     x->m = m;
     snprintf(x->name, sizeof x->name, "%s", name);
@@ -280,6 +310,7 @@ cuModuleGetFunction(Func **f, Module *m, const char *name)
 CUresult
 cuModuleGetGlobal_v2(CUdeviceptr *p, size_t *size, Module *m, const char *name)
 {
+    FAULT();
     if (strcmp(name, "cj_error") != 0 || !m->errrec) {
         return 500;
     }
@@ -291,6 +322,7 @@ cuModuleGetGlobal_v2(CUdeviceptr *p, size_t *size, Module *m, const char *name)
 CUresult
 cuFuncSetAttribute(Func *f, int attr, int value)
 {
+    FAULT();
     return 0;
 }
 
@@ -301,9 +333,10 @@ typedef void (*LaunchHook)(const char *name, void **params, const unsigned *grid
                            const unsigned *block);
 LaunchHook fake_launch_hook;
 
-CUresult
-cuLaunchKernel(Func *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
-               unsigned bz, unsigned shmem, void *stream, void **params, void **extra)
+/* what cuLaunchKernel and cuLaunchCooperativeKernel do */
+static CUresult
+launch(Func *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+       void **params)
 {
     if (!depth) {
         return 201;
@@ -337,12 +370,21 @@ cuLaunchKernel(Func *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsi
     return 0;
 }
 
+CUresult
+cuLaunchKernel(Func *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+               unsigned bz, unsigned shmem, void *stream, void **params, void **extra)
+{
+    FAULT();
+    return launch(f, gx, gy, gz, bx, by, bz, params);
+}
+
 /* a cooperative launch is a launch here (every block runs in turn) */
 CUresult
 cuLaunchCooperativeKernel(Func *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                           unsigned by, unsigned bz, unsigned shmem, void *stream, void **params)
 {
-    CUresult r = cuLaunchKernel(f, gx, gy, gz, bx, by, bz, shmem, stream, params, NULL);
+    FAULT();
+    CUresult r = launch(f, gx, gy, gz, bx, by, bz, params);
     fake_coop_launches += r == 0;
     return r;
 }
@@ -350,6 +392,7 @@ cuLaunchCooperativeKernel(Func *f, unsigned gx, unsigned gy, unsigned gz, unsign
 CUresult
 cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, Func *f, int block, size_t shmem)
 {
+    FAULT();
     if (block <= 0 || block > 1024) {
         return 1;
     }
@@ -360,6 +403,7 @@ cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, Func *f, int block, size_t s
 CUresult
 cuMemAlloc_v2(CUdeviceptr *p, size_t n)
 {
+    FAULT();
     *p = (CUdeviceptr)(uintptr_t)malloc(n);
     fake_allocs++;
     return 0;
@@ -368,6 +412,7 @@ cuMemAlloc_v2(CUdeviceptr *p, size_t n)
 CUresult
 cuMemFree_v2(CUdeviceptr p)
 {
+    FAULT();
     free((void *)(uintptr_t)p);
     fake_frees++;
     return 0;
@@ -376,6 +421,7 @@ cuMemFree_v2(CUdeviceptr p)
 CUresult
 cuMemPoolCreate(Pool **p, const void *props)
 {
+    FAULT();
     *p = calloc(1, sizeof **p);
     return 0;
 }
@@ -383,12 +429,14 @@ cuMemPoolCreate(Pool **p, const void *props)
 CUresult
 cuMemPoolSetAttribute(Pool *p, int attr, void *v)
 {
+    FAULT();
     return 0;
 }
 
 CUresult
 cuMemPoolGetAttribute(Pool *p, int attr, void *v)
 {
+    FAULT();
     *(unsigned long long *)v = (unsigned long long)(attr == 7 ? p->used : p->reserved);
     return 0;
 }
@@ -396,6 +444,7 @@ cuMemPoolGetAttribute(Pool *p, int attr, void *v)
 CUresult
 cuMemPoolTrimTo(Pool *p, size_t keep)
 {
+    FAULT();
     p->reserved = p->used;
     return 0;
 }
@@ -403,6 +452,7 @@ cuMemPoolTrimTo(Pool *p, size_t keep)
 CUresult
 cuMemAllocFromPoolAsync(CUdeviceptr *p, size_t n, Pool *pool, void *stream)
 {
+    FAULT();
     if (!depth) {
         return 201;
     }
@@ -422,6 +472,7 @@ cuMemAllocFromPoolAsync(CUdeviceptr *p, size_t n, Pool *pool, void *stream)
 CUresult
 cuMemFreeAsync(CUdeviceptr p, void *stream)
 {
+    FAULT();
     size_t *b = (size_t *)(uintptr_t)p - 2;
     ((Pool *)(uintptr_t)b[1])->used -= (long long)b[0];
     free(b);
@@ -432,6 +483,7 @@ cuMemFreeAsync(CUdeviceptr p, void *stream)
 CUresult
 cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *s, size_t n, void *stream)
 {
+    FAULT();
     fake_htod++;
     memcpy((void *)(uintptr_t)d, s, n);
     return 0;
@@ -440,6 +492,7 @@ cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *s, size_t n, void *stream)
 CUresult
 cuMemcpyDtoHAsync_v2(void *d, CUdeviceptr s, size_t n, void *stream)
 {
+    FAULT();
     fake_dtoh++;
     memcpy(d, (void *)(uintptr_t)s, n);
     return 0;
@@ -448,6 +501,7 @@ cuMemcpyDtoHAsync_v2(void *d, CUdeviceptr s, size_t n, void *stream)
 CUresult
 cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, void *stream)
 {
+    FAULT();
     fake_dtod++;
     memmove((void *)(uintptr_t)d, (void *)(uintptr_t)s, n);
     return 0;
@@ -456,6 +510,7 @@ cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, void *stream)
 CUresult
 cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n)
 {
+    FAULT();
     fake_dtoh++;
     memcpy(d, (void *)(uintptr_t)s, n);
     return 0;
@@ -464,6 +519,7 @@ cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n)
 CUresult
 cuMemsetD8_v2(CUdeviceptr p, unsigned char v, size_t n)
 {
+    FAULT();
     memset((void *)(uintptr_t)p, v, n);
     return 0;
 }
@@ -471,6 +527,7 @@ cuMemsetD8_v2(CUdeviceptr p, unsigned char v, size_t n)
 CUresult
 cuMemsetD8Async(CUdeviceptr p, unsigned char v, size_t n, void *stream)
 {
+    FAULT();
     memset((void *)(uintptr_t)p, v, n);
     return 0;
 }
@@ -478,6 +535,7 @@ cuMemsetD8Async(CUdeviceptr p, unsigned char v, size_t n, void *stream)
 CUresult
 cuMemsetD16Async(CUdeviceptr p, unsigned short v, size_t n, void *stream)
 {
+    FAULT();
     unsigned short *q = (void *)(uintptr_t)p;
     for (size_t i = 0; i < n; i++) {
         q[i] = v;
@@ -488,6 +546,7 @@ cuMemsetD16Async(CUdeviceptr p, unsigned short v, size_t n, void *stream)
 CUresult
 cuMemsetD32Async(CUdeviceptr p, unsigned v, size_t n, void *stream)
 {
+    FAULT();
     unsigned *q = (void *)(uintptr_t)p;
     for (size_t i = 0; i < n; i++) {
         q[i] = v;
@@ -498,6 +557,7 @@ cuMemsetD32Async(CUdeviceptr p, unsigned v, size_t n, void *stream)
 CUresult
 cuStreamCreate(void **s, unsigned flags)
 {
+    FAULT();
     *s = malloc(8);
     return 0;
 }
@@ -505,6 +565,7 @@ cuStreamCreate(void **s, unsigned flags)
 CUresult
 cuStreamDestroy_v2(void *s)
 {
+    FAULT();
     free(s);
     return 0;
 }
@@ -512,18 +573,21 @@ cuStreamDestroy_v2(void *s)
 CUresult
 cuStreamSynchronize(void *s)
 {
+    FAULT();
     return sticky;
 }
 
 CUresult
 cuStreamQuery(void *s)
 {
+    FAULT();
     return 0;
 }
 
 CUresult
 cuStreamWaitEvent(void *s, Event *e, unsigned flags)
 {
+    FAULT();
     fake_waits++;
     return 0;
 }
@@ -531,6 +595,7 @@ cuStreamWaitEvent(void *s, Event *e, unsigned flags)
 CUresult
 cuEventCreate(Event **e, unsigned flags)
 {
+    FAULT();
     *e = calloc(1, sizeof **e);
     return 0;
 }
@@ -538,6 +603,7 @@ cuEventCreate(Event **e, unsigned flags)
 CUresult
 cuEventDestroy_v2(Event *e)
 {
+    FAULT();
     free(e);
     return 0;
 }
@@ -545,6 +611,7 @@ cuEventDestroy_v2(Event *e)
 CUresult
 cuEventRecord(Event *e, void *stream)
 {
+    FAULT();
     e->t = now_ms();
     return 0;
 }
@@ -552,18 +619,21 @@ cuEventRecord(Event *e, void *stream)
 CUresult
 cuEventSynchronize(Event *e)
 {
+    FAULT();
     return 0;
 }
 
 CUresult
 cuEventQuery(Event *e)
 {
+    FAULT();
     return 0;
 }
 
 CUresult
 cuEventElapsedTime(float *ms, Event *a, Event *b)
 {
+    FAULT();
     *ms = (float)(b->t - a->t);
     return 0;
 }
