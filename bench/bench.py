@@ -36,7 +36,7 @@ Sections (DESIGN.md section 5 has the figures and goals):
    with empty and warm caches, new processes, rounds alternating, medians);
    guvectorize "(n),(n)->()" dot products of 2^20 x 64 float32, cujit's
    beside numba-cuda's target='cuda' (ms per call, % of copy bandwidth).
-8. cooperative groups: a kernel that synchronises its grid 100 times per
+9. cooperative groups: a kernel that synchronises its grid 100 times per
    launch (one block per SM), device time per grid.sync(), and the first
    call of a new grid-sync kernel, beside cupyx.jit.cg and numba's cuda.cg.
 
@@ -46,7 +46,7 @@ goes on.  The last lines printed are a summary table and the ratios.
 This file is the entry point (arguments, the sections in turn, the JSON);
 each section is a module beside it: s1_launch.py (with s1_child.py, the
 --launch-child side), s2_first.py, s3_saxpy.py, s4_forms.py, s5_first_vec.py,
-s7_numba.py, s8_cg.py;
+s7_numba.py, s9_cg.py;
 benchlib.py holds what they share, report.py the summary.
 """
 import argparse
@@ -62,13 +62,13 @@ from s3_saxpy import section_saxpy
 from s4_forms import section_forms
 from s5_first_vec import section_first_vec
 from s7_numba import section_numba
-from s8_cg import section_cg
+from s9_cg import section_cg
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="small N and sizes: a smoke test")
-    ap.add_argument("--sections", default="1,2,3,4,5,7,8", help="which sections, e.g. 1,3")
+    ap.add_argument("--sections", default="1,2,3,4,5,7,9", help="which sections, e.g. 1,3")
     ap.add_argument("--launches", type=int, default=0, help="launches per repetition (section 1)")
     ap.add_argument("--launch-child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -97,7 +97,7 @@ def main():
     environment()
     for key, fn in (("1", section_launch), ("2", section_first), ("3", section_saxpy),
                     ("4", section_forms), ("5", section_first_vec), ("7", section_numba),
-                    ("8", section_cg)):
+                    ("9", section_cg)):
         if key not in want:
             continue
         try:

@@ -363,13 +363,14 @@ enum {
     FEAT_IPOW = 1 << 12, FEAT_PACK = 1 << 13, FEAT_SU_CMP = 1 << 14,
     FEAT_ATOMIC16 = 1 << 15,    /* an atomic on int16, uint16 or float16 (inline PTX) */
     FEAT_LANEMASK = 1 << 16,    /* cj_lanemask_lt() (inline PTX) */
-    FEAT_CG = 1 << 17,          /* jit.cg: the block and what groups share (groups.c) */
-    FEAT_GRID_SYNC = 1 << 18,   /* this_grid().sync(): a cooperative launch */
-    FEAT_CG_COPY = 1 << 19,     /* jit.cg.memcpy_async */
-    FEAT_MATCH = 1 << 20,       /* match_all_sync (a (mask, pred) tuple) */
-    FEAT_CG_GRID = 1 << 21,     /* jit.cg: the grid group */
-    FEAT_CG_TILE = 1 << 22,     /* jit.cg: tiles */
-    FEAT_CG_COALESCED = 1 << 23,    /* jit.cg: coalesced groups */
+    /* 1 << 17: main's FEAT_COLLECTIVE (block / warp reduce and scan) */
+    FEAT_CG = 1 << 18,          /* jit.cg: the block and what groups share (groups.c) */
+    FEAT_GRID_SYNC = 1 << 19,   /* this_grid().sync(): a cooperative launch */
+    FEAT_CG_COPY = 1 << 20,     /* jit.cg.memcpy_async */
+    FEAT_MATCH = 1 << 21,       /* match_all_sync (a (mask, pred) tuple) */
+    FEAT_CG_GRID = 1 << 22,     /* jit.cg: the grid group */
+    FEAT_CG_TILE = 1 << 23,     /* jit.cg: tiles */
+    FEAT_CG_COALESCED = 1 << 24,    /* jit.cg: coalesced groups */
 };
 
 typedef struct {

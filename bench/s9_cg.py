@@ -1,4 +1,4 @@
-"""Section 8: cooperative groups.  A kernel that synchronises its grid
+"""Section 9: cooperative groups.  A kernel that synchronises its grid
 `steps` times (b[i] = a[i + 1] + salt; grid.sync(); a[i] = b[i];
 grid.sync()), one block of 256 threads per SM, launched cooperatively by
 each library: cujit (jit.cg.this_grid(), its own barrier on the driver's
@@ -98,9 +98,9 @@ def check(run, blocks, threads, salt, steps):
 
 
 def section_cg(args):
-    log("\n== 8. cooperative groups: grid.sync() per launch, and a first call ==")
+    log("\n== 9. cooperative groups: grid.sync() per launch, and a first call ==")
     if cp is None:
-        raise RuntimeError("CuPy is needed for section 8 (arrays and events)")
+        raise RuntimeError("CuPy is needed for section 9 (arrays and events)")
     res = RESULTS.setdefault("cg", {})
     sms = cp.cuda.Device().attributes["MultiProcessorCount"]
     blocks, threads = sms, 256
