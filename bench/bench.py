@@ -52,6 +52,9 @@ Sections (DESIGN.md section 5 has the figures and goals):
    of a flat 2^28 pair (bytes read once), exp(a*sin(x)+cos(y))*z-1 on 2^28
    float32, the libraries taking turns round by round; the first fused call
    in a new process with empty caches, cujit and cupy.fuse alternating.
+10. cooperative groups: a kernel that synchronises its grid 100 times per
+    launch (one block per SM), device time per grid.sync(), and the first
+    call of a new grid-sync kernel, beside cupyx.jit.cg and numba's cuda.cg.
 
 Sections 2, 5 and 6 run each measurement in a fresh process, the libraries
 taking turns within each round (bench/firstlib.py); their figures make the
@@ -64,7 +67,8 @@ This file is the entry point (arguments, the sections in turn, the JSON);
 each section is a module beside it: s1_launch.py (with s1_child.py, the
 --launch-child side), s2_first.py, s3_saxpy.py, s4_forms.py, s5_first_vec.py,
 s6_first_stdlib.py, s7_numba.py,
-s8_collectives.py, s9_fuse.py; benchlib.py holds what they share (firstlib.py
+s8_collectives.py, s9_fuse.py,
+s10_cg.py; benchlib.py holds what they share (firstlib.py
 what the first-call sections share), report.py the summary.
 """
 import argparse
@@ -83,12 +87,13 @@ from s6_first_stdlib import section_first_stdlib
 from s7_numba import section_numba
 from s8_collectives import section_collectives
 from s9_fuse import section_fuse
+from s10_cg import section_cg
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="small N and sizes: a smoke test")
-    ap.add_argument("--sections", default="1,2,3,4,5,6,7,8,9", help="which sections, e.g. 1,3")
+    ap.add_argument("--sections", default="1,2,3,4,5,6,7,8,9,10", help="which sections, e.g. 1,3")
     ap.add_argument("--launches", type=int, default=0, help="launches per repetition (section 1)")
     ap.add_argument("--launch-child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -120,7 +125,8 @@ def main():
     for key, fn in (("1", section_launch), ("2", section_first), ("3", section_saxpy),
                     ("4", section_forms), ("5", section_first_vec),
                     ("6", section_first_stdlib), ("7", section_numba),
-                    ("8", section_collectives), ("9", section_fuse)):
+                    ("8", section_collectives), ("9", section_fuse),
+                    ("10", section_cg)):
         if key not in want:
             continue
         try:

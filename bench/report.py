@@ -83,6 +83,13 @@ def summary():
                      get("first_vec", "cupy_vectorize", "empty_ms"), None,
                      get("first_vec", "numba", "empty_ms"), None, "<= 60.0",
                      met(get("first_vec", "cujit", "empty_ms"), 60.0)])
+    if get("cg") is not None:
+        rows.append(["grid.sync() us, device", get("cg", "cujit", "us_per_sync"), None,
+                     get("cg", "cupyx_jit", "us_per_sync"), get("cg", "numba", "us_per_sync"),
+                     None, "(info)", ""])
+        rows.append(["first grid-sync kernel ms", get("cg", "cujit", "first_ms"), None,
+                     get("cg", "cupyx_jit", "first_ms"), get("cg", "numba", "first_ms"), None,
+                     "(info)", ""])
 
     head = ["measurement", "cujit", "CuPy Raw", "cupyx.jit", "numba-cuda", "C floor", "goal", "met?"]
     w = [32, 10, 10, 10, 10, 10, 22, 4]

@@ -244,6 +244,8 @@ atomic_fn(int bi)
     case BI_ATOMIC_XOR: return "cj_atomic_xor";
     case BI_ATOMIC_INC: return "cj_atomic_inc";
     case BI_ATOMIC_DEC: return "cj_atomic_dec";
+    case BI_ATOMIC_NANMAX: return "cj_atomic_nanmax";
+    case BI_ATOMIC_NANMIN: return "cj_atomic_nanmin";
     default: return "cj_atomic_cas";
     }
 }
@@ -253,7 +255,11 @@ atomic_call(Cg *g, Node *n)
 {
     const Type *at = arg_type(g, n, 0);
     const Type *el = cj_scalar(at->dtype);
-    P("%s(&", atomic_fn(n->op));
+    int op = n->op;
+    if ((op == BI_ATOMIC_NANMAX || op == BI_ATOMIC_NANMIN) && cj_dtypes[at->dtype].kind != 'f') {
+        op = op == BI_ATOMIC_NANMAX ? BI_ATOMIC_MAX : BI_ATOMIC_MIN;   /* no NaN in integers */
+    }
+    P("%s(&", atomic_fn(op));
     cg_element(g, n->list[0], n->list[1]);
     for (int i = 2; i < n->n; i++) {
         S(", ");
@@ -588,6 +594,12 @@ cg_call(Cg *g, Node *n, int prec)
     case BI_THREADFENCE_SYSTEM:
         S("__threadfence_system()");
         return;
+    case BI_CONST_ARRAY: {
+        const Type *t = cg_type(g, n);
+        const char *ct = cj_dtypes[t->dtype].ctype;
+        P("((const %s *)cj_table%d)", ct, t->table->id);
+        return;
+    }
     case BI_SHARED_MEMORY:
     case BI_LOCAL_MEMORY:
         cj_fail(g->p->try_, g->fn->file, n->loc, "%s() can only be assigned to a variable",
@@ -595,7 +607,17 @@ cg_call(Cg *g, Node *n, int prec)
     case BI_ATOMIC_ADD: case BI_ATOMIC_SUB: case BI_ATOMIC_MAX: case BI_ATOMIC_MIN:
     case BI_ATOMIC_EXCH: case BI_ATOMIC_AND: case BI_ATOMIC_OR: case BI_ATOMIC_XOR:
     case BI_ATOMIC_INC: case BI_ATOMIC_DEC: case BI_ATOMIC_CAS:
+    case BI_ATOMIC_NANMAX: case BI_ATOMIC_NANMIN:
         atomic_call(g, n);
+        return;
+    case BI_MATCH_ANY_SYNC:
+    case BI_MATCH_ALL_SYNC:
+        cg_match_call(g, n);
+        return;
+    case BI_CG_THIS_BLOCK: case BI_CG_THIS_GRID: case BI_CG_TILED_PARTITION:
+    case BI_CG_COALESCED: case BI_CG_SYNC: case BI_CG_WAIT: case BI_CG_WAIT_PRIOR:
+    case BI_CG_MEMCPY_ASYNC: case BI_CG_METHOD:
+        cg_group_call(g, n, prec);
         return;
     case BI_SHFL_SYNC: case BI_SHFL_UP_SYNC: case BI_SHFL_DOWN_SYNC: case BI_SHFL_XOR_SYNC:
         shfl_call(g, n, prec);

@@ -59,5 +59,10 @@ void cg_stmt(Cg *g, Node *n);
 void cg_line_mark(Cg *g, int line);
 void cg_declare_var(Cg *g, Var *v);
 void cg_coarsen(Cg *g, Inst *in);
+/* groups.c: jit.cg's structs and calls, match_*_sync */
+void cg_group_prelude(Buf *b, unsigned features);
+const char *cg_group_ctype(Cg *g, const Type *t);
+void cg_group_call(Cg *g, Node *n, int prec);
+void cg_match_call(Cg *g, Node *n);
 
 #endif

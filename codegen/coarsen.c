@@ -127,6 +127,11 @@ static const unsigned char thread_bound[BI_COUNT] = {
     [BI_PRINT] = 1, [BI_SYNCTHREADS_COUNT] = 1, [BI_SYNCTHREADS_AND] = 1,
     [BI_SYNCTHREADS_OR] = 1, [BI_EQ_SYNC] = 1, [BI_LANEMASK_LT] = 1,
     [BI_BLOCK_REDUCE] = 1, [BI_WARP_REDUCE] = 1, [BI_BLOCK_SCAN] = 1, [BI_WARP_SCAN] = 1,
+    [BI_MATCH_ANY_SYNC] = 1, [BI_MATCH_ALL_SYNC] = 1, [BI_CONST_ARRAY] = 1,
+    /* jit.cg: groups, their collectives and memcpy_async (which writes) */
+    [BI_CG_THIS_BLOCK] = 1, [BI_CG_THIS_GRID] = 1, [BI_CG_TILED_PARTITION] = 1,
+    [BI_CG_COALESCED] = 1, [BI_CG_SYNC] = 1, [BI_CG_WAIT] = 1, [BI_CG_WAIT_PRIOR] = 1,
+    [BI_CG_MEMCPY_ASYNC] = 1, [BI_CG_METHOD] = 1,
     /* a device function may write the arrays it is given */
     [BI_DEVFUNC] = 1,
 };

@@ -53,10 +53,13 @@ cg_ctype(Cg *g, const Type *t)
         return tuple_name(g->p, t);
     case TY_ARRAY:
         if (t->mem != MEM_GLOBAL) {
-            return cj_aprintf(g->p->arena, "%s *", cj_dtypes[t->dtype].ctype);
+            return cj_aprintf(g->p->arena, "%s%s *", t->mem == MEM_CONST ? "const " : "",
+                              cj_dtypes[t->dtype].ctype);
         }
         return cj_aprintf(g->p->arena, "cj_array<%s, %d, %s>", cj_dtypes[t->dtype].ctype,
                           t->ndim, g->p->idx32 ? "int" : "long long");
+    case TY_GROUP:
+        return cg_group_ctype(g, t);
     default:
         break;
     }
@@ -200,7 +203,8 @@ assign_one(Cg *g, Node *stmt, Node *target, Node *value, const char *tmp)
 static int
 is_alloc(Node *v)
 {
-    return v->kind == ND_CALL && (v->op == BI_SHARED_MEMORY || v->op == BI_LOCAL_MEMORY);
+    return v->kind == ND_CALL && (v->op == BI_SHARED_MEMORY || v->op == BI_LOCAL_MEMORY
+                                  || v->op == BI_CONST_ARRAY);
 }
 
 /* a, b = b, a: every value is read before any target is written */
@@ -721,6 +725,10 @@ cg_declare_var(Cg *g, Var *v)
             P("%s *%s = (%s *)cj_dyn_smem;\n", ct, v->cname, ct);
             return;
         }
+        if (t->mem == MEM_CONST) {
+            P("const %s *%s = (const %s *)cj_table%d;\n", ct, v->cname, ct, t->table->id);
+            return;
+        }
         int64_t total = 1;
         for (int d = 0; d < t->ndim; d++) {
             total *= t->sshape[d];
@@ -828,6 +836,21 @@ tuple_structs(Cg *g, Buf *out)
     }
 }
 
+/* cuda.const.array_like's arrays: their bytes as __constant__ tables */
+static void
+const_tables(Program *p, Buf *out)
+{
+    for (int i = 0; i < p->ntables; i++) {
+        const CjTable *t = p->tables[i];
+        buf_printf(out, "__constant__ __align__(16) unsigned char cj_table%d[%lld] = {", i,
+                   (long long)(t->nbytes ? t->nbytes : 1));
+        for (int64_t k = 0; k < t->nbytes; k++) {
+            buf_printf(out, "%s%s%u", k ? "," : "", k % 24 ? "" : "\n    ", t->data[k]);
+        }
+        buf_puts(out, t->nbytes ? "\n};\n" : "0};\n");
+    }
+}
+
 const char *
 cg_kernel_name(Program *p)
 {
@@ -877,6 +900,8 @@ cg_emit_roots(Program *p, Inst **roots, int nroots, const char *tail, Buf *out)
     buf_printf(out, "), %s-bit indexing\n", p->idx32 ? "32" : "64");
     cg_prelude(out, p->features, p->atomic_ops);
     cg_form_prelude(out, p->features);
+    cg_group_prelude(out, p->features);
+    const_tables(p, out);
     Buf structs;
     buf_init(&structs);
     tuple_structs(g, &structs);

@@ -1009,6 +1009,11 @@ attr_expr(Cg *g, Node *n, int prec)
         }
         S("}");
         return;
+    case AT_X:
+    case AT_Y:
+    case AT_Z:
+        cg_tuple_elem(g, n->a, n->op - AT_X, prec);
+        return;
     case AT_REAL:
     case AT_IMAG:
         if (at->kind == TY_SCALAR && cj_dtypes[at->dtype].kind == 'c') {

@@ -324,6 +324,12 @@ static const char *const atomic_ops[] = {
     "CJ_DEVICE long long cj_atomic_cas(long long *p, long long c, long long v) { return (long long)atomicCAS((unsigned long long *)p, (unsigned long long)c, (unsigned long long)v); }\n"
     "CJ_DEVICE float cj_atomic_cas(float *p, float c, float v) { return __int_as_float(atomicCAS((int *)p, __float_as_int(c), __float_as_int(v))); }\n"
     "CJ_DEVICE double cj_atomic_cas(double *p, double c, double v) { return __longlong_as_double((long long)atomicCAS((unsigned long long *)p, (unsigned long long)__double_as_longlong(c), (unsigned long long)__double_as_longlong(v))); }\n",
+    /* nanmax (Numba's: a NaN, stored or given, is a missing value; integers use max) */
+    "CJ_AT_FMINMAX(cj_atomic_nanmax, float, int, __float_as_int, __int_as_float, v > cur || cur != cur)\n"
+    "CJ_AT_FMINMAX(cj_atomic_nanmax, double, unsigned long long, __double_as_longlong, __longlong_as_double, v > cur || cur != cur)\n",
+    /* nanmin */
+    "CJ_AT_FMINMAX(cj_atomic_nanmin, float, int, __float_as_int, __int_as_float, v < cur || cur != cur)\n"
+    "CJ_AT_FMINMAX(cj_atomic_nanmin, double, unsigned long long, __double_as_longlong, __longlong_as_double, v < cur || cur != cur)\n",
 };
 /* 16-bit atomics (sm_70 on): CUDA has a 16-bit compare-and-swap and a
  * float16 add; the rest loop on the compare-and-swap */
@@ -379,6 +385,8 @@ static const char *const atomic16_ops[][2] = {
     {"CJ_DEVICE short cj_atomic_cas(short *p, short c, short v) { return (short)cj_cas16((unsigned short *)p, (unsigned short)c, (unsigned short)v); }\n"
      "CJ_DEVICE unsigned short cj_atomic_cas(unsigned short *p, unsigned short c, unsigned short v) { return cj_cas16(p, c, v); }\n",
      "CJ_DEVICE cj_half cj_atomic_cas(cj_half *p, cj_half c, cj_half v) { return cj_b2h(cj_cas16((unsigned short *)p, c.bits, v.bits)); }\n"},
+    {"", ""},
+    {"", ""},
 };
 
 static const char warp[] =
@@ -562,13 +570,14 @@ atomics(Buf *b, unsigned used, int bits16, int half)
     buf_puts(b, atomic_common);
     buf_puts(b, bits16 ? atomic16_common : "");
     buf_puts(b, bits16 && half ? atomic16_half : "");
-    if (used & ((1u << (BI_ATOMIC_MAX - BI_ATOMIC_ADD)) | (1u << (BI_ATOMIC_MIN - BI_ATOMIC_ADD)))) {
+    if (used & ((1u << (BI_ATOMIC_MAX - BI_ATOMIC_ADD)) | (1u << (BI_ATOMIC_MIN - BI_ATOMIC_ADD))
+                | (3u << (BI_ATOMIC_NANMAX - BI_ATOMIC_ADD)))) {
         buf_puts(b, atomic_fminmax);
     }
     if (used & (7u << (BI_ATOMIC_AND - BI_ATOMIC_ADD))) {
         buf_puts(b, atomic_bits);
     }
-    for (int op = 0; op <= BI_ATOMIC_CAS - BI_ATOMIC_ADD; op++) {
+    for (int op = 0; op <= BI_ATOMIC_NANMIN - BI_ATOMIC_ADD; op++) {
         if (used & (1u << op)) {
             buf_puts(b, atomic_ops[op]);
             buf_puts(b, bits16 ? atomic16_ops[op][0] : "");

@@ -8,12 +8,16 @@ const char *const cj_builtin_names[BI_COUNT] = {
     "jit.gridsize", "jit.laneid", "jit.syncthreads", "jit.syncwarp", "jit.threadfence",
     "jit.syncthreads_count", "jit.syncthreads_and", "jit.syncthreads_or",
     "jit.threadfence_block", "jit.threadfence_system", "jit.shared_memory",
-    "jit.local_memory", "jit.atomic_add", "jit.atomic_sub", "jit.atomic_max",
+    "jit.local_memory", "cuda.const.array_like", "jit.atomic_add", "jit.atomic_sub", "jit.atomic_max",
     "jit.atomic_min", "jit.atomic_exch", "jit.atomic_and", "jit.atomic_or",
     "jit.atomic_xor", "jit.atomic_inc", "jit.atomic_dec", "jit.atomic_cas",
+    "cuda.atomic.nanmax", "cuda.atomic.nanmin",
     "jit.shfl_sync", "jit.shfl_up_sync", "jit.shfl_down_sync", "jit.shfl_xor_sync",
     "jit.all_sync", "jit.any_sync", "jit.eq_sync", "jit.ballot_sync", "jit.activemask",
-    "jit.lanemask_lt", "jit.popc", "jit.clz", "jit.ffs", "jit.brev", "jit.selp", "print",
+    "jit.lanemask_lt", "jit.match_any_sync", "jit.match_all_sync", "jit.popc", "jit.clz", "jit.ffs", "jit.brev", "jit.selp",
+    "jit.cg.this_thread_block", "jit.cg.this_grid", "jit.cg.tiled_partition",
+    "jit.cg.coalesced_threads", "jit.cg.sync", "jit.cg.wait", "jit.cg.wait_prior",
+    "jit.cg.memcpy_async", "group method", "print",
     "range", "len", "int", "float", "bool", "complex", "dtype cast", "abs", "min", "max", "round", "conjugate", "math.sqrt",
     "math.exp", "math.expm1", "math.log", "math.log1p", "math.log2", "math.log10",
     "math.pow", "math.sin", "math.cos", "math.tan", "math.asin", "math.acos",
@@ -23,4 +27,11 @@ const char *const cj_builtin_names[BI_COUNT] = {
     "math.lgamma", "math.isnan", "math.isinf", "math.isfinite", "math.cbrt", "math.fma",
     "jit.block_reduce", "jit.warp_reduce", "jit.block_scan", "jit.warp_scan",
     "device function",
+};
+
+/* by GM_*: a group's methods as Python spells them */
+const char *const cj_group_method_names[GM_COUNT] = {
+#define CJ_GM_NAME(n, s) s,
+    CJ_GROUP_METHODS(CJ_GM_NAME)
+#undef CJ_GM_NAME
 };

@@ -107,14 +107,58 @@ typedef enum {
     TY_STRING,        /* only as print / assert argument */
     TY_DTYPE,         /* a dtype used as a value: np.float32 in shared_memory */
     TY_NONE,          /* the None constant */
+    TY_GROUP,         /* a cooperative group (jit.cg): Type.group says which */
 } TypeKind;
+
+/* the cooperative groups of jit.cg (codegen/prelude.c spells them) */
+typedef enum {
+    GK_BLOCK,         /* this_thread_block() */
+    GK_GRID,          /* this_grid() */
+    GK_TILE,          /* tiled_partition(parent, n): Type.tile threads, n a power of 2 <= 32 */
+    GK_COALESCED,     /* coalesced_threads(): the threads active where it was made */
+} GroupKind;
+
+/* the methods of a group value, by the axis of a BI_CG_METHOD call:
+ * X(enum name, Python name) */
+#define CJ_GROUP_METHODS(X) \
+    X(SYNC, "sync") X(THREAD_RANK, "thread_rank") X(SIZE, "size") \
+    X(NUM_THREADS, "num_threads") X(GROUP_INDEX, "group_index") \
+    X(THREAD_INDEX, "thread_index") X(DIM_THREADS, "dim_threads") X(GROUP_DIM, "group_dim") \
+    X(IS_VALID, "is_valid") X(BLOCK_RANK, "block_rank") X(NUM_BLOCKS, "num_blocks") \
+    X(DIM_BLOCKS, "dim_blocks") X(BLOCK_INDEX, "block_index") \
+    X(META_GROUP_RANK, "meta_group_rank") X(META_GROUP_SIZE, "meta_group_size") \
+    X(SHFL, "shfl") X(SHFL_UP, "shfl_up") X(SHFL_DOWN, "shfl_down") X(SHFL_XOR, "shfl_xor") \
+    X(ANY, "any") X(ALL, "all") X(BALLOT, "ballot") X(MATCH_ANY, "match_any") \
+    X(MATCH_ALL, "match_all")
+
+typedef enum {
+#define CJ_GM_ENUM(n, s) GM_##n,
+    CJ_GROUP_METHODS(CJ_GM_ENUM)
+#undef CJ_GM_ENUM
+    GM_COUNT
+} GroupMethod;
+
+extern const char *const cj_group_method_names[GM_COUNT];
 
 typedef enum {
     MEM_GLOBAL,       /* an argument: view struct (data, shape, strides) */
     MEM_SHARED,       /* jit.shared_memory with a static shape */
     MEM_DYNSHARED,    /* jit.shared_memory(dtype, None) */
     MEM_LOCAL,        /* jit.local_memory */
+    MEM_CONST,        /* cuda.const.array_like: a __constant__ table (Type.table) */
 } MemSpace;
+
+/* A host NumPy array copied into the kernel as a __constant__ table
+ * (cuda.const.array_like): its bytes in C order; id: its index in
+ * Program.tables, given by typeinfer */
+typedef struct {
+    DType dt;
+    int ndim;
+    int64_t *shape;
+    int64_t nbytes;
+    const unsigned char *data;
+    int id;
+} CjTable;
 
 typedef struct Type Type;
 struct Type {
@@ -127,6 +171,10 @@ struct Type {
     int64_t *sshape;    /* static shape for shared / local arrays */
     int ntup;           /* TY_TUPLE */
     Type **tup;
+    CjTable *table;     /* MEM_CONST arrays */
+    GroupKind group;    /* TY_GROUP */
+    int tile;           /* GK_TILE: its threads */
+    int parent;         /* GK_TILE: its parent tile's threads, 0 for a block */
 };
 
 typedef struct {
@@ -147,6 +195,7 @@ Type *cj_none(void);
 Type *cj_array_type(Arena *a, DType dt, int ndim, char layout);
 Type *cj_tuple_type(Arena *a, Type **elems, int n);
 Type *cj_dtype_type(DType dt);
+Type *cj_group_type(Arena *a, GroupKind k, int tile, int parent);
 
 int cj_type_eq(const Type *x, const Type *y);
 int cj_is_weak(const Type *t);
@@ -206,6 +255,7 @@ typedef enum {
 
 typedef enum {
     AT_SHAPE, AT_SIZE, AT_NDIM, AT_STRIDES, AT_REAL, AT_IMAG, AT_DTYPE_ITEMSIZE,
+    AT_X, AT_Y, AT_Z,   /* of a dim3 (a group's group_index() ...): a 3-tuple */
 } AttrKind;
 
 /* builtins a call can name; the frontend resolves them, typeinfer checks them */
@@ -214,12 +264,16 @@ typedef enum {
     X(GRID) X(GRIDSIZE) X(LANEID) X(SYNCTHREADS) X(SYNCWARP) X(THREADFENCE) \
     X(SYNCTHREADS_COUNT) X(SYNCTHREADS_AND) X(SYNCTHREADS_OR) \
     X(THREADFENCE_BLOCK) X(THREADFENCE_SYSTEM) \
-    X(SHARED_MEMORY) X(LOCAL_MEMORY) \
+    X(SHARED_MEMORY) X(LOCAL_MEMORY) X(CONST_ARRAY) \
     X(ATOMIC_ADD) X(ATOMIC_SUB) X(ATOMIC_MAX) X(ATOMIC_MIN) X(ATOMIC_EXCH) \
     X(ATOMIC_AND) X(ATOMIC_OR) X(ATOMIC_XOR) X(ATOMIC_INC) X(ATOMIC_DEC) X(ATOMIC_CAS) \
+    X(ATOMIC_NANMAX) X(ATOMIC_NANMIN) \
     X(SHFL_SYNC) X(SHFL_UP_SYNC) X(SHFL_DOWN_SYNC) X(SHFL_XOR_SYNC) \
     X(ALL_SYNC) X(ANY_SYNC) X(EQ_SYNC) X(BALLOT_SYNC) X(ACTIVEMASK) X(LANEMASK_LT) \
+    X(MATCH_ANY_SYNC) X(MATCH_ALL_SYNC) \
     X(POPC) X(CLZ) X(FFS) X(BREV) X(SELP) \
+    X(CG_THIS_BLOCK) X(CG_THIS_GRID) X(CG_TILED_PARTITION) X(CG_COALESCED) \
+    X(CG_SYNC) X(CG_WAIT) X(CG_WAIT_PRIOR) X(CG_MEMCPY_ASYNC) X(CG_METHOD) \
     X(PRINT) X(RANGE) X(LEN) X(INT) X(FLOAT) X(BOOL) X(COMPLEX) X(CAST) \
     X(ABS) X(MIN) X(MAX) X(ROUND) X(CONJUGATE) \
     X(SQRT) X(EXP) X(EXPM1) X(LOG) X(LOG1P) X(LOG2) X(LOG10) X(POW) \
@@ -287,6 +341,7 @@ struct Node {
     int unroll;         /* ND_FOR: 0 no pragma, -1 `#pragma unroll`, n > 0 `#pragma unroll n` */
     int coll;           /* ND_CALL of a collective: CO_* combiner and flags; its
                          * dtype, if the spelling names one, in cval (CK_DTYPE) */
+    CjTable *table;     /* ND_CALL of BI_CONST_ARRAY */
 };
 
 struct Func {
@@ -330,6 +385,13 @@ enum {
     FEAT_ATOMIC16 = 1 << 15,    /* an atomic on int16, uint16 or float16 (inline PTX) */
     FEAT_LANEMASK = 1 << 16,    /* cj_lanemask_lt() (inline PTX) */
     FEAT_COLLECTIVE = 1 << 17,  /* block / warp reduce and scan (prelude.c) */
+    FEAT_CG = 1 << 18,          /* jit.cg: the block and what groups share (groups.c) */
+    FEAT_GRID_SYNC = 1 << 19,   /* this_grid().sync(): a cooperative launch */
+    FEAT_CG_COPY = 1 << 20,     /* jit.cg.memcpy_async */
+    FEAT_MATCH = 1 << 21,       /* match_all_sync (a (mask, pred) tuple) */
+    FEAT_CG_GRID = 1 << 22,     /* jit.cg: the grid group */
+    FEAT_CG_TILE = 1 << 23,     /* jit.cg: tiles */
+    FEAT_CG_COALESCED = 1 << 24,    /* jit.cg: coalesced groups */
 };
 
 typedef struct {
@@ -346,6 +408,8 @@ typedef struct {
     int nmsgs, mcap;
     Type **tuples;      /* tuple types that need a C++ struct */
     int ntuples, tcap;
+    CjTable **tables;       /* cuda.const.array_like tables, by id */
+    int ntables, tabcap;
     const char *ew_name;    /* the entry of an elementwise or reduction form */
     int coarse_vec;         /* >0: the kernel has an entry <name>_x<vec> (coarsen.c) */
     uint64_t coarse_mask;   /* parameters that entry reads and writes in packs */

@@ -119,6 +119,18 @@ cj_tuple_type(Arena *a, Type **elems, int n)
     return t;
 }
 
+/* a cooperative group's type (jit.cg) */
+Type *
+cj_group_type(Arena *a, GroupKind k, int tile, int parent)
+{
+    Type *t = cj_alloc(a, sizeof *t);
+    t->kind = TY_GROUP;
+    t->group = k;
+    t->tile = tile;
+    t->parent = parent;
+    return t;
+}
+
 /* ---- predicates ---- */
 
 /* Arrays are equal when dtype, ndim, layout, readonly, memory space and
@@ -127,7 +139,7 @@ static int
 array_eq(const Type *x, const Type *y)
 {
     if (x->dtype != y->dtype || x->ndim != y->ndim || x->layout != y->layout
-        || x->readonly != y->readonly || x->mem != y->mem) {
+        || x->readonly != y->readonly || x->mem != y->mem || x->table != y->table) {
         return 0;
     }
     if (!x->sshape || !y->sshape) {
@@ -172,6 +184,8 @@ cj_type_eq(const Type *x, const Type *y)
         return array_eq(x, y);
     case TY_TUPLE:
         return tuple_eq(x, y);
+    case TY_GROUP:
+        return x->group == y->group && x->tile == y->tile && x->parent == y->parent;
     case TY_VOID:
     case TY_WEAK_INT:
     case TY_WEAK_FLOAT:
@@ -470,6 +484,26 @@ tuple_str(Buf *b, const Type *t)
     buf_putc(b, ')');
 }
 
+/* thread_block, grid_group, thread_block_tile<8>, coalesced_group */
+static void
+group_str(Buf *b, const Type *t)
+{
+    switch (t->group) {
+    case GK_BLOCK:
+        buf_puts(b, "thread_block");
+        break;
+    case GK_GRID:
+        buf_puts(b, "grid_group");
+        break;
+    case GK_TILE:
+        buf_printf(b, "thread_block_tile<%d>", t->tile);
+        break;
+    case GK_COALESCED:
+        buf_puts(b, "coalesced_group");
+        break;
+    }
+}
+
 /* "float32", "float32[:, ::1]", "Tuple(int64, float32)", "Literal[int]" */
 void
 cj_type_str(Buf *b, const Type *t)
@@ -509,6 +543,9 @@ cj_type_str(Buf *b, const Type *t)
     case TY_NONE:
         buf_puts(b, "none");
         break;
+    case TY_GROUP:
+        group_str(b, t);
+        break;
     }
 }
 
@@ -532,6 +569,9 @@ array_mangle(Buf *b, const Type *t)
         break;
     case MEM_LOCAL:
         buf_putc(b, 'l');
+        break;
+    case MEM_CONST:
+        buf_printf(b, "k%d", t->table ? t->table->id : 0);
         break;
     }
 }
@@ -575,6 +615,9 @@ cj_type_mangle(Buf *b, const Type *t)
         break;
     case TY_NONE:
         buf_putc(b, 'n');
+        break;
+    case TY_GROUP:
+        buf_printf(b, "G%d_%d_%d", (int)t->group, t->tile, t->parent);
         break;
     }
 }

@@ -25,9 +25,11 @@ import sys
 
 import cujit
 from cujit import cooperative   # noqa: F401  (cuda.coop: from cujit.cuda import cooperative)
+from cujit import _ntypes
 from cujit import jit as _jit
 from cujit._cujit import Kernel
 from cujit._forms import guvectorize, vectorize   # numba.cuda's (target="cuda")
+from cujit._ntypes import types  # noqa: F401  (numba.types' names)
 
 # Numba's name in kernels -> cujit's builtin (the __cujit_builtin__ tag)
 SPELLINGS = {
@@ -45,23 +47,20 @@ SPELLINGS = {
     "laneid": "numba.laneid",                   # a value: cuda.laneid, not laneid()
     "shared.array": "numba.shared.array",       # (shape, dtype); shape=0: dynamic
     "local.array": "numba.local.array",
+    "const.array_like": "numba.const.array_like",   # a global NumPy array, read at compile time
     "atomic.add": "atomic_add", "atomic.sub": "atomic_sub",
     "atomic.max": "atomic_max", "atomic.min": "atomic_min",
     "atomic.exch": "atomic_exch", "atomic.inc": "atomic_inc", "atomic.dec": "atomic_dec",
     "atomic.and_": "atomic_and", "atomic.or_": "atomic_or", "atomic.xor": "atomic_xor",
     "atomic.cas": "atomic_cas",
     "atomic.compare_and_swap": "numba.compare_and_swap",   # on ary[0]
+    "atomic.nanmax": "atomic_nanmax", "atomic.nanmin": "atomic_nanmin",
+    "match_any_sync": "match_any_sync", "match_all_sync": "match_all_sync",
+    "cg.this_grid": "cg.this_grid",
 }
 
 # Numba names cujit has no version of yet, and what to do instead
 UNSUPPORTED = {
-    "const.array_like": "constant memory is not supported yet: pass the array as a "
-                        "kernel argument",
-    "atomic.nanmax": "use cuda.atomic.max (NaN handling may differ)",
-    "atomic.nanmin": "use cuda.atomic.min (NaN handling may differ)",
-    "match_any_sync": "not supported yet",
-    "match_all_sync": "not supported yet",
-    "cg.this_grid": "cooperative groups are not supported",
 }
 
 
@@ -125,6 +124,8 @@ def _install():
 
 _install()
 
+# Numba's type objects: float32, int32[:], void(float32[:], int32) (_ntypes.py)
+globals().update(_ntypes.TYPES)
 threadIdx = _jit.threadIdx
 blockIdx = _jit.blockIdx
 blockDim = _jit.blockDim
@@ -228,10 +229,9 @@ class Dispatcher(Kernel):
 
 
 def _sig(signature):
-    """Numba passes signatures as strings or as tuples of argument types."""
-    if isinstance(signature, (tuple, list)):
-        return "(" + ", ".join(str(t) for t in signature) + ")"
-    return signature
+    """Numba passes signatures as strings, signature objects (void(float32[:],
+    int32), cujit.cuda's or numba's) or tuples of argument types."""
+    return _ntypes.signature_string(signature)
 
 
 def _make(func, device, options):
@@ -256,8 +256,9 @@ def jit(func_or_sig=None, device=False, inline=False, link=None, debug=None, opt
     options = dict(kws, inline=inline, debug=debug, opt=opt, lineinfo=lineinfo, cache=cache,
                    fastmath=fastmath, max_registers=max_registers, boundscheck=boundscheck)
     sigs = None
-    if isinstance(func_or_sig, (str, list, tuple)):
-        # a list holds signatures; a tuple is one signature (its argument types)
+    if isinstance(func_or_sig, (str, list, tuple)) or _ntypes.is_signature(func_or_sig):
+        # a list holds signatures; a tuple is one signature (its argument types), as is
+        # void(float32[:], int32)
         sigs = list(func_or_sig) if isinstance(func_or_sig, list) else [func_or_sig]
         func_or_sig = None
 
@@ -447,4 +448,5 @@ __all__ = sorted(set(k.partition(".")[0] for k in SPELLINGS) | {
     "jit", "threadIdx", "blockIdx", "blockDim", "gridDim", "warpsize", "const",
     "to_device", "device_array", "device_array_like", "pinned_array", "pinned_array_like",
     "mapped_array", "stream", "event", "synchronize", "select_device",
-    "get_current_device", "is_available", "detect", "reduce", "vectorize", "guvectorize"})
+    "get_current_device", "is_available", "detect", "reduce", "vectorize", "guvectorize",
+    "types"} | set(_ntypes.TYPES))

@@ -13,11 +13,12 @@ __all__ = ["rawkernel", "threadIdx", "blockIdx", "blockDim", "gridDim", "grid",
            "threadfence_block", "threadfence_system", "shared_memory", "local_memory",
            "atomic_add", "atomic_sub", "atomic_max", "atomic_min", "atomic_exch",
            "atomic_and", "atomic_or", "atomic_xor", "atomic_inc", "atomic_dec",
-           "atomic_cas", "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync",
+           "atomic_cas", "atomic_nanmax", "atomic_nanmin", "shfl_sync", "shfl_up_sync",
+           "shfl_down_sync", "shfl_xor_sync",
            "all_sync", "any_sync", "ballot_sync", "activemask", "popc", "clz", "ffs",
            "brev", "syncthreads_count", "syncthreads_and", "syncthreads_or", "eq_sync",
            "lanemask_lt", "selp", "fma", "cbrt", "block_reduce", "warp_reduce",
-           "block_scan", "warp_scan", "cub"]
+           "block_scan", "warp_scan", "cub", "match_any_sync", "match_all_sync", "cg"]
 
 
 def rawkernel(device=False, boundscheck=False, fast_compile=False, *, mode="python"):
@@ -75,6 +76,28 @@ warpsize = 32
 range = _Builtin("range")
 
 for _name in __all__:
-    if _name not in globals():
+    if _name not in globals() and _name != "cg":
         globals()[_name] = _Builtin(_name)
 del _name
+
+
+class _CG:
+    """jit.cg: cooperative groups, as cupyx.jit.cg spells them
+    (``from cujit.jit import cg``; ``g = cg.this_thread_block()``,
+    ``g.sync()``, ``cg.this_grid().sync()``, ``cg.tiled_partition(g, 8)``).
+    The names exist inside kernels only."""
+
+    __cujit_builtin__ = "cg"
+    __all__ = ["this_thread_block", "this_grid", "tiled_partition", "coalesced_threads",
+               "sync", "wait", "wait_prior", "memcpy_async"]
+
+    def __init__(self):
+        for name in self.__all__:
+            b = _Builtin("cg." + name)
+            setattr(self, name, b)
+
+    def __repr__(self):
+        return "<cujit namespace jit.cg>"
+
+
+cg = _CG()

@@ -97,6 +97,10 @@ resolved_value(Fe *f, Resolved *r, PyObject *e, Loc loc)
         if (tag && PyUnicode_Check(tag)) {
             const char *t = fe_utf8(f, tag);
             Py_DECREF(tag);
+            if (strcmp(t, "cg") == 0) {
+                fe_fail(f, loc, "jit.cg is a namespace, not a value: call its functions "
+                        "(jit.cg.this_thread_block(), ...)");
+            }
             fe_fail(f, loc, "jit.%s is not a value: use jit.%s.x, jit.%s.y or jit.%s.z",
                     t, t, t, t);
         }
@@ -122,7 +126,7 @@ resolved_value(Fe *f, Resolved *r, PyObject *e, Loc loc)
 
 /* attribute := dotted global name (math.pi, jit.blockIdx.x)
  *            | expr '.' ('shape' | 'size' | 'ndim' | 'strides' | 'real' | 'imag'
- *                       | 'itemsize') */
+ *                       | 'itemsize' | 'x' | 'y' | 'z')   (x, y, z: of a dim3) */
 static Node *
 attribute(Fe *f, PyObject *e, Loc loc)
 {
@@ -133,6 +137,7 @@ attribute(Fe *f, PyObject *e, Loc loc)
     static const struct { const char *name; int kind; } attrs[] = {
         {"shape", AT_SHAPE}, {"size", AT_SIZE}, {"ndim", AT_NDIM}, {"strides", AT_STRIDES},
         {"real", AT_REAL}, {"imag", AT_IMAG}, {"itemsize", AT_DTYPE_ITEMSIZE},
+        {"x", AT_X}, {"y", AT_Y}, {"z", AT_Z},
     };
     const char *an = fe_utf8(f, fe_get(f, e, S_attr));
     for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
@@ -150,7 +155,7 @@ attribute(Fe *f, PyObject *e, Loc loc)
         }
     }
     fe_fail(f, loc, "attribute '%s' is not supported in kernels (arrays have .shape, .size, "
-            ".ndim, .strides; numbers have .real, .imag)", an);
+            ".ndim, .strides; numbers have .real, .imag; a group's dim3 has .x, .y, .z)", an);
 }
 
 /* subscript := expr '[' expr { ',' expr } ']'   (no slices) */
@@ -322,7 +327,21 @@ first_element_args(Fe *f, Node *n, Loc loc)
     n->n = 4;
 }
 
-/* method := expr '.' ('conjugate' | 'conj') '(' ')'   (the only method) */
+/* A group's method by its Python name (GM_*), -1 for none. */
+static int
+group_method(const char *name)
+{
+    for (int m = 0; m < GM_COUNT; m++) {
+        if (strcmp(cj_group_method_names[m], name) == 0) {
+            return m;
+        }
+    }
+    return -1;
+}
+
+/* method := expr '.' ('conjugate' | 'conj') '(' ')'
+ *         | expr '.' group_method '(' exprs ')'   (a jit.cg group: g.sync(),
+ *           t.shfl_down(v, 1); typeinfer checks that expr is a group) */
 static Node *
 method_call(Fe *f, PyObject *e, PyObject *fn, Node *n, Loc loc)
 {
@@ -330,16 +349,71 @@ method_call(Fe *f, PyObject *e, PyObject *fn, Node *n, Loc loc)
     if (fe_fused(f) && strcmp(an, "conjugate") != 0 && strcmp(an, "conj") != 0) {
         return fused_method(f, e, fn, n, an, loc);
     }
-    if (strcmp(an, "conjugate") != 0 && strcmp(an, "conj") != 0) {
+    int gm = group_method(an);
+    if (strcmp(an, "conjugate") != 0 && strcmp(an, "conj") != 0 && gm < 0) {
         fe_fail(f, loc, "method '%s' is not supported in kernels", an);
     }
-    n->op = BI_CONJUGATE;
-    n->list = cj_alloc(f->cx->arena, sizeof(Node *));
+    if (PyList_GET_SIZE(fe_get(f, e, S_keywords))) {
+        fe_fail(f, loc, "%s() takes no keyword arguments in kernels", an);
+    }
+    int nargs;
+    Node **args = fe_expr_list(f, fe_get(f, e, S_args), &nargs);
+    n->op = gm >= 0 ? BI_CG_METHOD : BI_CONJUGATE;
+    n->axis = gm >= 0 ? gm : 0;
+    n->n = nargs + 1;
+    n->list = cj_alloc(f->cx->arena, sizeof(Node *) * (size_t)(nargs + 1));
     n->list[0] = fe_expr(f, fe_get(f, fn, S_value));
-    n->n = 1;
-    if (PyList_GET_SIZE(fe_get(f, e, S_args)) || PyList_GET_SIZE(fe_get(f, e, S_keywords))) {
+    for (int i = 0; i < nargs; i++) {
+        n->list[i + 1] = args[i];
+    }
+    if (gm < 0 && nargs) {
         fe_fail(f, loc, "conjugate() takes no arguments");
     }
+    return n;
+}
+
+/* const_array := 'cuda.const.array_like' '(' name ')' where name is a global
+ * or closure NumPy array: its dtype, shape and bytes (C order), read now */
+static Node *
+const_array(Fe *f, PyObject *e, Node *n, Loc loc)
+{
+    PyObject *args = fe_get(f, e, S_args);
+    if (PyList_GET_SIZE(args) != 1 || PyList_GET_SIZE(fe_get(f, e, S_keywords))) {
+        fe_fail_kind(f, loc, CE_TYPE, "cuda.const.array_like() takes one argument, a NumPy "
+                     "array");
+    }
+    PyObject *a = PyList_GET_ITEM(args, 0);
+    Resolved r;
+    int global = fe_resolve(f, a, &r);
+    if (!global || !r.obj || strcmp(Py_TYPE(r.obj)->tp_name, "numpy.ndarray") != 0) {
+        fe_fail_kind(f, fe_loc_of(f, a), CE_TYPE, "cuda.const.array_like() takes a NumPy "
+                     "array that is a global or closure variable (its values are copied "
+                     "into the kernel when it compiles), not %s",
+                     !global || !r.obj ? "a local variable or an expression"
+                     : fe_describe_object(f, r.obj));
+    }
+    CjTable *t = cj_alloc(f->cx->arena, sizeof *t);
+    PyObject *dt = fe_keep(f, PyObject_GetAttr(r.obj, fe_names[S_dtype]));
+    PyObject *shape = fe_keep(f, PyObject_GetAttrString(r.obj, "shape"));
+    PyObject *bytes = fe_keep(f, PyObject_CallMethod(r.obj, "tobytes", NULL));
+    if (!dt || !shape || !bytes || !PyTuple_Check(shape) || !PyBytes_Check(bytes)) {
+        fe_fail_py(f, loc, "cuda.const.array_like(): cannot read the array");
+    }
+    t->ndim = (int)PyTuple_GET_SIZE(shape);
+    if (!fe_dtype_of_object(f, dt, &t->dt) || t->ndim < 1 || t->ndim > 8) {
+        fe_fail_kind(f, loc, CE_TYPE, "cuda.const.array_like() takes an array of 1 to 8 "
+                     "dimensions of a number dtype, not %s", fe_describe_object(f, r.obj));
+    }
+    t->shape = cj_alloc(f->cx->arena, sizeof(int64_t) * (size_t)t->ndim);
+    for (int i = 0; i < t->ndim; i++) {
+        t->shape[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, i));
+    }
+    t->nbytes = (int64_t)PyBytes_GET_SIZE(bytes);
+    unsigned char *copy = cj_alloc(f->cx->arena, (size_t)t->nbytes + 1);
+    memcpy(copy, PyBytes_AS_STRING(bytes), (size_t)t->nbytes);
+    t->data = copy;
+    n->op = BI_CONST_ARRAY;
+    n->table = t;
     return n;
 }
 
@@ -361,7 +435,7 @@ unsupported_call(Fe *f, PyObject *obj, Loc loc)
     PyErr_Clear();
 }
 
-/* call := name '(' exprs [',' keywords] ')' | method
+/* call := name '(' exprs [',' keywords] ')' | method | const_array
  * where name is a jit, math or Python builtin, a NumPy dtype (a cast) or a
  * device function */
 static Node *
@@ -393,6 +467,9 @@ call(Fe *f, PyObject *e, Loc loc)
     }
     switch (r.kind) {
     case R_BUILTIN:
+        if (r.bi == BI_CONST_ARRAY) {
+            return const_array(f, e, n, loc);
+        }
         if (r.bi == BI_THREADIDX || r.bi == BI_BLOCKIDX || r.bi == BI_BLOCKDIM
             || r.bi == BI_GRIDDIM) {
             fe_fail(f, loc, "%s.%c is a number, not a function: it cannot be called; drop the ()",

@@ -32,8 +32,8 @@ enum {
     X(ops) X(values) X(func) X(keywords) X(attr) X(slice) X(elts) X(id) X(msg) \
     X(lineno) X(col_offset) X(end_col_offset) X(end_lineno) X(name) \
     X(co_filename) X(co_firstlineno) X(co_freevars) X(__code__) X(__globals__) \
-    X(__closure__) X(cell_contents) X(__cujit_builtin__) X(__cujit_unsupported__) \
-    X(__module__) \
+    X(__closure__) X(cell_contents) X(__cujit_builtin__) X(__cujit_dtype__) \
+    X(__cujit_unsupported__) X(__module__) \
     X(__name__) X(dtype) X(item) X(getlines) X(returns) X(type_comment) X(co_varnames) \
     X(co_argcount) X(walk)
 

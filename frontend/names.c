@@ -44,6 +44,14 @@ static const BuiltinName jit_names[] = {
     {"all_sync", BI_ALL_SYNC, 0}, {"any_sync", BI_ANY_SYNC, 0}, {"eq_sync", BI_EQ_SYNC, 0},
     {"ballot_sync", BI_BALLOT_SYNC, 0}, {"activemask", BI_ACTIVEMASK, 0},
     {"lanemask_lt", BI_LANEMASK_LT, 0},
+    {"match_any_sync", BI_MATCH_ANY_SYNC, 0}, {"match_all_sync", BI_MATCH_ALL_SYNC, 0},
+    {"atomic_nanmax", BI_ATOMIC_NANMAX, 0}, {"atomic_nanmin", BI_ATOMIC_NANMIN, 0},
+    /* jit.cg (cupyx.jit.cg) and Numba's cuda.cg */
+    {"cg.this_thread_block", BI_CG_THIS_BLOCK, 0}, {"cg.this_grid", BI_CG_THIS_GRID, 0},
+    {"cg.tiled_partition", BI_CG_TILED_PARTITION, 0},
+    {"cg.coalesced_threads", BI_CG_COALESCED, 0}, {"cg.sync", BI_CG_SYNC, 0},
+    {"cg.wait", BI_CG_WAIT, 0}, {"cg.wait_prior", BI_CG_WAIT_PRIOR, 0},
+    {"cg.memcpy_async", BI_CG_MEMCPY_ASYNC, 0},
     {"popc", BI_POPC, 0}, {"clz", BI_CLZ, 0}, {"ffs", BI_FFS, 0}, {"brev", BI_BREV, 0},
     {"selp", BI_SELP, 0}, {"cbrt", BI_CBRT, 0}, {"fma", BI_FMA, 0},
     {"range", BI_RANGE, 0},
@@ -52,6 +60,7 @@ static const BuiltinName jit_names[] = {
     /* Numba's spellings that differ in form, not in meaning (cujit/cuda.py) */
     {"numba.shared.array", BI_SHARED_MEMORY, FE_V_NUMBA_ALLOC},
     {"numba.local.array", BI_LOCAL_MEMORY, FE_V_NUMBA_ALLOC},
+    {"numba.const.array_like", BI_CONST_ARRAY, 0},
     {"numba.compare_and_swap", BI_ATOMIC_CAS, FE_V_FIRST_ELEMENT},
     {"numba.laneid", BI_LANEID, FE_V_VALUE},
     {NULL, 0, 0},
@@ -293,6 +302,32 @@ fuse_name(Fe *f, PyObject *obj, Loc loc, Resolved *r)
     return 1;
 }
 
+/* A Numba type object as its dtype: cujit.cuda's float32 (tagged
+ * __cujit_dtype__) or numba's own (numba.float32, numba.types.int32: a type
+ * defined in numba whose str is a dtype name). */
+static int
+numba_dtype(PyObject *obj, Resolved *r)
+{
+    PyObject *tag = PyObject_GetAttr(obj, fe_names[S___cujit_dtype__]);
+    if (!tag) {
+        PyErr_Clear();
+        PyObject *mod = PyObject_GetAttr((PyObject *)Py_TYPE(obj), fe_names[S___module__]);
+        const char *m = mod && PyUnicode_Check(mod) ? PyUnicode_AsUTF8(mod) : NULL;
+        if (m && (strcmp(m, "numba") == 0 || strncmp(m, "numba.", 6) == 0)) {
+            tag = PyObject_Str(obj);
+        }
+        Py_XDECREF(mod);
+        PyErr_Clear();
+    }
+    int ok = tag && PyUnicode_Check(tag) && cj_dtype_from_name(PyUnicode_AsUTF8(tag), &r->dt);
+    Py_XDECREF(tag);
+    PyErr_Clear();
+    if (ok) {
+        r->kind = R_DTYPE;
+    }
+    return ok;
+}
+
 /* What a Python object found by name means inside a kernel: a jit, math or
  * Python builtin, a namespace (module), a dtype, a device function or
  * kernel, a constant folded in, or something kernels cannot use. */
@@ -327,6 +362,9 @@ classify(Fe *f, PyObject *obj, Loc loc)
     if (c) {
         r.kind = R_CONST;
         r.node = c;
+        return r;
+    }
+    if (numba_dtype(obj, &r)) {
         return r;
     }
     r.kind = R_OTHER;

@@ -277,6 +277,11 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
         if (rt_launch(&e->rkx[dev], g, c->block, 0, c->stream, params, kname) < 0) {
             goto done;
         }
+    } else if (e->c.cooperative) {
+        if (rt_launch_cooperative(&e->rk[dev], c->grid, c->block, c->shmem, c->stream, params,
+                                  kname) < 0) {
+            goto done;
+        }
     } else if (rt_launch(&e->rk[dev], c->grid, c->block, c->shmem, c->stream, params,
                          kname) < 0) {
         goto done;

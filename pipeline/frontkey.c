@@ -189,8 +189,40 @@ key_numpy(Keyer *k, PyObject *v)
     return 1;
 }
 
+/* a small NumPy array (cuda.const.array_like copies it into the kernel):
+ * its dtype, shape and bytes; 0 for anything else */
+static int
+key_ndarray(Keyer *k, PyObject *v)
+{
+    if (strcmp(Py_TYPE(v)->tp_name, "numpy.ndarray") != 0) {
+        return 0;
+    }
+    PyObject *nb = PyObject_GetAttrString(v, "nbytes");
+    long long n = nb ? PyLong_AsLongLong(nb) : -1;
+    Py_XDECREF(nb);
+    PyObject *d = n >= 0 && n <= 65536 ? PyObject_GetAttrString(v, "dtype") : NULL;
+    PyObject *ds = d ? PyObject_Str(d) : NULL;
+    PyObject *shape = d ? PyObject_GetAttrString(v, "shape") : NULL;
+    PyObject *sr = shape ? PyObject_Repr(shape) : NULL;
+    PyObject *bytes = sr ? PyObject_CallMethod(v, "tobytes", NULL) : NULL;
+    int ok = ds && sr && bytes && PyBytes_Check(bytes);
+    if (ok) {
+        put_str(k, 'A', ds);
+        put_str(k, 's', sr);
+        put_bytes(k, 'b', PyBytes_AS_STRING(bytes), (size_t)PyBytes_GET_SIZE(bytes));
+    }
+    Py_XDECREF(d);
+    Py_XDECREF(ds);
+    Py_XDECREF(shape);
+    Py_XDECREF(sr);
+    Py_XDECREF(bytes);
+    PyErr_Clear();
+    return ok;
+}
+
 /* a builtin or NumPy type, a C function of a known module, a NumPy ufunc,
- * a jit name (its __cujit_builtin__ tag) */
+ * a jit name (its __cujit_builtin__ tag), a Numba type of cujit.cuda (its
+ * __cujit_dtype__) */
 static int
 key_library(Keyer *k, PyObject *v)
 {
@@ -209,6 +241,10 @@ key_library(Keyer *k, PyObject *v)
     }
     if (str_attr(v, "__cujit_builtin__", name, sizeof name)) {
         put_cstr(k, 'J', name);
+        return 1;
+    }
+    if (str_attr(v, "__cujit_dtype__", name, sizeof name)) {
+        put_cstr(k, 'D', name);         /* cujit.cuda's float32: a dtype */
         return 1;
     }
     return 0;
@@ -310,7 +346,7 @@ key_value(Keyer *k, PyObject *v, int depth)
         put_cstr(k, 'M', name);
         return known_module(name) ? 0 : key_module(k, v, depth);
     }
-    if (key_library(k, v) || key_numpy(k, v)) {
+    if (key_library(k, v) || key_numpy(k, v) || key_ndarray(k, v)) {
         return 0;
     }
     if (PyFunction_Check(v)) {

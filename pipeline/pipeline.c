@@ -143,6 +143,7 @@ kernel_result(Program *p, Type **types, int n, PlCompiled *out)
     out->check_errors = (p->features & (FEAT_ASSERT | FEAT_BOUNDS)) != 0;
     out->has_dynshared = (p->features & FEAT_DYNSHARED) != 0;
     out->has_print = (p->features & FEAT_PRINT) != 0;
+    out->cooperative = (p->features & FEAT_GRID_SYNC) != 0;
     out->coarse_vec = p->coarse_vec;
     out->coarse_mask = p->coarse_mask;
     return 0;

@@ -35,7 +35,7 @@ put_str(Buf *b, const char *s)
 }
 
 /* the numbers of c, in one order for both directions */
-#define NINTS (10 + PL_MAXOUT + PL_MAXIN)
+#define NINTS (11 + PL_MAXOUT + PL_MAXIN)
 
 static void
 ints_of(const PlCompiled *c, int64_t *v)
@@ -50,6 +50,7 @@ ints_of(const PlCompiled *c, int64_t *v)
     v[n++] = c->nout;
     v[n++] = c->acc_size;
     v[n++] = c->fast_compile;
+    v[n++] = c->cooperative;
     v[n++] = PL_MAXOUT * 1000 + PL_MAXIN;   /* the layout of what follows */
     for (int i = 0; i < PL_MAXOUT; i++) {
         v[n++] = c->out[i];
@@ -73,6 +74,7 @@ set_ints(PlCompiled *c, const int64_t *v)
     c->nout = (int)v[n++];
     c->acc_size = (int)v[n++];
     c->fast_compile = (int)v[n++];
+    c->cooperative = (int)v[n++];
     if (v[n++] != PL_MAXOUT * 1000 + PL_MAXIN || c->nout < 0 || c->nout > PL_MAXOUT) {
         return -1;
     }

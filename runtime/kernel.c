@@ -316,26 +316,110 @@ rt_load_kernel(const char *src, const char *name, const char *key_extra, RtKerne
 
 #define DEFAULT_DYNSHARED (48 * 1024)
 
+/* more dynamic shared memory than the default needs the function's opt-in */
+static int
+opt_in_shared(RtKernel *k, unsigned shmem, const char *kname)
+{
+    if (shmem <= DEFAULT_DYNSHARED) {
+        return 0;
+    }
+    CUresult r = rt_cu.cuFuncSetAttribute(k->function,
+                                          CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                          (int)shmem);
+    if (r != CUDA_SUCCESS) {
+        return rt_cuda_fail(r, "kernel '%s' cannot have %u bytes of dynamic shared memory",
+                            kname, shmem);
+    }
+    return 0;
+}
+
+static int
+launch_failed(CUresult r, const unsigned grid[3], const unsigned block[3], unsigned shmem,
+              const char *kname)
+{
+    return rt_cuda_fail(r, "launching kernel '%s' (grid %u,%u,%u, block %u,%u,%u, "
+                        "%u bytes shared)", kname, grid[0], grid[1], grid[2], block[0],
+                        block[1], block[2], shmem);
+}
+
 int
 rt_launch(RtKernel *k, const unsigned grid[3], const unsigned block[3], unsigned shmem,
           void *stream, void **params, const char *kname)
 {
-    CUresult r;
-    if (shmem > DEFAULT_DYNSHARED) {
-        /* opt in to more dynamic shared memory than the default */
-        r = rt_cu.cuFuncSetAttribute(k->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                     (int)shmem);
-        if (r != CUDA_SUCCESS) {
-            return rt_cuda_fail(r, "kernel '%s' cannot have %u bytes of dynamic shared memory",
-                                kname, shmem);
-        }
+    if (opt_in_shared(k, shmem, kname) < 0) {
+        return -1;
     }
-    r = rt_cu.cuLaunchKernel(k->function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
-                             shmem, stream, params, NULL);
+    CUresult r = rt_cu.cuLaunchKernel(k->function, grid[0], grid[1], grid[2], block[0], block[1],
+                                      block[2], shmem, stream, params, NULL);
     if (r != CUDA_SUCCESS) {
-        return rt_cuda_fail(r, "launching kernel '%s' (grid %u,%u,%u, block %u,%u,%u, "
-                            "%u bytes shared)", kname, grid[0], grid[1], grid[2], block[0],
-                            block[1], block[2], shmem);
+        return launch_failed(r, grid, block, shmem, kname);
+    }
+    return 0;
+}
+
+/* the most blocks of `threads` threads and `shmem` bytes that can be
+ * resident on k's device at once; -1 with an exception */
+static long long
+coresident_blocks(RtKernel *k, unsigned threads, unsigned shmem, const char *kname)
+{
+    RtDevice *d = rt_device(k->device);
+    if (!d) {
+        return -1;
+    }
+    if (!d->coop) {
+        int v = 0;
+        CUresult r = rt_cu.cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH,
+                                                d->dev);
+        if (r != CUDA_SUCCESS) {
+            return rt_cuda_fail(r, "cuDeviceGetAttribute(COOPERATIVE_LAUNCH) failed");
+        }
+        d->coop = v && rt_cu.cuLaunchCooperativeKernel
+                  && rt_cu.cuOccupancyMaxActiveBlocksPerMultiprocessor ? 1 : -1;
+    }
+    if (d->coop < 0) {
+        PyErr_Format(PyExc_RuntimeError, "kernel '%s' synchronises its grid "
+                     "(this_grid().sync()), which needs a cooperative launch, and device "
+                     "%d (%s) or its driver has none", kname, k->device, d->name);
+        return -1;
+    }
+    int per_sm = 0;
+    CUresult r = rt_cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k->function,
+                                                                   (int)threads, shmem);
+    if (r != CUDA_SUCCESS) {
+        return rt_cuda_fail(r, "kernel '%s': cuOccupancyMaxActiveBlocksPerMultiprocessor "
+                            "(block of %u threads, %u bytes shared) failed", kname, threads,
+                            shmem);
+    }
+    int sms = rt_device_attr(d, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, &d->sm_count);
+    return sms < 0 ? -1 : (long long)per_sm * sms;
+}
+
+int
+rt_launch_cooperative(RtKernel *k, const unsigned grid[3], const unsigned block[3],
+                      unsigned shmem, void *stream, void **params, const char *kname)
+{
+    if (opt_in_shared(k, shmem, kname) < 0) {
+        return -1;
+    }
+    long long blocks = (long long)grid[0] * grid[1] * grid[2];
+    long long most = coresident_blocks(k, block[0] * block[1] * block[2], shmem, kname);
+    if (most < 0) {
+        return -1;
+    }
+    if (blocks > most) {
+        PyErr_Format(PyExc_ValueError, "kernel '%s' synchronises its grid "
+                     "(this_grid().sync()), so all its blocks must be resident at once: the "
+                     "grid (%u, %u, %u) has %lld blocks of (%u, %u, %u) threads, but at most "
+                     "%lld fit on device %d; launch at most %lld blocks (a grid-stride loop "
+                     "covers the rest)", kname, grid[0], grid[1], grid[2], blocks, block[0],
+                     block[1], block[2], most, k->device, most);
+        return -1;
+    }
+    CUresult r = rt_cu.cuLaunchCooperativeKernel(k->function, grid[0], grid[1], grid[2],
+                                                 block[0], block[1], block[2], shmem, stream,
+                                                 params);
+    if (r != CUDA_SUCCESS) {
+        return launch_failed(r, grid, block, shmem, kname);
     }
     return 0;
 }

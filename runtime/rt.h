@@ -199,6 +199,14 @@ int rt_launch_dims(PyObject *o, unsigned out[3], const char *what);
 int rt_launch(RtKernel *k, const unsigned grid[3], const unsigned block[3],
               unsigned shmem, void *stream, void **params, const char *kname);
 
+/* cuLaunchCooperativeKernel, for a kernel that synchronises its grid
+ * (jit.cg.this_grid().sync()): checks first that the device has cooperative
+ * launches and that every block of the grid fits on it at once (the
+ * occupancy per SM times the SMs), else a ValueError naming the kernel,
+ * the grid and the most blocks that fit: never a launch that would hang. */
+int rt_launch_cooperative(RtKernel *k, const unsigned grid[3], const unsigned block[3],
+                          unsigned shmem, void *stream, void **params, const char *kname);
+
 /* Waits for `stream` and flushes stdout (what kernels printed); raises
  * CudaError naming kname if the stream failed. */
 int rt_stream_synchronize(void *stream, const char *kname);

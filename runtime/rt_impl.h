@@ -93,6 +93,7 @@ enum {
     CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
     CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
     CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+    CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH = 95,
     CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
     CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED = 115,
 };
@@ -142,6 +143,12 @@ enum {
     X(cuLaunchKernel, "cuLaunchKernel", 0, \
       (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, \
        unsigned bz, unsigned shmem, CUstream s, void **params, void **extra)) \
+    X(cuLaunchCooperativeKernel, "cuLaunchCooperativeKernel", 1, \
+      (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, \
+       unsigned bz, unsigned shmem, CUstream s, void **params)) \
+    X(cuOccupancyMaxActiveBlocksPerMultiprocessor, \
+      "cuOccupancyMaxActiveBlocksPerMultiprocessor", 1, \
+      (int *n, CUfunction f, int block, size_t shmem)) \
     X(cuMemAlloc, "cuMemAlloc_v2", 0, (CUdeviceptr *p, size_t n)) \
     X(cuMemFree, "cuMemFree_v2", 0, (CUdeviceptr p)) \
     X(cuMemAllocFromPoolAsync, "cuMemAllocFromPoolAsync", 1, \
@@ -198,6 +205,7 @@ typedef struct {
     int cc_major, cc_minor;     /* 0 until read */
     int max_threads;            /* 0 until read */
     int sm_count;               /* 0 until read */
+    int coop;                   /* cooperative launches: 0 until read, 1 yes, -1 no */
     int max_shared, max_shared_optin;
     int pool_state;             /* 0 unknown, 1 pool, -1 plain cuMemAlloc */
     CUmemoryPool pool;

@@ -74,6 +74,8 @@ static cj_dim3 threadIdx, blockIdx, blockDim, gridDim;
 #define __forceinline__ inline
 #define __noinline__
 #define __restrict__
+#define __constant__
+#define __align__(n) __attribute__((aligned(n)))
 static inline float __int_as_float(int i) { float f; memcpy(&f, &i, 4); return f; }
 static inline int __float_as_int(float f) { int i; memcpy(&i, &f, 4); return i; }
 static inline double __longlong_as_double(long long i) { double f; memcpy(&f, &i, 8); return f; }

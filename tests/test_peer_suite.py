@@ -35,11 +35,16 @@ def test_numba_imports_renamed():
         import numba.cuda as nc
         """)
     assert "from cujit import cuda; from numba import njit" in out
-    assert "from cujit.cuda import jit as cjit, to_device" in out
-    assert "from numba.cuda import types" in out
     assert "from numba.cuda.testing import CUDATestCase" in out      # helpers stay
     assert "import cujit.cuda as nc" in out
-    assert "numba.njit" in kept and "numba.cuda.types" in kept
+    assert "numba.njit" in kept
+    # numba.cuda.types is Numba's until cujit.cuda has it (cujit/_ntypes.py)
+    if "types" in NAMES["cujit.cuda"]:
+        assert "from cujit.cuda import jit as cjit, types, to_device" in out
+        assert "numba.cuda.types" not in kept
+    else:
+        assert "from cujit.cuda import jit as cjit, to_device" in out
+        assert "from numba.cuda import types" in out and "numba.cuda.types" in kept
     # Numba's type objects are Numba's until cujit.cuda has them
     assert ("numba.float32" in kept) != ("float32" in NAMES["cujit.cuda"])
 

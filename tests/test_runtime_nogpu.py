@@ -242,6 +242,14 @@ def test_fake_driver_cupy_fields(fake_driver, fake_cupy, tmp_path, fields):
                  CUJIT_CUPY_FIELDS=fields)
 
 
+@pytest.mark.parametrize("nocoop", ["0", "1"])
+def test_fake_driver_cooperative_launch(fake_driver, tmp_path, nocoop):
+    """this_grid().sync(): cuLaunchCooperativeKernel after the residency check"""
+    nvrtc_or_skip()
+    env = {"FAKECUDA_NOCOOP": "1"} if nocoop == "1" else {}
+    run_scenario(fake_driver, "cooperative", tmp_path, **env)
+
+
 def test_fake_driver_kernels_and_disk_cache(fake_driver, tmp_path):
     nvrtc_or_skip()
     r = run_scenario(fake_driver, "kernels", tmp_path, "first", CUJIT_LOG="1")

@@ -198,6 +198,43 @@ alloc_type(Ti *t, Node *n)
     return ty;
 }
 
+/* cuda.const.array_like(global_array): a read-only C-order array in
+ * __constant__ memory (64 KiB for every table of the kernel) */
+static Type *
+const_array_type(Ti *t, Node *n)
+{
+    CjTable *tb = n->table;
+    Program *p = t->p;
+    int64_t total = 0;
+    int known = 0;
+    for (int i = 0; i < p->ntables; i++) {
+        known |= p->tables[i] == tb;
+        total += p->tables[i]->nbytes;
+    }
+    if (!known) {
+        if (total + tb->nbytes > 65536) {
+            ti_err_kind(t, n, CE_VALUE, "cuda.const.array_like(): the kernel's constant "
+                        "arrays would take %lld bytes, more than the 64 KiB of constant "
+                        "memory; pass the array as an argument instead",
+                        (long long)(total + tb->nbytes));
+        }
+        tb->id = p->ntables;
+        p->tables = (CjTable **)cj_vec_push(p->arena, (void **)p->tables, &p->ntables,
+                                            &p->tabcap, tb);
+    }
+    Type *ty = cj_array_type(p->arena, tb->dt, tb->ndim, 'C');
+    ty->readonly = 1;
+    ty->mem = MEM_CONST;
+    ty->sshape = tb->shape;
+    ty->table = tb;
+    if (tb->dt == DT_F16) {
+        p->features |= FEAT_F16;
+    } else if (cj_dtypes[tb->dt].kind == 'c') {
+        p->features |= FEAT_COMPLEX;
+    }
+    return ty;
+}
+
 #define DM(d) (1u << (d))
 #define DM_INT (DM(DT_I16) | DM(DT_U16) | DM(DT_I32) | DM(DT_U32) | DM(DT_I64) | DM(DT_U64))
 
@@ -222,6 +259,9 @@ atomic_dtypes(int op)
     case BI_ATOMIC_INC:
     case BI_ATOMIC_DEC:
         return DM(DT_U32) | DM(DT_U64);
+    case BI_ATOMIC_NANMAX:
+    case BI_ATOMIC_NANMIN:
+        return DM_INT | DM(DT_F32) | DM(DT_F64);
     default:
         return 0;
     }
@@ -285,7 +325,11 @@ atomic_type(Ti *t, Node *n)
     need(t, n->list[2], v, is_num(v) && kind(v) != 'c', "a real number value", n);
     need(t, cas ? n->list[3] : n->list[2], c, is_num(c) && kind(c) != 'c', "a number", n);
     t->p->features |= FEAT_ATOMIC | (cj_dtypes[a->dtype].size == 2 ? FEAT_ATOMIC16 : 0);
-    t->p->atomic_ops |= 1u << (n->op - BI_ATOMIC_ADD);
+    int op = n->op;
+    if ((op == BI_ATOMIC_NANMAX || op == BI_ATOMIC_NANMIN) && cj_dtypes[a->dtype].kind != 'f') {
+        op = op == BI_ATOMIC_NANMAX ? BI_ATOMIC_MAX : BI_ATOMIC_MIN;   /* codegen does too */
+    }
+    t->p->atomic_ops |= 1u << (op - BI_ATOMIC_ADD);
     return cj_scalar(a->dtype);
 }
 
@@ -707,10 +751,20 @@ ti_call(Ti *t, Node *n)
     case BI_SHARED_MEMORY:
     case BI_LOCAL_MEMORY:
         return alloc_type(t, n);
+    case BI_CONST_ARRAY:
+        return const_array_type(t, n);
     case BI_ATOMIC_ADD: case BI_ATOMIC_SUB: case BI_ATOMIC_MAX: case BI_ATOMIC_MIN:
     case BI_ATOMIC_EXCH: case BI_ATOMIC_AND: case BI_ATOMIC_OR: case BI_ATOMIC_XOR:
     case BI_ATOMIC_INC: case BI_ATOMIC_DEC: case BI_ATOMIC_CAS:
+    case BI_ATOMIC_NANMAX: case BI_ATOMIC_NANMIN:
         return atomic_type(t, n);
+    case BI_MATCH_ANY_SYNC:
+    case BI_MATCH_ALL_SYNC:
+        return ti_match_call(t, n);
+    case BI_CG_THIS_BLOCK: case BI_CG_THIS_GRID: case BI_CG_TILED_PARTITION:
+    case BI_CG_COALESCED: case BI_CG_SYNC: case BI_CG_WAIT: case BI_CG_WAIT_PRIOR:
+    case BI_CG_MEMCPY_ASYNC: case BI_CG_METHOD:
+        return ti_group_call(t, n);
     case BI_SHFL_SYNC: case BI_SHFL_UP_SYNC: case BI_SHFL_DOWN_SYNC: case BI_SHFL_XOR_SYNC:
         return shfl_type(t, n);
     case BI_ALL_SYNC: case BI_ANY_SYNC: case BI_EQ_SYNC: case BI_BALLOT_SYNC:

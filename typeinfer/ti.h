@@ -22,6 +22,9 @@ Type *ti_idx(Ti *t);
 Type *ti_expr_pub(Ti *t, Node *n);
 Type *ti_binop_type(Ti *t, Node *n, int op, Type *x, Type *y);
 Type *ti_call(Ti *t, Node *n);
+/* groups.c: jit.cg's builtins and group methods; match_*_sync */
+Type *ti_group_call(Ti *t, Node *n);
+Type *ti_match_call(Ti *t, Node *n);
 Inst *ti_instance(Ti *caller, Node *call, Func *fn, Type **args);
 Type *ti_collective(Ti *t, Node *n);      /* collective.c */
 void ti_weak_to(Ti *t, Node *operand, const Type *to);

@@ -460,6 +460,13 @@ attr_type(Ti *t, Node *n)
         }
         return x;
     }
+    if (n->op == AT_X || n->op == AT_Y || n->op == AT_Z) {
+        if (x->kind != TY_TUPLE || x->ntup != 3) {
+            ti_err(t, n, "only the dim3 of a group (g.group_index(), ...) has .x, .y and .z; "
+                   "got %s", ti_tstr(t, x));
+        }
+        return x->tup[n->op - AT_X];
+    }
     if (x->kind != TY_ARRAY) {
         ti_err(t, n, "only arrays have .shape, .size, .ndim, .strides and .itemsize; got %s",
             ti_tstr(t, x));
@@ -762,10 +769,11 @@ ti_stmt(Ti *t, Node *n)
     switch (n->kind) {
     case ND_ASSIGN: {
         int alloc = n->a->kind == ND_CALL && (n->a->op == BI_SHARED_MEMORY
-                                             || n->a->op == BI_LOCAL_MEMORY);
+                                             || n->a->op == BI_LOCAL_MEMORY
+                                             || n->a->op == BI_CONST_ARRAY);
         Type *ty = ti_expr(t, n->a);
         if (alloc && (n->n != 1 || n->list[0]->kind != ND_VAR)) {
-            ti_err(t, n, "assign a shared or local array to one variable name");
+            ti_err(t, n, "assign a shared, local or constant array to one variable name");
         }
         t->alloc_ok = alloc;
         for (int i = 0; i < n->n; i++) {

@@ -9,8 +9,11 @@
  *   fail()                          records an assert failure in cj_error
  *   crash()                         the next synchronize reports an illegal address
  * Environment: FAKECUDA_NODEV=1 (cuInit fails), FAKECUDA_NOPOOL=1 (no memory
- * pools).  Counters (fake_allocs, fake_frees, fake_launches, fake_waits, and the
- * copies fake_htod, fake_dtoh, fake_dtod) are exported for ctypes.
+ * pools), FAKECUDA_NOCOOP=1 (no cooperative launches).  Occupancy is an
+ * H100's thread limit: min(2048 / block threads, 32) blocks per SM, 132 SMs.
+ * Counters (fake_allocs, fake_frees, fake_launches, fake_coop_launches,
+ * fake_waits, and the copies fake_htod, fake_dtoh, fake_dtod) are exported
+ * for ctypes.
  *
  * Every entry point but the error-string ones opens with FAULT(): the fault
  * plan of faultplan.h (count the calls, fail the k-th one with a given
@@ -48,7 +51,7 @@ typedef struct {
     double t;
 } Event;
 
-long long fake_allocs, fake_frees, fake_launches, fake_waits;
+long long fake_allocs, fake_frees, fake_launches, fake_coop_launches, fake_waits;
 long long fake_htod, fake_dtoh, fake_dtod;
 long long fake_inits;           /* cuInit calls */
 
@@ -162,6 +165,7 @@ cuDeviceGetAttribute(int *v, int attr, int d)
     case 16: *v = 132; break;                       /* SMs */
     case 75: *v = d == 0 ? 9 : 8; break;            /* compute capability */
     case 76: *v = d == 0 ? 0 : 6; break;
+    case 95: *v = getenv("FAKECUDA_NOCOOP") ? 0 : 1; break;   /* cooperative launch */
     case 97: *v = 232448; break;                    /* opt-in shared memory */
     case 115: *v = getenv("FAKECUDA_NOPOOL") ? 0 : 1; break;
     default: *v = 0; break;
@@ -329,11 +333,11 @@ typedef void (*LaunchHook)(const char *name, void **params, const unsigned *grid
                            const unsigned *block);
 LaunchHook fake_launch_hook;
 
-CUresult
-cuLaunchKernel(Func *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
-               unsigned bz, unsigned shmem, void *stream, void **params, void **extra)
+/* what cuLaunchKernel and cuLaunchCooperativeKernel do */
+static CUresult
+launch(Func *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+       void **params)
 {
-    FAULT();
     if (!depth) {
         return 201;
     }
@@ -363,6 +367,36 @@ cuLaunchKernel(Func *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsi
     } else if (strcmp(f->name, "crash") == 0) {
         sticky = 700;
     }
+    return 0;
+}
+
+CUresult
+cuLaunchKernel(Func *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+               unsigned bz, unsigned shmem, void *stream, void **params, void **extra)
+{
+    FAULT();
+    return launch(f, gx, gy, gz, bx, by, bz, params);
+}
+
+/* a cooperative launch is a launch here (every block runs in turn) */
+CUresult
+cuLaunchCooperativeKernel(Func *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                          unsigned by, unsigned bz, unsigned shmem, void *stream, void **params)
+{
+    FAULT();
+    CUresult r = launch(f, gx, gy, gz, bx, by, bz, params);
+    fake_coop_launches += r == 0;
+    return r;
+}
+
+CUresult
+cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, Func *f, int block, size_t shmem)
+{
+    FAULT();
+    if (block <= 0 || block > 1024) {
+        return 1;
+    }
+    *n = 2048 / block < 32 ? 2048 / block : 32;
     return 0;
 }
 

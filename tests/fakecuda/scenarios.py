@@ -775,5 +775,69 @@ def call_style():
     print("call_style ok")
 
 
+def cooperative():
+    """A kernel that synchronises its grid (jit.cg.this_grid().sync()) goes
+    through cuLaunchCooperativeKernel, after a check that its blocks fit on
+    the device at once (fake: min(2048 / threads, 32) per SM x 132 SMs);
+    others keep cuLaunchKernel.  FAKECUDA_NOCOOP=1: no cooperative launch."""
+    from cujit import cuda, jit
+    from cujit.jit import cg
+
+    @jit.rawkernel()
+    def grid_sum(x, out):
+        i = jit.grid(1)
+        g = cg.this_grid()
+        if i < x.size:
+            jit.atomic_add(out, 0, x[i])
+        g.sync()
+        if i < x.size:
+            x[i] = out[0]
+
+    @cuda.jit
+    def numba_style(x):
+        cuda.cg.this_grid().sync()
+        x[0] = 1
+
+    @jit.rawkernel()
+    def block_only(x):
+        b = cg.this_thread_block()
+        b.sync()
+        x[b.thread_rank()] = 1
+
+    x, out = cujit.zeros(256, np.float32), cujit.zeros(1, np.float32)
+    no_coop = os.environ.get("FAKECUDA_NOCOOP") == "1"
+    launches, coop = counter("fake_launches"), counter("fake_coop_launches")
+    if no_coop:
+        try:
+            grid_sum[1, 256](x, out)
+        except RuntimeError as e:
+            assert "grid_sum" in str(e) and "cooperative launch" in str(e), e
+        else:
+            raise AssertionError("no error without cooperative launches")
+        assert counter("fake_launches") == launches
+        print("cooperative ok")
+        return
+    grid_sum[8, 256](x, out)
+    numba_style[4, 32](x)
+    assert counter("fake_coop_launches") == coop + 2
+    assert counter("fake_launches") == launches + 2
+    block_only[1, 256](x)
+    assert counter("fake_coop_launches") == coop + 2
+    assert counter("fake_launches") == launches + 3
+    # 256 threads: 8 blocks per SM, 1056 on the device; 1024 threads: 2 per SM
+    grid_sum[1056, 256](x, out)
+    for grid, block, most in (((1057,), 256, 1056), ((33, 33), 256, 1056), ((265,), 1024, 264)):
+        try:
+            grid_sum[grid, block](x, out)
+        except ValueError as e:
+            text = str(e)
+            assert "grid_sum" in text and "at most %d fit" % most in text, text
+            assert "grid (%d, %d, %d)" % (grid + (1, 1))[:3] in text, text
+        else:
+            raise AssertionError("no error for grid %s" % (grid,))
+    assert counter("fake_launches") == launches + 4
+    print("cooperative ok")
+
+
 if __name__ == "__main__":
     globals()[sys.argv[1]]()

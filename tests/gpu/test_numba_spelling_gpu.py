@@ -125,3 +125,68 @@ def test_eager_signature_launch():
     x = np.zeros(300, np.int32)
     fill[3, 128](x, np.int32(7))
     np.testing.assert_array_equal(x, 7 + np.arange(300, dtype=np.int32))
+
+
+# ---- constant arrays and Numba's type objects ----
+
+COEFFS = rng.standard_normal((4, 8))
+OFFSETS = rng.integers(-50, 50, 8).astype(np.int32)
+
+
+@cuda.jit
+def const_poly(x, out):
+    c = cuda.const.array_like(COEFFS)
+    i = cuda.grid(1)
+    if i < x.size:
+        k = i % 8
+        acc = 0.0
+        for p in range(4):
+            acc = acc * x[i] + c[p, k]
+        out[i] = acc + cuda.const.array_like(OFFSETS)[k]
+
+
+def test_const_array_like():
+    x = rng.standard_normal(1000)
+    out = cuda.device_array(1000, np.float64)
+    const_poly[(1000 + 127) // 128, 128](cuda.to_device(x), out)
+    k = np.arange(1000) % 8
+    want = np.zeros(1000)
+    for p in range(4):
+        want = want * x + COEFFS[p, k]
+    np.testing.assert_allclose(out.copy_to_host(), want + OFFSETS[k], rtol=1e-12, atol=1e-12)
+
+
+def test_type_objects_signature_and_dtypes():
+    from cujit.cuda import float32, int32, types, void
+
+    @cuda.jit(void(float32[::1], float32[::1], int32))
+    def window_sum(x, out, w):
+        buf = cuda.local.array(4, float32)
+        i = cuda.grid(1)
+        if i < out.size:
+            for k in range(4):
+                buf[k] = x[i + k] if k < w else float32(0)
+            out[i] = buf[0] + buf[1] + buf[2] + buf[3]
+
+    @cuda.jit(void(types.float64[:, ::1], types.float64[::1]))
+    def row_sums(m, out):
+        s = cuda.shared.array(64, dtype=types.float64)
+        t = cuda.threadIdx.x
+        r = cuda.blockIdx.x
+        s[t] = m[r, t]
+        cuda.syncthreads()
+        if t == 0:
+            acc = 0.0
+            for k in range(m.shape[1]):
+                acc += s[k]
+            out[r] = acc
+    assert window_sum.signatures == ["(float32[::1], float32[::1], int32)"]
+    x = rng.standard_normal(200).astype(np.float32)
+    out = cuda.device_array(197, np.float32)
+    window_sum[2, 128](cuda.to_device(x), out, np.int32(3))
+    want = x[:-3] + x[1:-2] + x[2:-1]
+    np.testing.assert_allclose(out.copy_to_host(), want, rtol=1e-5, atol=1e-6)
+    m = rng.standard_normal((10, 64))
+    sums = cuda.device_array(10, np.float64)
+    row_sums[10, 64](cuda.to_device(m), sums)
+    np.testing.assert_allclose(sums.copy_to_host(), m.sum(1), rtol=1e-12)

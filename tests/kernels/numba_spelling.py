@@ -3,7 +3,8 @@ Numba user would write them: increment, a strided loop, matrix multiply
 (plain and with shared-memory tiles), a histogram with atomics, a block
 reduction with syncthreads, dynamic shared memory, warp reductions and votes,
 the syncthreads predicates, local arrays, device functions, atomics on 2-d
-arrays with tuple indices, compare_and_swap, and cuda.fma / cbrt / selp.
+arrays with tuple indices, compare_and_swap, cuda.fma / cbrt / selp,
+atomic.nanmax / nanmin and a const.array_like table.
 Each has a NumPy reference; those needing threads that run together are run
 on the GPU only (tests/gpu), the rest on the CPU host shim as well."""
 import math
@@ -293,6 +294,45 @@ def _bits_ref(x, out):
     return {1: res}
 
 
+@cuda.jit
+def nan_extrema(x, r, olds):
+    i = cuda.grid(1)
+    if i < x.size:
+        olds[i] = cuda.atomic.nanmax(r, 0, x[i])
+        cuda.atomic.nanmin(r, 1, x[i])
+
+
+def _nan_args():
+    x = rand(60, np.float64)
+    x[::7] = np.nan
+    return x, np.array([np.nan, np.nan]), poison(60, np.float64)
+
+
+def _nan_ref(x, r, olds):
+    def olds_ok(actual):
+        # what each thread found: NaN (the start) for the first, then values of x
+        seen = actual[~np.isnan(actual)]
+        assert np.isnan(actual).sum() >= 1 and np.isin(seen, x).all(), actual
+        assert (seen <= np.nanmax(x)).all()
+    return {1: np.array([np.nanmax(x), np.nanmin(x)]), 2: olds_ok}
+
+
+POLY = rand((3, 5), np.float32)     # read into the kernel when it compiles
+
+
+@cuda.jit
+def const_table(x, out):
+    c = cuda.const.array_like(POLY)
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = x[i] * c[i % 3, i % 5] + c.shape[1]
+
+
+def _const_ref(x, out):
+    i = np.arange(x.size)
+    return {1: x * POLY[i % 3, i % 5] + np.float32(5)}
+
+
 CASES = [
     (increment, (np.zeros(8, np.float32),), [("+= 1.0f", True)]),
     (matmul_shared, _matmul_args(), [("__shared__ float sa[256]", True),
@@ -306,6 +346,8 @@ CASES = [
     (block_sum, _block_sum_args(), [("__shared__ float buf[128]", True)]),
     (fused_math, (np.zeros(4, np.float32),) * 3, [("fmaf(", True), ("cbrtf(", True)]),
     (atomics_2d, _atomics_args(), [("cj_atomic_cas(&", True)]),
+    (nan_extrema, _nan_args(), [("cj_atomic_nanmax(&", True), ("cj_atomic_nanmin(&", True)]),
+    (const_table, (np.zeros(4, np.float32),) * 2, [("__constant__", True)]),
 ]
 
 RUN = [
@@ -331,4 +373,7 @@ RUN = [
                                  poison(64, np.float32)), _fused_ref),
     (bit_ops, 1, 64, lambda: (rand(64, np.int32, -2 ** 31, 2 ** 31 - 1),
                               poison((64, 3), np.int32)), _bits_ref),
+    (nan_extrema, 2, 32, _nan_args, _nan_ref),
+    (const_table, 2, 32, lambda: (rand(50, np.float32), poison(50, np.float32)), _const_ref,
+     {"rtol": 1e-6, "atol": 1e-6}),
 ]
