@@ -317,14 +317,20 @@ is_exit(const Node *n)
 }
 
 /* kernel: i = <index>; if <cond>: body (no else), or i = <index>;
- * if <cond>: return; body... */
+ * if <cond>: return; body...  A docstring (a pass) may come first. */
 static int
 elementwise_shape(Func *fn, Shape *sh)
 {
-    if (fn->is_device || fn->boundscheck || fn->nbody < 2) {
+    Node **body = fn->body;
+    int nbody = fn->nbody;
+    while (nbody > 0 && body[0]->kind == ND_PASS) {
+        body++;
+        nbody--;
+    }
+    if (fn->is_device || fn->boundscheck || nbody < 2) {
         return 0;
     }
-    Node *s0 = fn->body[0], *s1 = fn->body[1];
+    Node *s0 = body[0], *s1 = body[1];
     if (s0->kind != ND_ASSIGN || s0->n != 1 || s0->list[0]->kind != ND_VAR
         || !is_thread_index(s0->a) || s1->kind != ND_IF || s1->n2 != 0) {
         return 0;
@@ -332,9 +338,9 @@ elementwise_shape(Func *fn, Shape *sh)
     sh->iv = s0->list[0]->var;
     sh->guard = s1;
     sh->exits = is_exit(s1);
-    sh->body = sh->exits ? fn->body + 2 : s1->list;
-    sh->nbody = sh->exits ? fn->nbody - 2 : s1->n;
-    return sh->exits || fn->nbody == 2;
+    sh->body = sh->exits ? body + 2 : s1->list;
+    sh->nbody = sh->exits ? nbody - 2 : s1->n;
+    return sh->exits || nbody == 2;
 }
 
 /* Finds the arrays moved in packs: packable[k] is left set only for those

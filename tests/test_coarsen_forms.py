@@ -103,6 +103,15 @@ def numba_exit(a, x, y, out):
     out[i] = a * x[i] + y[i]
 
 
+@jit.rawkernel()
+def documented_bdt(a, x, y, out, n):
+    """a docstring first: no statement, the same kernel (bench/benchlib.py's
+    saxpy_cujit_bdt has one, and lost its multi-element entry to it)"""
+    i = jit.blockIdx.x * jit.blockDim.x + jit.threadIdx.x
+    if i < n:
+        out[i] = a * x[i] + y[i]
+
+
 # not the same kernel with several elements per thread
 @jit.rawkernel()
 def wrong_axis(a, x, y, out, n):
@@ -199,7 +208,7 @@ CASES = [
     (grid_n, SN, True, True), (bdt_n, SN, True, True), (dbt_n, SN, True, True),
     (tbd_shape, S3, False, True), (tdb_len, S3, False, True), (exit_n, SN, True, True),
     (exit_two, SN, True, True), (numba_bdt, SN, True, True), (numba_grid, S3, False, True),
-    (numba_exit, S3, False, True),
+    (numba_exit, S3, False, True), (documented_bdt, SN, True, True),
     (wrong_axis, SN, True, False), (wrong_dim, SN, True, False), (no_thread, SN, True, False),
     (exit_on_data, SN, True, False), (exit_else, SN, True, False),
     (exit_then_return, SN, True, False), (param_assigned, SN, True, False),
