@@ -54,7 +54,7 @@ def make_cupyx(salt):
             g.sync()
     k = cpjit.rawkernel()(gsync)
     return lambda blocks, threads, a, b, steps: k((blocks,), (threads,),
-                                                  (a, b, np.int32(a.size), np.int32(steps)))
+                                                  (a, b, np.uint32(a.size), np.uint32(steps)))
 
 
 def make_numba(salt):
@@ -98,7 +98,7 @@ def check(run, blocks, threads, salt, steps):
 
 
 def section_cg(args):
-    log("\n== 9. cooperative groups: grid.sync() per launch, and a first call ==")
+    log("\n== 10. cooperative groups: grid.sync() per launch, and a first call ==")
     if cp is None:
         raise RuntimeError("CuPy is needed for section 9 (arrays and events)")
     res = RESULTS.setdefault("cg", {})

@@ -183,7 +183,7 @@ def first_calls(args, res):
 
 
 def section_fuse(args):
-    log("\n== 6. @cujit.fuse: sum(x * y, axis=-1), sum(x * y), exp(a*sin(x)+cos(y))*z-1; "
+    log("\n== 9. @cujit.fuse: sum(x * y, axis=-1), sum(x * y), exp(a*sin(x)+cos(y))*z-1; "
         "first fused call ==")
     if cujit is None or cp is None:
         log("  skipped: needs cujit and CuPy")
