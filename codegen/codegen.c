@@ -733,6 +733,11 @@ cg_declare_var(Cg *g, Var *v)
         for (int d = 0; d < t->ndim; d++) {
             total *= t->sshape[d];
         }
+        if (t->align) {
+            P("__shared__ __align__(%d) %s %s[%lld];\n", t->align, ct, v->cname,
+              (long long)total);
+            return;
+        }
         P("%s%s %s[%lld];\n", t->mem == MEM_SHARED ? "__shared__ " : "", ct, v->cname,
           (long long)total);
         return;

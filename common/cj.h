@@ -169,6 +169,7 @@ struct Type {
     char readonly;
     MemSpace mem;
     int64_t *sshape;    /* static shape for shared / local arrays */
+    int align;          /* MEM_SHARED: jit.shared_memory(..., alignment=) bytes, or 0 */
     int ntup;           /* TY_TUPLE */
     Type **tup;
     CjTable *table;     /* MEM_CONST arrays */

@@ -258,3 +258,35 @@ def test_cached_code_and_cached_codes():
     assert len(copy.cached_codes) == 2
     with pytest.raises(RuntimeError, match="several signatures"):
         copy.cached_code
+
+
+@jit.rawkernel()
+def aligned_shared(x, out):
+    s = jit.shared_memory(np.int32, 64, alignment=16)
+    t = jit.shared_memory(np.float32, 32)
+    i = jit.threadIdx.x
+    s[i] = 1
+    t[i] = x[i]
+    jit.syncthreads()
+    out[i] = t[i] + s[i]
+
+
+def test_shared_memory_alignment():
+    # cupyx.jit's jit.shared_memory(dtype, size, alignment=): __align__(n)
+    src = aligned_shared.inspect_cuda(SIG)
+    assert re.search(r"__shared__ __align__\(16\) int \w+\[64\];", src), src
+    assert re.search(r"__shared__ float \w+\[32\];", src), src
+    aligned_shared.inspect_ptx(SIG)
+
+
+@pytest.mark.parametrize("bad", [3, 512, 0])
+def test_shared_memory_alignment_must_be_a_small_power_of_two(bad):
+    @jit.rawkernel()
+    def k(x, out):
+        s = jit.shared_memory(np.int32, 64, alignment=bad)
+        s[0] = 1
+        out[0] = s[0]
+
+    with pytest.raises(ValueError, match="power of two from 1 to 256") as e:
+        k.inspect_cuda(SIG)
+    assert isinstance(e.value, cujit.CompileError)

@@ -149,21 +149,38 @@ dtype_arg(Ti *t, Node *n, Node *a)
     ti_err(t, a, "%s() needs a dtype such as numpy.float32 as its first argument", bname(n));
 }
 
-/* jit.shared_memory(dtype, shape) / jit.local_memory(dtype, shape) */
+/* cupyx.jit's jit.shared_memory(dtype, size, alignment): None or a power of
+ * two from 1 to 256 bytes known at compile time; 0 when not given */
+static int
+alloc_alignment(Ti *t, Node *n)
+{
+    int64_t v;
+    if (n->n < 3 || (n->list[2]->kind == ND_CONST && n->list[2]->cval.kind == CK_NONE)) {
+        return 0;
+    }
+    if (!const_int(n->list[2], &v) || v < 1 || v > 256 || (v & (v - 1))) {
+        ti_err_kind(t, n->list[2], CE_VALUE, "jit.shared_memory(alignment=) must be a power "
+                    "of two from 1 to 256 known at compile time");
+    }
+    return (int)v;
+}
+
+/* jit.shared_memory(dtype, shape, alignment=None) / jit.local_memory(dtype, shape) */
 static Type *
 alloc_type(Ti *t, Node *n)
 {
-    static const char *const pn[] = {"dtype", "shape"};
+    static const char *const pn[] = {"dtype", "shape", "alignment"};
     for (int k = 0; k < n->n2; k++) {
         if (strcmp(n->kwnames[k], "size") == 0) {
             n->kwnames[k] = "shape";        /* cupyx.jit's jit.shared_memory(dtype, size) */
         }
     }
-    bind_keywords(t, n, pn, 2);
-    arity(t, n, 2, 2);
+    int shared = n->op == BI_SHARED_MEMORY;
+    bind_keywords(t, n, pn, shared ? 3 : 2);
+    arity(t, n, 2, shared ? 3 : 2);
+    int align = alloc_alignment(t, n);
     DType dt = dtype_arg(t, n, n->list[0]);
     Node *s = n->list[1];
-    int shared = n->op == BI_SHARED_MEMORY;
     Type *ty = cj_array_type(t->p->arena, dt, 1, 'C');
     if (s->kind == ND_CONST && s->cval.kind == CK_NONE) {
         if (!shared) {
@@ -195,6 +212,7 @@ alloc_type(Ti *t, Node *n)
         bytes *= ty->sshape[i];
     }
     ty->mem = shared ? MEM_SHARED : MEM_LOCAL;
+    ty->align = align;
     return ty;
 }
 

@@ -8,7 +8,7 @@ from cujit import jit
 
 @jit.rawkernel()
 def bad(out):
-    buf = jit.shared_memory(np.float32)  # ERROR: expects 2 arguments
+    buf = jit.shared_memory(np.float32)  # ERROR: expects 2 to 3 arguments
     out[0] = 1
 
 
