@@ -170,14 +170,7 @@ fr_splits(FrCall *c)
     c->chunk = c->nred > 0 ? c->nred : 1;
     c->vec = 1;
     if (c->outer) {
-        int64_t bx = (c->nout + 255) / 256;
-        if (bx < target && c->nred > 64) {
-            int64_t s = (target + bx - 1) / bx, maxs = c->nred / 32;
-            s = s < maxs ? s : maxs;
-            c->splits = s < 1 ? 1 : s > 65535 ? 65535 : s;
-        }
-        c->chunk = (c->nred + c->splits - 1) / c->splits;
-        c->splits = c->nred > 0 ? (c->nred + c->chunk - 1) / c->chunk : 1;
+        rt_red_splits_cols((c->nout + 255) / 256, c->nred, target, &c->splits, &c->chunk);
         return 0;
     }
     if (c->contiguous) {
@@ -193,12 +186,7 @@ fr_splits(FrCall *c)
         }
         c->vec = aligned && 16 / maxsize > 1 ? 16 / maxsize : 1;
     }
-    if (c->nout > 0 && c->nout < target && c->nred > 8192) {
-        int64_t s = (target + c->nout - 1) / c->nout, maxs = c->nred / 4096;
-        s = s < maxs ? s : maxs;
-        c->splits = s < 1 ? 1 : s;
-    }
-    c->splits = c->splits > 65535 ? 65535 : c->splits;
+    c->splits = rt_red_splits_rows(c->nout, c->nred, target);
     return 0;
 }
 

@@ -226,12 +226,7 @@ red_splits_inner(RedCall *c, int64_t target, int isz)
         }
         pl->vec = aligned && vec > 1 ? vec : 1;
     }
-    if (c->nout < target && c->nred > 8192) {
-        int64_t s = (target + c->nout - 1) / c->nout, maxs = c->nred / 4096;
-        s = s < maxs ? s : maxs;
-        c->splits = s < 1 ? 1 : s;
-    }
-    c->splits = c->splits > 65535 ? 65535 : c->splits;
+    c->splits = rt_red_splits_rows(c->nout, c->nred, target);
 }
 
 /* the same when a kept dimension is innermost: outputs side by side in
@@ -248,14 +243,7 @@ red_splits_outer(RedCall *c, int64_t target, int isz)
     }
     pl->vec = packs ? vec : 1;
     int64_t bx = (c->nout / pl->vec + c->block - 1) / c->block;
-    if (bx < target && c->nred > 64) {
-        int64_t s = (target + bx - 1) / bx, maxs = c->nred / 32;
-        s = s < maxs ? s : maxs;
-        s = s < 1 ? 1 : s;
-        c->splits = s > 65535 ? 65535 : s;
-    }
-    c->chunk = (c->nred + c->splits - 1) / c->splits;
-    c->splits = c->nred > 0 ? (c->nred + c->chunk - 1) / c->chunk : 1;
+    rt_red_splits_cols(bx, c->nred, target, &c->splits, &c->chunk);
 }
 
 static int

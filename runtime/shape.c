@@ -131,3 +131,28 @@ rt_group_dims_n(int ndim, const int64_t *shape, int64_t st[][RT_MAXDIM], int nop
     *nkeep = nk;
     *nred = nr;
 }
+
+int64_t
+rt_red_splits_rows(int64_t nout, int64_t nred, int64_t target)
+{
+    int64_t splits = 1;
+    if (nout > 0 && nout < target && nred > 8192) {
+        int64_t s = (target + nout - 1) / nout, maxs = nred / 4096;
+        s = s < maxs ? s : maxs;
+        splits = s < 1 ? 1 : s;
+    }
+    return splits > 65535 ? 65535 : splits;
+}
+
+void
+rt_red_splits_cols(int64_t bx, int64_t nred, int64_t target, int64_t *splits, int64_t *chunk)
+{
+    int64_t n = 1;
+    if (bx < target && nred > 64) {
+        int64_t s = (target + bx - 1) / bx, maxs = nred / 32;
+        s = s < maxs ? s : maxs;
+        n = s < 1 ? 1 : s > 65535 ? 65535 : s;
+    }
+    *chunk = (nred + n - 1) / n;
+    *splits = nred > 0 ? (nred + *chunk - 1) / *chunk : 1;
+}

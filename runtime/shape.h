@@ -1,7 +1,8 @@
 /* shape.h - shape arithmetic for launches of the forms: strides of an
  * operand seen through a broadcast shape, dimensions merged where every
  * operand steps through them contiguously, and an array's dimensions
- * grouped into kept and reduced ones.  Pure arithmetic on RtArray. */
+ * grouped into kept and reduced ones, and a reduction's splits of its
+ * rows over blocks.  Pure arithmetic on RtArray. */
 #ifndef SHAPE_H
 #define SHAPE_H
 
@@ -24,5 +25,15 @@ void rt_group_dims(const RtArray *a, const int *red, int *nkeep, int *nred, int6
  * rewritten in the grouped order */
 void rt_group_dims_n(int ndim, const int64_t *shape, int64_t st[][RT_MAXDIM], int nops,
                      const int *red, int *nkeep, int *nred, int64_t *gshape);
+
+/* Blocks per output of a reduction whose reduced elements are innermost:
+ * when the nout outputs give fewer than `target` blocks, enough splits of
+ * each row to reach it, each split at least 4096 elements; at most 65535. */
+int64_t rt_red_splits_rows(int64_t nout, int64_t nred, int64_t target);
+/* When a kept dimension is innermost and bx blocks cover the outputs: the
+ * reduced rows cut into *splits chunks of *chunk elements (at least 32 each)
+ * so that about `target` blocks run; at most 65535 splits. */
+void rt_red_splits_cols(int64_t bx, int64_t nred, int64_t target, int64_t *splits,
+                        int64_t *chunk);
 
 #endif
