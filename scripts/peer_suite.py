@@ -32,6 +32,11 @@ and a class:
                dispatcher objects, compiler options, config
   environment  the machine: no GPU, a missing optional package
 
+On a machine without a GPU, --fakecuda runs them on tests/fakecuda's driver
+(numba-cuda's bindings load it too): kernels compile for real and launches do
+nothing, so every compile error shows as on a GPU and a test that gets as far
+as checking its results fails there.
+
 The classes come from patterns in the error and its traceback (CLASSES): a
 guide for reading the table, not a verdict.  --json writes everything.
 """
@@ -619,9 +624,15 @@ def main():
     ap.add_argument("--keep", metavar="DIR",
                     help="build the renamed copy and the reports in DIR and keep them")
     ap.add_argument("--json", metavar="OUT", help="write the results as JSON")
+    ap.add_argument("--fakecuda", action="store_true",
+                    help="no GPU here: build tests/fakecuda/fakecuda.c as libcuda.so.1 and run "
+                         "on it (kernels compile for real, launches do nothing, so a test that "
+                         "gets as far as checking its results fails there: read compile errors only)")
     ap.add_argument("--show-renames", action="store_true",
                     help="print each file's renamed imports and exit without running")
     args = ap.parse_args(argv)
+    if args.fakecuda:
+        use_fake_driver()
     select = [p.strip() for p in args.files.split(",") if p.strip()]
 
     try:
@@ -675,6 +686,22 @@ def main():
     finally:
         if not args.keep:
             shutil.rmtree(dest, ignore_errors=True)
+
+
+def use_fake_driver():
+    """Builds the fake driver in a temporary folder and puts it first on
+    LD_LIBRARY_PATH for the pytest processes (and for this one's cujit)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    src = os.path.join(root, "tests", "fakecuda")
+    out = tempfile.mkdtemp(prefix="peer_fakecuda_")
+    cmd = ["cc", "-shared", "-fPIC", "-O1", "-I", src, "-o", os.path.join(out, "libcuda.so.1"),
+           os.path.join(src, "fakecuda.c"), "-ldl"]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode:
+        fail(f"building the fake driver failed: {' '.join(cmd)}\n{r.stderr}")
+    os.environ["LD_LIBRARY_PATH"] = os.pathsep.join(
+        p for p in (out, os.environ.get("LD_LIBRARY_PATH")) if p)
+    print(f"fake driver: {out}/libcuda.so.1 (launches do nothing: read compile errors only)")
 
 
 def run_all(dest, tests, args, pytest_args):

@@ -13,12 +13,15 @@
  * H100's thread limit: min(2048 / block threads, 32) blocks per SM, 132 SMs.
  * Counters (fake_allocs, fake_frees, fake_launches, fake_coop_launches,
  * fake_waits, and the copies fake_htod, fake_dtoh, fake_dtod) are exported
- * for ctypes.
+ * for ctypes.  cuGetProcAddress_v2 answers with this library's own symbols, so
+ * cuda-python (numba-cuda's bindings) loads it too: scripts/peer_suite.py
+ * --fakecuda runs the peers' suites here, compiling for real, launching nothing.
  *
  * Every entry point but the error-string ones opens with FAULT(): the fault
  * plan of faultplan.h (count the calls, fail the k-th one with a given
  * CUresult), driven through ctypes or FAKECUDA_FAULT. */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -635,5 +638,46 @@ cuEventElapsedTime(float *ms, Event *a, Event *b)
 {
     FAULT();
     *ms = (float)(b->t - a->t);
+    return 0;
+}
+
+/* cuda-python (numba-cuda's driver bindings) finds every entry point through
+ * cuGetProcAddress: answer with this library's own symbol, trying the
+ * versioned names first; a name it lacks is CUDA_ERROR_NOT_FOUND. */
+static void *
+own_symbol(const char *sym)
+{
+    static const char *suffix[] = {"_v3", "_v2", ""};
+    char name[256];
+
+    for (int i = 0; i < 3; i++) {
+        void *p;
+
+        snprintf(name, sizeof name, "%s%s", sym, suffix[i]);
+        if ((p = dlsym(RTLD_DEFAULT, name)))
+            return p;
+    }
+    return NULL;
+}
+
+CUresult
+cuGetProcAddress_v2(const char *sym, void **pfn, int version,
+                    unsigned long long flags, int *status)
+{
+    FAULT();
+    (void)version;
+    (void)flags;
+    *pfn = own_symbol(sym);
+    if (status)
+        *status = *pfn ? 0 : 1;         /* CU_GET_PROC_ADDRESS_SUCCESS / _SYMBOL_NOT_FOUND */
+    return *pfn ? 0 : 500;              /* CUDA_ERROR_NOT_FOUND */
+}
+
+CUresult
+cuDeviceGetUuid_v2(unsigned char *uuid, int dev)
+{
+    FAULT();
+    for (int i = 0; i < 16; i++)
+        uuid[i] = (unsigned char)(i + 16 * dev);
     return 0;
 }
