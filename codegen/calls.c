@@ -469,15 +469,23 @@ combiner(Cg *g, Node *n, const char *T)
 }
 
 /* block_reduce(value, op, valid) -> cj_coll_block_reduce(v, op, valid);
- * block_scan(value, op, inclusive, initial) -> cj_coll_block_scan(v, op, incl, has, init) */
+ * block_scan(value, op, inclusive, initial) -> cj_coll_block_scan(v, op, incl, has, init).
+ * A float16 sum reduces in float32 and rounds once, as NumPy's float16 sums do
+ * (cj_half(cj_coll_block_reduce((float)v, ...))). */
 static void
 collective_call(Cg *g, Node *n)
 {
     static const char *const fns[] = {"cj_coll_block_reduce", "cj_coll_warp_reduce",
                                       "cj_coll_block_scan", "cj_coll_warp_scan"};
     const Type *T = cg_type(g, n);
-    const char *ct = cg_ctype(g, T);
     int scan = n->op == BI_BLOCK_SCAN || n->op == BI_WARP_SCAN;
+    int wide = !scan && T->kind == TY_SCALAR && T->dtype == DT_F16 && (n->coll & CO_MASK) == CO_SUM;
+    const char *ct;
+    if (wide) {
+        S("cj_half(");
+        T = cj_scalar(DT_F32);
+    }
+    ct = cg_ctype(g, T);
     P("%s(", fns[n->op - BI_BLOCK_REDUCE]);
     cg_conv(g, n->list[0], T, PR_COMMA);
     S(", ");
@@ -495,7 +503,7 @@ collective_call(Cg *g, Node *n)
     } else {
         S(", 0x7fffffffLL");
     }
-    S(")");
+    S(wide ? "))" : ")");
 }
 
 static void

@@ -175,6 +175,10 @@ def test_2d_and_3d_blocks(on_host, block):
     cases.test_2d_and_3d_blocks_rank_x_fastest(block)
 
 
+def test_float16_sums_round_once(on_host):
+    cases.test_float16_sums_round_once(96)
+
+
 def test_back_to_back_calls(on_host):
     cases.test_back_to_back_calls_reuse_storage()
 

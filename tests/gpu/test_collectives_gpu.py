@@ -239,6 +239,32 @@ def test_back_to_back_calls_reuse_storage():
     np.testing.assert_array_equal(out, want.sum(axis=2))
 
 
+@jit.rawkernel()
+def half_sums(x, out):
+    b, t = jit.blockIdx.x, jit.threadIdx.x
+    v = x[b, t]
+    out[b, t, 0] = jit.block_reduce(v)
+    out[b, t, 1] = jit.warp_reduce(v)
+    WarpReduce = jit.cub.WarpReduce[np.float16]
+    temp_storage = jit.shared_memory(dtype=WarpReduce.TempStorage, size=1)
+    out[b, t, 2] = WarpReduce(temp_storage[0]).Sum(v)
+
+
+@pytest.mark.parametrize("bs", [96, 1024])
+def test_float16_sums_round_once(bs):
+    """A float16 sum adds in float32 and rounds once, as NumPy's does
+    (CuPy's own test_cub checks it with rtol 1e-6): eighths up to 10 sum
+    exactly in float32, while float16 partial sums above 256 would not."""
+    x = (rng.integers(0, 81, (NBLOCKS, bs)) / 8).astype(np.float16)
+    out = np.zeros((NBLOCKS, bs, 3), np.float16)
+    run(half_sums, NBLOCKS, bs, x, out)
+    for b in range(NBLOCKS):
+        np.testing.assert_array_equal(out[b, :, 0], np.sum(x[b]))
+        for w, xs in enumerate(warps(x[b])):
+            np.testing.assert_array_equal(out[b, 32 * w, 1], np.sum(xs))
+            np.testing.assert_array_equal(out[b, 32 * w, 2], np.sum(xs))
+
+
 # ---- cupyx.jit.cub's spelling (as CuPy's own tests write it) ----
 
 @pytest.mark.parametrize("bs", SIZES)
