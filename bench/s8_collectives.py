@@ -8,6 +8,7 @@ cujit: jit.block_reduce / jit.block_scan; cupyx: jit.cub.BlockReduce (CuPy
 has no block scan); numba-cuda: cuda.coop's block.sum / block.exclusive_sum
 (import cuda.coop, else cuda.cooperative.experimental).  Rounds take turns
 between the libraries; medians."""
+import importlib.util
 import os
 import shutil
 import tempfile
@@ -130,6 +131,17 @@ LABELS = {"cujit": "cujit jit.block_reduce / block_scan",
           "numba_coop": "numba-cuda + cuda.coop"}
 
 
+def have_coop():
+    """CCCL's cuda.coop (or its older name cuda.cooperative) is importable"""
+    for name in ("cuda.coop", "cuda.cooperative"):
+        try:
+            if importlib.util.find_spec(name) is not None:
+                return True
+        except (ImportError, ValueError):
+            pass
+    return False
+
+
 def one_run(lib, script, root, timeout):
     env = child_env(PYTHONUNBUFFERED="1")
     for var, sub in (("CUJIT_CACHE_DIR", "cujit"), ("CUPY_CACHE_DIR", "cupy"),
@@ -147,10 +159,14 @@ def section_collectives(args):
     res = RESULTS.setdefault("collectives", {})
     work = tempfile.mkdtemp(prefix="cujit_coll_")
     runs = {lib: [] for lib in SCRIPTS}
+    if not have_coop():
+        del runs["numba_coop"]
+        log(f"  {LABELS['numba_coop']:<38} skipped: neither cuda.coop nor "
+            "cuda.cooperative is installed here")
     deadline = time.perf_counter() + args.fv_budget * 2
     for rnd in range(args.first_runs):
         for lib, body in SCRIPTS.items():            # rounds take turns
-            if lib in res and res[lib] == "failed" or time.perf_counter() > deadline:
+            if lib not in runs or lib in res and res[lib] == "failed" or time.perf_counter() > deadline:
                 continue
             script = os.path.join(work, f"coll_{lib}.py")
             with open(script, "w") as f:
