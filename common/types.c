@@ -631,7 +631,7 @@ typedef struct {
 
 /* NumPy names, Python type names and NumPy char codes (64-bit Linux) */
 static const DTypeAlias aliases[] = {
-    {"bool", DT_BOOL}, {"bool_", DT_BOOL}, {"?", DT_BOOL},
+    {"bool", DT_BOOL}, {"bool_", DT_BOOL}, {"boolean", DT_BOOL}, {"?", DT_BOOL},
     {"int", DT_I64}, {"float", DT_F64}, {"complex", DT_C128},
     {"int_", DT_I64}, {"intp", DT_I64}, {"uint", DT_U64}, {"uintp", DT_U64},
     {"float_", DT_F64}, {"complex_", DT_C128},

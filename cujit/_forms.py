@@ -1,11 +1,25 @@
 """@vectorize, @guvectorize and @reduce: the decorators over
 cujit._cujit.Vectorize / GUFunc / Reduce."""
 from cujit._cujit import GUFunc, Reduce, Vectorize
+from cujit import _ntypes
+
+
+def _sig_strings(sigs):
+    """Signatures as cujit's strings: a string, a signature object
+    (float32(float32, float32), cujit.cuda's or numba's) or a tuple of
+    argument types, alone or in a list"""
+    if sigs is None:
+        return None
+    if isinstance(sigs, str) or _ntypes.is_signature(sigs):
+        sigs = [sigs]
+    return [_ntypes.signature_string(s) for s in sigs]
 
 
 # Numba's @vectorize options taken for source compatibility (cujit's
 # compilation does not change with them)
 _NUMBA_OPTIONS = ("identity", "nopython", "cache", "fastmath")
+# and @guvectorize's (writable_args: cujit's outputs are the written ones)
+_GU_NUMBA_OPTIONS = ("identity", "cache", "fastmath", "writable_args", "is_dynamic")
 
 
 def vectorize(func=None, signatures=None, target=None, **options):
@@ -23,13 +37,30 @@ def vectorize(func=None, signatures=None, target=None, **options):
     for k in options:
         if k not in _NUMBA_OPTIONS:
             raise TypeError(f"vectorize() got an unexpected keyword argument '{k}'")
-    if isinstance(func, (list, tuple, str)):
+    if isinstance(func, (list, tuple, str)) or _ntypes.is_signature(func):
         func, signatures = None, func
-    if isinstance(signatures, str):
-        signatures = [signatures]
+    signatures = _sig_strings(signatures)
     if func is None:
         return lambda f: Vectorize(f, signatures)
     return Vectorize(func, signatures)
+
+
+def _gu_sig_strings(sigs):
+    """guvectorize's signatures as strings "void(...)": a string, a signature
+    object, or a tuple of the argument types (Numba's form without a return
+    type); one that returns a value is a TypeError, as in Numba"""
+    if isinstance(sigs, str) or _ntypes.is_signature(sigs):
+        sigs = [sigs]
+    out = []
+    for sig in sigs:
+        ret = _ntypes.return_type_of(sig)
+        if ret not in (None, "void", "none"):
+            raise TypeError(f"guvectorized functions cannot return values: signature "
+                            f"{_ntypes.signature_string(sig)} specifies {ret} return type; "
+                            "write the results into the output arguments (void(...))")
+        text = _ntypes.signature_string(sig)
+        out.append("void" + text if text.lstrip().startswith("(") else text)
+    return out
 
 
 def reduce(func=None, identity=None):
@@ -56,15 +87,23 @@ def guvectorize(*args, target="cuda", **kwargs):
         raise ValueError("cujit.guvectorize compiles for target='cuda' only, not %r" % (target,))
     sigs = kwargs.pop("signatures", None)
     layout = kwargs.pop("signature", None) or kwargs.pop("layout", None)
+    if kwargs.pop("nopython", True) is not True:
+        raise TypeError("nopython flag must be True")
+    for k in _GU_NUMBA_OPTIONS:
+        kwargs.pop(k, None)
     if kwargs:
-        raise TypeError("guvectorize() got unexpected keyword arguments %s" % sorted(kwargs))
+        raise TypeError("The following target options are not supported: "
+                        + ", ".join(repr(k) for k in kwargs))
     args = list(args)
     if args and isinstance(args[0], (list, tuple)):
         sigs = args.pop(0)
-    elif len(args) >= 2 and isinstance(args[0], str) and isinstance(args[1], str):
+    elif len(args) >= 2 and (isinstance(args[0], str) or _ntypes.is_signature(args[0])) \
+            and isinstance(args[1], str):
         sigs = [args.pop(0)]
     if args and isinstance(args[0], str):
         layout = args.pop(0)
     if args or layout is None:
         raise TypeError("use @guvectorize([signatures,] '(n),(n)->()')")
+    if sigs is not None:
+        sigs = _gu_sig_strings(sigs)
     return lambda f: GUFunc(f, layout, sigs)
