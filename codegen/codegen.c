@@ -856,6 +856,31 @@ const_tables(Program *p, Buf *out)
     }
 }
 
+void
+cg_emit_device_entry(Program *p, const char *name, const Type *ret, Buf *out)
+{
+    Cg gs, *g = &gs;
+    memset(g, 0, sizeof gs);
+    g->p = p;
+    Inst *in = p->kernel;
+    Buf tail;
+    buf_init(&tail);
+    g->out = &tail;
+    g->in = in;
+    g->fn = in->fn;
+    P("\nextern \"C\" __device__ __noinline__ %s %s(", cg_ctype(g, ret), name);
+    for (int i = 0; i < in->fn->nparams; i++) {
+        P("%s%s cj_a%d", i ? ", " : "", cg_ctype(g, in->args[i]), i);
+    }
+    P(")\n{\n    %s%s(", ret->kind == TY_VOID ? "" : "return ", in->cname);
+    for (int i = 0; i < in->fn->nparams; i++) {
+        P("%scj_a%d", i ? ", " : "", i);
+    }
+    S(");\n}\n");
+    cg_emit_roots(p, &in, 1, tail.s, out);
+    buf_free(&tail);
+}
+
 const char *
 cg_kernel_name(Program *p)
 {

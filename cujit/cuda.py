@@ -125,7 +125,8 @@ def _install():
 _install()
 
 # Numba's type objects: float32, int32[:], void(float32[:], int32) (_ntypes.py)
-globals().update(_ntypes.TYPES)
+globals().update(_ntypes.EXPORTED)
+typeof = _ntypes.typeof
 threadIdx = _jit.threadIdx
 blockIdx = _jit.blockIdx
 blockDim = _jit.blockDim
@@ -234,6 +235,17 @@ def _sig(signature):
     return _ntypes.signature_string(signature)
 
 
+def _check_void(signature, what="a kernel"):
+    """Numba's rule: a kernel's signature returns void (or gives no return
+    type: a tuple of argument types)."""
+    ret = _ntypes.return_type_of(signature)
+    if ret not in (None, "void", "none"):
+        raise TypeError(f"{what} must have void return type, but the signature "
+                        f"{_sig(signature)} returns {ret}: a kernel writes its results into "
+                        "array arguments; a function that returns a value is a device "
+                        "function (cuda.jit(sig, device=True))")
+
+
 def _make(func, device, options):
     d = Dispatcher(func, device=device)
     d._options = dict(options)
@@ -261,6 +273,10 @@ def jit(func_or_sig=None, device=False, inline=False, link=None, debug=None, opt
         # void(float32[:], int32)
         sigs = list(func_or_sig) if isinstance(func_or_sig, list) else [func_or_sig]
         func_or_sig = None
+
+    for s in sigs or ():
+        if not device:
+            _check_void(s)
 
     def wrap(func):
         d = Dispatcher(func, device=device, boundscheck=bool(boundscheck))
@@ -449,4 +465,130 @@ __all__ = sorted(set(k.partition(".")[0] for k in SPELLINGS) | {
     "to_device", "device_array", "device_array_like", "pinned_array", "pinned_array_like",
     "mapped_array", "stream", "event", "synchronize", "select_device",
     "get_current_device", "is_available", "detect", "reduce", "vectorize", "guvectorize",
-    "types"} | set(_ntypes.TYPES))
+    "types", "typeof", "compile", "compile_ptx", "compile_for_current_device",
+    "compile_ptx_for_current_device", "compile_all"} | set(_ntypes.EXPORTED))
+
+
+# ---- cuda.compile_ptx / compile: code for use outside cujit ----
+
+_OUTPUTS = ("ptx", "cubin", "ltoir")
+
+
+def _arch(cc):
+    """cc=(9, 0) -> "sm_90", (9, 0, "a") -> "sm_90a"; None: the current
+    device's, else sm_90"""
+    if cc is None:
+        try:
+            major, minor = cujit.get_device().compute_capability
+        except Exception:       # no GPU: cujit's default target
+            return "sm_90"
+        return f"sm_{major}{minor}"
+    if not isinstance(cc, tuple) or len(cc) not in (2, 3) or not all(
+            isinstance(v, int) for v in cc[:2]):
+        raise TypeError(f"cc={cc!r}: give the compute capability as a tuple (major, minor) "
+                        "or (major, minor, 'a' / 'f'), such as (9, 0)")
+    return f"sm_{cc[0]}{cc[1]}{cc[2] if len(cc) == 3 else ''}"
+
+
+def _entry_name(pyfunc, abi_info):
+    """The extern "C" name of a device function: abi_info['abi_name'], else
+    the Python name made a C identifier (a lambda's <lambda> -> lambda)"""
+    name = (abi_info or {}).get("abi_name") or getattr(pyfunc, "__name__", "f")
+    name = "".join(ch if ch.isalnum() or ch == "_" else "" for ch in name) or "f"
+    return name if not name[0].isdigit() else "_" + name
+
+
+def _return_type(text):
+    """cujit's return type text ("float32", "void", "Tuple(int32, int32)")
+    as a type object of cujit.cuda.types"""
+    if text == "void":
+        return _ntypes.TYPES["none"]
+    if text.startswith("Tuple(") and text.endswith(")"):
+        parts, depth, cur = [], 0, ""
+        for ch in text[6:-1]:
+            depth += ch == "("
+            depth -= ch == ")"
+            if ch == "," and depth == 0:
+                parts.append(cur.strip())
+                cur = ""
+            else:
+                cur += ch
+        parts.append(cur.strip())
+        return _ntypes.Tuple([_return_type(p) for p in parts if p])
+    return _ntypes.TYPES.get(text, text)
+
+
+def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False, cc=None,
+            opt=None, abi="c", abi_info=None, output="ptx", forceinline=False,
+            launch_bounds=None, **kws):
+    """Numba's cuda.compile: ``(code, return_type)`` for pyfunc compiled for
+    sig (a string, a signature object or a tuple of argument types).
+    device=True (the default here, as in Numba) gives a device function as
+    an ``extern "C"`` function (a ``.visible .func``) named pyfunc's name or
+    ``abi_info={"abi_name": ...}``; device=False a kernel (``.entry``).
+    output='ptx' (str) or 'cubin' (bytes); 'ltoir' is not available.
+    cc=(major, minor) picks the target, else the current GPU's (sm_90 with
+    none); debug=True compiles with -G, fastmath=True with --use_fast_math."""
+    if abi not in ("c", "numba"):
+        raise NotImplementedError(f"Unsupported ABI: {abi}")
+    if abi == "c" and not device:
+        raise NotImplementedError("The C ABI is not supported for kernels")
+    if output not in _OUTPUTS:
+        raise NotImplementedError(f"Unsupported output type: {output}")
+    if output == "ltoir":
+        raise NotImplementedError("cujit cannot give LTO-IR (NVRTC's -dlto output): ask for "
+                                  "output='ptx' or output='cubin', which link the same way "
+                                  "with the CUDA driver or nvJitLink")
+    if not device:
+        _check_void(sig)
+    options = []
+    if debug:
+        options.append("-G")
+    if fastmath:
+        options.append("--use_fast_math")
+    if launch_bounds is not None:
+        kws["launch_bounds"] = launch_bounds
+    disp = jit(device=device, **kws)(pyfunc) if kws else Dispatcher(pyfunc, device=device)
+    code, ret = disp._compile_binary(_sig(sig), _arch(cc), options, output == "cubin",
+                                     _entry_name(pyfunc, abi_info))
+    return code, _return_type(ret)
+
+
+def compile_ptx(pyfunc, sig, debug=None, lineinfo=False, device=False, fastmath=False,
+                cc=None, opt=None, abi="numba", abi_info=None, forceinline=False,
+                launch_bounds=None, **kws):
+    """Numba's cuda.compile_ptx: ``(ptx, return_type)``; a kernel unless
+    device=True (see compile)."""
+    return compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device,
+                   fastmath=fastmath, cc=cc, opt=opt, abi=abi, abi_info=abi_info,
+                   output="ptx", forceinline=forceinline, launch_bounds=launch_bounds, **kws)
+
+
+def compile_for_current_device(pyfunc, sig, debug=None, lineinfo=False, device=True,
+                               fastmath=False, opt=None, abi="c", abi_info=None,
+                               output="ptx", **kws):
+    """cuda.compile for the current GPU's compute capability"""
+    return compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device,
+                   fastmath=fastmath, cc=None, opt=opt, abi=abi, abi_info=abi_info,
+                   output=output, **kws)
+
+
+def compile_ptx_for_current_device(pyfunc, sig, debug=None, lineinfo=False, device=False,
+                                   fastmath=False, opt=None, abi="numba", abi_info=None,
+                                   **kws):
+    """cuda.compile_ptx for the current GPU's compute capability"""
+    return compile_ptx(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device,
+                       fastmath=fastmath, cc=None, opt=opt, abi=abi, abi_info=abi_info,
+                       **kws)
+
+
+def compile_all(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False,
+                cc=None, opt=None, abi="c", abi_info=None, output="ptx", forceinline=False,
+                launch_bounds=None, **kws):
+    """Numba's cuda.compile_all: ``([code], return_type)``, the code of pyfunc
+    and of the foreign files it links (cujit links none: a list of one)."""
+    code, ret = compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device,
+                        fastmath=fastmath, cc=cc, opt=opt, abi=abi, abi_info=abi_info,
+                        output=output, forceinline=forceinline, launch_bounds=launch_bounds,
+                        **kws)
+    return [code], ret

@@ -33,13 +33,16 @@ read_params(Fe *f, PyObject *def)
     }
 }
 
-/* a lambda's body as `return <expression>` */
+/* a lambda's body as `return <expression>` (`lambda: None` as a bare
+ * return, as `return None` in a def) */
 static void
 lambda_body(Fe *f, PyObject *lam)
 {
     Func *fn = f->fn;
     Node *r = fe_new_node(f, ND_RETURN, fe_loc_of(f, lam));
-    r->a = fe_expr(f, fe_get(f, lam, S_body));
+    PyObject *body = fe_get(f, lam, S_body);
+    int none = fe_is(body, A_Constant) && fe_get(f, body, S_value) == Py_None;
+    r->a = none ? NULL : fe_expr(f, body);
     fn->body = cj_alloc(f->cx->arena, sizeof(Node *));
     fn->body[0] = r;
     fn->nbody = 1;

@@ -226,6 +226,100 @@ kernel_compile(PyObject *self, PyObject *const *args, Py_ssize_t n)
     Py_RETURN_NONE;
 }
 
+/* ---- cuda.compile_ptx: a binary of its own ---- */
+
+/* the options list of _compile_binary as C strings (borrowed from opts) */
+static int
+binary_options(PyObject *opts, const char **out, int max)
+{
+    Py_ssize_t n = PyList_Check(opts) ? PyList_GET_SIZE(opts) : -1;
+    if (n < 0 || n > max) {
+        PyErr_SetString(PyExc_TypeError, "_compile_binary: options must be a list of at "
+                        "most 8 strings");
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *o = PyList_GET_ITEM(opts, i);
+        if (!PyUnicode_Check(o) || !(out[i] = PyUnicode_AsUTF8(o))) {
+            PyErr_SetString(PyExc_TypeError, "_compile_binary: options must be strings");
+            return -1;
+        }
+    }
+    return (int)n;
+}
+
+/* the device function k on its own, for the signature's argument types,
+ * under an extern "C" entry `name` returning the signature's return type */
+static int
+device_compiled(KernelObject *k, PyObject *sig, const char *name, PlCompiled *c)
+{
+    Arena a;
+    cj_arena_init(&a);
+    Type **types, *ret = NULL;
+    int nt = mod_parse_signature(&a, sig, &types, &ret);
+    ArgKey *keys = nt < 0 ? NULL : malloc(sizeof(ArgKey) * (size_t)(nt + 1));
+    if (nt < 0 || !keys) {
+        cj_arena_free(&a);
+        return nt < 0 ? -1 : (PyErr_NoMemory(), -1);
+    }
+    for (int i = 0; i < nt; i++) {
+        keys[i] = key_of_type(types[i]);
+    }
+    PlRequest rq;
+    memset(&rq, 0, sizeof rq);
+    rq.kind = PL_DEVICE;
+    rq.func = k->pyfunc;
+    rq.label = name;
+    rq.args = keys;
+    rq.nargs = nt;
+    rq.kname = name;
+    if (ret && ret->kind == TY_VOID) {
+        rq.has_ret = 2;
+    } else if (ret && ret->kind == TY_SCALAR) {
+        rq.has_ret = 1;
+        rq.ret = key_of_type(ret);
+    }
+    cj_arena_free(&a);
+    int r = pl_transpile(&rq, c);
+    free(keys);
+    return r;
+}
+
+/* _compile_binary(sig, arch, options, cubin, name) -> (PTX str or CUBIN
+ * bytes, return type str): a kernel's entry for sig ("void"), or a device
+ * function compiled on its own as the extern "C" function `name` (NVRTC
+ * -rdc=true keeps it: a .visible .func).  cuda.compile_ptx's engine. */
+static PyObject *
+kernel_compile_binary(PyObject *self, PyObject *args)
+{
+    KernelObject *k = (KernelObject *)self;
+    PyObject *sig, *opts;
+    const char *arch, *name, *copts[10];
+    int cubin;
+    if (!PyArg_ParseTuple(args, "UsO!ps:_compile_binary", &sig, &arch, &PyList_Type, &opts,
+                          &cubin, &name)) {
+        return NULL;
+    }
+    int nopts = binary_options(opts, copts, 8);
+    if (nopts < 0) {
+        return NULL;
+    }
+    if (!k->device) {
+        Entry *e = entry_for_sig(k, &sig, 1);
+        PyObject *bin = e ? pl_binary_ex(&e->c, arch, cubin, copts, nopts) : NULL;
+        return bin ? Py_BuildValue("(Ns)", bin, "void") : NULL;
+    }
+    PlCompiled c;
+    if (device_compiled(k, sig, name, &c) < 0) {
+        return NULL;
+    }
+    copts[nopts++] = "-rdc=true";
+    PyObject *bin = pl_binary_ex(&c, arch, cubin, copts, nopts);
+    PyObject *r = bin ? Py_BuildValue("(Ns)", bin, c.sig) : NULL;
+    pl_compiled_free(&c);
+    return r;
+}
+
 /* ---- the type ---- */
 
 static void
@@ -430,6 +524,10 @@ static PyMethodDef kernel_methods[] = {
      METH_FASTCALL | METH_KEYWORDS, "inspect_cubin(*sig, arch=None): CUBIN bytes from NVRTC"},
     {"compile", (PyCFunction)(void (*)(void))kernel_compile, METH_FASTCALL,
      "compile(*sig): compile and load for the current device"},
+    {"_compile_binary", kernel_compile_binary, METH_VARARGS,
+     "_compile_binary(sig, arch, options, cubin, name): (PTX or CUBIN, return type) of a "
+     "kernel's entry, or of a device function compiled on its own as extern \"C\" name "
+     "(cuda.compile_ptx)"},
     {NULL},
 };
 

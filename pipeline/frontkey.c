@@ -660,6 +660,13 @@ key_request(Keyer *k, const PlRequest *rq)
             return -1;
         }
     }
+    if (rq->kind == PL_DEVICE) {
+        put_num(k, 'D', rq->has_ret);
+        put_num(k, ',', rq->ret.kind | rq->ret.dtype << 8 | (int64_t)rq->ret.ndim << 16
+                | (int64_t)rq->ret.flags << 24);
+        buf_puts(&k->b, rq->kname ? rq->kname : "-");
+        buf_putc(&k->b, 0);
+    }
     if (rq->kind == PL_GUFUNC) {
         put_num(k, 'G', rq->gu_nin | (int64_t)rq->gu_nloop << 16);
         for (int i = 0; i < rq->nargs; i++) {

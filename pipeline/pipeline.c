@@ -427,6 +427,28 @@ fred_emit(Frame *fr, const PlRequest *rq, Func *fn, Program *p, PlCompiled *out,
     out->acc_size = s.op == RED_ARGMIN || s.op == RED_ARGMAX ? 16 : cj_dtypes[s.acc].size;
 }
 
+/* ---- a device function on its own ---- */
+
+/* the entry (extern "C", named rq->kname) returns the declared type, or
+ * the function's own; -1: no memory */
+static int
+device_emit(Frame *fr, const PlRequest *rq, Program *p, PlCompiled *out, Buf *src)
+{
+    Type *ret = rq->has_ret == 2 ? cj_void() : rq->has_ret ? type_of_key(&fr->arena, rq->ret)
+                                                           : cj_concrete(p->kernel->ret);
+    if (rq->has_ret && ret->kind == TY_ARRAY) {
+        cj_fail(&fr->tr, p->kernel->fn->file, p->kernel->fn->loc, "a device function "
+                "returns numbers or tuples of numbers, not an array");
+    }
+    cg_emit_device_entry(p, rq->kname, ret, src);
+    Buf b;
+    buf_init(&b);
+    cj_type_str(&b, ret);
+    out->sig = buf_steal(&b);
+    out->kname = xstrdup(rq->kname);
+    return out->sig && out->kname ? 0 : -1;
+}
+
 /* ---- the driver ---- */
 
 /* typeinfer and codegen for the request's kind; -1 with an exception */
@@ -443,6 +465,7 @@ type_and_emit(Frame *fr, const PlRequest *rq, Func *fn, Func *map, PlCompiled *o
     case PL_ELEMENTWISE:
     case PL_GUFUNC:
     case PL_FUSE_REDUCTION:
+    case PL_DEVICE:
         p = ti_infer(&fr->arena, &fr->tr, fn, types, rq->nargs, rq->idx32);
         break;
     case PL_REDUCTION:
@@ -477,8 +500,11 @@ type_and_emit(Frame *fr, const PlRequest *rq, Func *fn, Func *map, PlCompiled *o
     case PL_FUSE_REDUCTION:
         fred_emit(fr, rq, fn, p, out, src);
         break;
+    case PL_DEVICE:
+        r = device_emit(fr, rq, p, out, src);
+        break;
     }
-    if (r == 0 && rq->kind != PL_KERNEL) {
+    if (r == 0 && rq->kind != PL_KERNEL && rq->kind != PL_DEVICE) {
         out->kname = xstrdup(p->ew_name);
         r = out->kname ? 0 : -1;
     }
@@ -728,10 +754,17 @@ pl_load(const PlCompiled *c, const char *sibling, RtKernel *rk, RtKernel *rk2)
 PyObject *
 pl_binary(const PlCompiled *c, const char *arch, int cubin)
 {
+    return pl_binary_ex(c, arch, cubin, NULL, 0);
+}
+
+PyObject *
+pl_binary_ex(const PlCompiled *c, const char *arch, int cubin, const char *const *opts,
+             int nopts)
+{
     RtCompiled bin;
     char *log = NULL;
     memset(&bin, 0, sizeof bin);
-    if (rt_nvrtc_compile(c->src, c->kname, arch, cubin, &bin, &log) < 0) {
+    if (rt_nvrtc_compile_ex(c->src, c->kname, arch, cubin, opts, nopts, &bin, &log) < 0) {
         if (!PyErr_Occurred()) {
             pl_raise_nvrtc_error(log);
         }

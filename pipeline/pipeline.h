@@ -51,6 +51,9 @@ typedef enum {
     PL_FUSE_REDUCTION,  /* @fuse ending in a reduction: func, read in fused mode, is the
                          * map of several inputs (args, is_array, in_dtype as
                          * PL_ELEMENTWISE), fuse_red the reduction */
+    PL_DEVICE,          /* cuda.compile_ptx(device=True): func, a device function typed
+                         * for args, under an extern "C" entry named kname that
+                         * returns ret (when has_ret) */
 } PlKind;
 
 typedef struct {
@@ -91,12 +94,17 @@ typedef struct {
     const int *inplace;         /* parameters written in place: the first outputs */
     int ninplace;
     int fuse_red;               /* PL_FUSE_REDUCTION: RedOp */
+    /* PL_DEVICE: the declared return type, which the entry converts to:
+     * has_ret 1 a number (ret), 2 void, 0 none declared (the function's own) */
+    int has_ret;
+    ArgKey ret;
 } PlRequest;
 
 /* What a request compiles to: CUDA C++ and what launching it needs. */
 typedef struct {
     char *src, *kname;          /* malloc'd */
-    char *sig;                  /* kernels: "(float32, float32[:])" */
+    char *sig;                  /* kernels: "(float32, float32[:])"; PL_DEVICE: the
+                                 * entry's return type ("float32", "void") */
     char **msgs;                /* kernels: assert messages */
     int nmsgs;
     int check_errors;           /* asserts or boundscheck: read the error record */
@@ -142,6 +150,9 @@ int pl_load(const PlCompiled *c, const char *sibling, RtKernel *rk, RtKernel *rk
 /* c's PTX (str) or CUBIN (bytes) for arch ("sm_90"), no GPU needed; an NVRTC
  * rejection is a CompileError at the Python line it names. */
 PyObject *pl_binary(const PlCompiled *c, const char *arch, int cubin);
+/* the same with NVRTC options of the caller's (-G, --use_fast_math, -rdc=true) */
+PyObject *pl_binary_ex(const PlCompiled *c, const char *arch, int cubin,
+                       const char *const *opts, int nopts);
 
 /* CompileError(msg, (file, line, offset, text, end_line, end_offset)) */
 void pl_raise_compile_error(const CjError *e);

@@ -730,9 +730,9 @@ return_stmt(Ti *t, Node *n)
 {
     if (!t->fn->is_device) {
         if (n->a) {
-            ti_err(t, n, "a kernel cannot return a value; write the result into an array "
-                "argument (or make this a device function with "
-                "@jit.rawkernel(device=True))");
+            ti_err(t, n, "a kernel cannot return a value (it must have void return type); "
+                "write the result into an array argument (or make this a device function "
+                "with @jit.rawkernel(device=True))");
         }
         return;
     }
