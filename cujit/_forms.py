@@ -52,11 +52,12 @@ def _gu_sig_strings(sigs):
     if isinstance(sigs, str) or _ntypes.is_signature(sigs):
         sigs = [sigs]
     out = []
-    for sig in sigs:
+    for i, sig in enumerate(sigs):
         ret = _ntypes.return_type_of(sig)
         if ret not in (None, "void", "none"):
-            raise TypeError(f"guvectorized functions cannot return values: signature "
-                            f"{_ntypes.signature_string(sig)} specifies {ret} return type; "
+            raise TypeError(f"guvectorize signature {i + 1}: guvectorized functions cannot "
+                            f"return values: {_ntypes.signature_string(sig)} specifies {ret} "
+                            "return type; "
                             "write the results into the output arguments (void(...))")
         text = _ntypes.signature_string(sig)
         out.append("void" + text if text.lstrip().startswith("(") else text)

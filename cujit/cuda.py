@@ -286,7 +286,9 @@ def jit(func_or_sig=None, device=False, inline=False, link=None, debug=None, opt
         return d
     if func_or_sig is not None:
         if not callable(func_or_sig):
-            raise TypeError("cuda.jit takes a function, a signature string or a list of them")
+            raise TypeError("cuda.jit takes a function, a signature (a string, an object "
+                            "such as void(float32[:]) or a tuple of argument types) or a "
+                            "list of them")
         return wrap(func_or_sig)
     return wrap
 
