@@ -359,6 +359,12 @@ struct Func {
     uint64_t src_hash;  /* of this function's source (callees hashed apart) */
     int numpy_math;     /* a fused function: math of int8 / uint8 / bool gives float16
                          * (NumPy's ufunc loops), not float32 */
+    /* a device function's declared signatures (cuda.jit(sig, device=True)):
+     * a call takes the first its arguments convert to; ret NULL: none given */
+    Type ***decl_args;
+    Type **decl_ret;
+    int *decl_nargs;
+    int ndecl;
 };
 
 /* ---- typed program (typeinfer output, codegen input) ---- */

@@ -22,6 +22,14 @@ _NUMBA_OPTIONS = ("identity", "nopython", "cache", "fastmath")
 _GU_NUMBA_OPTIONS = ("identity", "cache", "fastmath", "writable_args", "is_dynamic")
 
 
+class UnrecognizedOptions(TypeError, KeyError):
+    """An option vectorize does not know: Python's TypeError for an
+    unexpected keyword, and the KeyError Numba raises"""
+
+    def __str__(self):
+        return str(self.args[0]) if self.args else ""
+
+
 def vectorize(func=None, signatures=None, target=None, **options):
     """Elementwise function with NumPy broadcasting.
 
@@ -34,9 +42,10 @@ def vectorize(func=None, signatures=None, target=None, **options):
     if target not in (None, "cuda", "gpu"):
         raise ValueError(f"vectorize(target={target!r}): cujit compiles for CUDA only "
                          "(target='cuda')")
-    for k in options:
-        if k not in _NUMBA_OPTIONS:
-            raise TypeError(f"vectorize() got an unexpected keyword argument '{k}'")
+    unknown = [k for k in options if k not in _NUMBA_OPTIONS]
+    if unknown:
+        raise UnrecognizedOptions(f"vectorize() got an unexpected keyword argument "
+                                  f"'{unknown[0]}' (Unrecognized options: {unknown})")
     if isinstance(func, (list, tuple, str)) or _ntypes.is_signature(func):
         func, signatures = None, func
     signatures = _sig_strings(signatures)

@@ -220,7 +220,11 @@ class Dispatcher(Kernel):
         """Types and generates the code for sig now (Numba's eager compile):
         type errors surface at decoration; with a GPU it is also loaded."""
         if self.device:
-            return              # device functions compile with their callers
+            # device functions compile with their callers, typed for the first
+            # declared signature whose parameters take the call's arguments
+            # (frontend/names.c and typeinfer/calls.c read this tuple)
+            self.__cujit_signatures__ = getattr(self, "__cujit_signatures__", ()) + (sig,)
+            return
         self.inspect_cuda(sig)
         if cujit.is_available():
             self.compile(sig)

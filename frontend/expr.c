@@ -502,6 +502,9 @@ call(Fe *f, PyObject *e, Loc loc)
         }
         n->op = BI_DEVFUNC;
         n->fn = fe_read(f->cx, r.obj, 1, f->fn->boundscheck);
+        if (r.sigs) {
+            fe_declare_signatures(f, n->fn, r.sigs, loc);
+        }
         break;
     case R_KERNEL:
         fe_fail_kind(f, loc, CE_TYPE, "a kernel cannot call another kernel; decorate the callee with "

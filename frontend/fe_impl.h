@@ -32,7 +32,7 @@ enum {
     X(ops) X(values) X(func) X(keywords) X(attr) X(slice) X(elts) X(id) X(msg) \
     X(lineno) X(col_offset) X(end_col_offset) X(end_lineno) X(name) \
     X(co_filename) X(co_firstlineno) X(co_freevars) X(__code__) X(__globals__) \
-    X(__closure__) X(cell_contents) X(__cujit_builtin__) X(__cujit_dtype__) \
+    X(__closure__) X(cell_contents) X(__cujit_builtin__) X(__cujit_dtype__) X(__cujit_signatures__) \
     X(__cujit_unsupported__) X(__module__) \
     X(__name__) X(dtype) X(item) X(getlines) X(returns) X(type_comment) X(co_varnames) \
     X(co_argcount) X(walk)
@@ -90,6 +90,8 @@ typedef struct {
     PyObject *obj;          /* borrowed from cx->keep */
     Node *node;             /* R_CONST */
     DType dt;               /* R_DTYPE */
+    PyObject *sigs;         /* R_DEVFUNC: its declared signatures, a tuple of str
+                             * (cuda.jit(sig, device=True)), or NULL; kept in cx->keep */
 } Resolved;
 
 /* ast.c: fe_get, fe_fail and the rest longjmp through cx->try_ on an error */
@@ -119,6 +121,7 @@ int fe_is_local_name(Fe *f, PyObject *name);
 const char *fe_describe_object(Fe *f, PyObject *obj);
 int fe_resolve(Fe *f, PyObject *e, Resolved *out);
 Resolved fe_classify(Fe *f, PyObject *obj, Loc loc);
+void fe_declare_signatures(Fe *f, Func *fn, PyObject *sigs, Loc loc);
 PyObject *fe_compile_time_call(Fe *f, PyObject *e, Loc loc);
 void fe_bound_names(Fe *f, PyObject *list);
 void fe_read_closure(Fe *f, PyObject *pyfunc, PyObject *code);

@@ -328,6 +328,57 @@ numba_dtype(PyObject *obj, Resolved *r)
     return ok;
 }
 
+/* A device function's declared signatures (cuda.jit(sig, device=True) sets
+ * __cujit_signatures__, a tuple of signature strings), or NULL */
+static PyObject *
+declared_signatures(Fe *f, PyObject *obj, Loc loc)
+{
+    PyObject *t = PyObject_GetAttr(obj, fe_names[S___cujit_signatures__]);
+    if (!t) {
+        PyErr_Clear();
+        return NULL;
+    }
+    if (!PyTuple_Check(t)) {
+        Py_DECREF(t);
+        fe_fail(f, loc, "a device function's __cujit_signatures__ must be a tuple of "
+                "signature strings");
+    }
+    if (!fe_keep(f, t)) {
+        fe_fail_py(f, loc, "cujit could not keep a device function's signatures");
+    }
+    return t;
+}
+
+/* Parses the declared signatures into fn (once per function read): a call
+ * then takes the first whose argument types its arguments convert to
+ * (typeinfer), as Numba's device functions compiled for a signature do */
+void
+fe_declare_signatures(Fe *f, Func *fn, PyObject *sigs, Loc loc)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(sigs);
+    if (fn->decl_args || n == 0) {
+        return;
+    }
+    fn->decl_args = cj_alloc(f->cx->arena, sizeof(Type **) * (size_t)n);
+    fn->decl_ret = cj_alloc(f->cx->arena, sizeof(Type *) * (size_t)n);
+    fn->decl_nargs = cj_alloc(f->cx->arena, sizeof(int) * (size_t)n);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *s = PyTuple_GET_ITEM(sigs, i);
+        char msg[512];
+        const char *text = PyUnicode_Check(s) ? fe_utf8(f, s) : NULL;
+        Type *ret = NULL;
+        int nt = text ? cj_parse_signature(f->cx->arena, text, &fn->decl_args[i], &ret, msg,
+                                           sizeof msg) : -1;
+        if (nt < 0) {
+            fe_fail_kind(f, loc, CE_TYPE, "device function '%s': %s", fn->name,
+                         text ? msg : "a declared signature is not a string");
+        }
+        fn->decl_nargs[i] = nt;
+        fn->decl_ret[i] = ret;
+    }
+    fn->ndecl = (int)n;
+}
+
 /* What a Python object found by name means inside a kernel: a jit, math or
  * Python builtin, a namespace (module), a dtype, a device function or
  * kernel, a constant folded in, or something kernels cannot use. */
@@ -356,6 +407,7 @@ classify(Fe *f, PyObject *obj, Loc loc)
     if (pyfunc) {
         r.kind = is_device ? R_DEVFUNC : R_KERNEL;
         r.obj = pyfunc;
+        r.sigs = is_device ? declared_signatures(f, obj, loc) : NULL;
         return r;
     }
     Node *c = fe_object_const(f, obj, loc);

@@ -263,6 +263,22 @@ key_tuple(Keyer *k, PyObject *v, int depth)
     return 0;
 }
 
+/* a device function's declared signatures (cuda.jit(sig, device=True)'s
+ * __cujit_signatures__, a tuple of str), which type its calls */
+static int
+key_declared(Keyer *k, PyObject *kernel, int depth)
+{
+    PyObject *sigs = PyObject_GetAttrString(kernel, "__cujit_signatures__");
+    if (!sigs) {
+        PyErr_Clear();
+        return 0;
+    }
+    int r = PyTuple_Check(sigs) ? key_tuple(k, sigs, depth) : no_key(k, "declared signatures "
+                                                                       "that are not a tuple");
+    Py_DECREF(sigs);
+    return r;
+}
+
 /* a Python function: its code, source file, globals, cells and defaults;
  * one already keyed is named by its place */
 /* 1: o was keyed before (named by its place); 0: new, now seen; -1: too
@@ -336,6 +352,9 @@ key_value(Keyer *k, PyObject *v, int depth)
     PyObject *pyfunc = pl_kernel_function ? pl_kernel_function(v, &is_device) : NULL;
     if (pyfunc) {
         put_num(k, 'K', is_device);
+        if (key_declared(k, v, depth) < 0) {
+            return -1;
+        }
         return key_function(k, pyfunc, depth + 1);
     }
     if (PyModule_Check(v)) {

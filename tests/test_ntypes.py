@@ -136,6 +136,53 @@ def test_device_function_with_a_signature_is_called_from_a_kernel():
     assert "cj_dev_add" in k.inspect_cuda(k.signatures[0])
 
 
+@cuda.jit([int32(int32), float64(float64)], device=True)
+def twice(a):
+    return a * 2.5
+
+
+@cuda.jit(float32(float32, float32), device=True)
+def add32(a, b):
+    return a + b
+
+
+@cuda.jit(void(float64[:]), device=True)
+def set_first(a):
+    a[0] = 1
+
+
+def test_declared_signatures_type_the_calls():
+    """a device function declared with signatures is typed for the one that
+    takes the call's arguments best (its own types, then safe conversions,
+    then any), its arguments and result converted as in Numba"""
+    @cuda.jit
+    def k(out, x, y):
+        out[0] = twice(x[0]) + twice(y[0]) + add32(y[0], 1)
+        set_first(out)
+    src = k.inspect_cuda("(float64[::1], int32[::1], float64[::1])")
+    assert "int cj_dev_twice_i4(int a)" in src and "return (int)((double)a * 2.5);" in src
+    assert "double cj_dev_twice_f8(double a)" in src
+    assert "float cj_dev_add32_f4_f4(float a, float b)" in src
+    assert "cj_dev_set_first_f8a1A(" in src
+
+    @cuda.jit
+    def bad(x):
+        set_first(x[0])
+    with pytest.raises(cujit.CompileTypeError, match="'set_first' is compiled for 1 declared "
+                                                     r"signature .*none takes \(float64\)"):
+        bad.inspect_cuda("(float64[::1],)")
+
+    @cuda.jit(int32(int32), device=True)
+    def tup(a):
+        return a, a
+
+    @cuda.jit
+    def calls_tup(x):
+        x[0] = tup(x[0])[0]
+    with pytest.raises(cujit.CompileTypeError, match="declared to return int32 but returns"):
+        calls_tup.inspect_cuda("(int32[::1],)")
+
+
 def test_vectorize_and_guvectorize_take_signature_objects():
     v = cujit.vectorize([float32(float32, float32), float64(float64, float64)])(
         lambda a, b: a * b + 1)

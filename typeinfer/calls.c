@@ -611,6 +611,104 @@ len_type(Ti *t, Node *n)
     return cj_weak(TY_WEAK_INT);
 }
 
+/* can an argument of type x be passed where a declared signature has p? a
+ * number (or a Python number) as any number; an array as an array of its
+ * dtype and rank, of the declared layout or any ('A') */
+static int
+declared_takes(Type *p, Type *x)
+{
+    if (p->kind == TY_ARRAY) {
+        return x->kind == TY_ARRAY && x->dtype == p->dtype && x->ndim == p->ndim
+               && (p->layout == 'A' || p->layout == x->layout) && (!x->readonly || p->readonly)
+               && x->mem == MEM_GLOBAL;
+    }
+    if (p->kind == TY_TUPLE) {
+        if (x->kind != TY_TUPLE || x->ntup != p->ntup) {
+            return 0;
+        }
+        for (int i = 0; i < p->ntup; i++) {
+            if (!declared_takes(p->tup[i], cj_concrete(x->tup[i]))) {
+                return 0;
+            }
+        }
+        return 1;
+    }
+    return p->kind == TY_SCALAR && is_num(x) && x->kind != TY_TUPLE;
+}
+
+/* how well declared signature d takes these arguments: 0 their types, 1
+ * safe conversions (a number promotes to the parameter's type), 2 any
+ * conversion of numbers, 3 not at all */
+static int
+declared_fit(Func *fn, int d, Type **args)
+{
+    if (fn->decl_nargs[d] != fn->nparams) {
+        return 3;
+    }
+    int fit = 0;
+    for (int i = 0; i < fn->nparams; i++) {
+        Type *p = fn->decl_args[d][i], *x = cj_concrete(args[i]);
+        if (!declared_takes(p, x)) {
+            return 3;
+        }
+        if (!cj_type_eq(p, x) && !cj_is_weak(args[i])) {
+            Type *u = p->kind == TY_SCALAR ? cj_promote(p, x) : p;
+            fit = u && cj_type_eq(u, p) ? (fit > 1 ? fit : 1) : 2;
+        }
+    }
+    return fit;
+}
+
+/* the declared signature of fn (cuda.jit(sig, device=True)) that takes
+ * these arguments best (the first of the best): the callee is typed for it,
+ * as Numba converts a call's arguments to the signature compiled */
+static int
+declared_signature(Ti *t, Node *n, Func *fn, Type **args)
+{
+    int best = -1, best_fit = 3;
+    for (int d = 0; d < fn->ndecl; d++) {
+        int fit = declared_fit(fn, d, args);
+        if (fit < best_fit) {
+            best = d;
+            best_fit = fit;
+        }
+    }
+    if (best >= 0) {
+        return best;
+    }
+    Buf b;
+    buf_init(&b);
+    for (int i = 0; i < fn->nparams; i++) {
+        buf_puts(&b, i ? ", " : "");
+        cj_type_str(&b, cj_concrete(args[i]));
+    }
+    const char *given = cj_strdup(t->p->arena, b.s ? b.s : "");
+    buf_free(&b);
+    ti_err(t, n, "device function '%s' is compiled for %d declared signature%s "
+           "(cuda.jit(sig, device=True)), and none takes (%s): add a signature, or call it "
+           "with arguments of a declared one", fn->name, fn->ndecl, fn->ndecl == 1 ? "" : "s",
+           given);
+    return -1;
+}
+
+/* the declared return type, which the callee's returns convert to: a number
+ * from a number, or void (the value dropped) */
+static void
+declared_return(Ti *t, Node *n, Func *fn, Inst *in, Type *ret)
+{
+    if (!ret || !in->done || cj_type_eq(in->ret, ret)) {
+        return;
+    }
+    Type *got = cj_concrete(in->ret);
+    if (ret->kind == TY_VOID || (ret->kind == TY_SCALAR && is_num(got)
+                                 && got->kind == TY_SCALAR)) {
+        in->ret = ret;
+        return;
+    }
+    ti_err(t, n, "device function '%s' is declared to return %s but returns %s", fn->name,
+           ti_tstr(t, ret), ti_tstr(t, got));
+}
+
 static Type *
 devfunc_type(Ti *t, Node *n)
 {
@@ -667,9 +765,13 @@ devfunc_type(Ti *t, Node *n)
         }
         args[i] = x;    /* Python numbers stay weak (NEP 50) inside the callee */
     }
+    int d = fn->ndecl ? declared_signature(t, n, fn, args) : -1;
     /* earlier passes may make instances for types that later widen; codegen
      * emits only those the final pass calls */
-    Inst *in = ti_instance(t, n, fn, args);
+    Inst *in = ti_instance(t, n, fn, d >= 0 ? fn->decl_args[d] : args);
+    if (d >= 0) {
+        declared_return(t, n, fn, in, fn->decl_ret[d]);
+    }
     t->in->callee[n->id] = in;
     for (int i = 0; i < n->n; i++) {
         ti_weak_mask(t, n->list[i], in->weak_to[i]);   /* the callee's conversions */

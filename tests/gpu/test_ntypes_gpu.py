@@ -64,6 +64,32 @@ def test_device_function_declared_with_a_signature():
 
 
 @pytest.mark.parametrize("dtype", [np.int64, np.int32])
+@cuda.jit(float32(float32, float32), device=True)
+def add32(a, b):
+    return a + b
+
+
+@cuda.jit
+def call_add32(out, a, b):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        out[i] = add32(a[i], b[i])
+
+
+def test_declared_signature_converts_the_arguments():
+    """float64 data through a float32(float32, float32) device function: the
+    sum is the float32 one, as in Numba"""
+    n = 2000
+    a, b = rng.standard_normal(n), rng.standard_normal(n)
+    out = cuda.device_array(n, np.float64)
+    call_add32[(n + 255) // 256, 256](out, cuda.to_device(a), cuda.to_device(b))
+    want = (a.astype(np.float32) + b.astype(np.float32)).astype(np.float64)
+    got = out.copy_to_host()
+    np.testing.assert_array_equal(got, want)
+    assert not np.array_equal(got, a + b)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32])
 def test_list_of_signature_objects_with_array_types(dtype):
     x = rng.integers(-1000, 1000, size=(37, 53)).astype(dtype)
     k = int(rng.integers(1, 9))
