@@ -317,6 +317,22 @@ def _nan_ref(x, r, olds):
     return {1: np.array([np.nanmax(x), np.nanmin(x)]), 2: olds_ok}
 
 
+@cuda.jit(cuda.float32(cuda.float32, cuda.float32), device=True)
+def add_f32(a, b):
+    return a + b
+
+
+@cuda.jit
+def declared_calls(x, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = add_f32(x[i], x[i] * 0.1)     # float64 in: converted, as in Numba
+
+
+def _declared_ref(x, out):
+    return {1: (x.astype(np.float32) + (x * 0.1).astype(np.float32)).astype(np.float64)}
+
+
 POLY = rand((3, 5), np.float32)     # read into the kernel when it compiles
 
 
@@ -376,4 +392,6 @@ RUN = [
     (nan_extrema, 2, 32, _nan_args, _nan_ref),
     (const_table, 2, 32, lambda: (rand(50, np.float32), poison(50, np.float32)), _const_ref,
      {"rtol": 1e-6, "atol": 1e-6}),
+    (declared_calls, 2, 32, lambda: (rand(50, np.float64), poison(50, np.float64)),
+     _declared_ref, {"rtol": 0, "atol": 0}),
 ]
