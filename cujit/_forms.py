@@ -1,7 +1,21 @@
 """@vectorize, @guvectorize and @reduce: the decorators over
 cujit._cujit.Vectorize / GUFunc / Reduce."""
 from cujit._cujit import GUFunc, Reduce, Vectorize
-from cujit import _ntypes
+
+
+def _nt():
+    """cujit/_ntypes.py (Numba's type objects), imported at the first
+    decorator that takes signatures: it loads NumPy, which `import cujit`
+    does not"""
+    from cujit import _ntypes
+    return _ntypes
+
+
+def _is_sig_object(s):
+    """a signature object (not a string, list or function), without
+    importing _ntypes for the common spellings"""
+    return not isinstance(s, (str, list, tuple, type(None))) and not callable(s) \
+        and _nt().is_signature(s)
 
 
 def _sig_strings(sigs):
@@ -10,9 +24,11 @@ def _sig_strings(sigs):
     argument types, alone or in a list"""
     if sigs is None:
         return None
-    if isinstance(sigs, str) or _ntypes.is_signature(sigs):
+    if isinstance(sigs, str) or _is_sig_object(sigs):
         sigs = [sigs]
-    return [_ntypes.signature_string(s) for s in sigs]
+    if all(isinstance(s, str) for s in sigs):
+        return list(sigs)
+    return [_nt().signature_string(s) for s in sigs]
 
 
 # Numba's @vectorize options taken for source compatibility (cujit's
@@ -46,7 +62,7 @@ def vectorize(func=None, signatures=None, target=None, **options):
     if unknown:
         raise UnrecognizedOptions(f"vectorize() got an unexpected keyword argument "
                                   f"'{unknown[0]}' (Unrecognized options: {unknown})")
-    if isinstance(func, (list, tuple, str)) or _ntypes.is_signature(func):
+    if isinstance(func, (list, tuple, str)) or _is_sig_object(func):
         func, signatures = None, func
     signatures = _sig_strings(signatures)
     if func is None:
@@ -58,8 +74,9 @@ def _gu_sig_strings(sigs):
     """guvectorize's signatures as strings "void(...)": a string, a signature
     object, or a tuple of the argument types (Numba's form without a return
     type); one that returns a value is a TypeError, as in Numba"""
-    if isinstance(sigs, str) or _ntypes.is_signature(sigs):
+    if isinstance(sigs, str) or _is_sig_object(sigs):
         sigs = [sigs]
+    _ntypes = _nt()
     out = []
     for i, sig in enumerate(sigs):
         ret = _ntypes.return_type_of(sig)
@@ -107,7 +124,7 @@ def guvectorize(*args, target="cuda", **kwargs):
     args = list(args)
     if args and isinstance(args[0], (list, tuple)):
         sigs = args.pop(0)
-    elif len(args) >= 2 and (isinstance(args[0], str) or _ntypes.is_signature(args[0])) \
+    elif len(args) >= 2 and (isinstance(args[0], str) or _is_sig_object(args[0])) \
             and isinstance(args[1], str):
         sigs = [args.pop(0)]
     if args and isinstance(args[0], str):
