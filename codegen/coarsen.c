@@ -214,7 +214,7 @@ scan_node(Scan *s, Node *n, int depth, int store)
     case ND_BOOLOP:
         scan_children(s, n, depth + 1);
         return;
-    case ND_EXPR: case ND_BINOP: case ND_UNARY: case ND_COMPARE:
+    case ND_EXPR: case ND_BINOP: case ND_UNARY: case ND_COMPARE: case ND_SLICE:
         scan_children(s, n, depth);
         return;
     case ND_CONST: case ND_BREAK: case ND_CONTINUE: case ND_PASS:

@@ -693,7 +693,7 @@ cg_stmt(Cg *g, Node *n)
         return;
     case ND_CONST: case ND_VAR: case ND_BINOP: case ND_UNARY: case ND_COMPARE:
     case ND_BOOLOP: case ND_IFEXP: case ND_INDEX: case ND_ATTR: case ND_CALL:
-    case ND_TUPLE:
+    case ND_TUPLE: case ND_SLICE:
         break;
     }
     cj_unreachable(g->p->try_, "expression as statement");

@@ -940,7 +940,112 @@ cg_index_ref(Cg *g, Node *n)
             }
         }
     }
+    if (n->n == 1 && cg_type(g, n->list[0])->kind == TY_TUPLE) {
+        element(g, n->a, NULL, 0, n->list[0]);     /* a[gid], gid a tuple */
+        return;
+    }
     element(g, n->a, n->list, n->n, NULL);
+}
+
+/* ---- views ---- */
+
+/* the base of a view as a (data, shape, strides) struct: an argument or a
+ * view is one already; shared, local and constant arrays are C order */
+static void
+view_base(Cg *g, Node *a, const Type *at)
+{
+    const char *ct = cj_dtypes[at->dtype].ctype, *it = idx_ctype(g);
+    if (at->mem == MEM_GLOBAL) {
+        cg_expr(g, a, PR_COMMA);
+        return;
+    }
+    P("cj_array<%s, %d, %s>{(%s *)", ct, at->ndim, it, ct);
+    cg_expr(g, a, PR_UNARY);
+    if (at->mem == MEM_DYNSHARED) {
+        P(", {(%s)(cj_dyn_smem_size() / %d)}, {%d}}", it, cj_dtypes[at->dtype].size,
+          cj_dtypes[at->dtype].size);
+        return;
+    }
+    S(", {");
+    for (int d = 0; d < at->ndim; d++) {
+        P("%s%lld", d ? ", " : "", (long long)at->sshape[d]);
+    }
+    S("}, {");
+    int64_t st[CJ_MAXDIMS], stride = cj_dtypes[at->dtype].size;
+    for (int d = at->ndim - 1; d >= 0; d--) {
+        st[d] = stride;
+        stride *= at->sshape[d];
+    }
+    for (int d = 0; d < at->ndim; d++) {
+        P("%s%lld", d ? ", " : "", (long long)st[d]);
+    }
+    S("}}");
+}
+
+/* the arguments of one step of a view, after the array: a single index
+ * (bounds-checked if asked) or a slice's bounds, step and given bits */
+static void
+view_step_args(Cg *g, Node *ix)
+{
+    const Type *it = cj_scalar(g->p->idx32 ? DT_I32 : DT_I64);
+    if (ix->kind != ND_SLICE) {
+        S(", ");
+        cg_conv(g, ix, it, PR_COMMA);
+        if (g->fn->boundscheck) {
+            P(", %d", ix->loc.line);
+        }
+        S(")");
+        return;
+    }
+    Node *parts[3] = {ix->a, ix->b, ix->c};
+    for (int k = 0; k < 3; k++) {
+        S(", ");
+        if (parts[k]) {
+            cg_conv(g, parts[k], cj_scalar(DT_I64), PR_COMMA);   /* clamped in 64 bits */
+        } else {
+            P("%d", k == 2);
+        }
+    }
+    P(", %d)", (ix->a ? 1 : 0) | (ix->b ? 2 : 0));
+}
+
+/* ':' or '::1', which changes nothing */
+static int
+whole_slice(const Node *s)
+{
+    int64_t step;
+    return !s->a && !s->b && (!s->c || (cj_fold_int(s->c, &step) && step == 1));
+}
+
+/* a[i, lo:hi, ...] as nested steps: the slices first (they keep every
+ * dimension where it is), then the single indices from the last, so that
+ * each step's dimension is still its place in a */
+static void
+view_expr(Cg *g, Node *n)
+{
+    const Type *at = cg_type(g, n->a);
+    Node *steps[CJ_MAXDIMS];
+    int dims[CJ_MAXDIMS], m = 0;
+    for (int i = 0; i < n->n; i++) {
+        if (n->list[i]->kind == ND_SLICE && !whole_slice(n->list[i])) {
+            steps[m] = n->list[i];
+            dims[m++] = i;
+        }
+    }
+    for (int i = n->n - 1; i >= 0; i--) {
+        if (n->list[i]->kind != ND_SLICE) {
+            steps[m] = n->list[i];
+            dims[m++] = i;
+        }
+    }
+    for (int k = m - 1; k >= 0; k--) {
+        int single = steps[k]->kind != ND_SLICE;
+        P("cj_v%s<%d>(", single ? (g->fn->boundscheck ? "i_bc" : "i") : "s", dims[k]);
+    }
+    view_base(g, n->a, at);
+    for (int k = 0; k < m; k++) {
+        view_step_args(g, steps[k]);
+    }
 }
 
 static void
@@ -949,6 +1054,10 @@ index_expr(Cg *g, Node *n, int prec)
     const Type *bt = cg_type(g, n->a);
     if (bt->kind == TY_TUPLE) {
         cg_tuple_elem(g, n->a, (int)g->in->aux[n->id], prec);
+        return;
+    }
+    if (cg_type(g, n)->kind == TY_ARRAY) {
+        view_expr(g, n);
         return;
     }
     cg_index_ref(g, n);
@@ -1148,10 +1257,10 @@ cg_expr(Cg *g, Node *n, int prec)
         return;
     case ND_ASSIGN: case ND_AUGASSIGN: case ND_IF: case ND_WHILE: case ND_FOR:
     case ND_BREAK: case ND_CONTINUE: case ND_PASS: case ND_RETURN: case ND_ASSERT:
-    case ND_EXPR:
+    case ND_EXPR: case ND_SLICE:
         break;
     }
-    cj_unreachable(g->p->try_, "statement as expression");
+    cj_unreachable(g->p->try_, "statement or slice as expression");
 }
 
 /* ---- pieces calls.c shares ---- */

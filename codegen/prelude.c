@@ -560,6 +560,71 @@ static const char collective_complex[] =
     "    return a.re < b.re || (a.re == b.re && a.im < b.im);\n"
     "}\n";
 
+static const char view[] =
+    "/* views: a[i] drops dimension D, a[lo:hi:step] narrows it (Python's\n"
+    " * clamping; an omitted bound is bit 1 (lo) or 2 (hi) of `given`) */\n"
+    "template <int D, typename T, int N, typename I, typename J>\n"
+    "CJ_DEVICE cj_array<T, N - 1, I> cj_vi(const cj_array<T, N, I> &a, J j)\n"
+    "{\n"
+    "    cj_array<T, N - 1, I> r;\n"
+    "    I i = j < 0 ? (I)(j + a.shape[D]) : (I)j;\n"
+    "    r.data = (T *)((char *)a.data + (long long)i * a.strides[D]);\n"
+    "    for (int k = 0, m = 0; k < N; k++) {\n"
+    "        if (k != D) {\n"
+    "            r.shape[m] = a.shape[k];\n"
+    "            r.strides[m++] = a.strides[k];\n"
+    "        }\n"
+    "    }\n"
+    "    return r;\n"
+    "}\n"
+    "CJ_DEVICE long long cj_vclamp(long long v, long long n, long long lo, long long hi)\n"
+    "{\n"
+    "    v = v < 0 ? v + n : v;\n"
+    "    return v < lo ? lo : (v > hi ? hi : v);\n"
+    "}\n"
+    "template <int D, typename T, int N, typename I>\n"
+    "CJ_DEVICE cj_array<T, N, I> cj_vs(cj_array<T, N, I> a, long long lo, long long hi,\n"
+    "                                  long long step, int given)\n"
+    "{\n"
+    "    long long n = a.shape[D], len;\n"
+    "    if (step > 0) {\n"
+    "        lo = given & 1 ? cj_vclamp(lo, n, 0, n) : 0;\n"
+    "        hi = given & 2 ? cj_vclamp(hi, n, 0, n) : n;\n"
+    "        len = hi > lo ? (hi - lo + step - 1) / step : 0;\n"
+    "    } else if (step < 0) {\n"
+    "        lo = given & 1 ? cj_vclamp(lo, n, -1, n - 1) : n - 1;\n"
+    "        hi = given & 2 ? cj_vclamp(hi, n, -1, n - 1) : -1;\n"
+    "        len = lo > hi ? (lo - hi - step - 1) / -step : 0;\n"
+    "    } else {\n"
+    "        len = 0;    /* a zero step: an empty view */\n"
+    "    }\n"
+    "    a.data = (T *)((char *)a.data + (len ? lo : 0) * (long long)a.strides[D]);\n"
+    "    a.shape[D] = (I)len;\n"
+    "    a.strides[D] = (I)(a.strides[D] * step);\n"
+    "    return a;\n"
+    "}\n";
+
+static const char view_bc[] =
+    "/* boundscheck=True: a view's single index outside [-n, n) is recorded */\n"
+    "template <int D, typename T, int N, typename I, typename J>\n"
+    "CJ_DEVICE cj_array<T, N - 1, I> cj_vi_bc(const cj_array<T, N, I> &a, J j, int line)\n"
+    "{\n"
+    "    long long n = a.shape[D], k = (long long)j;\n"
+    "    if (k < -n || k >= n) {\n"
+    "        cj_record(2, line, -1, k, n, D);\n"
+    "        k = 0;\n"
+    "    }\n"
+    "    return cj_vi<D>(a, k);\n"
+    "}\n";
+
+static const char dynshared_size[] =
+    "CJ_DEVICE unsigned cj_dyn_smem_size()\n"
+    "{\n"
+    "    unsigned n;\n"
+    "    asm(\"mov.u32 %0, %%dynamic_smem_size;\" : \"=r\"(n));\n"
+    "    return n;\n"
+    "}\n";
+
 static const char dynshared[] =
     "extern __shared__ __align__(16) unsigned char cj_dyn_smem[];\n";
 
@@ -632,5 +697,10 @@ cg_prelude(Buf *b, unsigned features, unsigned atomic_ops_used)
     }
     if (features & FEAT_DYNSHARED) {
         buf_puts(b, dynshared);
+    }
+    if (features & FEAT_VIEW) {
+        buf_puts(b, view);
+        buf_puts(b, (features & FEAT_BOUNDS) ? view_bc : "");
+        buf_puts(b, (features & FEAT_DYNSHARED) ? dynshared_size : "");
     }
 }

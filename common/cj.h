@@ -235,6 +235,7 @@ typedef enum {
     /* expressions */
     ND_CONST, ND_VAR, ND_BINOP, ND_UNARY, ND_COMPARE, ND_BOOLOP, ND_IFEXP,
     ND_INDEX, ND_ATTR, ND_CALL, ND_TUPLE,
+    ND_SLICE,           /* lo:hi:step inside [] only: a, b, c, each NULL when omitted */
 } NodeKind;
 
 typedef enum {
@@ -399,6 +400,7 @@ enum {
     FEAT_CG_GRID = 1 << 22,     /* jit.cg: the grid group */
     FEAT_CG_TILE = 1 << 23,     /* jit.cg: tiles */
     FEAT_CG_COALESCED = 1 << 24,    /* jit.cg: coalesced groups */
+    FEAT_VIEW = 1 << 25,        /* views: a[i] of a 2-d a, a[lo:hi:step] (prelude.c) */
 };
 
 typedef struct {

@@ -158,7 +158,26 @@ attribute(Fe *f, PyObject *e, Loc loc)
             ".ndim, .strides; numbers have .real, .imag; a group's dim3 has .x, .y, .z)", an);
 }
 
-/* subscript := expr '[' expr { ',' expr } ']'   (no slices) */
+/* slice := [expr] ':' [expr] [':' [expr]]   (inside [] only: a view) */
+static Node *
+slice_expr(Fe *f, PyObject *e)
+{
+    Node *n = fe_new_node(f, ND_SLICE, fe_loc_of(f, e));
+    PyObject *lo = fe_get(f, e, S_lower), *hi = fe_get(f, e, S_upper);
+    PyObject *st = fe_get(f, e, S_step);
+    n->a = lo == Py_None ? NULL : fe_expr(f, lo);
+    n->b = hi == Py_None ? NULL : fe_expr(f, hi);
+    n->c = st == Py_None ? NULL : fe_expr(f, st);
+    return n;
+}
+
+static Node *
+index_item(Fe *f, PyObject *e)
+{
+    return fe_is(e, A_Slice) ? slice_expr(f, e) : fe_expr(f, e);
+}
+
+/* subscript := expr '[' item { ',' item } ']'   item := expr | slice */
 Node *
 fe_subscript(Fe *f, PyObject *e, Loc loc)
 {
@@ -169,22 +188,16 @@ fe_subscript(Fe *f, PyObject *e, Loc loc)
     Node *n = fe_new_node(f, ND_INDEX, loc);
     n->a = fe_expr(f, fe_get(f, e, S_value));
     PyObject *sl = fe_get(f, e, S_slice);
-    if (fe_is(sl, A_Slice)) {
-        fe_fail(f, fe_loc_of(f, sl), "slicing is not supported inside kernels; index single "
-                "elements (a[i], a[i, j]) instead");
-    }
     if (fe_is(sl, A_Tuple)) {
         PyObject *elts = fe_get(f, sl, S_elts);
-        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(elts); i++) {
-            if (fe_is(PyList_GET_ITEM(elts, i), A_Slice)) {
-                fe_fail(f, fe_loc_of(f, PyList_GET_ITEM(elts, i)), "slicing is not supported "
-                        "inside kernels; index single elements (a[i], a[i, j]) instead");
-            }
+        n->n = (int)PyList_GET_SIZE(elts);
+        n->list = cj_alloc(f->cx->arena, sizeof(Node *) * (size_t)(n->n + 1));
+        for (int i = 0; i < n->n; i++) {
+            n->list[i] = index_item(f, PyList_GET_ITEM(elts, i));
         }
-        n->list = fe_expr_list(f, elts, &n->n);
     } else {
         n->list = cj_alloc(f->cx->arena, sizeof(Node *));
-        n->list[0] = fe_expr(f, sl);
+        n->list[0] = index_item(f, sl);
         n->n = 1;
     }
     return n;

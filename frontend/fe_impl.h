@@ -35,7 +35,7 @@ enum {
     X(__closure__) X(cell_contents) X(__cujit_builtin__) X(__cujit_dtype__) X(__cujit_signatures__) \
     X(__cujit_unsupported__) X(__module__) \
     X(__name__) X(dtype) X(item) X(getlines) X(returns) X(type_comment) X(co_varnames) \
-    X(co_argcount) X(walk)
+    X(co_argcount) X(walk) X(lower) X(upper) X(step)
 
 enum {
 #define ATTR_ENUM(n) S_##n,

@@ -379,7 +379,157 @@ ifexp_type(Ti *t, Node *n)
     return r;
 }
 
-/* a[i, j] on arrays; t[k] with a constant k on tuples */
+/* ---- views: a[i] of a 2-d a, a[lo:hi:step], a[:, j] ---- */
+
+static int tuple_index(Node *n, Type **ix);
+
+/* an index with a slice, or fewer single indices than dimensions (a tuple
+ * value indexing every dimension, a[gid] with gid = grid(2), is an element) */
+static int
+is_view(Node *n, Type **ix, const Type *base)
+{
+    for (int i = 0; i < n->n; i++) {
+        if (n->list[i]->kind == ND_SLICE) {
+            return 1;
+        }
+    }
+    return n->n < base->ndim && !tuple_index(n, ix);
+}
+
+/* a[t] with t a tuple value */
+static int
+tuple_index(Node *n, Type **ix)
+{
+    return n->n == 1 && ix[0] && ix[0]->kind == TY_TUPLE;
+}
+
+/* one bound or step of a slice: an integer, or omitted */
+static void
+slice_part(Ti *t, Node *part, const char *what)
+{
+    if (!part) {
+        return;
+    }
+    Type *ty = t->in->ntype[part->id];
+    if (ty && (!is_int_like(ty) || cj_type_kind(ty) == 'b')) {
+        ti_err(t, part, "a slice %s must be an integer, got %s", what, ti_tstr(t, ty));
+    }
+}
+
+static void
+slice_type(Ti *t, Node *s)
+{
+    Node *parts[3] = {s->a, s->b, s->c};
+    for (int k = 0; k < 3; k++) {
+        if (parts[k]) {
+            ti_expr(t, parts[k]);
+        }
+    }
+    slice_part(t, s->a, "start");
+    slice_part(t, s->b, "stop");
+    slice_part(t, s->c, "step");
+    int64_t step;
+    if (s->c && cj_fold_int(s->c, &step) && step == 0) {
+        ti_err_kind(t, s->c, CE_VALUE, "slice step cannot be zero");
+    }
+    set(t, s, cj_void());
+}
+
+/* a slice that keeps a whole dimension: ':' or '::1' */
+static int
+full_slice(const Node *s)
+{
+    int64_t step;
+    return s->kind == ND_SLICE && !s->a && !s->b
+           && (!s->c || (cj_fold_int(s->c, &step) && step == 1));
+}
+
+/* a slice of step 1 (omitted or the constant 1) */
+static int
+unit_slice(const Node *s)
+{
+    int64_t step;
+    return s->kind == ND_SLICE && (!s->c || (cj_fold_int(s->c, &step) && step == 1));
+}
+
+/* 'C' when a C-contiguous base stays contiguous: single indices first, then
+ * at most one slice of step 1, then whole dimensions; 'A' otherwise */
+static char
+view_layout(Node *n, const Type *base)
+{
+    int c_base = base->mem != MEM_GLOBAL ? base->mem != MEM_DYNSHARED || base->ndim == 1
+                                         : base->layout == 'C';
+    if (!c_base) {
+        return 'A';
+    }
+    int i = 0;
+    while (i < n->n && n->list[i]->kind != ND_SLICE) {
+        i++;
+    }
+    if (i < n->n && !unit_slice(n->list[i])) {
+        return 'A';
+    }
+    for (i++; i < n->n; i++) {
+        if (!full_slice(n->list[i])) {
+            return 'A';
+        }
+    }
+    return 'C';
+}
+
+/* a[i, lo:hi] ...: an array of the single indices' dimensions fewer, a
+ * (data, shape, strides) value like an argument, whatever the base's memory */
+static Type *
+view_type(Ti *t, Node *n, Type *base)
+{
+    int ints = 0;
+    if (n->n > base->ndim) {
+        ti_err_kind(t, n, CE_INDEX, "too many indices for %s: %d-dimensional, but %d were "
+                    "indexed", ti_tstr(t, base), base->ndim, n->n);
+    }
+    for (int i = 0; i < n->n; i++) {
+        Node *ix = n->list[i];
+        if (ix->kind == ND_SLICE) {
+            slice_type(t, ix);
+            continue;
+        }
+        ints++;
+        Type *it = t->in->ntype[ix->id];
+        if (it && (!is_int_like(it) || cj_type_kind(it) == 'b')) {
+            ti_err(t, ix, "array indices must be integers or slices, got %s", ti_tstr(t, it));
+        }
+    }
+    Type *v = cj_array_type(t->p->arena, base->dtype, base->ndim - ints, view_layout(n, base));
+    v->readonly = base->readonly || base->mem == MEM_CONST;
+    t->p->features |= FEAT_VIEW | (base->mem == MEM_DYNSHARED ? FEAT_DYNSHARED : 0);
+    if (t->fn->boundscheck) {
+        t->p->features |= FEAT_BOUNDS;
+    }
+    return v;
+}
+
+/* a[t]: t a tuple of as many integers as a has dimensions */
+static Type *
+tuple_element(Ti *t, Node *n, Type *base, Type *tt)
+{
+    if (tt->ntup != base->ndim) {
+        ti_err_kind(t, n, CE_INDEX, "%s needs %d indices, got a tuple of %d", ti_tstr(t, base),
+                    base->ndim, tt->ntup);
+    }
+    for (int i = 0; i < tt->ntup; i++) {
+        if (!is_int_like(tt->tup[i]) || cj_type_kind(tt->tup[i]) == 'b') {
+            ti_err(t, n->list[0], "array indices must be integers, got %s",
+                   ti_tstr(t, tt->tup[i]));
+        }
+    }
+    if (t->fn->boundscheck) {
+        t->p->features |= FEAT_BOUNDS;
+    }
+    return cj_scalar(base->dtype);
+}
+
+/* a[i, j] on arrays; t[k] with a constant k on tuples; a view when slices
+ * or fewer indices than dimensions are given */
 static Type *
 index_type(Ti *t, Node *n)
 {
@@ -389,7 +539,7 @@ index_type(Ti *t, Node *n)
         ti_err(t, n, "too many indices");
     }
     for (int i = 0; i < n->n; i++) {
-        ix[i] = ti_expr(t, n->list[i]);
+        ix[i] = n->list[i]->kind == ND_SLICE ? NULL : ti_expr(t, n->list[i]);
     }
     if (!base) {
         return NULL;
@@ -422,9 +572,15 @@ index_type(Ti *t, Node *n)
     if (base->kind != TY_ARRAY) {
         ti_err(t, n, "cannot index a value of type %s", ti_tstr(t, base));
     }
+    if (is_view(n, ix, base)) {
+        return view_type(t, n, base);
+    }
+    if (tuple_index(n, ix)) {
+        return tuple_element(t, n, base, ix[0]);
+    }
     if (n->n != base->ndim) {
-        ti_err(t, n, "%s needs %d indices, got %d (slicing is not supported inside kernels)",
-            ti_tstr(t, base), base->ndim, n->n);
+        ti_err_kind(t, n, CE_INDEX, "too many indices for %s: %d-dimensional, but %d were "
+                    "indexed", ti_tstr(t, base), base->ndim, n->n);
     }
     for (int i = 0; i < n->n; i++) {
         if (ix[i] && !is_int_like(ix[i])) {
@@ -563,6 +719,8 @@ ti_expr(Ti *t, Node *n)
     case ND_TUPLE:
         ty = tuple_type(t, n);
         break;
+    case ND_SLICE:
+        cj_unreachable(t->p->try_, "a slice outside []");
     case ND_ASSIGN: case ND_AUGASSIGN: case ND_IF: case ND_WHILE: case ND_FOR:
     case ND_BREAK: case ND_CONTINUE: case ND_PASS: case ND_RETURN: case ND_ASSERT:
     case ND_EXPR:
@@ -633,6 +791,12 @@ store_elem(Ti *t, Node *target, Type *ty)
     }
     if (arr->readonly) {
         ti_err(t, target, "array is read-only");
+    }
+    Type *el = t->in->ntype[target->id];
+    if (el && el->kind == TY_ARRAY) {
+        ti_err(t, target, "assigning to a slice is not supported in kernels (slicing gives a "
+               "view, %s): assign its elements in a loop (for k in range(v.shape[0]): "
+               "v[k] = ...)", ti_tstr(t, el));
     }
     if (!cj_is_numeric(ty)) {
         ti_err(t, target, "cannot store %s into an element of %s", ti_tstr(t, ty),
@@ -823,7 +987,7 @@ ti_stmt(Ti *t, Node *n)
         return;
     case ND_CONST: case ND_VAR: case ND_BINOP: case ND_UNARY: case ND_COMPARE:
     case ND_BOOLOP: case ND_IFEXP: case ND_INDEX: case ND_ATTR: case ND_CALL:
-    case ND_TUPLE:
+    case ND_TUPLE: case ND_SLICE:
         break;
     }
     cj_unreachable(t->p->try_, "expression in statement position");
@@ -988,7 +1152,7 @@ da_stmt(Ti *t, Node *n, DA *s)
         return;
     case ND_CONST: case ND_VAR: case ND_BINOP: case ND_UNARY: case ND_COMPARE:
     case ND_BOOLOP: case ND_IFEXP: case ND_INDEX: case ND_ATTR: case ND_CALL:
-    case ND_TUPLE:
+    case ND_TUPLE: case ND_SLICE:
         break;
     }
     cj_unreachable(t->p->try_, "expression in statement position");
