@@ -627,6 +627,14 @@ cg_call(Cg *g, Node *n, int prec)
     case BI_CG_MEMCPY_ASYNC: case BI_CG_METHOD:
         cg_group_call(g, n, prec);
         return;
+    case BI_THRUST:
+        cg_thrust(g, n, prec);
+        return;
+    case BI_ARRAY_BEGIN: case BI_ARRAY_END:
+        cg_array_iter(g, n, prec);
+        return;
+    case BI_THRUST_POLICY:
+        break;
     case BI_SHFL_SYNC: case BI_SHFL_UP_SYNC: case BI_SHFL_DOWN_SYNC: case BI_SHFL_XOR_SYNC:
         shfl_call(g, n, prec);
         return;

@@ -64,5 +64,12 @@ void cg_group_prelude(Buf *b, unsigned features);
 const char *cg_group_ctype(Cg *g, const Type *t);
 void cg_group_call(Cg *g, Node *n, int prec);
 void cg_match_call(Cg *g, Node *n);
+/* thrust.c: jit.thrust's iterators and algorithms */
+void cg_thrust_prelude(Buf *b, unsigned features);
+const char *cg_iter_ctype(Cg *g, const Type *t);
+void cg_array_iter(Cg *g, Node *n, int prec);
+void cg_iter_binop(Cg *g, Node *n, int prec);
+void cg_iter_index(Cg *g, Node *n);
+void cg_thrust(Cg *g, Node *n, int prec);
 
 #endif

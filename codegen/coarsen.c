@@ -132,6 +132,8 @@ static const unsigned char thread_bound[BI_COUNT] = {
     [BI_CG_THIS_BLOCK] = 1, [BI_CG_THIS_GRID] = 1, [BI_CG_TILED_PARTITION] = 1,
     [BI_CG_COALESCED] = 1, [BI_CG_SYNC] = 1, [BI_CG_WAIT] = 1, [BI_CG_WAIT_PRIOR] = 1,
     [BI_CG_MEMCPY_ASYNC] = 1, [BI_CG_METHOD] = 1,
+    /* jit.thrust writes through its iterators */
+    [BI_THRUST] = 1, [BI_ARRAY_BEGIN] = 1, [BI_ARRAY_END] = 1,
     /* a device function may write the arrays it is given */
     [BI_DEVFUNC] = 1,
 };

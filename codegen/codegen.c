@@ -60,6 +60,8 @@ cg_ctype(Cg *g, const Type *t)
                           t->ndim, g->p->idx32 ? "int" : "long long");
     case TY_GROUP:
         return cg_group_ctype(g, t);
+    case TY_ITER:
+        return cg_iter_ctype(g, t);
     default:
         break;
     }
@@ -931,6 +933,7 @@ cg_emit_roots(Program *p, Inst **roots, int nroots, const char *tail, Buf *out)
     cg_prelude(out, p->features, p->atomic_ops);
     cg_form_prelude(out, p->features);
     cg_group_prelude(out, p->features);
+    cg_thrust_prelude(out, p->features);
     const_tables(p, out);
     Buf structs;
     buf_init(&structs);

@@ -405,6 +405,10 @@ static void
 binop(Cg *g, Node *n, int prec)
 {
     const Type *rt = cg_type(g, n);
+    if (rt->kind == TY_ITER || cg_type(g, n->a)->kind == TY_ITER) {
+        cg_iter_binop(g, n, prec);
+        return;
+    }
     char k = cj_dtypes[rt->dtype].kind;
     int64_t folded;
     if ((k == 'i' || k == 'u') && n->op != OP_DIV && cj_fold_int(n, &folded)) {
@@ -1058,6 +1062,10 @@ index_expr(Cg *g, Node *n, int prec)
     }
     if (cg_type(g, n)->kind == TY_ARRAY) {
         view_expr(g, n);
+        return;
+    }
+    if (bt->kind == TY_ITER) {
+        cg_iter_index(g, n);
         return;
     }
     cg_index_ref(g, n);

@@ -26,7 +26,21 @@ const char *const cj_builtin_names[BI_COUNT] = {
     "math.fabs", "math.fmod", "math.copysign", "math.erf", "math.erfc", "math.gamma",
     "math.lgamma", "math.isnan", "math.isinf", "math.isfinite", "math.cbrt", "math.fma",
     "jit.block_reduce", "jit.warp_reduce", "jit.block_scan", "jit.warp_scan",
+    "jit.thrust algorithm", "jit.thrust execution policy", "begin", "end",
     "device function",
+};
+
+/* by TH_*: jit.thrust's algorithms as Python spells them, and their forms */
+const char *const cj_thrust_names[TH_NALGOS] = {
+#define CJ_TH_NAME(n, s, f) s,
+    CJ_THRUST_ALGOS(CJ_TH_NAME)
+#undef CJ_TH_NAME
+};
+
+const char *const cj_thrust_forms[TH_NALGOS] = {
+#define CJ_TH_FORM(n, s, f) f,
+    CJ_THRUST_ALGOS(CJ_TH_FORM)
+#undef CJ_TH_FORM
 };
 
 /* by GM_*: a group's methods as Python spells them */

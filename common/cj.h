@@ -108,6 +108,8 @@ typedef enum {
     TY_DTYPE,         /* a dtype used as a value: np.float32 in shared_memory */
     TY_NONE,          /* the None constant */
     TY_GROUP,         /* a cooperative group (jit.cg): Type.group says which */
+    TY_ITER,          /* a jit.thrust iterator of Type.dtype values; Type.layout: 'P' a
+                       * pointer, 'S' strided, 'K' constant, 'N' counting */
 } TypeKind;
 
 /* the cooperative groups of jit.cg (codegen/prelude.c spells them) */
@@ -197,6 +199,7 @@ Type *cj_array_type(Arena *a, DType dt, int ndim, char layout);
 Type *cj_tuple_type(Arena *a, Type **elems, int n);
 Type *cj_dtype_type(DType dt);
 Type *cj_group_type(Arena *a, GroupKind k, int tile, int parent);
+Type *cj_iter_type(Arena *a, DType dt, char kind);    /* TY_ITER: kind 'P', 'S', 'K', 'N' */
 
 int cj_type_eq(const Type *x, const Type *y);
 int cj_is_weak(const Type *t);
@@ -284,6 +287,7 @@ typedef enum {
     X(HYPOT) X(FLOOR) X(CEIL) X(TRUNC) X(FABS) X(FMOD) X(COPYSIGN) \
     X(ERF) X(ERFC) X(GAMMA) X(LGAMMA) X(ISNAN) X(ISINF) X(ISFINITE) X(CBRT) X(FMA) \
     X(BLOCK_REDUCE) X(WARP_REDUCE) X(BLOCK_SCAN) X(WARP_SCAN) \
+    X(THRUST) X(THRUST_POLICY) X(ARRAY_BEGIN) X(ARRAY_END) \
     X(DEVFUNC)
 
 typedef enum {
@@ -294,6 +298,71 @@ typedef enum {
 } BuiltinKind;
 
 extern const char *const cj_builtin_names[BI_COUNT];
+
+/* jit.thrust's algorithms (a BI_THRUST call, the algorithm in Node.axis):
+ * X(enum name, Python name, forms).  A form is its arguments after the
+ * execution policy (I an iterator, v a number), ':' and its result: v none,
+ * b bool, l int64, iN an iterator like argument N, pNM a pair of iterators
+ * like arguments N and M, tN the type of argument N, eN the value type of
+ * iterator N, K / N a constant / counting iterator of argument 0's type;
+ * '|' separates the forms of one name.  make_*_iterator take no policy. */
+#define CJ_THRUST_ALGOS(X) \
+    X(ADJACENT_DIFFERENCE, "adjacent_difference", "III:i2") \
+    X(BINARY_SEARCH, "binary_search", "IIv:b|IIIII:i4") \
+    X(COPY, "copy", "III:i2") \
+    X(COUNT, "count", "IIv:l") \
+    X(EQUAL, "equal", "III:b") \
+    X(EQUAL_RANGE, "equal_range", "IIv:p00") \
+    X(EXCLUSIVE_SCAN, "exclusive_scan", "III:i2|IIIv:i2") \
+    X(EXCLUSIVE_SCAN_BY_KEY, "exclusive_scan_by_key", "IIII:i3|IIIIv:i3") \
+    X(FILL, "fill", "IIv:v") \
+    X(FIND, "find", "IIv:i0") \
+    X(GATHER, "gather", "IIII:i3") \
+    X(INCLUSIVE_SCAN, "inclusive_scan", "III:i2") \
+    X(INCLUSIVE_SCAN_BY_KEY, "inclusive_scan_by_key", "IIII:i3") \
+    X(INNER_PRODUCT, "inner_product", "IIIv:t3") \
+    X(IS_SORTED, "is_sorted", "II:b") \
+    X(IS_SORTED_UNTIL, "is_sorted_until", "II:i0") \
+    X(LOWER_BOUND, "lower_bound", "IIv:i0|IIIII:i4") \
+    X(MAKE_CONSTANT_ITERATOR, "make_constant_iterator", "v:K") \
+    X(MAKE_COUNTING_ITERATOR, "make_counting_iterator", "v:N") \
+    X(MISMATCH, "mismatch", "III:p02") \
+    X(REDUCE, "reduce", "II:e0|IIv:t2") \
+    X(REDUCE_BY_KEY, "reduce_by_key", "IIIII:p34") \
+    X(REMOVE, "remove", "IIv:i0") \
+    X(REMOVE_COPY, "remove_copy", "IIIv:i2") \
+    X(REPLACE, "replace", "IIvv:v") \
+    X(REPLACE_COPY, "replace_copy", "IIIvv:i2") \
+    X(REVERSE, "reverse", "II:v") \
+    X(REVERSE_COPY, "reverse_copy", "III:i2") \
+    X(SCATTER, "scatter", "IIII:v") \
+    X(SEQUENCE, "sequence", "II:v|IIv:v|IIvv:v") \
+    X(SET_DIFFERENCE, "set_difference", "IIIII:i4") \
+    X(SET_DIFFERENCE_BY_KEY, "set_difference_by_key", "IIIIIIII:p67") \
+    X(SET_INTERSECTION, "set_intersection", "IIIII:i4") \
+    X(SET_INTERSECTION_BY_KEY, "set_intersection_by_key", "IIIIIII:p56") \
+    X(SET_SYMMETRIC_DIFFERENCE, "set_symmetric_difference", "IIIII:i4") \
+    X(SET_SYMMETRIC_DIFFERENCE_BY_KEY, "set_symmetric_difference_by_key", "IIIIIIII:p67") \
+    X(SET_UNION, "set_union", "IIIII:i4") \
+    X(SET_UNION_BY_KEY, "set_union_by_key", "IIIIIIII:p67") \
+    X(SORT, "sort", "II:v") \
+    X(SORT_BY_KEY, "sort_by_key", "III:v") \
+    X(STABLE_SORT, "stable_sort", "II:v") \
+    X(STABLE_SORT_BY_KEY, "stable_sort_by_key", "III:v") \
+    X(SWAP_RANGES, "swap_ranges", "III:i2") \
+    X(UNIQUE, "unique", "II:i0") \
+    X(UNIQUE_BY_KEY, "unique_by_key", "III:p02") \
+    X(UPPER_BOUND, "upper_bound", "IIv:i0|IIIII:i4")
+
+typedef enum {
+#define CJ_TH_ENUM(n, s, f) TH_##n,
+    CJ_THRUST_ALGOS(CJ_TH_ENUM)
+#undef CJ_TH_ENUM
+    TH_NALGOS
+} ThrustAlgo;
+
+extern const char *const cj_thrust_names[TH_NALGOS];
+extern const char *const cj_thrust_forms[TH_NALGOS];
 
 /* the combiner of a collective (an ND_CALL of BI_BLOCK_REDUCE ... BI_WARP_SCAN),
  * in Node.coll; CO_FUNC combines with the device function Node.fn */
@@ -401,6 +470,7 @@ enum {
     FEAT_CG_TILE = 1 << 23,     /* jit.cg: tiles */
     FEAT_CG_COALESCED = 1 << 24,    /* jit.cg: coalesced groups */
     FEAT_VIEW = 1 << 25,        /* views: a[i] of a 2-d a, a[lo:hi:step] (prelude.c) */
+    FEAT_THRUST = 1 << 26,      /* jit.thrust: iterators and algorithms (codegen/thrust.c) */
 };
 
 typedef struct {

@@ -131,6 +131,18 @@ cj_group_type(Arena *a, GroupKind k, int tile, int parent)
     return t;
 }
 
+/* a jit.thrust iterator's type: 'P' pointer, 'S' strided, 'K' constant,
+ * 'N' counting, over values of dt */
+Type *
+cj_iter_type(Arena *a, DType dt, char kind)
+{
+    Type *t = cj_alloc(a, sizeof *t);
+    t->kind = TY_ITER;
+    t->dtype = dt;
+    t->layout = kind;
+    return t;
+}
+
 /* ---- predicates ---- */
 
 /* Arrays are equal when dtype, ndim, layout, readonly, memory space and
@@ -186,6 +198,8 @@ cj_type_eq(const Type *x, const Type *y)
         return tuple_eq(x, y);
     case TY_GROUP:
         return x->group == y->group && x->tile == y->tile && x->parent == y->parent;
+    case TY_ITER:
+        return x->dtype == y->dtype && x->layout == y->layout;
     case TY_VOID:
     case TY_WEAK_INT:
     case TY_WEAK_FLOAT:
@@ -546,6 +560,11 @@ cj_type_str(Buf *b, const Type *t)
     case TY_GROUP:
         group_str(b, t);
         break;
+    case TY_ITER:
+        buf_printf(b, "%s iterator(%s)", t->layout == 'P' ? "pointer" : t->layout == 'S'
+                   ? "strided" : t->layout == 'K' ? "constant" : "counting",
+                   cj_dtypes[t->dtype].name);
+        break;
     }
 }
 
@@ -618,6 +637,9 @@ cj_type_mangle(Buf *b, const Type *t)
         break;
     case TY_GROUP:
         buf_printf(b, "G%d_%d_%d", (int)t->group, t->tile, t->parent);
+        break;
+    case TY_ITER:
+        buf_printf(b, "I%c%s", t->layout, cj_dtypes[t->dtype].code);
         break;
     }
 }

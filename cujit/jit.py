@@ -7,6 +7,7 @@ their ``__cujit_builtin__`` tag) and calling them from Python raises.
 from cujit._cujit import Kernel
 from cujit._forms import reduce, vectorize   # noqa: F401
 from cujit import cub                       # noqa: F401  (cupyx.jit.cub's spelling)
+from cujit import thrust                    # noqa: F401  (cupyx.jit.thrust: unsupported)
 
 __all__ = ["rawkernel", "threadIdx", "blockIdx", "blockDim", "gridDim", "grid",
            "gridsize", "laneid", "warpsize", "syncthreads", "syncwarp", "threadfence",
@@ -18,7 +19,8 @@ __all__ = ["rawkernel", "threadIdx", "blockIdx", "blockDim", "gridDim", "grid",
            "all_sync", "any_sync", "ballot_sync", "activemask", "popc", "clz", "ffs",
            "brev", "syncthreads_count", "syncthreads_and", "syncthreads_or", "eq_sync",
            "lanemask_lt", "selp", "fma", "cbrt", "block_reduce", "warp_reduce",
-           "block_scan", "warp_scan", "cub", "match_any_sync", "match_all_sync", "cg"]
+           "block_scan", "warp_scan", "cub", "match_any_sync", "match_all_sync", "cg",
+           "thrust"]
 
 
 def rawkernel(device=False, boundscheck=False, fast_compile=False, *, mode="python"):

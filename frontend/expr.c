@@ -66,6 +66,12 @@ resolved_value(Fe *f, Resolved *r, PyObject *e, Loc loc)
     case R_CONST:
         return r->node;
     case R_BUILTIN:
+        if (r->bi == BI_THRUST || r->bi == BI_THRUST_POLICY) {
+            fe_fail_kind(f, loc, CE_TYPE, "%s can only be %s here",
+                         r->bi == BI_THRUST ? "a jit.thrust algorithm" : "an execution policy",
+                         r->bi == BI_THRUST ? "called" : "the first argument of a jit.thrust "
+                         "algorithm");
+        }
         if (r->bi == BI_THREADIDX || r->bi == BI_BLOCKIDX || r->bi == BI_BLOCKDIM
             || r->bi == BI_GRIDDIM) {
             Node *n = fe_new_node(f, ND_CALL, loc);
@@ -352,6 +358,21 @@ group_method(const char *name)
     return -1;
 }
 
+/* iterator := expr '.' ('begin' | 'end') '(' ')'   (jit.thrust's iterators of
+ * a 1-d array; typeinfer checks that expr is one) */
+static Node *
+iterator_method(Fe *f, PyObject *e, PyObject *fn, Node *n, const char *an, Loc loc)
+{
+    if (PyList_GET_SIZE(fe_get(f, e, S_args)) || PyList_GET_SIZE(fe_get(f, e, S_keywords))) {
+        fe_fail_kind(f, loc, CE_TYPE, "%s() takes no arguments", an);
+    }
+    n->op = an[0] == 'b' ? BI_ARRAY_BEGIN : BI_ARRAY_END;
+    n->n = 1;
+    n->list = cj_alloc(f->cx->arena, sizeof(Node *));
+    n->list[0] = fe_expr(f, fe_get(f, fn, S_value));
+    return n;
+}
+
 /* method := expr '.' ('conjugate' | 'conj') '(' ')'
  *         | expr '.' group_method '(' exprs ')'   (a jit.cg group: g.sync(),
  *           t.shfl_down(v, 1); typeinfer checks that expr is a group) */
@@ -361,6 +382,9 @@ method_call(Fe *f, PyObject *e, PyObject *fn, Node *n, Loc loc)
     const char *an = fe_utf8(f, fe_get(f, fn, S_attr));
     if (fe_fused(f) && strcmp(an, "conjugate") != 0 && strcmp(an, "conj") != 0) {
         return fused_method(f, e, fn, n, an, loc);
+    }
+    if (strcmp(an, "begin") == 0 || strcmp(an, "end") == 0) {
+        return iterator_method(f, e, fn, n, an, loc);
     }
     int gm = group_method(an);
     if (strcmp(an, "conjugate") != 0 && strcmp(an, "conj") != 0 && gm < 0) {
@@ -430,6 +454,39 @@ const_array(Fe *f, PyObject *e, Node *n, Loc loc)
     return n;
 }
 
+/* thrust := 'jit.thrust.' algo '(' policy ',' exprs ')'
+ *         | 'jit.thrust.make_' ('constant' | 'counting') '_iterator(' expr ')'
+ * policy := jit.thrust.device | jit.thrust.seq: both run the algorithm in the
+ * calling thread (as Thrust does in device code), so the policy is dropped */
+static Node *
+thrust_call(Fe *f, PyObject *e, Node *n, int algo, Loc loc)
+{
+    PyObject *args = fe_get(f, e, S_args);
+    Py_ssize_t na = PyList_GET_SIZE(args);
+    int policy = algo != TH_MAKE_CONSTANT_ITERATOR && algo != TH_MAKE_COUNTING_ITERATOR;
+    if (PyList_GET_SIZE(fe_get(f, e, S_keywords))) {
+        fe_fail_kind(f, loc, CE_TYPE, "jit.thrust.%s() takes no keyword arguments",
+                     cj_thrust_names[algo]);
+    }
+    if (policy) {
+        Resolved r;
+        if (na < 1 || !fe_resolve(f, PyList_GET_ITEM(args, 0), &r) || r.kind != R_BUILTIN
+            || r.bi != BI_THRUST_POLICY) {
+            fe_fail_kind(f, na ? fe_loc_of(f, PyList_GET_ITEM(args, 0)) : loc, CE_TYPE,
+                         "jit.thrust.%s() takes an execution policy first: "
+                         "jit.thrust.device or jit.thrust.seq", cj_thrust_names[algo]);
+        }
+    }
+    n->op = BI_THRUST;
+    n->axis = algo;
+    n->n = (int)na - policy;
+    n->list = cj_alloc(f->cx->arena, sizeof(Node *) * (size_t)(n->n + 1));
+    for (int i = 0; i < n->n; i++) {
+        n->list[i] = fe_expr(f, PyList_GET_ITEM(args, i + policy));
+    }
+    return n;
+}
+
 /* A name of a peer's API that cujit has no version of (cujit.cuda's
  * cuda.const.array_like ...) carries __cujit_unsupported__, the message that
  * says so and what to do instead: a call of it fails with that message. */
@@ -482,6 +539,14 @@ call(Fe *f, PyObject *e, Loc loc)
     case R_BUILTIN:
         if (r.bi == BI_CONST_ARRAY) {
             return const_array(f, e, n, loc);
+        }
+        if (r.bi == BI_THRUST) {    /* the axis holds the algorithm, not a variant */
+            return thrust_call(f, e, n, r.axis, loc);
+        }
+        if (r.bi == BI_THRUST_POLICY) {
+            fe_fail_kind(f, loc, CE_TYPE, "jit.thrust.device and jit.thrust.seq are execution "
+                         "policies, not functions: pass one as the first argument of a "
+                         "jit.thrust algorithm");
         }
         if (r.bi == BI_THREADIDX || r.bi == BI_BLOCKIDX || r.bi == BI_BLOCKDIM
             || r.bi == BI_GRIDDIM) {

@@ -110,11 +110,41 @@ fe_module_name(PyObject *obj)
 
 /* A jit name: an object tagged __cujit_builtin__ (jit.syncthreads,
  * jit.threadIdx.x); a tag that names no builtin is a namespace (jit.threadIdx). */
+/* jit.thrust's names: "thrust.sort" is BI_THRUST with TH_SORT in the axis,
+ * "thrust.device" / "thrust.seq" are its execution policies */
+static int
+thrust_tag(const char *tag, Resolved *r)
+{
+    if (strncmp(tag, "thrust.", 7) != 0) {
+        return 0;
+    }
+    tag += 7;
+    if (strcmp(tag, "device") == 0 || strcmp(tag, "seq") == 0) {
+        r->kind = R_BUILTIN;
+        r->bi = BI_THRUST_POLICY;
+        r->axis = 0;
+        return 1;
+    }
+    for (int k = 0; k < TH_NALGOS; k++) {
+        if (strcmp(cj_thrust_names[k], tag) == 0) {
+            r->kind = R_BUILTIN;
+            r->bi = BI_THRUST;
+            r->axis = k;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static int
 jit_tagged(PyObject *obj, Resolved *r)
 {
     PyObject *tag = PyObject_GetAttr(obj, fe_names[S___cujit_builtin__]);
     if (tag && PyUnicode_Check(tag) && !PyModule_Check(obj)) {
+        if (thrust_tag(PyUnicode_AsUTF8(tag), r)) {
+            Py_DECREF(tag);
+            return 1;
+        }
         const BuiltinName *b = lookup_name(jit_names, PyUnicode_AsUTF8(tag));
         Py_DECREF(tag);
         if (b) {

@@ -923,6 +923,12 @@ ti_call(Ti *t, Node *n)
         return math_type(t, n);
     case BI_BLOCK_REDUCE: case BI_WARP_REDUCE: case BI_BLOCK_SCAN: case BI_WARP_SCAN:
         return ti_collective(t, n);
+    case BI_THRUST:
+        return ti_thrust(t, n);
+    case BI_ARRAY_BEGIN: case BI_ARRAY_END:
+        return ti_array_iter(t, n);
+    case BI_THRUST_POLICY:
+        cj_unreachable(t->p->try_, "a thrust policy called");
     case BI_DEVFUNC:
         return devfunc_type(t, n);
     case BI_COUNT:

@@ -27,6 +27,11 @@ Type *ti_group_call(Ti *t, Node *n);
 Type *ti_match_call(Ti *t, Node *n);
 Inst *ti_instance(Ti *caller, Node *call, Func *fn, Type **args);
 Type *ti_collective(Ti *t, Node *n);      /* collective.c */
+/* thrust.c: jit.thrust's iterators and algorithms */
+Type *ti_thrust(Ti *t, Node *n);
+Type *ti_array_iter(Ti *t, Node *n);
+Type *ti_iter_binop(Ti *t, Node *n, int op, Type *x, Type *y);
+Type *ti_iter_index(Ti *t, Node *n, Type *it, Type *k);
 void ti_weak_to(Ti *t, Node *operand, const Type *to);
 void ti_weak_mask(Ti *t, Node *operand, uint32_t dtypes);
 CJ_NORETURN void ti_err(Ti *t, Node *n, const char *fmt, ...) CJ_PRINTF(3, 4);

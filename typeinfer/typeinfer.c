@@ -98,7 +98,7 @@ note_type(Ti *t, const Type *ty)
     if (!ty) {
         return;
     }
-    if (ty->kind == TY_SCALAR || ty->kind == TY_ARRAY) {
+    if (ty->kind == TY_SCALAR || ty->kind == TY_ARRAY || ty->kind == TY_ITER) {
         if (ty->dtype == DT_F16) {
             t->p->features |= FEAT_F16;
         } else if (ty->dtype == DT_C64 || ty->dtype == DT_C128) {
@@ -241,6 +241,11 @@ ti_binop_type(Ti *t, Node *n, int op, Type *x, Type *y)
 {
     if (!x || !y) {
         return NULL;
+    }
+    if (x->kind == TY_ITER || y->kind == TY_ITER || (x->kind == TY_ARRAY && x->mem != MEM_GLOBAL
+                                                     && x->mem != MEM_CONST && op == OP_ADD
+                                                     && cj_is_numeric(y))) {
+        return ti_iter_binop(t, n, op, x, y);
     }
     if (!cj_is_numeric(x) || !cj_is_numeric(y)) {
         ti_err(t, n, "unsupported operand types for %s: %s and %s", op_str(op), ti_tstr(t, x),
@@ -568,6 +573,9 @@ index_type(Ti *t, Node *n)
         }
         t->in->aux[n->id] = k;
         return base->tup[k];
+    }
+    if (base->kind == TY_ITER) {
+        return ti_iter_index(t, n, base, ix[0]);
     }
     if (base->kind != TY_ARRAY) {
         ti_err(t, n, "cannot index a value of type %s", ti_tstr(t, base));
