@@ -68,7 +68,7 @@ each section is a module beside it: s1_launch.py (with s1_child.py, the
 --launch-child side), s2_first.py, s3_saxpy.py, s4_forms.py, s5_first_vec.py,
 s6_first_stdlib.py, s7_numba.py,
 s8_collectives.py, s9_fuse.py,
-s10_cg.py; benchlib.py holds what they share (firstlib.py
+s10_cg.py, s11_thrust.py; benchlib.py holds what they share (firstlib.py
 what the first-call sections share), report.py the summary.
 """
 import argparse
@@ -88,12 +88,13 @@ from s7_numba import section_numba
 from s8_collectives import section_collectives
 from s9_fuse import section_fuse
 from s10_cg import section_cg
+from s11_thrust import section_thrust
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="small N and sizes: a smoke test")
-    ap.add_argument("--sections", default="1,2,3,4,5,6,7,8,9,10", help="which sections, e.g. 1,3")
+    ap.add_argument("--sections", default="1,2,3,4,5,6,7,8,9,10,11", help="which sections, e.g. 1,3")
     ap.add_argument("--launches", type=int, default=0, help="launches per repetition (section 1)")
     ap.add_argument("--launch-child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -126,7 +127,7 @@ def main():
                     ("4", section_forms), ("5", section_first_vec),
                     ("6", section_first_stdlib), ("7", section_numba),
                     ("8", section_collectives), ("9", section_fuse),
-                    ("10", section_cg)):
+                    ("10", section_cg), ("11", section_thrust)):
         if key not in want:
             continue
         try:
