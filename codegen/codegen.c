@@ -191,6 +191,19 @@ assign_one(Cg *g, Node *stmt, Node *target, Node *value, const char *tmp)
         return;
     }
     const Type *tt = target_type(g, target);
+    if (target->kind == ND_INDEX && tt->kind == TY_ARRAY) {    /* x[a:b] = v: a fill */
+        begin(g, stmt);
+        S("cj_fill(");
+        cg_expr(g, target, PR_COMMA);
+        S(", ");
+        if (tmp) {
+            P("%s", tmp);
+        } else {
+            cg_conv(g, value, cj_scalar(tt->dtype), PR_COMMA);
+        }
+        S(");\n");
+        return;
+    }
     begin(g, stmt);
     store(g, target);
     S(" = ");
@@ -262,8 +275,11 @@ assign_stmt(Cg *g, Node *n)
         if (tg->kind == ND_TUPLE) {
             assign_one(g, n, tg, NULL, t);
         } else {
-            assign_one(g, n, tg, NULL, cj_aprintf(g->p->arena, "(%s)%s",
-                                                  cg_ctype(g, target_type(g, tg)), t));
+            const Type *tt = target_type(g, tg);
+            if (tg->kind == ND_INDEX && tt->kind == TY_ARRAY) {
+                tt = cj_scalar(tt->dtype);      /* x[a:b] = ...: the view's elements */
+            }
+            assign_one(g, n, tg, NULL, cj_aprintf(g->p->arena, "(%s)%s", cg_ctype(g, tt), t));
         }
     }
     g->out->indent--;

@@ -604,6 +604,25 @@ static const char view[] =
     "    return a;\n"
     "}\n";
 
+static const char view_fill[] =
+    "/* x[a:b] = v: every element of a view, in any layout */\n"
+    "template <typename T, int N, typename I, typename V>\n"
+    "CJ_DEVICE void cj_fill(const cj_array<T, N, I> &a, V v)\n"
+    "{\n"
+    "    long long n = 1;\n"
+    "    for (int d = 0; d < N; d++) {\n"
+    "        n *= a.shape[d];\n"
+    "    }\n"
+    "    for (long long k = 0; k < n; k++) {\n"
+    "        long long r = k, off = 0;\n"
+    "        for (int d = N - 1; d >= 0; d--) {\n"
+    "            off += r % a.shape[d] * (long long)a.strides[d];\n"
+    "            r /= a.shape[d];\n"
+    "        }\n"
+    "        *(T *)((char *)a.data + off) = (T)v;\n"
+    "    }\n"
+    "}\n";
+
 static const char view_bc[] =
     "/* boundscheck=True: a view's single index outside [-n, n) is recorded */\n"
     "template <int D, typename T, int N, typename I, typename J>\n"
@@ -700,6 +719,7 @@ cg_prelude(Buf *b, unsigned features, unsigned atomic_ops_used)
     }
     if (features & FEAT_VIEW) {
         buf_puts(b, view);
+        buf_puts(b, view_fill);
         buf_puts(b, (features & FEAT_BOUNDS) ? view_bc : "");
         buf_puts(b, (features & FEAT_DYNSHARED) ? dynshared_size : "");
     }

@@ -801,10 +801,13 @@ store_elem(Ti *t, Node *target, Type *ty)
         ti_err(t, target, "array is read-only");
     }
     Type *el = t->in->ntype[target->id];
+    if (el && el->kind == TY_ARRAY && !cj_is_numeric(ty)) {
+        ti_err(t, target, "assigning %s to a slice is not supported in kernels: a slice "
+               "(a view, %s) takes a number (x[:] = 0); copy arrays element by element "
+               "in a loop", ti_tstr(t, ty), ti_tstr(t, el));
+    }
     if (el && el->kind == TY_ARRAY) {
-        ti_err(t, target, "assigning to a slice is not supported in kernels (slicing gives a "
-               "view, %s): assign its elements in a loop (for k in range(v.shape[0]): "
-               "v[k] = ...)", ti_tstr(t, el));
+        t->p->features |= FEAT_VIEW;    /* x[a:b] = v: every element of the view */
     }
     if (!cj_is_numeric(ty)) {
         ti_err(t, target, "cannot store %s into an element of %s", ti_tstr(t, ty),

@@ -1,4 +1,4 @@
-"""Storing into a slice of a 2-d array."""
+"""Storing an array into a slice (a slice takes a number only)."""
 import math
 
 import numpy as np
@@ -9,7 +9,7 @@ from cujit import jit
 @jit.rawkernel()
 def bad(m):
     i = jit.grid(1)
-    m[i, :] = 0  # ERROR: slicing
+    m[i, :] = m[0]  # ERROR: to a slice
 
 
 ARGS = {"bad": (np.zeros((4, 4), np.float64),)}

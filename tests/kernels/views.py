@@ -171,6 +171,27 @@ def _shared_ref(x, out):
     return {1: (s[t // 8, 7 - t % 8] + 2 * x[1 + t % 31] + 31).astype(out.dtype)}
 
 
+@cuda.jit
+def fills(x, y):
+    """a number assigned to a slice or a partial index fills the view (Numba's
+    a[:] = 0), also in a chained assignment; local memory too"""
+    if cuda.grid(1) == 0:
+        loc = cuda.local.array((2, 3), np.float64)
+        loc[:] = 0
+        loc[1, ::2] = 4
+        x[1:3] = 7
+        x[0, ::-2] = y[0] = 1.5
+        x[-1] = loc[1, 0] + loc[1, 1] + loc[0, 2]
+
+
+def _fills_ref(x, y):
+    x2, y2 = x.copy(), y.copy()
+    x2[1:3] = 7
+    x2[0, ::-2] = y2[0] = 1.5
+    x2[-1] = 4
+    return {0: x2, 1: y2}
+
+
 def _c(shape, dt=np.float32):
     return rand(shape, dt)
 
@@ -198,6 +219,9 @@ RUN = (
        (local_views, 1, 32, lambda: (rand(10, np.float32), poison(10, np.float32)), _local_ref),
        (numba_rows, 1, 32, lambda: (rand((6, 5), np.float32), poison((6, 5), np.float32)),
         _numba_rows_ref),
+       (fills, 1, 1, lambda: (rand((5, 5), np.float64), rand(3, np.float64)), _fills_ref),
+       (fills, 1, 1, lambda: (np.asfortranarray(rand((5, 5), np.float64)), rand(3, np.float64)),
+        _fills_ref),
        (shared_views, 1, 32, lambda: (rand(32, np.float32), poison(32, np.float32)),
         _shared_ref, {"shared_mem": 128})]
 )
@@ -212,4 +236,5 @@ CASES = [
     (local_views, (rand(10, np.float32), poison(10, np.float32)), [("cj_array<float, 2,", True)]),
     (numba_rows, (rand((6, 5), np.float32), poison((6, 5), np.float32)), [("cj_vi<0>", True)]),
     (shared_views, (rand(32, np.float32), poison(32, np.float32)), [("cj_dyn_smem_size()", True)]),
+    (fills, (rand((5, 5), np.float64), rand(3, np.float64)), [("cj_fill(", True)]),
 ]
