@@ -446,7 +446,8 @@ unify_tuple(Arena *a, const Type *x, const Type *y)
 }
 
 /* equal types stay; numeric types promote (weak with weak: the higher
- * weak); arrays must be equal; tuples unify elementwise; else NULL */
+ * weak); arrays (arguments' and views) of one dtype and rank meet as strided
+ * (layout A); tuples unify elementwise; else NULL */
 Type *
 cj_unify(Arena *a, const Type *x, const Type *y)
 {
@@ -461,6 +462,12 @@ cj_unify(Arena *a, const Type *x, const Type *y)
     }
     if (x->kind == TY_TUPLE && y->kind == TY_TUPLE) {
         return unify_tuple(a, x, y);
+    }
+    if (x->kind == TY_ARRAY && y->kind == TY_ARRAY && x->mem == MEM_GLOBAL
+        && y->mem == MEM_GLOBAL && x->dtype == y->dtype && x->ndim == y->ndim) {
+        Type *u = cj_array_type(a, x->dtype, x->ndim, x->layout == y->layout ? x->layout : 'A');
+        u->readonly = x->readonly || y->readonly;   /* views of different layouts: strided */
+        return u;
     }
     return NULL;
 }

@@ -192,6 +192,23 @@ def _fills_ref(x, y):
     return {0: x2, 1: y2}
 
 
+@jit.rawkernel()
+def row_or_col(x, out, cols):
+    """one variable holding a row (contiguous) or a column (strided): its
+    type is the strided view both meet as"""
+    i = jit.grid(1)
+    if i < x.shape[0]:
+        v = x[i]
+        if cols:
+            v = x[:, i]
+        out[i] = v[0] * 10 + v[v.shape[0] - 1]
+
+
+def _row_or_col_ref(x, out, cols):
+    v = x.T if cols else x
+    return {1: (v[:, 0] * 10 + v[:, -1]).astype(out.dtype)}
+
+
 def _c(shape, dt=np.float32):
     return rand(shape, dt)
 
@@ -219,6 +236,10 @@ RUN = (
        (local_views, 1, 32, lambda: (rand(10, np.float32), poison(10, np.float32)), _local_ref),
        (numba_rows, 1, 32, lambda: (rand((6, 5), np.float32), poison((6, 5), np.float32)),
         _numba_rows_ref),
+       (row_or_col, 1, 8, lambda: (rand((6, 6), np.float32), poison(6, np.float32), np.int32(0)),
+        _row_or_col_ref),
+       (row_or_col, 1, 8, lambda: (rand((6, 6), np.float32), poison(6, np.float32), np.int32(1)),
+        _row_or_col_ref),
        (fills, 1, 1, lambda: (rand((5, 5), np.float64), rand(3, np.float64)), _fills_ref),
        (fills, 1, 1, lambda: (np.asfortranarray(rand((5, 5), np.float64)), rand(3, np.float64)),
         _fills_ref),
