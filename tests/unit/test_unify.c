@@ -34,7 +34,15 @@ test_unify_arrays(void)
     Type *z = cj_array_type(a, DT_F32, 2, 'A');
     Type *w = cj_array_type(a, DT_F64, 2, 'C');
     CU_ASSERT_PTR_EQUAL(cj_unify(a, x, y), x);
-    CU_ASSERT_PTR_NULL(cj_unify(a, x, z));
+    /* views of one dtype and rank in one variable: strided (layout A) */
+    Type *u = cj_unify(a, x, z);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+    CU_ASSERT_EQUAL(u->layout, 'A');
+    CU_ASSERT_EQUAL(u->ndim, 2);
+    Type *s = cj_array_type(a, DT_F32, 2, 'C');
+    s->mem = MEM_SHARED;
+    CU_ASSERT_PTR_NULL(cj_unify(a, x, s));          /* another memory space: never */
+    CU_ASSERT_PTR_NULL(cj_unify(a, x, cj_array_type(a, DT_F32, 1, 'C')));
     CU_ASSERT_PTR_NULL(cj_unify(a, x, w));
     CU_ASSERT_PTR_NULL(cj_unify(a, x, cj_scalar(DT_F32)));
     CU_ASSERT_PTR_NULL(cj_unify(a, cj_weak(TY_WEAK_INT), x));
@@ -100,7 +108,7 @@ add_unify_suite(void)
     static const UnitTest tests[] = {
         {"scalars promote", test_unify_scalars},
         {"weak literals", test_unify_weak},
-        {"arrays only when equal", test_unify_arrays},
+        {"arrays: equal, or strided when only the layout differs", test_unify_arrays},
         {"tuples elementwise", test_unify_tuples},
         {"none, str, dtype values", test_unify_other},
         {"type equality", test_type_eq},
