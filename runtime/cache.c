@@ -220,9 +220,9 @@ entry_path(char *buf, size_t n, const char *dir, const RtCacheKey *k)
 }
 
 /* the whole file in one read; NULL if it cannot be had (*refused: it is
- * there but may not be trusted, logged) */
+ * there but may not be trusted, logged; owners are checked when `owned`) */
 static unsigned char *
-read_file(const char *path, size_t *len, int *refused)
+read_file(const char *path, size_t *len, int *refused, int owned)
 {
     struct stat st;
     char why[160];
@@ -238,7 +238,7 @@ read_file(const char *path, size_t *len, int *refused)
     }
     unsigned char *data = NULL;
     int ok = fstat(fd, &st) == 0;
-    if (ok && (w = distrust(&st, why, sizeof why)) != NULL) {
+    if (ok && owned && (w = distrust(&st, why, sizeof why)) != NULL) {
         *refused = 1;
         cache_log("entry %s refused: %s", path, w);
     } else if (ok && S_ISREG(st.st_mode) && st.st_size > 0
@@ -290,8 +290,11 @@ entry_ok(const unsigned char *data, size_t len, const RtCacheKey *k, CacheHeader
     return entry_checksum(hdr, data + sizeof *hdr, payload) == hdr->checksum;
 }
 
+/* the entry k of dir into *out: 1, or 0 when there is none sound; `owned`:
+ * dir and entry must be this user's (the disk cache), else any owner's (the
+ * prebuilt store, as trusted as the package's code) */
 static int
-load_ext(const char *dir, const RtCacheKey *k, RtCompiled *out, const char *suffix)
+load_ext(const char *dir, const RtCacheKey *k, RtCompiled *out, const char *suffix, int owned)
 {
     char path[4200];
     size_t len = 0;
@@ -299,10 +302,10 @@ load_ext(const char *dir, const RtCacheKey *k, RtCompiled *out, const char *suff
 
     int refused;
     memset(out, 0, sizeof *out);
-    if (!entry_path_ext(path, sizeof path, dir, k, suffix) || !dir_trusted(dir)) {
+    if (!entry_path_ext(path, sizeof path, dir, k, suffix) || (owned && !dir_trusted(dir))) {
         return 0;
     }
-    unsigned char *data = read_file(path, &len, &refused);
+    unsigned char *data = read_file(path, &len, &refused, owned);
     if (!data) {
         rt_cache_rejected += refused;
         return 0;
@@ -338,12 +341,18 @@ load_ext(const char *dir, const RtCacheKey *k, RtCompiled *out, const char *suff
 int
 rt_cache_load(const char *dir, const RtCacheKey *k, RtCompiled *out)
 {
-    return load_ext(dir, k, out, CACHE_SUFFIX);
+    return load_ext(dir, k, out, CACHE_SUFFIX, 1);
 }
 
-/* mkdir -p, each directory it makes 0700 */
+int
+rt_cache_load_any_owner(const char *dir, const RtCacheKey *k, RtCompiled *out)
+{
+    return load_ext(dir, k, out, CACHE_SUFFIX, 0);
+}
+
+/* mkdir -p, each directory it makes `mode` (0700 for the disk cache) */
 static int
-make_dirs(const char *dir)
+make_dirs(const char *dir, mode_t mode)
 {
     char p[4096];
     struct stat st;
@@ -358,13 +367,13 @@ make_dirs(const char *dir)
     for (char *s = p + 1; *s; s++) {
         if (*s == '/') {
             *s = '\0';
-            if (mkdir(p, 0700) < 0 && errno != EEXIST) {
+            if (mkdir(p, mode) < 0 && errno != EEXIST) {
                 return -1;
             }
             *s = '/';
         }
     }
-    if (mkdir(p, 0700) < 0 && errno != EEXIST) {
+    if (mkdir(p, mode) < 0 && errno != EEXIST) {
         return -1;
     }
     return 0;
@@ -397,9 +406,11 @@ errno_why(const char *what)
     return buf;
 }
 
+/* stores c as dir's entry k; `shared`: directories 0755 and the file 0644
+ * (the prebuilt store, read by every user of the package), else 0700 / 0600 */
 static int
 store_ext(const char *dir, const RtCacheKey *k, const RtCompiled *c, const char **why,
-          const char *suffix)
+          const char *suffix, int shared)
 {
     static unsigned counter;
     char path[4200], tmp[4300];
@@ -418,7 +429,7 @@ store_ext(const char *dir, const RtCacheKey *k, const RtCompiled *c, const char 
         *why = "the cache directory's path is too long";
         return -1;
     }
-    if (make_dirs(dir) < 0) {
+    if (make_dirs(dir, shared ? 0755 : 0700) < 0) {
         *why = errno_why("cannot create the cache directory");
         return -1;
     }
@@ -460,6 +471,12 @@ store_ext(const char *dir, const RtCacheKey *k, const RtCompiled *c, const char 
         snprintf(tmp, sizeof tmp, "%s/" CACHE_TMP_PREFIX "%016llx-%ld-%llx.tmp", dir,
                  (unsigned long long)k->h[0], (long)getpid(), r);
         fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+        if (fd >= 0 && shared && fchmod(fd, 0644) < 0) {
+            close(fd);
+            unlink(tmp);
+            fd = -1;
+            break;
+        }
         if (fd < 0 && errno != EEXIST) {
             break;
         }
@@ -496,7 +513,7 @@ guarded_store(const char *dir, const RtCacheKey *k, const RtCompiled *c, const c
         *why = "not written: a store failed there before";
         return -1;
     }
-    if (store_ext(dir, k, c, why, suffix) == 0) {
+    if (store_ext(dir, k, c, why, suffix, 0) == 0) {
         return 0;
     }
     snprintf(off_dir, sizeof off_dir, "%s", dir);
@@ -520,6 +537,13 @@ rt_cache_store(const char *dir, const RtCacheKey *k, const RtCompiled *c, const 
     return guarded_store(dir, k, c, why, CACHE_SUFFIX);
 }
 
+int
+rt_cache_store_shared(const char *dir, const RtCacheKey *k, const RtCompiled *c,
+                      const char **why)
+{
+    return store_ext(dir, k, c, why, CACHE_SUFFIX, 1);
+}
+
 /* ---- records: small byte strings stored as entries with no PTX ---- */
 
 int
@@ -530,7 +554,7 @@ rt_record_load(const uint64_t key[2], char **data, size_t *len)
     RtCompiled c;
     *data = NULL;
     *len = 0;
-    if (!rt_cache_dir(dir, sizeof dir) || !load_ext(dir, &k, &c, RECORD_SUFFIX)) {
+    if (!rt_cache_dir(dir, sizeof dir) || !load_ext(dir, &k, &c, RECORD_SUFFIX, 1)) {
         return 0;
     }
     if (c.ptx) {                    /* a record has no PTX part */
@@ -577,7 +601,8 @@ is_cache_file(const char *name, int with_tmp)
 
 /* ---- Python functions ---- */
 
-/* cache_info() -> dict(dir, enabled, entries, bytes, hits, misses, rejected) */
+/* cache_info() -> dict(dir, enabled, entries, bytes, hits, misses, rejected,
+ * prebuilt_hits) */
 PyObject *
 rt_py_cache_info(PyObject *self, PyObject *noargs)
 {
@@ -602,10 +627,11 @@ rt_py_cache_info(PyObject *self, PyObject *noargs)
         }
         closedir(d);
     }
-    return Py_BuildValue("{s:N,s:O,s:L,s:L,s:L,s:L,s:L}", "dir",
+    return Py_BuildValue("{s:N,s:O,s:L,s:L,s:L,s:L,s:L,s:L}", "dir",
                          have ? PyUnicode_DecodeFSDefault(dir) : Py_NewRef(Py_None), "enabled",
                          enabled ? Py_True : Py_False, "entries", entries, "bytes", bytes, "hits",
-                         rt_cache_hits, "misses", rt_cache_misses, "rejected", rt_cache_rejected);
+                         rt_cache_hits, "misses", rt_cache_misses, "rejected", rt_cache_rejected,
+                         "prebuilt_hits", rt_prebuilt_hits);
 }
 
 /* clear_cache() -> number of files removed (cujit's entries and temp files) */
@@ -702,7 +728,7 @@ rt_py_cache_store(PyObject *self, PyObject *args)
     c.cubin_len = cubin.buf ? (size_t)cubin.len : 0;
     c.ptx = (char *)ptx;
     c.ptx_len = (size_t)ptx_len;
-    int r = store_ext(dir, &k, &c, &why, CACHE_SUFFIX);     /* no warning: it raises */
+    int r = store_ext(dir, &k, &c, &why, CACHE_SUFFIX, 0);  /* no warning: it raises */
     PyBuffer_Release(&cubin);
     if (r < 0) {
         PyErr_Format(PyExc_OSError, "cache store failed: %s", why);

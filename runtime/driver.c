@@ -191,13 +191,30 @@ rt_nvrtc_warm_up(void)
     if (!rt_nvrtc_preload_wanted()) {
         return;
     }
-    if (drv_state == 0 && !preopened) {
+    if (drv_state == 0 && !preopened && !rt_nodriver_arch()) {
         void *h = open_libcuda();
         if (h && load_symbols(h) == 0) {
             preopened = h;
         }
     }
     rt_nvrtc_preload(0, 0);
+}
+
+/* the driver's entry points in rt_cu: libcuda's, or in a prebuild
+ * (CUJIT_PREBUILD_ARCH) the stand-in's of nodriver.c; 0, or -1 with
+ * drv_error set */
+static int
+load_driver(void)
+{
+    if (rt_nodriver_arch()) {
+        return rt_nodriver_fill(&rt_cu, drv_error, sizeof drv_error);
+    }
+    void *h = preopened ? preopened : open_libcuda();
+    if (!h || (h != preopened && load_symbols(h) < 0)) {
+        return -1;
+    }
+    preopened = h;          /* kept open, its symbols read, for a retry */
+    return 0;
 }
 
 int
@@ -207,9 +224,8 @@ rt_driver_init(void)
         return 0;
     }
     if (drv_state == 0) {
-        void *h = preopened ? preopened : open_libcuda();
         drv_state = -1;
-        if (h && (h == preopened || load_symbols(h) == 0)) {
+        if (load_driver() == 0) {
             drv_state = 1;          /* rt_cuda_errname works from here */
             if (init_devices() < 0) {
                 /* cuInit or a device query failed: the next call tries again
@@ -217,7 +233,6 @@ rt_driver_init(void)
                 free(devices);
                 devices = NULL;
                 ndevices = 0;
-                preopened = h;
                 drv_state = 0;
                 PyErr_SetString(rt_CudaError ? rt_CudaError : PyExc_RuntimeError, drv_error);
                 return -1;

@@ -215,6 +215,7 @@ rt_load_kernel_ex(const char *src, const char *name, const RtLoadOptions *opt, R
              fast ? "|fast-compile" : "");
     double tk = now_ms();
     rt_cache_key(&k, src, name, extra, opts, nopts, arch);
+    int key_nopts = nopts;                  /* the options the keys have */
     double key_ms = now_ms() - tk;
     MemEntry *e = mem_find(dev, &k);
     if (e) {
@@ -226,6 +227,8 @@ rt_load_kernel_ex(const char *src, const char *name, const RtLoadOptions *opt, R
     int use_disk = rt_cache_dir(dir, sizeof dir);
     memset(&c, 0, sizeof c);
     int on_disk = use_disk && rt_cache_load(dir, &k, &c);
+    int prebuilt = !on_disk && rt_prebuilt_load(src, name, extra, opts, nopts, arch, &c);
+    on_disk |= prebuilt;
     disk_ms = now_ms() - t0;
     if (on_disk) {
         double tm = now_ms();
@@ -233,7 +236,7 @@ rt_load_kernel_ex(const char *src, const char *name, const RtLoadOptions *opt, R
         module_ms = now_ms() - tm;
         if (lr == CUDA_SUCCESS) {
             disk_hit = 1;
-            rt_cache_hits++;
+            rt_cache_hits += !prebuilt;
         } else {
             rt_cache_rejected++;            /* the driver refuses it: rebuild */
             rt_compiled_free(&c);
@@ -255,6 +258,8 @@ rt_load_kernel_ex(const char *src, const char *name, const RtLoadOptions *opt, R
             return opt->log && *opt->log ? -2 : -1;
         }
         nvrtc_ms = now_ms() - t1;           /* with loading NVRTC the first time */
+        prebuilt = 0;
+        rt_prebuilt_store(src, name, extra, opts, key_nopts, arch, &c);
         if (use_disk) {
             stored = rt_cache_store(dir, &k, &c, &why) == 0;
         }
@@ -284,7 +289,8 @@ rt_load_kernel_ex(const char *src, const char *name, const RtLoadOptions *opt, R
         return -1;
     }
     double load_ms = now_ms() - t0 - nvrtc_ms;
-    const char *disk = disk_hit ? "hit" : !use_disk ? "off" : stored ? "miss (stored)"
+    const char *disk = prebuilt ? (use_disk ? "miss, prebuilt hit" : "off, prebuilt hit")
+                       : disk_hit ? "hit" : !use_disk ? "off" : stored ? "miss (stored)"
                        : why ? why : "miss";
     if (opt->stats) {
         RtLoadStats *st = opt->stats;

@@ -14,7 +14,9 @@
  *                   (shape.h)
  *   nvrtc.c         NVRTC, found and opened at first use    base
  *   cache.c         the disk cache of compiled kernels      nvrtc base
- *   driver.c        libcuda, devices, contexts, memory      nvrtc base
+ *   nodriver.c      the driver stand-in of a prebuild       -
+ *   prebuilt.c      the prebuilt store in the package       nodriver cache nvrtc base
+ *   driver.c        libcuda, devices, contexts, memory      nodriver nvrtc base
  *   device.c        cujit.Device                            driver base
  *   stream.c        cujit.Stream and cujit.Event            driver
  *   copy.c          host <-> device copies, fills           driver
@@ -33,8 +35,8 @@
  *   array.c         the DeviceArray type: attributes,       array_index array_dlpack
  *                   repr, slot and method tables            array_ops array_core device
  *                                                           driver dtype
- *   kernel.c        loading and launching kernels           args cache stream driver nvrtc
- *                                                           base
+ *   kernel.c        loading and launching kernels           args prebuilt cache stream driver
+ *                                                           nvrtc base
  *   rtmodule.c      what the runtime adds to the module     any of the above
  *
  * One name goes up the list: rt_DeviceArray_Type (rt.h), defined in array.c
@@ -190,6 +192,14 @@ typedef struct {
 
 /* the loaded entry points; valid once rt_driver_init() returned 0 */
 extern RtDriver rt_cu;
+
+/* ---- nodriver.c: the driver of a prebuild, in place of libcuda ---- */
+/* CUJIT_PREBUILD_ARCH ("sm_90"): this process builds the prebuilt store for
+ * that architecture, with no driver; NULL in every other process */
+const char *rt_nodriver_arch(void);
+/* the stand-in's entry points into *d; -1 with why in err when the
+ * architecture is no "sm_XY" */
+int rt_nodriver_fill(RtDriver *d, char *err, size_t n);
 
 /* dlopen libcuda.so.1 and cuInit(0) once; -1 with CudaError set */
 int rt_driver_init(void);
@@ -487,8 +497,31 @@ int rt_cache_dir(char *buf, size_t n);
 int rt_cache_load(const char *dir, const RtCacheKey *k, RtCompiled *out);
 /* 0: stored, -1: not (reason in *why when non-NULL).  Never raises. */
 int rt_cache_store(const char *dir, const RtCacheKey *k, const RtCompiled *c, const char **why);
+/* rt_cache_load without the owner checks (magic, key, sizes and checksum stay):
+ * for the prebuilt store, as trusted as the package's code */
+int rt_cache_load_any_owner(const char *dir, const RtCacheKey *k, RtCompiled *out);
+/* rt_cache_store readable by every user (directories 0755, files 0644), with
+ * no warning and no memory of failures: for the prebuilt store */
+int rt_cache_store_shared(const char *dir, const RtCacheKey *k, const RtCompiled *c,
+                          const char **why);
 /* in-process counters for cache_info() */
 extern long long rt_cache_hits, rt_cache_misses, rt_cache_rejected;
+
+/* ---- the prebuilt store (prebuilt.c) ---- */
+/* The stdlib's binaries built at install time, in the installed package.  A
+ * source is looked up there only when it names a file of the package (a
+ * stdlib kernel): under its portable key, rt_cache_key of the source with
+ * the package's directory written "<cujit>" (so that the store built before
+ * the package moved to site-packages has the same keys).  1: *out filled,
+ * 0: not there (or CUJIT_NO_PREBUILT, or no store).  Never raises. */
+int rt_prebuilt_load(const char *src, const char *name, const char *key_extra,
+                     const char *const *opts, int nopts, const char *arch, RtCompiled *out);
+/* In a prebuild (CUJIT_PREBUILD_ARCH), c is written to the store under the
+ * portable key; elsewhere nothing.  Never raises: a failure is printed. */
+void rt_prebuilt_store(const char *src, const char *name, const char *key_extra,
+                       const char *const *opts, int nopts, const char *arch,
+                       const RtCompiled *c);
+extern long long rt_prebuilt_hits;
 
 /* NVRTC identity for cache keys without loading the library ("path:size:mtime") */
 const char *rt_nvrtc_identity(void);
@@ -516,6 +549,7 @@ PyObject *rt_py_memory_info(PyObject *self, PyObject *noargs);
 PyObject *rt_py_cache_info(PyObject *self, PyObject *noargs);
 PyObject *rt_py_clear_cache(PyObject *self, PyObject *noargs);
 PyObject *rt_py_cache_key(PyObject *self, PyObject *args);
+PyObject *rt_py_set_prebuilt(PyObject *self, PyObject *args);
 PyObject *rt_py_cache_store(PyObject *self, PyObject *args);
 PyObject *rt_py_cache_load(PyObject *self, PyObject *args);
 PyObject *rt_py_nvrtc_compile(PyObject *self, PyObject *args, PyObject *kw);
