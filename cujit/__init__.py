@@ -38,6 +38,27 @@ def _load_stdlib():
 _cujit._set_array_ops(_load_stdlib)
 
 
+def _set_prebuilt():
+    """The prebuilt store (the stdlib's binaries built at install time,
+    cujit/_prebuild.py): read before NVRTC unless CUJIT_NO_PREBUILT is on;
+    CUJIT_PREBUILT_DIR puts it elsewhere.  The package's directory is what
+    the stdlib kernels' #line marks name (the store's keys write it
+    "<cujit>")."""
+    import os
+    pkg = os.path.dirname(os.path.abspath(__file__))
+    store = os.environ.get("CUJIT_PREBUILT_DIR") or os.path.join(pkg, "_prebuilt")
+    off = os.environ.get("CUJIT_NO_PREBUILT", "0").lower() not in ("", "0", "false", "no", "off")
+    building = bool(os.environ.get("CUJIT_PREBUILD_ARCH"))
+    if off and not building:
+        store = None
+    elif not building and not os.path.isdir(store):
+        store = None                # nothing to look up: no file is opened
+    _cujit._set_prebuilt(store, pkg)
+
+
+_set_prebuilt()
+
+
 def __getattr__(name):
     if name in _STDLIB_NAMES:
         from cujit import _stdlib

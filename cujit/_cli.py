@@ -4,6 +4,7 @@
                                     [--arch sm_XY] [-o OUT]
     python -m cujit info
     python -m cujit warmup [--dtypes ...] [--ops ...] [--jobs N] [--list] [--quiet]
+    python -m cujit prebuild [--archs sm_90,...] [--out DIR] [--jobs N] [--list]
 
 `compile` (installed as the `cujitc` command too) prints the CUDA C++, PTX
 or CUBIN cujit makes of the kernels in FILE.py, as cli/cujitc.c does from a
@@ -13,7 +14,8 @@ namespace for inspect_cuda / inspect_ptx / inspect_cubin.  Exit status: 0
 done, 1 an error in the file or a compile error (printed as Python prints a
 SyntaxError), 2 a usage error.  `info` prints cujit.show_config().
 `warmup` compiles the stdlib's common specialisations into the disk cache
-(cujit/_warmup.py).
+(cujit/_warmup.py); `prebuild` into the package's prebuilt store, for named
+architectures and without a GPU (cujit/_prebuild.py).
 
 Nothing here imports cujit before it is needed, so this file also runs as a
 script over a stand-in cujit package (tests/test_cujitc.py does so).
@@ -197,6 +199,9 @@ commands:
                               cache, environment (cujit.show_config())
   warmup [options]            compile the stdlib's common operations into the disk
                               cache, in parallel (`python -m cujit warmup -h`)
+  prebuild [options]          build the stdlib's binaries into the package's prebuilt
+                              store for this GPU or named architectures, without
+                              launching anything (`python -m cujit prebuild -h`)
 """
 
 
@@ -212,6 +217,9 @@ def main(argv=None):
     if cmd == "warmup":
         from cujit import _warmup
         return _warmup.main(rest)
+    if cmd == "prebuild":
+        from cujit import _prebuild
+        return _prebuild.main(rest)
     if cmd == "info" and not rest:
         import cujit
         cujit.show_config()
