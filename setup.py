@@ -20,6 +20,7 @@ import sys
 import sysconfig
 
 from setuptools import Extension, setup
+from setuptools.command.build import build
 from setuptools.command.build_ext import build_ext
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -93,6 +94,37 @@ class BuildExt(build_ext):
         super().build_extensions()
 
 
+class Build(build):
+    """build, then the prebuilt store (cujit/_prebuild.py): the stdlib's
+    binaries for the GPUs present or $CUJIT_PREBUILD_ARCHS, built with the
+    package just built (build/lib*) into its cujit/_prebuilt/, which the
+    wheel then carries.  With no GPU and no variable it says so in one line;
+    a failure is reported and never fails the install (the kernels then
+    compile at their first use, as without a store).  CUJIT_PREBUILD=0 skips
+    it."""
+
+    def run(self):
+        super().run()
+        if os.environ.get("CUJIT_PREBUILD", "1").lower() in ("0", "false", "no", "off"):
+            print("cujit prebuild: skipped (CUJIT_PREBUILD=0)")
+            return
+        lib = os.path.abspath(self.build_lib)
+        out = os.path.join(lib, "cujit", "_prebuilt")
+        env = dict(os.environ, PYTHONPATH=lib + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        env.pop("CUJIT_PREBUILT_DIR", None)
+        try:
+            r = subprocess.run([sys.executable, "-m", "cujit", "prebuild", "--out", out],
+                               env=env, cwd=lib, capture_output=True, text=True)
+        except OSError as e:
+            print("cujit prebuild: not run (%s); `python -m cujit prebuild` builds it later"
+                  % e)
+            return
+        sys.stdout.write(r.stdout)
+        if r.returncode != 0:
+            print("cujit prebuild: failed, the install goes on without it (`python -m cujit "
+                  "prebuild` tries again): %s" % r.stderr.strip()[-2000:])
+
+
 def packages():
     """cujit and its subpackages (cujit._stdlib)."""
     found = []
@@ -121,5 +153,5 @@ setup(
         extra_compile_args=opt + WARN,
         libraries=["dl", "pthread", "m"],
     )],
-    cmdclass={"build_ext": BuildExt},
+    cmdclass={"build": Build, "build_ext": BuildExt},
 )

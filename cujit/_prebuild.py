@@ -130,7 +130,7 @@ def target_archs(archs=None):
         n = cujit.device_count()
         found = [cujit.Device(i).arch for i in range(n)]
     except Exception as e:          # noqa: BLE001 - no driver, no GPU: nothing to build
-        return [], "no GPU (%s) and no %s" % (str(e).split(". ")[0], ENV_ARCHS)
+        return [], "no GPU (%s) and no %s" % (str(e).split(" (")[0], ENV_ARCHS)
     if not found:
         return [], "no GPU and no %s" % ENV_ARCHS
     return list(dict.fromkeys(found)), "the GPUs present"
@@ -151,11 +151,12 @@ def _child_env(arch, out):
     return env
 
 
-def prebuild(archs=None, out=None, jobs=None, dtypes=None, ops=None, say=print):
+def prebuild(archs=None, out=None, jobs=None, dtypes=None, ops=None, say=print, where=None):
     """Builds the store for each architecture (target_archs); returns a dict:
     archs, where, per-arch {kernels, seconds, failed}, files, bytes, out.
     Raises ValueError for bad arguments, RuntimeError when a build fails."""
-    archs, where = target_archs(archs)
+    archs, found = target_archs(archs)
+    where = where or found
     out = os.path.abspath(out or default_store())
     dtypes = list(dtypes or DTYPES)
     ops = list(ops or OPS)
@@ -225,7 +226,7 @@ def main(argv, prog="python -m cujit prebuild"):
             print("cujit prebuild: skipped: %s (set %s=sm_90,... to build for named "
                   "architectures)" % (where, ENV_ARCHS))
             return 0
-        r = prebuild(archs, a.out, a.jobs or None, dtypes, ops or None)
+        r = prebuild(archs, a.out, a.jobs or None, dtypes, ops or None, where=where)
     except ImportError as e:
         print("cujit prebuild: skipped: %s (run `python -m cujit prebuild` once NumPy is "
               "installed)" % e)

@@ -1,8 +1,16 @@
 """Shared pytest set-up: GPU-marked tests are skipped, with the reason
-printed in the header and on each skip, when cujit cannot reach a GPU."""
+printed in the header and on each skip, when cujit cannot reach a GPU; the
+installed prebuilt store is off (CUJIT_NO_PREBUILT=1)."""
 import functools
+import os
 
 import pytest
+
+# The tests do not read the installed package's prebuilt store (built where
+# `make install` saw a GPU or CUJIT_PREBUILD_ARCHS): whether a first use
+# compiles must not depend on it.  test_prebuilt_nogpu.py and
+# gpu/test_prebuilt_gpu.py build stores of their own and turn it back on.
+os.environ["CUJIT_NO_PREBUILT"] = "1"
 
 
 @functools.lru_cache(maxsize=None)
