@@ -106,7 +106,7 @@ def main():
         args.side, args.fv_budget, args.fv_timeout = 2048, 60.0, 45
         args.nb_rounds, args.nb_launches, args.nb_reps = 2, 1000, 3
         args.nb_budget, args.nb_rows = 120.0, 1 << 16
-        args.fs_runs, args.fs_budget, args.fs_timeout = 1, 90.0, 60
+        args.fs_runs, args.fs_budget, args.fs_timeout = 1, 135.0, 60
     else:
         args.launches, args.warm, args.pairs = 5000, 1000, 40
         args.first_runs, args.first_budget, args.first_timeout = 3, 170.0, 90
@@ -114,7 +114,7 @@ def main():
         args.side, args.fv_budget, args.fv_timeout = 16384, 120.0, 45
         args.nb_rounds, args.nb_launches, args.nb_reps = 5, 5000, 5
         args.nb_budget, args.nb_rows = 240.0, 1 << 20
-        args.fs_runs, args.fs_budget, args.fs_timeout = 3, 180.0, 60
+        args.fs_runs, args.fs_budget, args.fs_timeout = 3, 270.0, 60
     if cli_launches:
         args.launches, args.warm = cli_launches, min(args.warm, cli_launches)
     if args.launch_child:

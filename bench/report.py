@@ -221,13 +221,20 @@ def first_tables():
     if fs:
         rows = []
         for key, libs in fs.items():
-            cj, cp_ = get("first_stdlib", key, "cujit", "empty_ms"), \
-                get("first_stdlib", key, "cupy", "empty_ms")
+            cj, pb, cp_ = (get("first_stdlib", key, lib, "empty_ms")
+                           for lib in ("cujit", "cujit prebuilt", "cupy"))
             bad = [lib for lib, v in libs.items() if not v.get("correct", True)]
-            rows.append([key, cj, cp_, ratio_of(cj, cp_), "WRONG " + ",".join(bad) if bad else ""])
+            rows.append([key, cj, pb, cp_, ratio_of(cj, cp_), ratio_of(pb, cp_),
+                         "WRONG " + ",".join(bad) if bad else ""])
         out += ["", "FIRST USE OF A STDLIB OPERATION (ms, fresh process per run, every cache "
-                "empty, medians)"]
-        out += table(["operation", "cujit", "CuPy", "cujit/CuPy", ""], [24, 9, 9, 10, 12], rows)
+                "empty, medians; prebuilt: the store of `python -m cujit prebuild`)"]
+        out += table(["operation", "cujit", "prebuilt", "CuPy", "cujit/CuPy", "prebuilt/CuPy",
+                      ""], [24, 9, 9, 9, 10, 13, 12], rows)
+        pb = get("first_stdlib_prebuild", "prebuild")
+        if pb:
+            out.append("install-time step (python -m cujit prebuild, %s CPUs): %.1f s, %d "
+                       "kernels, %.1f MiB" % (pb["cpus"], pb["seconds"], pb["files"],
+                                              pb["bytes"] / 2**20))
     return out
 
 

@@ -2,11 +2,22 @@
 cache empty: cujit's DeviceArray operations beside CuPy's, each library in its
 own fresh process per run (rounds taking turns, medians).  Measured: from
 just before the operation to its synchronized result; the input arrays are
-copied to the device (and the context made) before the clock starts."""
-import shutil
-import tempfile
+copied to the device (and the context made) before the clock starts.
 
-from benchlib import RESULTS, cp, cujit, fmt, log, median
+cujit runs twice per row: with the prebuilt store off (CUJIT_NO_PREBUILT=1:
+NVRTC compiles every kernel) and on, reading a store that the section builds
+first with `python -m cujit prebuild` for the GPU present (timed and printed:
+the install-time step on this machine) into a folder of its own
+(CUJIT_PREBUILT_DIR), so the figures do not depend on how cujit was
+installed.  CuPy's first use ships precompiled CUB for its sums."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+from benchlib import RESULTS, child_env, cp, cujit, fmt, log, median
 from firstlib import alternate, write_cases
 
 PRELUDE = r'''
@@ -70,29 +81,63 @@ report(t0, t1, L.asnumpy(r), REF)
 }
 
 DTYPES = ("float32", "int64")
+LIBS = {"cujit": "cujit", "cujit prebuilt": "cujit", "cupy": "cupy"}
+
+
+def build_store(work, res):
+    """`python -m cujit prebuild` for the GPU present into work/store, timed;
+    the store's folder, or None when it failed (said)"""
+    store = os.path.join(work, "store")
+    t0 = time.perf_counter()
+    r = subprocess.run([sys.executable, "-m", "cujit", "prebuild", "--out", store],
+                       env=child_env(), capture_output=True, text=True, timeout=900)
+    secs = time.perf_counter() - t0
+    files = [f for f in os.listdir(store) if f.endswith(".cjc")] if os.path.isdir(store) else []
+    size = sum(os.path.getsize(os.path.join(store, f)) for f in files)
+    res["prebuild"] = {"seconds": secs, "files": len(files), "bytes": size,
+                       "cpus": os.cpu_count(), "output": r.stdout.strip().splitlines()}
+    if r.returncode != 0 or not files:
+        log(f"  prebuild failed ({r.returncode}): {(r.stderr or r.stdout).strip()[-500:]}")
+        RESULTS["notes"].append("first-stdlib: the prebuilt store could not be built")
+        return None
+    log(f"  install-time step (python -m cujit prebuild, {os.cpu_count()} CPUs): {secs:.1f} s, "
+        f"{len(files)} kernels, {size / 2**20:.1f} MiB")
+    return store
 
 
 def section_first_stdlib(args):
     log("\n== 6. first use of a stdlib operation in a new process, every cache empty "
         "(n = 2^20, sum(axis=1) of 1024 x 1024; operation to synchronized result) ==")
     res = RESULTS.setdefault("first_stdlib", {})
-    libs = [lib for lib, mod in (("cujit", cujit), ("cupy", cp)) if mod is not None]
+    libs = [lib for lib, mod in (("cujit", cujit), ("cujit prebuilt", cujit), ("cupy", cp))
+            if mod is not None]
     if not libs:
         log("  skipped: neither cujit nor CuPy imports here")
         return
-    scripts = {}
-    for dt in DTYPES:
-        for op, (expr, ref) in OPS.items():
-            for lib in libs:
-                body = SCRIPTS[lib].replace("EXPR", expr).replace("REF", ref)
-                scripts[(op, dt, lib)] = PRELUDE.replace("DTYPE", dt) + body
     work = tempfile.mkdtemp(prefix="cujit_fs_")
     try:
-        cases = write_cases(work, scripts, "")
+        extras = {}
+        if cujit is not None:
+            store = build_store(work, RESULTS.setdefault("first_stdlib_prebuild", {}))
+            if store is None:
+                libs.remove("cujit prebuilt")
+        scripts = {}
+        for dt in DTYPES:
+            for op, (expr, ref) in OPS.items():
+                for lib in libs:
+                    body = SCRIPTS[LIBS[lib]].replace("EXPR", expr).replace("REF", ref)
+                    scripts[(op, dt, lib)] = PRELUDE.replace("DTYPE", dt) + body
+                    if lib == "cujit":
+                        extras[(op, dt, lib)] = {"CUJIT_NO_PREBUILT": "1"}
+                    elif lib == "cujit prebuilt":
+                        extras[(op, dt, lib)] = {"CUJIT_PREBUILT_DIR": store,
+                                                 "CUJIT_NO_PREBUILT": "0"}
+        cases = write_cases(work, scripts, "", extras)
         alternate(cases, args.fs_runs, args.fs_budget, args.fs_timeout, work,
                   "first-stdlib", warm=False)
-        log(f"  {'operation':<16} {'dtype':<8} " + " ".join(f"{lib + ' ms':>12}" for lib in libs)
-            + ("   cujit / CuPy" if len(libs) == 2 else ""))
+        both = "cupy" in libs
+        log(f"  {'operation':<16} {'dtype':<8} " + " ".join(f"{lib + ' ms':>19}" for lib in libs)
+            + ("   cujit / CuPy   prebuilt / CuPy" if both else ""))
         by = {c.key: c for c in cases}
         for dt in DTYPES:
             for op in OPS:
@@ -100,12 +145,15 @@ def section_first_stdlib(args):
                 meds = {lib: median(row[lib].empty) for lib in libs}
                 for lib in libs:
                     res.setdefault(f"{op} {dt}", {})[lib] = row[lib].summary()
-                ratio = (meds["cujit"] / meds["cupy"] if len(libs) == 2 and meds["cujit"]
-                         and meds["cupy"] else None)
+                ratios = ""
+                if both:
+                    for lib in ("cujit", "cujit prebuilt"):
+                        r = (meds[lib] / meds["cupy"] if lib in meds and meds[lib]
+                             and meds["cupy"] else None)
+                        ratios += f"   {fmt(r) + 'x' if r else 'n/a':>12}"
                 bad = [lib for lib in libs if not row[lib].ok]
-                log(f"  {op:<16} {dt:<8} " + " ".join(f"{fmt(meds[lib], 1):>12}" for lib in libs)
-                    + (f"   {fmt(ratio)}x" if ratio else "")
-                    + (f"   WRONG RESULT ({', '.join(bad)})" if bad else ""))
+                log(f"  {op:<16} {dt:<8} " + " ".join(f"{fmt(meds[lib], 1):>19}" for lib in libs)
+                    + ratios + (f"   WRONG RESULT ({', '.join(bad)})" if bad else ""))
                 if bad:
                     RESULTS["notes"].append(f"first-stdlib: {op} {dt} WRONG for {bad}")
     finally:

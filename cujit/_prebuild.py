@@ -33,27 +33,32 @@ import time
 ENV_ARCHS = "CUJIT_PREBUILD_ARCHS"
 DTYPES = ("float32", "float64", "int32", "int64", "bool")
 
-_AXES = (("", {}), ("_axis_last", {"axis": -1}), ("_axis0", {"axis": 0}))
+# the reductions' forms: (suffix, the array, axis); "m" is 1024 x 1024, "o"
+# 1000 x 999, whose rows are no whole number of 16-byte packs (other kernels)
+_AXES = (("", "x", None), ("_axis_last", "m", -1), ("_axis0", "m", 0),
+         ("_axis_last_odd", "o", -1), ("_axis0_odd", "o", 0))
 
 
 def _ops():
-    """name -> the operation on cujit (L), x, y (1-d), m (2-d) of one dtype"""
+    """name -> the operation on cujit (L) and the arrays of one dtype (a: x, y
+    1-d, m and o 2-d)"""
     ops = {
-        "add": lambda L, x, y, m: x + y,
-        "subtract": lambda L, x, y, m: x - y,
-        "multiply": lambda L, x, y, m: x * y,
-        "true_divide": lambda L, x, y, m: x / y,
-        "scale": lambda L, x, y, m: x * 2.0,
-        "add_int": lambda L, x, y, m: x + 1,
-        "greater": lambda L, x, y, m: x > y,
-        "where": lambda L, x, y, m: L.where(x > y, x, y),
+        "add": lambda L, a: a["x"] + a["y"],
+        "subtract": lambda L, a: a["x"] - a["y"],
+        "multiply": lambda L, a: a["x"] * a["y"],
+        "true_divide": lambda L, a: a["x"] / a["y"],
+        "scale": lambda L, a: a["x"] * 2.0,
+        "add_int": lambda L, a: a["x"] + 1,
+        "greater": lambda L, a: a["x"] > a["y"],
+        "where": lambda L, a: L.where(a["x"] > a["y"], a["x"], a["y"]),
     }
     for f in ("sum", "prod", "min", "max", "mean", "argmax", "argmin", "cumsum"):
-        for suffix, kw in _AXES:
-            if f == "cumsum" and suffix == "_axis0":
+        for suffix, arr, axis in _AXES:
+            if f == "cumsum" and axis == 0:
                 continue
-            ops[f + suffix] = (lambda f, kw: lambda L, x, y, m: getattr(L, f)(
-                m if kw else x, **kw))(f, kw)
+            kw = {} if axis is None else {"axis": axis}
+            ops[f + suffix] = (lambda f, arr, kw: lambda L, a: getattr(L, f)(a[arr], **kw))(
+                f, arr, kw)
     return ops
 
 
@@ -61,11 +66,13 @@ OPS = _ops()
 
 
 def _arrays(L, np, dtype):
-    """x, y of 2^20 elements and m of 1024 x 1024 (the multi-block paths);
-    their contents do not matter: nothing runs"""
+    """x, y of 2^20 elements, m of 1024 x 1024 and o of 1000 x 999 (the
+    multi-block paths); their contents do not matter: nothing runs"""
     n = 1 << 20
     h = np.arange(n).astype(dtype)
-    return L.to_device(h), L.to_device(h[::-1].copy()), L.to_device(h.reshape(1024, 1024))
+    return {"x": L.to_device(h), "y": L.to_device(h[::-1].copy()),
+            "m": L.to_device(h.reshape(1024, 1024)),
+            "o": L.to_device(h[:1000 * 999].reshape(1000, 999))}
 
 
 def _child(jobs, dtypes, ops):
@@ -82,7 +89,7 @@ def _child(jobs, dtypes, ops):
     def run(task):
         d, op = task
         try:
-            OPS[op](L, *arrays[d])
+            OPS[op](L, arrays[d])
         except Exception as e:          # noqa: BLE001 - NumPy refuses some (bool - bool)
             failed.append("%s %s: %s: %s" % (d, op, type(e).__name__, str(e)[:200]))
 
