@@ -143,6 +143,21 @@ def target_archs(archs=None):
     return list(dict.fromkeys(found)), "the GPUs present"
 
 
+def _check_writable(out):
+    """OSError saying what to do when the store's folder cannot be written"""
+    try:
+        os.makedirs(out, mode=0o755, exist_ok=True)
+        ok = os.access(out, os.W_OK | os.X_OK)
+    except OSError as e:
+        ok, why = False, e.strerror
+    else:
+        why = "not writable by this user"
+    if not ok:
+        raise OSError("cannot write the prebuilt store %s (%s): run this as the user who "
+                      "installed cujit, or give --out DIR and set CUJIT_PREBUILT_DIR=DIR "
+                      "when running" % (out, why))
+
+
 def _store_size(out):
     try:
         files = [f for f in os.listdir(out) if f.endswith(".cjc")]
@@ -171,6 +186,8 @@ def prebuild(archs=None, out=None, jobs=None, dtypes=None, ops=None, say=print, 
     if bad:
         raise ValueError("unknown operation%s %s; --list shows them"
                          % ("s" if len(bad) > 1 else "", ", ".join(bad)))
+    if archs:
+        _check_writable(out)
     result = {"archs": archs, "where": where, "out": out, "per_arch": {}}
     jobs = jobs or _default_jobs()
     for arch in archs:

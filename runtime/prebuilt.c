@@ -120,17 +120,19 @@ rt_py_set_prebuilt(PyObject *self, PyObject *args)
         return NULL;
     }
     const char *pkg = PyBytes_AS_STRING(pkg_b);
+    /* a path that #line would escape never matches: no store */
+    int escaped = strpbrk(pkg, "\"\\") != NULL;
     free(store_dir);
     free(mark);
     store_dir = dir_b ? strdup(PyBytes_AS_STRING(dir_b)) : NULL;
-    /* a path that #line would escape never matches: no store */
-    mark = strpbrk(pkg, "\"\\") ? NULL : malloc(strlen(pkg) + 2);
+    mark = escaped ? NULL : malloc(strlen(pkg) + 2);
     if (mark) {
         sprintf(mark, "%s/", pkg);
     }
+    int oom = (dir_b && !store_dir) || (!escaped && !mark);
     Py_XDECREF(dir_b);
     Py_DECREF(pkg_b);
-    if ((dir_obj != Py_None && !store_dir) || (!mark && !strpbrk(pkg, "\"\\"))) {
+    if (oom) {
         return PyErr_NoMemory();
     }
     Py_RETURN_NONE;

@@ -267,5 +267,13 @@ def test_prebuild_usage_errors(tmp_path):
         r = run([sys.executable, "-m", "cujit", "prebuild", "--out", str(tmp_path / "s")] + args,
                 e)
         assert r.returncode == 2 and msg in r.stderr, (args, r.stderr)
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o555)
+    if not os.access(ro, os.W_OK):          # root writes anywhere
+        r = run([sys.executable, "-m", "cujit", "prebuild", "--archs", "sm_90", "--out",
+                 str(ro / "store")], e)
+        assert r.returncode == 1 and "cannot write the prebuilt store" in r.stderr, r.stderr
+        assert "--out DIR" in r.stderr and len(r.stderr.splitlines()) == 1
     r = run([sys.executable, "-m", "cujit", "prebuild", "--list"], e)
     assert r.returncode == 0 and "sum_axis_last" in r.stdout.split()
