@@ -14,7 +14,8 @@ import sys
 # environment variables that change what cujit (or the libraries it loads) does
 ENV_VARS = ("CUJIT_CACHE_DIR", "CUJIT_CACHE", "CUJIT_LOG", "CUJIT_DUMP", "CUJIT_FAST_COMPILE",
             "CUJIT_PRELOAD_NVRTC", "CUJIT_CUPY_FIELDS", "CUJIT_NVRTC_OPTIONS",
-            "CUJIT_SYSTEM_CUDA", "CUDA_HOME", "CUDA_PATH", "CUDA_VISIBLE_DEVICES",
+            "CUJIT_SYSTEM_CUDA", "CUJIT_NO_PREBUILT", "CUJIT_PREBUILT_DIR", "CUDA_HOME",
+            "CUDA_PATH", "CUDA_VISIBLE_DEVICES",
             "CUDA_DEVICE_ORDER", "LD_LIBRARY_PATH", "LD_PRELOAD")
 
 # distributions worth naming when installed (versions from their metadata,
@@ -106,6 +107,25 @@ def _cache(C):
                                                      _size(c["bytes"]), state))]
 
 
+def _prebuilt():
+    """the prebuilt store (cujit/_prebuild.py): where, how many binaries, or why none"""
+    from cujit._prebuild import default_store
+    d = default_store()
+    try:
+        files = [f for f in os.listdir(d) if f.endswith(".cjc")]
+    except OSError:
+        files = None
+    if os.environ.get("CUJIT_NO_PREBUILT", "0").lower() not in ("", "0", "false", "no", "off"):
+        state = " (not read: CUJIT_NO_PREBUILT)"
+    else:
+        state = ""
+    if not files:
+        return [("prebuilt store", "none at %s (python -m cujit prebuild builds it)%s"
+                 % (d, state))]
+    size = sum(os.path.getsize(os.path.join(d, f)) for f in files)
+    return [("prebuilt store", "%s: %d binaries, %s%s" % (d, len(files), _size(size), state))]
+
+
 def config_rows():
     """The configuration as [(key, value)] rows, in show_config()'s order."""
     import cujit
@@ -119,7 +139,7 @@ def config_rows():
         v = _version(dist)
         if v or dist == "numpy":
             rows.append((dist, v or "not installed (the array stdlib needs NumPy 2)"))
-    rows += _driver(C) + _nvrtc(C) + _cache(C)
+    rows += _driver(C) + _nvrtc(C) + _cache(C) + _prebuilt()
     env = [(k, os.environ[k]) for k in ENV_VARS if k in os.environ]
     env += sorted((k, v) for k, v in os.environ.items()
                   if k.startswith("CUJIT_") and k not in ENV_VARS)

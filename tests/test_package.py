@@ -77,8 +77,10 @@ def test_info_without_driver(tmp_path):
     assert r.returncode == 0, r.stderr
     out = r.stdout
     assert out.startswith("cujit ") and cujit.__version__ in out
-    for key in ("extension", "Python", "numpy", "CUDA driver", "NVRTC", "kernel cache"):
+    for key in ("extension", "Python", "numpy", "CUDA driver", "NVRTC", "kernel cache",
+                "prebuilt store"):
         assert "\n" + key in out, (key, out)
+    assert "(not read: CUJIT_NO_PREBUILT)" in out       # tests/conftest.py turns it off
     assert "kernel cache  " in out and str(tmp_path / "c") in out
     assert "$CUJIT_CACHE_DIR" in out                   # the environment in effect
     if not cujit.is_available():
