@@ -216,8 +216,10 @@ def test_store_of_another_owner_is_read(store, fake_driver, tmp_path):
     """The store is as trusted as the package's code: the disk cache's owner
     checks do not apply (here geteuid() says another user, through fakefs)."""
     fakefs = os.path.join(build_shared_once(tmp_path), "fakefs.so")
+    pre = os.environ.get("LD_PRELOAD")          # the sanitizers' (make asan-py) first
     misses, hits, lines, _ = first_uses(tmp_path, fake_driver, store[0], CUJIT_CACHE="0",
-                                        LD_PRELOAD=fakefs, FAKEFS_EUID="54321")
+                                        LD_PRELOAD=pre + ":" + fakefs if pre else fakefs,
+                                        FAKEFS_EUID="54321")
     assert misses == 0 and hits >= 10, lines
     assert all(ln.endswith("disk cache off, prebuilt hit") for ln in lines), lines
 
