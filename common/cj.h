@@ -435,6 +435,14 @@ struct Func {
     Type **decl_ret;
     int *decl_nargs;
     int ndecl;
+    /* the parameters as written (device functions): a parameter given a
+     * compile-time argument (a function, a dtype, a constant) is bound to it
+     * and is no Var (bit i of `bound`, for the first 64); `vararg`: the last
+     * Var is *args, a tuple of the extra positional arguments */
+    const char **pnames;
+    int npnames;
+    uint64_t bound;
+    int vararg;
 };
 
 /* ---- typed program (typeinfer output, codegen input) ---- */

@@ -130,6 +130,12 @@ resolved_value(Fe *f, Resolved *r, PyObject *e, Loc loc)
             fe_is(e, A_Call) ? "" : "'", fe_describe_object(f, r->obj));
 }
 
+Node *
+fe_resolved_value(Fe *f, Resolved *r, PyObject *e, Loc loc)
+{
+    return resolved_value(f, r, e, loc);
+}
+
 /* attribute := dotted global name (math.pi, jit.blockIdx.x)
  *            | expr '.' ('shape' | 'size' | 'ndim' | 'strides' | 'real' | 'imag'
  *                       | 'itemsize' | 'x' | 'y' | 'z')   (x, y, z: of a dim3) */
@@ -573,20 +579,17 @@ call(Fe *f, PyObject *e, Loc loc)
         n->cval.dt = r.dt;
         break;
     case R_DEVFUNC:
+    case R_KERNEL:
         if (f->cx->depth >= FE_MAX_DEPTH) {
             fe_fail_kind(f, loc, CE_VALUE, "device functions nested more than %d deep: a "
                          "factory whose products call the next product without end?",
                          FE_MAX_DEPTH);
         }
-        n->op = BI_DEVFUNC;
-        n->fn = fe_read(f->cx, r.obj, 1, f->fn->boundscheck);
+        n = fe_devfunc_call(f, e, n, r.obj, kws, loc);
         if (r.sigs) {
             fe_declare_signatures(f, n->fn, r.sigs, loc);
         }
-        break;
-    case R_KERNEL:
-        fe_fail_kind(f, loc, CE_TYPE, "a kernel cannot call another kernel; decorate the callee with "
-                "@jit.rawkernel(device=True) to make it a device function");
+        return n;
     case R_FUSE_REDUCE:
         fe_fail_kind(f, loc, CE_TYPE, "a reduction in a fused function must be the value of its "
                      "last statement: return np.sum(expr, axis=...)");
@@ -606,7 +609,7 @@ call(Fe *f, PyObject *e, Loc loc)
                 "dtype casts and @jit.rawkernel(device=True) functions can be called",
                 fe_describe_object(f, r.obj));
     }
-    n->list = fe_expr_list(f, fe_get(f, e, S_args), &n->n);
+    n->list = fe_call_args(f, fe_get(f, e, S_args), &n->n);
     keywords(f, n, kws);
     if (r.kind == R_BUILTIN && r.bi != BI_THREADIDX && r.bi != BI_BLOCKIDX
         && r.bi != BI_BLOCKDIM && r.bi != BI_GRIDDIM) {

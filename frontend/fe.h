@@ -8,8 +8,20 @@
 
 #include "../common/cj.h"
 
+/* What a call offers its device function at compile time: per argument,
+ * the Python object it is when it is known while the kernel compiles (a
+ * function, a dtype, a constant), or NULL (a value of the kernel). */
+typedef struct {
+    PyObject **pos;         /* npos positional arguments */
+    int npos;
+    PyObject **kw;          /* nkw keyword arguments, named kwnames */
+    const char **kwnames;
+    int nkw;
+} FeOffers;
+
 typedef struct {
     PyObject *pyfunc;
+    const FeOffers *offers;     /* NULL: none */
     Func *fn;
 } FeSeen;
 

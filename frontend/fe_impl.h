@@ -66,6 +66,8 @@ typedef struct {
     Var **vars;
     int nvars, capvars;
     int nnodes;
+    const char *vararg;     /* the name of the function's *args, or NULL */
+    int nvararg;            /* ... and how many values the call gave it */
     int out_kw;             /* fused: the call being read may take out= (a statement) */
     Node *out_target;       /* ... and this is what its out= named */
 } Fe;
@@ -88,6 +90,8 @@ typedef struct {
     RKind kind;
     int bi, axis;
     PyObject *obj;          /* borrowed from cx->keep */
+    PyObject *value;        /* the object the name gave (obj is a kernel's Python
+                             * function for R_DEVFUNC / R_KERNEL) */
     Node *node;             /* R_CONST */
     DType dt;               /* R_DTYPE */
     PyObject *sigs;         /* R_DEVFUNC: its declared signatures, a tuple of str
@@ -109,6 +113,9 @@ Node *fe_new_node(Fe *f, NodeKind k, Loc loc);
 const char *fe_utf8(Fe *f, PyObject *s);
 Var *fe_find_var(Fe *f, const char *name);
 Var *fe_add_var(Fe *f, const char *name, Loc loc, int is_param);
+
+/* frontend.c */
+Func *fe_read_call(FeCtx *cx, PyObject *pyfunc, int boundscheck, const FeOffers *offers);
 
 /* consts.c */
 Node *fe_const_node(Fe *f, Loc loc, Const c);
@@ -134,6 +141,11 @@ Node **fe_expr_list(Fe *f, PyObject *list, int *n);
 int fe_binop_kind(Fe *f, PyObject *op, Loc loc);
 Node *fe_name_expr(Fe *f, PyObject *e, Loc loc);
 Node *fe_subscript(Fe *f, PyObject *e, Loc loc);
+Node *fe_resolved_value(Fe *f, Resolved *r, PyObject *e, Loc loc);
+
+/* devcall.c */
+Node **fe_call_args(Fe *f, PyObject *list, int *n);
+Node *fe_devfunc_call(Fe *f, PyObject *e, Node *n, PyObject *pyfunc, PyObject *kws, Loc loc);
 
 /* collective.c */
 void fe_collective_builtin(Fe *f, PyObject *e, Node *n, int bi, Loc loc);

@@ -7,30 +7,108 @@
 
 #include "fe_impl.h"
 
-/* params := [ name { ',' name } [ ',' ] ]   (positional only: no defaults,
- * *args, **kwargs or keyword-only parameters) */
+/* the compile-time value offered for parameter i named nm: by position,
+ * by keyword, or its default when the call gives neither; NULL for none */
+static PyObject *
+offered(Fe *f, const FeOffers *of, int i, PyObject *nm, PyObject *defaults, Py_ssize_t nnamed)
+{
+    if (!of) {
+        return NULL;
+    }
+    if (i < of->npos) {
+        return of->pos[i];
+    }
+    const char *name = fe_utf8(f, nm);
+    for (int k = 0; k < of->nkw; k++) {
+        if (strcmp(of->kwnames[k], name) == 0) {
+            return of->kw[k];
+        }
+    }
+    Py_ssize_t d = i - (nnamed - PyList_GET_SIZE(defaults));
+    PyObject *dv = d >= 0 ? fe_get(f, PyList_GET_ITEM(defaults, d), S_value) : NULL;
+    if (dv && (!fe_is(PyList_GET_ITEM(defaults, d), A_Constant) || PyBytes_Check(dv))) {
+        fe_fail(f, fe_loc_of(f, PyList_GET_ITEM(defaults, d)), "a default parameter value "
+                "in a device function must be a constant (a number, a string, True, False "
+                "or None)");
+    }
+    return dv;
+}
+
+/* Binds parameter nm to the compile-time object v: the body reads it as it
+ * reads a closure variable (a function it calls, a dtype, a constant). */
 static void
-read_params(Fe *f, PyObject *def)
+bind_param(Fe *f, PyObject *nm, PyObject *v)
+{
+    if (!f->closure) {
+        f->closure = fe_keep(f, PyDict_New());
+    }
+    if (!f->closure || PyDict_SetItem(f->closure, nm, v) < 0) {
+        fe_fail_py(f, f->fn->loc, "cujit");
+    }
+}
+
+/* *args of a device function: a tuple of the call's extra positional
+ * arguments, whose number the call gives */
+static void
+read_vararg(Fe *f, PyObject *args, Py_ssize_t nnamed, const FeOffers *of)
+{
+    PyObject *va = fe_get(f, args, S_vararg);
+    if (va == Py_None) {
+        return;
+    }
+    PyObject *nm = fe_get(f, va, S_arg);
+    PySet_Add(f->locals, nm);
+    fe_add_var(f, fe_utf8(f, nm), fe_loc_of(f, va), 1);
+    f->vararg = fe_utf8(f, nm);
+    f->fn->pnames[nnamed] = f->vararg;
+    f->nvararg = of && of->npos > nnamed ? of->npos - (int)nnamed : 0;
+    f->fn->vararg = 1;
+}
+
+/* params := [ name [ '=' constant ] { ',' name [ '=' constant ] } ] [ ',' '*' name ]
+ * (kernels: names only; no **kwargs or keyword-only parameters).  A
+ * parameter the call gives a compile-time object (offers) is bound to it
+ * unless the body assigns to it (f->locals holds the body's names). */
+static void
+read_params(Fe *f, PyObject *def, const FeOffers *of)
 {
     PyObject *args = fe_get(f, def, S_args);
     Loc loc = fe_loc_of(f, def);
-    if (PyList_GET_SIZE(fe_get(f, args, S_kwonlyargs)) || fe_get(f, args, S_vararg) != Py_None
-        || fe_get(f, args, S_kwarg) != Py_None) {
-        fe_fail(f, loc, "kernels take positional parameters only (no *args, **kwargs or "
-                "keyword-only parameters)");
+    int device = f->fn->is_device;
+    if (PyList_GET_SIZE(fe_get(f, args, S_kwonlyargs)) || fe_get(f, args, S_kwarg) != Py_None
+        || (!device && fe_get(f, args, S_vararg) != Py_None)) {
+        fe_fail(f, loc, device ? "device functions take positional parameters and *args "
+                "only (no **kwargs or keyword-only parameters)" : "kernels take positional "
+                "parameters only (no *args, **kwargs or keyword-only parameters)");
     }
-    if (PyList_GET_SIZE(fe_get(f, args, S_defaults))) {
-        fe_fail(f, loc, "default parameter values are not supported in kernels");
+    PyObject *defaults = fe_get(f, args, S_defaults);
+    if (PyList_GET_SIZE(defaults) && !device) {
+        fe_fail(f, loc, "default parameter values are not supported in kernels (device "
+                "functions may have them)");
     }
     PyObject *lists[2] = {fe_get(f, args, S_posonlyargs), fe_get(f, args, S_args)};
+    Py_ssize_t nnamed = PyList_GET_SIZE(lists[0]) + PyList_GET_SIZE(lists[1]);
+    Func *fn = f->fn;
+    fn->npnames = (int)nnamed;
+    fn->pnames = cj_alloc(f->cx->arena, sizeof(char *) * (size_t)(nnamed + 1));
+    int i = 0;
     for (int k = 0; k < 2; k++) {
-        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(lists[k]); i++) {
-            PyObject *a = PyList_GET_ITEM(lists[k], i);
+        for (Py_ssize_t j = 0; j < PyList_GET_SIZE(lists[k]); j++, i++) {
+            PyObject *a = PyList_GET_ITEM(lists[k], j);
             PyObject *nm = fe_get(f, a, S_arg);
+            fn->pnames[i] = fe_utf8(f, nm);
+            PyObject *v = device ? offered(f, of, i, nm, defaults, nnamed) : NULL;
+            int assigned = PySet_Contains(f->locals, nm) == 1;
+            if (v && !assigned && i < 64) {
+                bind_param(f, nm, v);
+                fn->bound |= (uint64_t)1 << i;
+                continue;
+            }
             PySet_Add(f->locals, nm);
-            fe_add_var(f, fe_utf8(f, nm), fe_loc_of(f, a), 1);
+            fe_add_var(f, fn->pnames[i], fe_loc_of(f, a), 1);
         }
     }
+    read_vararg(f, args, nnamed, of);
 }
 
 /* a lambda's body as `return <expression>` (`lambda: None` as a bare
@@ -48,12 +126,67 @@ lambda_body(Fe *f, PyObject *lam)
     fn->nbody = 1;
 }
 
-/* the IR already read for `pyfunc` in this compilation, or NULL */
+/* the same compile-time object: one object, or equal values of one type
+ * (1 and True, 1 and 1.0 differ; floats by their bits: 0.0 and -0.0 differ) */
+static int
+same_object(PyObject *a, PyObject *b)
+{
+    if (a == b) {
+        return 1;
+    }
+    if (!a || !b || Py_TYPE(a) != Py_TYPE(b)) {
+        return 0;
+    }
+    if (PyTuple_Check(a)) {
+        if (PyTuple_GET_SIZE(a) != PyTuple_GET_SIZE(b)) {
+            return 0;
+        }
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(a); i++) {
+            if (!same_object(PyTuple_GET_ITEM(a, i), PyTuple_GET_ITEM(b, i))) {
+                return 0;
+            }
+        }
+        return 1;
+    }
+    if (PyFloat_CheckExact(a)) {
+        double x = PyFloat_AS_DOUBLE(a), y = PyFloat_AS_DOUBLE(b);
+        return memcmp(&x, &y, sizeof x) == 0;
+    }
+    int r = PyObject_RichCompareBool(a, b, Py_EQ);
+    PyErr_Clear();
+    return r == 1;
+}
+
+/* do two calls offer the same (NULL: a call of no arguments) */
+static int
+same_offers(const FeOffers *x, const FeOffers *y)
+{
+    static const FeOffers none;
+    x = x ? x : &none;
+    y = y ? y : &none;
+    if (x->npos != y->npos || x->nkw != y->nkw) {
+        return 0;
+    }
+    for (int i = 0; i < x->npos; i++) {
+        if (!same_object(x->pos[i], y->pos[i])) {
+            return 0;
+        }
+    }
+    for (int i = 0; i < x->nkw; i++) {
+        if (strcmp(x->kwnames[i], y->kwnames[i]) != 0 || !same_object(x->kw[i], y->kw[i])) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* the IR already read for `pyfunc` with these offers in this compilation,
+ * or NULL */
 static Func *
-seen_find(FeCtx *cx, PyObject *pyfunc)
+seen_find(FeCtx *cx, PyObject *pyfunc, const FeOffers *offers)
 {
     for (int i = 0; i < cx->nseen; i++) {
-        if (cx->seen[i].pyfunc == pyfunc) {
+        if (cx->seen[i].pyfunc == pyfunc && same_offers(cx->seen[i].offers, offers)) {
             return cx->seen[i].fn;
         }
     }
@@ -81,7 +214,7 @@ unique_name(FeCtx *cx, const char *name)
 
 /* Records `fn` as read before its body is, so that recursion finds it. */
 static void
-seen_add(FeCtx *cx, PyObject *pyfunc, Func *fn)
+seen_add(FeCtx *cx, PyObject *pyfunc, const FeOffers *offers, Func *fn)
 {
     if (cx->nseen == cx->capseen) {
         int cap = cx->capseen ? cx->capseen * 2 : 8;
@@ -93,18 +226,20 @@ seen_add(FeCtx *cx, PyObject *pyfunc, Func *fn)
         cx->capseen = cap;
     }
     cx->seen[cx->nseen].pyfunc = pyfunc;
+    cx->seen[cx->nseen].offers = offers;
     cx->seen[cx->nseen++].fn = fn;
 }
 
 /* lambda := 'lambda' params ':' expr, found in the lines around `first` */
 static void
-read_lambda(Fe *f, PyObject *lines, int first, PyObject *code, PyObject *filename)
+read_lambda(Fe *f, PyObject *lines, int first, PyObject *code, PyObject *filename,
+            const FeOffers *of)
 {
     Func *fn = f->fn;
     PyObject *lam = fe_find_lambda(f, lines, first, code, filename);
     fn->name = unique_name(f->cx, cj_aprintf(f->cx->arena, "lambda%d", first + 1));
     fn->loc = fe_loc_of(f, lam);
-    read_params(f, lam);
+    read_params(f, lam, of);
     fn->nparams = f->nvars;
     lambda_body(f, lam);
 }
@@ -112,18 +247,18 @@ read_lambda(Fe *f, PyObject *lines, int first, PyObject *code, PyObject *filenam
 /* def := [decorators] 'def' name '(' params ')' ':' block, cut from the lines
  * from `first` on */
 static void
-read_def(Fe *f, PyObject *lines, int first, PyObject *filename)
+read_def(Fe *f, PyObject *lines, int first, PyObject *filename, const FeOffers *of)
 {
     Func *fn = f->fn;
     const char *src = fe_function_source(f, lines, first);
     fn->src_hash = cj_hash64(src, strlen(src), 0);
     PyObject *def = fe_parse_source(f, src, filename);
     fn->loc = fe_loc_of(f, def);
-    read_params(f, def);
-    fn->nparams = f->nvars;
-    fn->numpy_math = fe_fused(f);
     PyObject *body = fe_get(f, def, S_body);
     fe_bound_names(f, body);
+    read_params(f, def, of);
+    fn->nparams = f->nvars;
+    fn->numpy_math = fe_fused(f);
     fn->body = fe_stmts(f, body, &fn->nbody);
     if (fe_fused(f) && (fn->nbody == 0 || fn->body[fn->nbody - 1]->kind != ND_RETURN)) {
         Node **b = cj_alloc(f->cx->arena, sizeof(Node *) * (size_t)(fn->nbody + 1));
@@ -133,10 +268,12 @@ read_def(Fe *f, PyObject *lines, int first, PyObject *filename)
     }
 }
 
-Func *
-fe_read(FeCtx *cx, PyObject *pyfunc, int is_device, int boundscheck)
+/* Reads pyfunc, binding the parameters given compile-time objects
+ * (offers, NULL for none) when it is a device function. */
+static Func *
+read_func(FeCtx *cx, PyObject *pyfunc, int is_device, int boundscheck, const FeOffers *offers)
 {
-    Func *fn = seen_find(cx, pyfunc);
+    Func *fn = seen_find(cx, pyfunc, offers);
     if (fn) {
         return fn;
     }
@@ -161,20 +298,33 @@ fe_read(FeCtx *cx, PyObject *pyfunc, int is_device, int boundscheck)
     PyObject *filename = fe_get(f, code, S_co_filename);
     f->file = fn->file = fe_utf8(f, filename);
     f->globals = PyFunction_GET_GLOBALS(pyfunc);
-    seen_add(cx, pyfunc, fn);
+    seen_add(cx, pyfunc, offers, fn);
     fe_read_closure(f, pyfunc, code);
     int first;
     PyObject *lines = fe_source_lines(f, code, filename, &first);
     f->locals = fe_keep(f, PySet_New(NULL));
     cx->depth++;
     if (strcmp(pyname, "<lambda>") == 0) {
-        read_lambda(f, lines, first, code, filename);
+        read_lambda(f, lines, first, code, filename, offers);
     } else {
-        read_def(f, lines, first, filename);
+        read_def(f, lines, first, filename, offers);
     }
     cx->depth--;
     fn->vars = f->vars;
     fn->nvars = f->nvars;
     fn->nnodes = f->nnodes;
     return fn;
+}
+
+Func *
+fe_read(FeCtx *cx, PyObject *pyfunc, int is_device, int boundscheck)
+{
+    return read_func(cx, pyfunc, is_device, boundscheck, NULL);
+}
+
+/* a device function called with these compile-time offers (expr.c) */
+Func *
+fe_read_call(FeCtx *cx, PyObject *pyfunc, int boundscheck, const FeOffers *offers)
+{
+    return read_func(cx, pyfunc, 1, boundscheck, offers);
 }

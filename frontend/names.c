@@ -329,6 +329,7 @@ fuse_name(Fe *f, PyObject *obj, Loc loc, Resolved *r)
         return 1;
     }
     *r = classify(f, v, loc);
+    r->value = obj;
     return 1;
 }
 
@@ -418,6 +419,7 @@ classify(Fe *f, PyObject *obj, Loc loc)
     Resolved r;
     memset(&r, 0, sizeof r);
     r.obj = obj;
+    r.value = obj;
     if (fuse_name(f, obj, loc, &r) || jit_tagged(obj, &r)) {
         return r;
     }
