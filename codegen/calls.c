@@ -386,12 +386,54 @@ kw_str(Node *n, const char *name, const char *dflt)
     return dflt;
 }
 
+/* the printf format of a value (numba-cuda's: floats with %f, bools as
+ * True / False, tuples as Python writes them: (1, 2.000000), (1,)) */
+static void
+print_fmt(Buf *fmt, const Type *t)
+{
+    if (t->kind == TY_TUPLE) {
+        buf_putc(fmt, '(');
+        for (int k = 0; k < t->ntup; k++) {
+            buf_puts(fmt, k ? ", " : "");
+            print_fmt(fmt, t->tup[k]);
+        }
+        buf_puts(fmt, t->ntup == 1 ? ",)" : ")");
+        return;
+    }
+    char k = cj_type_kind(t);
+    buf_puts(fmt, k == 'b' ? "%s" : k == 'i' ? "%lld" : k == 'u' ? "%llu"
+             : k == 'c' ? "(%g%+gj)" : "%f");
+}
+
+/* printf's arguments for the value `expr` (C++ text) of type t */
+static void
+print_vals(Cg *g, const Type *t, const char *expr)
+{
+    if (t->kind == TY_TUPLE) {
+        for (int k = 0; k < t->ntup; k++) {
+            print_vals(g, t->tup[k], cj_aprintf(g->p->arena, "%s.f%d", expr, k));
+        }
+        return;
+    }
+    char k = cj_type_kind(t);
+    if (k == 'b') {
+        P(", %s ? \"True\" : \"False\"", expr);
+    } else if (k == 'c') {
+        P(", %s.re, %s.im", expr, expr);
+    } else {
+        P(", (%s)%s", k == 'i' ? "long long" : k == 'u' ? "unsigned long long" : "double", expr);
+    }
+}
+
+/* print(a, b, ...): one printf; a tuple that is no variable is evaluated
+ * once, into cj_p<i> in a lambda around the printf */
 static void
 print_call(Cg *g, Node *n)
 {
     Buf fmt;
     buf_init(&fmt);
     const char *sep = kw_str(n, "sep", " "), *end = kw_str(n, "end", "\n");
+    int temps = 0;
     for (int i = 0; i < n->n; i++) {
         Node *a = n->list[i];
         const Type *t = cg_type(g, a);
@@ -402,17 +444,31 @@ print_call(Cg *g, Node *n)
             print_str(&fmt, a->cval.s);
             continue;
         }
-        char k = cj_dtypes[t->dtype].kind;
-        buf_puts(&fmt, k == 'b' ? "%s" : k == 'i' ? "%lld" : k == 'u' ? "%llu"
-                 : k == 'c' ? "(%g%+gj)" : "%g");
+        temps |= t->kind == TY_TUPLE && a->kind != ND_VAR;
+        print_fmt(&fmt, t);
     }
     print_str(&fmt, end);
+    if (temps) {
+        S("[&]() { ");
+        for (int i = 0; i < n->n; i++) {
+            if (cg_type(g, n->list[i])->kind == TY_TUPLE && n->list[i]->kind != ND_VAR) {
+                P("%s cj_p%d = ", cg_ctype(g, cg_type(g, n->list[i])), i);
+                cg_expr(g, n->list[i], PR_ASSIGN);
+                S("; ");
+            }
+        }
+    }
     P("printf(\"%s\"", fmt.s ? fmt.s : "");
     buf_free(&fmt);
     for (int i = 0; i < n->n; i++) {
         Node *a = n->list[i];
         const Type *t = cg_type(g, a);
         if (a->kind == ND_CONST && a->cval.kind == CK_STR) {
+            continue;
+        }
+        if (t->kind == TY_TUPLE) {
+            print_vals(g, t, a->kind == ND_VAR ? a->var->cname
+                       : cj_aprintf(g->p->arena, "cj_p%d", i));
             continue;
         }
         char k = cj_dtypes[t->dtype].kind;
@@ -429,7 +485,7 @@ print_call(Cg *g, Node *n)
             cg_conv(g, a, cj_scalar(k == 'i' ? DT_I64 : k == 'u' ? DT_U64 : DT_F64), PR_COMMA);
         }
     }
-    S(")");
+    S(temps ? "); }()" : ")");
 }
 
 static void

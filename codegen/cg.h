@@ -15,6 +15,8 @@ typedef struct {
     size_t mark_end;
     int ntemp;          /* numbering of cj_tN temporaries */
     int loop_var_escapes;
+    int brk_label;      /* the innermost loop has an else: its break is goto cj_brk<n> */
+    int nlabels;
     Var *vec_i;         /* coarsening: a[i] of packed arrays reads a_v.v[cj_e] */
     Var **vec_arrays;
     char *vec_packable;

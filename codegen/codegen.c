@@ -418,9 +418,56 @@ if_stmt(Cg *g, Node *n, int is_elif)
     S("}\n");
 }
 
+/* a break of this loop (not of one nested in it) among the statements */
+static int
+breaks_loop(Node **list, int n)
+{
+    for (int i = 0; i < n; i++) {
+        Node *s = list[i];
+        if (s->kind == ND_BREAK || (s->kind == ND_IF && (breaks_loop(s->list, s->n)
+                                                          || breaks_loop(s->list2, s->n2)))) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* loop ... else: the loop's breaks jump past the else (goto cj_brk<n>);
+ * returns the outer loop's label, for loop_else */
+static int
+loop_begin(Cg *g, Node *n)
+{
+    int outer = g->brk_label;
+    g->brk_label = n->n2 && breaks_loop(n->list, n->n) ? ++g->nlabels : 0;
+    return outer;
+}
+
+/* the else of a loop, run when it ends without a break, then its label */
+static void
+loop_else(Cg *g, Node *n, int outer)
+{
+    int label = g->brk_label;
+    g->brk_label = outer;
+    if (!n->n2) {
+        return;
+    }
+    begin(g, n);
+    S("{\n");
+    g->out->indent++;
+    stmts(g, n->list2, n->n2);
+    g->out->indent--;
+    buf_indent(g->out);
+    S("}\n");
+    if (label) {
+        buf_indent(g->out);
+        P("cj_brk%d:;\n", label);
+    }
+}
+
 static void
 while_stmt(Cg *g, Node *n)
 {
+    int outer = loop_begin(g, n);
     begin(g, n);
     S("while (");
     cg_truth(g, n->a, PR_COMMA);
@@ -430,6 +477,7 @@ while_stmt(Cg *g, Node *n)
     g->out->indent--;
     buf_indent(g->out);
     S("}\n");
+    loop_else(g, n, outer);
 }
 
 static int
@@ -461,7 +509,8 @@ assigns_var(Node *n, Var *v)
         }
     }
     for (int i = 0; i < n->n2; i++) {
-        if (n->kind == ND_IF && assigns_var(n->list2[i], v)) {
+        if ((n->kind == ND_IF || n->kind == ND_FOR || n->kind == ND_WHILE)
+            && assigns_var(n->list2[i], v)) {
             return 1;
         }
     }
@@ -680,12 +729,19 @@ cg_stmt(Cg *g, Node *n)
     case ND_WHILE:
         while_stmt(g, n);
         return;
-    case ND_FOR:
+    case ND_FOR: {
+        int outer = loop_begin(g, n);
         for_stmt(g, n);
+        loop_else(g, n, outer);
         return;
+    }
     case ND_BREAK:
         begin(g, n);
-        S("break;\n");
+        if (g->brk_label) {
+            P("goto cj_brk%d;\n", g->brk_label);
+        } else {
+            S("break;\n");
+        }
         return;
     case ND_CONTINUE:
         begin(g, n);

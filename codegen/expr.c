@@ -1052,10 +1052,33 @@ view_expr(Cg *g, Node *n)
     }
 }
 
+/* t[i], i a variable (typeinfer: aux -1): the item chosen by comparisons,
+ * each converted to the common type; t is a variable */
+static void
+tuple_index_var(Cg *g, Node *n, const Type *bt, int prec)
+{
+    const char *ct = cg_ctype(g, cj_concrete(cg_type(g, n)));
+    cg_open(g, prec, PR_COND);
+    for (int k = 0; k < bt->ntup; k++) {
+        if (k + 1 < bt->ntup) {
+            cg_expr(g, n->list[0], PR_EQ + 1);
+            P(" == %d ? ", k);
+        }
+        P("static_cast<%s>(", ct);
+        cg_tuple_elem(g, n->a, k, PR_COMMA);
+        P(")%s", k + 1 < bt->ntup ? " : " : "");
+    }
+    cg_close(g, prec, PR_COND);
+}
+
 static void
 index_expr(Cg *g, Node *n, int prec)
 {
     const Type *bt = cg_type(g, n->a);
+    if (bt->kind == TY_TUPLE && g->in->aux[n->id] < 0) {
+        tuple_index_var(g, n, bt, prec);
+        return;
+    }
     if (bt->kind == TY_TUPLE) {
         cg_tuple_elem(g, n->a, (int)g->in->aux[n->id], prec);
         return;

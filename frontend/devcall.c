@@ -82,6 +82,28 @@ weak_int_expr(const Node *n)
     return 0;
 }
 
+/* Does expression a read a parameter bound to a constant?  Arithmetic on
+ * one (fact(n - 1)) is passed as a value: offered, it would make a new
+ * function per value, without end in a recursion. */
+static int
+reads_bound(Fe *f, PyObject *a)
+{
+    if (!f->bound) {
+        return 0;
+    }
+    PyObject *it = fe_keep(f, PyObject_CallOneArg(fe_ast_walk, a));
+    PyObject *node;
+    int found = 0;
+    while (it && !found && (node = PyIter_Next(it))) {
+        found = fe_is(node, A_Name) && PySet_Contains(f->bound, fe_get(f, node, S_id)) == 1;
+        Py_DECREF(node);
+    }
+    if (!it || PyErr_Occurred()) {
+        fe_fail_py(f, fe_loc_of(f, a), "cujit could not walk an expression");
+    }
+    return found;
+}
+
 static Arg arg_of(Fe *f, PyObject *a);
 
 /* a tuple written out: a compile-time tuple when every item is a constant */
@@ -128,6 +150,14 @@ arg_of(Fe *f, PyObject *a)
     if (fe_is(a, A_Tuple)) {
         return tuple_arg(f, a, x);
     }
+    if (fe_is(a, A_UnaryOp) && fe_is(fe_get(f, a, S_operand), A_Constant)
+        && fe_is(fe_get(f, a, S_op), A_USub)) {
+        PyObject *v = fe_get(f, fe_get(f, a, S_operand), S_value);   /* -1.5 */
+        x.node = fe_expr(f, a);
+        x.obj = PyNumber_Check(v) && !PyBool_Check(v) ? fe_keep(f, PyNumber_Negative(v)) : NULL;
+        PyErr_Clear();
+        return x;
+    }
     int named = (fe_is(a, A_Name) && !fe_is_local_name(f, fe_get(f, a, S_id)))
                 || fe_is(a, A_Attribute) || fe_is(a, A_Call);
     if (named && fe_resolve(f, a, &r)) {
@@ -138,7 +168,7 @@ arg_of(Fe *f, PyObject *a)
     }
     x.node = fe_expr(f, a);
     int64_t v;
-    if (weak_int_expr(x.node) && cj_fold_int(x.node, &v)) {
+    if (weak_int_expr(x.node) && !reads_bound(f, a) && cj_fold_int(x.node, &v)) {
         x.obj = fe_keep(f, PyLong_FromLongLong((long long)v));
         PyErr_Clear();
     }
@@ -289,6 +319,10 @@ static void
 set_args(Fe *f, Node *n, const Args *pos, const Args *kw, const char **kwnames, Loc loc)
 {
     const Func *fn = n->fn;
+    if (!fn->vararg && pos->n > fn->npnames) {
+        fe_fail_kind(f, loc, CE_TYPE, "%s() takes %d argument%s, got %d", fn->name,
+                     fn->npnames, fn->npnames == 1 ? "" : "s", pos->n);
+    }
     n->list = cj_alloc(f->cx->arena, sizeof(Node *) * (size_t)(pos->n + 2));
     n->list2 = cj_alloc(f->cx->arena, sizeof(Node *) * (size_t)(kw->n + 2));
     n->kwnames = cj_alloc(f->cx->arena, sizeof(char *) * (size_t)(kw->n + 2));

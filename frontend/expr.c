@@ -57,6 +57,37 @@ cmpop_kind(Fe *f, PyObject *op, Loc loc)
             "one by one");
 }
 
+/* threadIdx, blockIdx, blockDim, gridDim: the builtin, or -1 */
+static int
+dim3_builtin(const char *tag)
+{
+    static const struct { const char *name; int bi; } dims[] = {
+        {"threadIdx", BI_THREADIDX}, {"blockIdx", BI_BLOCKIDX}, {"blockDim", BI_BLOCKDIM},
+        {"gridDim", BI_GRIDDIM},
+    };
+    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
+        if (strcmp(dims[i].name, tag) == 0) {
+            return dims[i].bi;
+        }
+    }
+    return -1;
+}
+
+/* cuda.threadIdx as a value (print(cuda.threadIdx)): the tuple (x, y, z) */
+static Node *
+dim3_value(Fe *f, int bi, Loc loc)
+{
+    Node *t = fe_new_node(f, ND_TUPLE, loc);
+    t->n = 3;
+    t->list = cj_alloc(f->cx->arena, sizeof(Node *) * 3);
+    for (int i = 0; i < 3; i++) {
+        t->list[i] = fe_new_node(f, ND_CALL, loc);
+        t->list[i]->op = bi;
+        t->list[i]->axis = i;
+    }
+    return t;
+}
+
 /* A resolved non-local read as a value: a constant, jit.threadIdx.x and
  * friends, or a dtype; functions, kernels and modules are not values. */
 static Node *
@@ -103,6 +134,10 @@ resolved_value(Fe *f, Resolved *r, PyObject *e, Loc loc)
         if (tag && PyUnicode_Check(tag)) {
             const char *t = fe_utf8(f, tag);
             Py_DECREF(tag);
+            int bi = dim3_builtin(t);
+            if (bi >= 0) {
+                return dim3_value(f, bi, loc);
+            }
             if (strcmp(t, "cg") == 0) {
                 fe_fail(f, loc, "jit.cg is a namespace, not a value: call its functions "
                         "(jit.cg.this_thread_block(), ...)");

@@ -66,6 +66,7 @@ typedef struct {
     Var **vars;
     int nvars, capvars;
     int nnodes;
+    PyObject *bound;        /* set of the parameters bound to compile-time objects */
     const char *vararg;     /* the name of the function's *args, or NULL */
     int nvararg;            /* ... and how many values the call gave it */
     int out_kw;             /* fused: the call being read may take out= (a statement) */
@@ -155,6 +156,10 @@ int fe_collective_alias(Fe *f, PyObject *s);
 
 /* stmt.c */
 Node **fe_stmts(Fe *f, PyObject *list, int *n);
+Node *fe_target(Fe *f, PyObject *t);
+
+/* loops.c */
+Node *fe_for_items(Fe *f, PyObject *s, Loc loc);
 Node *fe_fused_return(Fe *f, Loc loc);
 
 /* source.c */

@@ -42,7 +42,11 @@ bind_param(Fe *f, PyObject *nm, PyObject *v)
     if (!f->closure) {
         f->closure = fe_keep(f, PyDict_New());
     }
-    if (!f->closure || PyDict_SetItem(f->closure, nm, v) < 0) {
+    if (!f->bound) {
+        f->bound = fe_keep(f, PySet_New(NULL));
+    }
+    if (!f->closure || !f->bound || PyDict_SetItem(f->closure, nm, v) < 0
+        || PySet_Add(f->bound, nm) < 0) {
         fe_fail_py(f, f->fn->loc, "cujit");
     }
 }

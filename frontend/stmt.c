@@ -5,8 +5,8 @@
 
 /* target := name | subscript | '(' target { ',' target } ')'   (no *starred,
  * no attributes) */
-static Node *
-target(Fe *f, PyObject *t)
+Node *
+fe_target(Fe *f, PyObject *t)
 {
     Loc loc = fe_loc_of(f, t);
     if (fe_is(t, A_Name)) {
@@ -26,7 +26,7 @@ target(Fe *f, PyObject *t)
                 fe_fail(f, fe_loc_of(f, el), "starred assignment targets are not supported "
                         "in kernels");
             }
-            n->list[i] = target(f, el);
+            n->list[i] = fe_target(f, el);
         }
         return n;
     }
@@ -74,23 +74,19 @@ unroll_value(Fe *f, PyObject *it, int is_jit)
 }
 
 /* for := 'for' name 'in' ('range' | 'jit.range') '(' expr [',' expr [',' expr]]
- *        [',' unroll] ')' ':' block   (no else) */
+ *        [',' unroll] ')' ':' block [ 'else' ':' block ]
+ * (over anything else: loops.c) */
 static Node *
 for_stmt(Fe *f, PyObject *s, Loc loc)
 {
-    if (PyList_GET_SIZE(fe_get(f, s, S_orelse))) {
-        fe_fail(f, loc, "for ... else is not supported in kernels");
-    }
     PyObject *it = fe_get(f, s, S_iter);
+    PyObject *fn = fe_is(it, A_Call) ? fe_get(f, it, S_func) : NULL;
     Resolved r;
-    int ok = fe_is(it, A_Call) && fe_resolve(f, fe_get(f, it, S_func), &r) && r.kind == R_BUILTIN
-             && r.bi == BI_RANGE;
-    if (!ok) {
-        fe_fail(f, fe_loc_of(f, it), "for loops in kernels must iterate over range(...)");
-    }
+    int ok = fn && (fe_is(fn, A_Name) || fe_is(fn, A_Attribute)) && fe_resolve(f, fn, &r)
+             && r.kind == R_BUILTIN && r.bi == BI_RANGE;
     PyObject *tg = fe_get(f, s, S_target);
-    if (!fe_is(tg, A_Name)) {
-        fe_fail(f, fe_loc_of(f, tg), "the target of a for loop must be a single variable");
+    if (!ok || !fe_is(tg, A_Name)) {
+        return fe_for_items(f, s, loc);
     }
     Node *n = fe_new_node(f, ND_FOR, loc);
     Node *t = fe_name_expr(f, tg, fe_loc_of(f, tg));
@@ -105,6 +101,7 @@ for_stmt(Fe *f, PyObject *s, Loc loc)
     n->b = na == 1 ? args[0] : args[1];
     n->c = na == 3 ? args[2] : NULL;
     n->list = fe_stmts(f, fe_get(f, s, S_body), &n->n);
+    n->list2 = fe_stmts(f, fe_get(f, s, S_orelse), &n->n2);
     return n;
 }
 
@@ -118,7 +115,7 @@ assign(Fe *f, PyObject *s, Loc loc)
     n->n = (int)PyList_GET_SIZE(tl);
     n->list = cj_alloc(f->cx->arena, sizeof(Node *) * (size_t)n->n);
     for (int i = 0; i < n->n; i++) {
-        n->list[i] = target(f, PyList_GET_ITEM(tl, i));
+        n->list[i] = fe_target(f, PyList_GET_ITEM(tl, i));
     }
     return n;
 }
@@ -135,7 +132,7 @@ aug_assign(Fe *f, PyObject *s, Loc loc)
         fe_fail(f, fe_loc_of(f, t), "augmented assignment needs a variable or an array "
                 "element");
     }
-    n->a = target(f, t);
+    n->a = fe_target(f, t);
     return n;
 }
 
@@ -151,7 +148,7 @@ ann_assign(Fe *f, PyObject *s, Loc loc)
     n->a = fe_expr(f, v);
     n->n = 1;
     n->list = cj_alloc(f->cx->arena, sizeof(Node *));
-    n->list[0] = target(f, fe_get(f, s, S_target));
+    n->list[0] = fe_target(f, fe_get(f, s, S_target));
     return n;
 }
 
@@ -180,16 +177,14 @@ if_stmt(Fe *f, PyObject *s, Loc loc)
     return n;
 }
 
-/* while := 'while' expr ':' block   (no else) */
+/* while := 'while' expr ':' block [ 'else' ':' block ] */
 static Node *
 while_stmt(Fe *f, PyObject *s, Loc loc)
 {
-    if (PyList_GET_SIZE(fe_get(f, s, S_orelse))) {
-        fe_fail(f, loc, "while ... else is not supported in kernels");
-    }
     Node *n = fe_new_node(f, ND_WHILE, loc);
     n->a = fe_expr(f, fe_get(f, s, S_test));
     n->list = fe_stmts(f, fe_get(f, s, S_body), &n->n);
+    n->list2 = fe_stmts(f, fe_get(f, s, S_orelse), &n->n2);
     return n;
 }
 

@@ -434,6 +434,22 @@ bits_type(Ti *t, Node *n)
     return cj_scalar(DT_I32);
 }
 
+/* a number or a tuple of printable values; *nvals counts printf's values */
+static int
+printable(const Type *x, int *nvals)
+{
+    if (x->kind == TY_TUPLE) {
+        for (int k = 0; k < x->ntup; k++) {
+            if (!printable(x->tup[k], nvals)) {
+                return 0;
+            }
+        }
+        return 1;
+    }
+    *nvals += cj_type_kind(x) == 'c' ? 2 : 1;
+    return cj_is_numeric(x);
+}
+
 static Type *
 print_type(Ti *t, Node *n)
 {
@@ -446,12 +462,17 @@ print_type(Ti *t, Node *n)
         }
         ti_expr_pub(t, n->list2[k]);
     }
+    int nvals = 0;
     for (int i = 0; i < n->n; i++) {
         Type *x = arg(t, n, i);
-        if (x && x->kind != TY_STRING && !cj_is_numeric(x)) {
-            ti_err(t, n->list[i], "print() in a kernel prints strings and numbers, not %s",
-                   ti_tstr(t, x));
+        if (x && x->kind != TY_STRING && !printable(x, &nvals)) {
+            ti_err(t, n->list[i], "print() in a kernel prints strings, numbers and tuples of "
+                   "numbers, not %s", ti_tstr(t, x));
         }
+    }
+    if (nvals > 32) {
+        ti_err_kind(t, n, CE_VALUE, "print() in a kernel prints at most 32 values (CUDA's "
+                    "printf limit), got %d; print them in several calls", nvals);
     }
     t->p->features |= FEAT_PRINT;
     return cj_void();

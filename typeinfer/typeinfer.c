@@ -386,7 +386,7 @@ ifexp_type(Ti *t, Node *n)
 
 /* ---- views: a[i] of a 2-d a, a[lo:hi:step], a[:, j] ---- */
 
-static int tuple_index(Node *n, Type **ix);
+static int index_is_tuple(Node *n, Type **ix);
 
 /* an index with a slice, or fewer single indices than dimensions (a tuple
  * value indexing every dimension, a[gid] with gid = grid(2), is an element) */
@@ -398,12 +398,12 @@ is_view(Node *n, Type **ix, const Type *base)
             return 1;
         }
     }
-    return n->n < base->ndim && !tuple_index(n, ix);
+    return n->n < base->ndim && !index_is_tuple(n, ix);
 }
 
 /* a[t] with t a tuple value */
 static int
-tuple_index(Node *n, Type **ix)
+index_is_tuple(Node *n, Type **ix)
 {
     return n->n == 1 && ix[0] && ix[0]->kind == TY_TUPLE;
 }
@@ -533,6 +533,53 @@ tuple_element(Ti *t, Node *n, Type *base, Type *tt)
     return cj_scalar(base->dtype);
 }
 
+/* t[i] with i not a constant: every item converted to one type (a loop
+ * over a tuple reads it so); t is a variable, read once per item */
+static Type *
+tuple_index_var(Ti *t, Node *n, Type *base, Type *ix)
+{
+    if (ix && (!is_int_like(ix) || cj_type_kind(ix) == 'b')) {
+        ti_err(t, n->list[0], "tuple indices must be integers, got %s", ti_tstr(t, ix));
+    }
+    if (n->a->kind != ND_VAR || base->ntup == 0) {
+        ti_err(t, n, "a tuple can only be indexed by an integer constant");
+    }
+    Type *u = base->tup[0];
+    for (int i = 1; i < base->ntup && u; i++) {
+        u = cj_unify(t->p->arena, u, base->tup[i]);
+    }
+    if (!u || !cj_is_numeric(u)) {
+        ti_err(t, n, "a tuple indexed by a variable (or iterated over) must hold numbers "
+               "that meet in one type; this one is %s", ti_tstr(t, base));
+    }
+    t->in->aux[n->id] = -1;
+    return cj_concrete(u);
+}
+
+/* tuple '[' int ']': a constant index (negative ones from the end) or,
+ * for a tuple whose items meet in one type, a variable */
+static Type *
+tuple_index(Ti *t, Node *n, Type *base, Type *ix)
+{
+    int64_t k;
+    if (n->n != 1) {
+        ti_err(t, n, "a tuple takes one index");
+    }
+    if (!cj_fold_int(n->list[0], &k) || (n->list[0]->kind == ND_CONST
+                                          && n->list[0]->cval.kind != CK_INT)) {
+        return tuple_index_var(t, n, base, ix);
+    }
+    if (k < -base->ntup || k >= base->ntup) {
+        ti_err_kind(t, n, CE_INDEX, "tuple index %lld out of range for a tuple of %d items",
+                    (long long)k, base->ntup);
+    }
+    if (k < 0) {
+        k += base->ntup;
+    }
+    t->in->aux[n->id] = k;
+    return base->tup[k];
+}
+
 /* a[i, j] on arrays; t[k] with a constant k on tuples; a view when slices
  * or fewer indices than dimensions are given */
 static Type *
@@ -550,29 +597,7 @@ index_type(Ti *t, Node *n)
         return NULL;
     }
     if (base->kind == TY_TUPLE) {
-        if (n->n != 1 || n->list[0]->kind != ND_CONST
-            || (n->list[0]->cval.kind != CK_INT)) {
-            if (n->n == 1 && n->list[0]->kind == ND_UNARY && n->list[0]->op == OP_NEG
-                && n->list[0]->a->kind == ND_CONST && n->list[0]->a->cval.kind == CK_INT) {
-                int64_t k = base->ntup - n->list[0]->a->cval.i;
-                if (k < 0 || k >= base->ntup) {
-                    ti_err_kind(t, n, CE_INDEX, "tuple index out of range");
-                }
-                t->in->aux[n->id] = k;
-                return base->tup[k];
-            }
-            ti_err(t, n, "a tuple can only be indexed by an integer constant");
-        }
-        int64_t k = n->list[0]->cval.i;
-        if (k < -base->ntup || k >= base->ntup) {
-            ti_err_kind(t, n, CE_INDEX, "tuple index %lld out of range for a tuple of %d items", (long long)k,
-                base->ntup);
-        }
-        if (k < 0) {
-            k += base->ntup;
-        }
-        t->in->aux[n->id] = k;
-        return base->tup[k];
+        return tuple_index(t, n, base, ix[0]);
     }
     if (base->kind == TY_ITER) {
         return ti_iter_index(t, n, base, ix[0]);
@@ -583,7 +608,7 @@ index_type(Ti *t, Node *n)
     if (is_view(n, ix, base)) {
         return view_type(t, n, base);
     }
-    if (tuple_index(n, ix)) {
+    if (index_is_tuple(n, ix)) {
         return tuple_element(t, n, base, ix[0]);
     }
     if (n->n != base->ndim) {
@@ -978,9 +1003,11 @@ ti_stmt(Ti *t, Node *n)
     case ND_WHILE:
         need_truth(t, n->a, ti_expr(t, n->a));
         ti_stmts(t, n->list, n->n);
+        ti_stmts(t, n->list2, n->n2);
         return;
     case ND_FOR:
         for_stmt(t, n);
+        ti_stmts(t, n->list2, n->n2);
         return;
     case ND_RETURN:
         return_stmt(t, n);
@@ -1074,6 +1101,52 @@ da_copy(Ti *t, DA *s)
     return c;
 }
 
+/* After a loop with an else: the else runs when the loop ends without a
+ * break, so a variable is assigned after it when the else assigns it and
+ * every break had it (brk, nbrk: the breaks of the loop). */
+static void
+da_loop_else(Ti *t, Node *n, DA *s, const unsigned char *brk, int nbrk)
+{
+    if (!n->n2) {
+        return;
+    }
+    int nv = t->fn->nvars;
+    DA y = da_copy(t, s);
+    y.brk = s->brk;
+    y.nbrk = s->nbrk;
+    da_stmts(t, n->list2, n->n2, &y);
+    for (int i = 0; i < nv; i++) {
+        s->set[i] = y.dead ? (nbrk ? brk[i] : s->set[i])
+                    : (nbrk ? (brk[i] && y.set[i]) : y.set[i]);
+    }
+    s->dead = s->dead || (y.dead && !nbrk);
+}
+
+/* does a break or continue appear in these statements (nested loops too) */
+static int
+has_jump(Node **list, int n)
+{
+    for (int i = 0; i < n; i++) {
+        Node *s = list[i];
+        if (s->kind == ND_BREAK || s->kind == ND_CONTINUE
+            || ((s->kind == ND_IF || s->kind == ND_WHILE || s->kind == ND_FOR)
+                && (has_jump(s->list, s->n) || has_jump(s->list2, s->n2)))) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* for i in range(n) with constant bounds giving at least one turn, and no
+ * break or continue that could leave a turn early */
+static int
+for_runs(const Node *n)
+{
+    int64_t a = 0, b, c = 1;
+    return !has_jump(n->list, n->n) && (!n->a || cj_fold_int(n->a, &a)) && n->b && cj_fold_int(n->b, &b)
+           && (!n->c || cj_fold_int(n->c, &c)) && ((c > 0 && a < b) || (c < 0 && a > b));
+}
+
 static void
 da_stmt(Ti *t, Node *n, DA *s)
 {
@@ -1117,13 +1190,15 @@ da_stmt(Ti *t, Node *n, DA *s)
         int64_t c;
         int forever = n->a->kind == ND_CONST && cj_fold_int(n->a, &c) && c != 0;
         if (forever) {
-            /* while True: the loop ends only at a break */
+            /* while True: the loop ends only at a break (its else never runs) */
             if (nbrk) {
                 memcpy(s->set, x.brk, (size_t)nv);
             } else {
                 s->dead = 1;
             }
+            return;
         }
+        da_loop_else(t, n, s, x.brk, nbrk);
         return;
     }
     case ND_FOR: {
@@ -1137,6 +1212,13 @@ da_stmt(Ti *t, Node *n, DA *s)
         x.nbrk = &nbrk;
         x.set[n->var->id] = 1;
         da_stmts(t, n->list, n->n, &x);
+        if (for_runs(n)) {
+            /* range(2): the body runs, so what it always assigns is assigned after */
+            for (int i = 0; i < nv; i++) {
+                s->set[i] |= x.dead ? 0 : x.set[i];
+            }
+        }
+        da_loop_else(t, n, s, x.brk, nbrk);
         return;
     }
     case ND_RETURN:

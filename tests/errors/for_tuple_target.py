@@ -1,4 +1,4 @@
-"""A for loop with a tuple target."""
+"""A tuple target over range(): its items are ints, not tuples."""
 import math
 
 import numpy as np
@@ -8,7 +8,7 @@ from cujit import jit
 
 @jit.rawkernel()
 def bad(x):
-    for a, b in range(3):  # ERROR: single variable
+    for a, b in range(3):  # ERROR: not a tuple
         x[a] = b
 
 

@@ -69,26 +69,26 @@ struct cj_T2_i4_i4_ {
 
 /* divmod_ (device function) at @GOLDEN@/devfunc.py:8 */
 #line 8 "@GOLDEN@/devfunc.py"
-static __device__ __forceinline__ cj_T2_i4_i4_ cj_dev_divmod__wi_i4(long long a, int b)
+static __device__ __forceinline__ cj_T2_i4_i4_ cj_dev_divmod__i4(int b)
 {
 #line 9
-    return cj_T2_i4_i4_{cj_floordiv((int)a, b), cj_mod((int)a, b)};
+    return cj_T2_i4_i4_{cj_floordiv(100, b), cj_mod(100, b)};
 }
 
 /* clamp (device function) at @GOLDEN@/devfunc.py:13 */
 #line 13 "@GOLDEN@/devfunc.py"
-static __device__ __forceinline__ int cj_dev_clamp_i4_wi_wi(int v, long long lo, long long hi)
+static __device__ __forceinline__ int cj_dev_clamp_i4(int v)
 {
 #line 14
-    return cj_min(cj_max(v, (int)lo), (int)hi);
+    return cj_min(cj_max(v, -3), 3);
 }
 
-/* clamp (device function) at @GOLDEN@/devfunc.py:13 */
+/* clamp_2 (device function) at @GOLDEN@/devfunc.py:13 */
 #line 13 "@GOLDEN@/devfunc.py"
-static __device__ __forceinline__ double cj_dev_clamp_f8_wf_wf(double v, double lo, double hi)
+static __device__ __forceinline__ double cj_dev_clamp_2_f8(double v)
 {
 #line 14
-    return cj_min(cj_max(v, lo), hi);
+    return cj_min(cj_max(v, -1.0), 1.0);
 }
 
 /* split at @GOLDEN@/devfunc.py:18 */
@@ -111,13 +111,13 @@ extern "C" __global__ void cj_split_i4a1C_i4a1C_i4a1C_f8a1C_i32(cj_array<int, 1,
 #line 22
         {
 #line 22
-            auto cj_t0 = cj_dev_divmod__wi_i4(100LL, x.data[i]);
+            auto cj_t0 = cj_dev_divmod__i4(x.data[i]);
 #line 22
             q.data[i] = cj_t0.f0;
 #line 22
             r.data[i] = cj_t0.f1;
         }
 #line 23
-        y.data[i] = (double)cj_dev_clamp_i4_wi_wi(x.data[i], -3LL, 3LL) + cj_dev_clamp_f8_wf_wf(0.5 * (double)x.data[i], -1.0, 1.0);
+        y.data[i] = (double)cj_dev_clamp_i4(x.data[i]) + cj_dev_clamp_2_f8(0.5 * (double)x.data[i]);
     }
 }
