@@ -1058,6 +1058,10 @@ static void
 tuple_index_var(Cg *g, Node *n, const Type *bt, int prec)
 {
     const char *ct = cg_ctype(g, cj_concrete(cg_type(g, n)));
+    if (bt->ntup == 0) {
+        P("static_cast<%s>(0)", ct);     /* an item of (): never read */
+        return;
+    }
     cg_open(g, prec, PR_COND);
     for (int k = 0; k < bt->ntup; k++) {
         if (k + 1 < bt->ntup) {

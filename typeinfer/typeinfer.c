@@ -541,8 +541,12 @@ tuple_index_var(Ti *t, Node *n, Type *base, Type *ix)
     if (ix && (!is_int_like(ix) || cj_type_kind(ix) == 'b')) {
         ti_err(t, n->list[0], "tuple indices must be integers, got %s", ti_tstr(t, ix));
     }
-    if (n->a->kind != ND_VAR || base->ntup == 0) {
+    if (n->a->kind != ND_VAR) {
         ti_err(t, n, "a tuple can only be indexed by an integer constant");
+    }
+    t->in->aux[n->id] = -1;
+    if (base->ntup == 0) {
+        return cj_weak(TY_WEAK_INT);    /* a loop over () never reads it: no type to impose */
     }
     Type *u = base->tup[0];
     for (int i = 1; i < base->ntup && u; i++) {
@@ -552,7 +556,6 @@ tuple_index_var(Ti *t, Node *n, Type *base, Type *ix)
         ti_err(t, n, "a tuple indexed by a variable (or iterated over) must hold numbers "
                "that meet in one type; this one is %s", ti_tstr(t, base));
     }
-    t->in->aux[n->id] = -1;
     return cj_concrete(u);
 }
 
