@@ -824,7 +824,8 @@ signature(Cg *g, Inst *in)
 {
     Func *fn = in->fn;
     if (fn->is_device) {
-        P("static __device__ __forceinline__ %s %s(", cg_ctype(g, in->ret), in->cname);
+        P("static __device__ %s %s %s(", in->recursive ? "__noinline__" : "__forceinline__",
+          cg_ctype(g, in->ret), in->cname);
     } else {
         P("extern \"C\" __global__ void %s(", in->cname);
     }
@@ -870,9 +871,14 @@ reach(Program *p, Inst *in, Inst **order, int *count)
             return;
         }
     }
+    if (in->busy) {
+        return;         /* a function calling itself */
+    }
+    in->busy = 1;
     for (int i = 0; i < in->fn->nbody; i++) {
         mark_calls(p, in, in->fn->body[i], order, count);
     }
+    in->busy = 0;
     order[(*count)++] = in;
 }
 

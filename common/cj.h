@@ -457,6 +457,8 @@ struct Inst {
     Type *ret;
     const char *cname;  /* mangled C++ name */
     int done;           /* typing finished (recursion guard) */
+    int busy;           /* being typed: a call of the same instance is a recursion */
+    int recursive;      /* calls itself (codegen: not inlined) */
     /* by param: bit d when a weak Python int argument meets integer dtype d
      * as an operand (NEP 50: the caller checks that its value fits d) */
     uint32_t *weak_to;

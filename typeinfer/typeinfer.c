@@ -1331,6 +1331,10 @@ infer_inst(Program *p, Inst *in)
     }
     t->final = 1;
     ti_stmts(t, fn->body, fn->nbody);
+    if (in->recursive && !in->ret) {
+        ti_err_kind(t, fn->body[0], CE_TYPE, "cannot infer the return type of '%s': it calls "
+                    "itself, and no return gives a value without calling it again", fn->name);
+    }
     for (int i = 0; i < fn->nparams; i++) {
         if (t->assigned[i]) {
             in->weak_to[i] = 0;     /* its value is no longer the argument's */
@@ -1362,17 +1366,14 @@ new_inst(Program *p, Func *fn, Type **args)
     return in;
 }
 
-/* The instance of device function `fn` for these argument types, typed. */
-Inst *
-ti_instance(Ti *caller, Node *call, Func *fn, Type **args)
+/* an instance of fn for these argument types among those made or being
+ * typed, or NULL */
+static Inst *
+find_inst(Program *p, Func *fn, Type **args)
 {
-    Program *p = caller->p;
     for (int i = 0; i < p->ninsts; i++) {
         Inst *in = p->insts[i];
-        if (in->fn != fn) {
-            continue;
-        }
-        int same = 1;
+        int same = in->fn == fn;
         for (int k = 0; k < fn->nparams && same; k++) {
             same = cj_type_eq(in->args[k], args[k]);
         }
@@ -1380,15 +1381,40 @@ ti_instance(Ti *caller, Node *call, Func *fn, Type **args)
             return in;
         }
     }
-    if (p->depth > 32) {
-        ti_err_kind(caller, call, CE_VALUE, "device function '%s' calls itself (directly or through others): "
-            "recursion is not supported in kernels", fn->name);
+    return NULL;
+}
+
+/* The instance of device function `fn` for these argument types, typed.
+ * A function calling itself with the same types gets the instance being
+ * typed, whose return type so far is its call's type: infer_inst's passes
+ * run until nothing changes. */
+Inst *
+ti_instance(Ti *caller, Node *call, Func *fn, Type **args)
+{
+    Program *p = caller->p;
+    Inst *in = find_inst(p, fn, args);
+    if (in && in->busy && in != caller->in) {
+        ti_err_kind(caller, call, CE_VALUE, "device function '%s' calls itself through "
+                    "'%s': only a function that calls itself directly is supported",
+                    fn->name, caller->fn->name);
     }
-    Inst *in = new_inst(p, fn, args);
+    if (in) {
+        in->recursive |= in->busy;
+        return in;
+    }
+    if (p->depth > 32) {
+        ti_err_kind(caller, call, CE_VALUE, "device function '%s' calls itself (directly or "
+                    "through others) with argument types that change at each call: "
+                    "convert the arguments (int64(n - 1)) so that they keep one type",
+                    fn->name);
+    }
+    in = new_inst(p, fn, args);
+    p->insts = (Inst **)cj_vec_push(p->arena, (void **)p->insts, &p->ninsts, &p->cap, in);
+    in->busy = 1;
     p->depth++;
     infer_inst(p, in);
     p->depth--;
-    p->insts = (Inst **)cj_vec_push(p->arena, (void **)p->insts, &p->ninsts, &p->cap, in);
+    in->busy = 0;
     return in;
 }
 
