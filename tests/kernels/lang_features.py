@@ -4,7 +4,8 @@ shape, a function, a jit builtin such as cuda.atomic.add, a cast), read once
 per distinct set of them; a kernel called from a kernel (a device function
 that returns a value); *args and default values; for loops over arrays,
 tuples, enumerate() and zip() (nested, range() inside); for ... else and
-while ... else; a tuple indexed by a variable; print() of tuples.
+while ... else; a tuple indexed by a variable; print() of tuples; device
+functions that call themselves.
 Each has a NumPy reference on fresh random data; those needing threads
 that run together (shared memory) run on the GPU only, the rest on the CPU
 host shim as well."""
@@ -278,6 +279,46 @@ def _tuple_index_ref(x, out):
     return {1: t[np.arange(out.size) % 4]}
 
 
+@cuda.jit("int64(int64)", device=True)
+def fib(n):
+    if n < 2:
+        return n
+    return fib(n - 1) + fib(n - 2)
+
+
+@cuda.jit(device=True)
+def gcd(a, b):
+    if b == 0:
+        return a
+    return gcd(b, a % b)
+
+
+@cuda.jit
+def recursion(n, a, b, out):
+    i = cuda.grid(1)
+    if i < n.size:
+        out[i, 0] = fib(n[i])
+        out[i, 1] = gcd(a[i], b[i])
+        out[i, 2] = fib(12)
+
+
+def _fib(k):
+    return k if k < 2 else _fib(k - 1) + _fib(k - 2)
+
+
+def _recursion_ref(n, a, b, out):
+    r = np.empty_like(out)
+    r[:, 0] = [_fib(int(k)) for k in n]
+    r[:, 1] = np.gcd(a, b)
+    r[:, 2] = _fib(12)
+    return {3: r}
+
+
+def _recursion_args():
+    return (rand(40, np.int64, 0, 15), rand(40, np.int64, 1, 10 ** 6),
+            rand(40, np.int64, 1, 10 ** 6), poison((40, 3), np.int64))
+
+
 @cuda.jit
 def print_tuples(k):
     if cuda.grid(1) == 0:
@@ -299,6 +340,7 @@ CASES = [
     (loop_else, _loop_else_args(), [("goto cj_brk", True)]),
     (tuple_by_index, (rand(3, np.int32), poison(10, np.int32)), []),
     (print_tuples, (42,), [("printf", True)]),
+    (recursion, _recursion_args(), [("__noinline__", True)]),
 ]
 
 RUN = [
@@ -313,4 +355,5 @@ RUN = [
     (loop_else, 2, 32, _loop_else_args, _loop_else_ref),
     (tuple_by_index, 1, 32, lambda: (rand(3, np.int32), poison(21, np.int32)), _tuple_index_ref),
     (print_tuples, 1, 32, lambda: (42,), lambda k: {}, {"stdout": _print_tuples_out}),
+    (recursion, 2, 32, _recursion_args, _recursion_ref),
 ]
