@@ -44,6 +44,8 @@ typedef struct {
     const int *inplace;     /* parameters written in place (x += y, out=x): */
     int ninplace;           /* their final values are the first results */
     int fuse_red;           /* set by the read: the final `return np.sum(...)`'s RedOp */
+    PyObject *inner;        /* functions defined inside kernels (inner.c) -> the
+                             * compile-time names of the function around each */
 } FeCtx;
 
 /* Reads `pyfunc` (a plain Python function) into IR; longjmps through

@@ -158,6 +158,11 @@ int fe_collective_alias(Fe *f, PyObject *s);
 Node **fe_stmts(Fe *f, PyObject *list, int *n);
 Node *fe_target(Fe *f, PyObject *t);
 
+/* inner.c */
+Node *fe_inner_def(Fe *f, PyObject *s, Loc loc);
+PyObject *fe_inner_closure(Fe *f, PyObject *pyfunc);
+int fe_is_inner(Fe *f, PyObject *obj);
+
 /* loops.c */
 Node *fe_for_items(Fe *f, PyObject *s, Loc loc);
 Node *fe_fused_return(Fe *f, Loc loc);

@@ -436,6 +436,10 @@ classify(Fe *f, PyObject *obj, Loc loc)
     }
     int is_device = 0;
     PyObject *pyfunc = kernel_function ? kernel_function(obj, &is_device) : NULL;
+    if (!pyfunc && fe_is_inner(f, obj)) {
+        pyfunc = obj;           /* def inner(): ... in a kernel: a device function */
+        is_device = 1;
+    }
     if (pyfunc) {
         r.kind = is_device ? R_DEVFUNC : R_KERNEL;
         r.obj = pyfunc;
@@ -715,6 +719,7 @@ fe_bound_names(Fe *f, PyObject *list)
 void
 fe_read_closure(Fe *f, PyObject *pyfunc, PyObject *code)
 {
+    f->closure = fe_inner_closure(f, pyfunc);
     PyObject *cl = PyObject_GetAttr(pyfunc, fe_names[S___closure__]);
     fe_keep(f, cl);
     if (!cl || cl == Py_None) {
@@ -722,7 +727,9 @@ fe_read_closure(Fe *f, PyObject *pyfunc, PyObject *code)
         return;
     }
     PyObject *fv = fe_get(f, code, S_co_freevars);
-    f->closure = fe_keep(f, PyDict_New());
+    if (!f->closure) {
+        f->closure = fe_keep(f, PyDict_New());
+    }
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(fv) && i < PyTuple_GET_SIZE(cl); i++) {
         PyObject *v = PyCell_Get(PyTuple_GET_ITEM(cl, i));
         if (!v) {

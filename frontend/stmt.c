@@ -395,6 +395,9 @@ stmt(Fe *f, PyObject *s)
     if (fe_is(s, A_Assert)) {
         return assert_stmt(f, s, loc);
     }
+    if (fe_is(s, A_FunctionDef) && !fe_fused(f)) {
+        return fe_inner_def(f, s, loc);
+    }
     unsupported_stmt(f, s, loc);
 }
 

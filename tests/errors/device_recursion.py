@@ -1,22 +1,28 @@
-"""A device function that calls itself."""
-import math
-
+"""Device functions that call each other in a cycle (a function calling
+itself directly is supported)."""
 import numpy as np
 
 from cujit import jit
 
 
 @jit.rawkernel(device=True)
-def fact(n):
-    if n <= 1:
-        return 1
-    return n * fact(n - 1)  # ERROR: recursion
+def is_even(n):
+    if n == 0:
+        return True
+    return is_odd(n - 1)
+
+
+@jit.rawkernel(device=True)
+def is_odd(n):
+    if n == 0:
+        return False
+    return is_even(n - 1)  # ERROR: calls itself through
 
 
 @jit.rawkernel()
-def bad(out):
-    out[0] = fact(5)
+def bad(out, n):
+    out[0] = is_even(n)
 
 
-ARGS = {"bad": (np.zeros(1, np.int64),)}
+ARGS = {"bad": (np.zeros(1, np.int64), 5)}
 KIND = ValueError

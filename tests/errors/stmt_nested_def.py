@@ -1,6 +1,5 @@
-"""A function defined inside a kernel."""
-import math
-
+"""A function defined inside a kernel that reads the kernel's local variable
+(it may read globals and what the kernel knows at compile time)."""
 import numpy as np
 
 from cujit import jit
@@ -8,8 +7,10 @@ from cujit import jit
 
 @jit.rawkernel()
 def bad(x):
-    def helper(v):  # ERROR: not supported
-        return v + 1
+    y = x[1]
+
+    def helper(v):
+        return v + y  # ERROR: unknown name 'y'
     x[0] = helper(x[0])
 
 

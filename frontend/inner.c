@@ -1,0 +1,98 @@
+/* inner.c - functions defined inside a kernel or device function
+ * (numba-cuda compiles them as device functions):
+ *
+ *     def inner(z): return z + 1        (a statement of the body)
+ *
+ * The def is run by Python now, compiled from its AST with the file's line
+ * numbers, so the function found has a code object whose source the
+ * frontend reads as any other's.  Its name is bound in the enclosing
+ * function like a closure variable (a compile-time object: it can be
+ * called, or passed to a device function); FeCtx.inner maps it to the
+ * enclosing function's compile-time names, which its body sees too. */
+#include <string.h>
+
+#include "fe_impl.h"
+
+/* the def statement as a code object of the file, at the file's lines */
+static PyObject *
+def_code(Fe *f, PyObject *s, Loc loc)
+{
+    PyObject *ast = fe_keep(f, PyImport_ImportModule("ast"));
+    PyObject *moved = ast ? fe_keep(f, PyObject_CallMethod(ast, "increment_lineno", "Oi", s,
+                                                           f->line0)) : NULL;
+    PyObject *body = moved ? fe_keep(f, PyList_New(1)) : NULL;
+    PyObject *ignores = body ? fe_keep(f, PyList_New(0)) : NULL;
+    if (!ignores) {
+        fe_fail_py(f, loc, "cujit could not read a function defined in a kernel");
+    }
+    Py_INCREF(s);
+    PyList_SET_ITEM(body, 0, s);
+    PyObject *mod = fe_keep(f, PyObject_CallFunction((PyObject *)fe_ast_types[A_Module], "OO",
+                                                     body, ignores));
+    PyObject *compile = PyDict_GetItemString(fe_builtins_dict, "compile");
+    PyObject *code = mod && compile ? fe_keep(f, PyObject_CallFunction(compile, "Oss", mod,
+                                                                       f->file, "exec")) : NULL;
+    if (!code) {
+        fe_fail_py(f, loc, "cujit could not compile a function defined in a kernel");
+    }
+    return code;
+}
+
+/* innerdef := 'def' name '(' params ')' ':' block   (inside a kernel) */
+Node *
+fe_inner_def(Fe *f, PyObject *s, Loc loc)
+{
+    PyObject *name = fe_get(f, s, S_name);
+    if (fe_is_local_name(f, name)) {
+        fe_fail(f, loc, "'%s' is also assigned in this function: a function defined in a "
+                "kernel needs a name of its own", fe_utf8(f, name));
+    }
+    PyObject *code = def_code(f, s, loc);
+    PyObject *ns = fe_keep(f, PyDict_New());
+    PyObject *r = ns ? PyEval_EvalCode(code, f->globals, ns) : NULL;
+    Py_XDECREF(r);
+    PyObject *fn = r ? PyDict_GetItemWithError(ns, name) : NULL;
+    if (!fn) {
+        fe_fail_py(f, loc, "this function definition raised while the kernel compiled");
+    }
+    FeCtx *cx = f->cx;
+    if (!f->closure) {
+        f->closure = fe_keep(f, PyDict_New());
+    }
+    if (!cx->inner) {
+        cx->inner = fe_keep(f, PyDict_New());
+    }
+    if (!f->closure || !cx->inner || PyDict_SetItem(f->closure, name, fn) < 0
+        || (PyFunction_Check(fn) && PyDict_SetItem(cx->inner, fn, f->closure) < 0)) {
+        fe_fail_py(f, loc, "cujit");
+    }
+    return fe_new_node(f, ND_PASS, loc);
+}
+
+/* the enclosing function's compile-time names, for a function defined in
+ * it (a copy: the function binds its own parameters there); NULL for any
+ * other function */
+PyObject *
+fe_inner_closure(Fe *f, PyObject *pyfunc)
+{
+    PyObject *outer = f->cx->inner ? PyDict_GetItemWithError(f->cx->inner, pyfunc) : NULL;
+    if (!outer) {
+        PyErr_Clear();
+        return NULL;
+    }
+    PyObject *d = fe_keep(f, PyDict_Copy(outer));
+    if (!d) {
+        fe_fail_py(f, f->fn->loc, "cujit");
+    }
+    return d;
+}
+
+/* is obj a function defined in a kernel of this compilation (a device
+ * function, though undecorated) */
+int
+fe_is_inner(Fe *f, PyObject *obj)
+{
+    int r = f->cx->inner && PyFunction_Check(obj) ? PyDict_Contains(f->cx->inner, obj) : 0;
+    PyErr_Clear();
+    return r == 1;
+}
