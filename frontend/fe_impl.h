@@ -69,6 +69,7 @@ typedef struct {
     PyObject *bound;        /* set of the parameters bound to compile-time objects */
     const char *vararg;     /* the name of the function's *args, or NULL */
     int nvararg;            /* ... and how many values the call gave it */
+    PyObject *body;         /* the def's statements (inner.c looks for constants there) */
     int out_kw;             /* fused: the call being read may take out= (a statement) */
     Node *out_target;       /* ... and this is what its out= named */
 } Fe;

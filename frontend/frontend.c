@@ -259,6 +259,7 @@ read_def(Fe *f, PyObject *lines, int first, PyObject *filename, const FeOffers *
     PyObject *def = fe_parse_source(f, src, filename);
     fn->loc = fe_loc_of(f, def);
     PyObject *body = fe_get(f, def, S_body);
+    f->body = body;
     fe_bound_names(f, body);
     read_params(f, def, of);
     fn->nparams = f->nvars;

@@ -38,6 +38,86 @@ def_code(Fe *f, PyObject *s, Loc loc)
     return code;
 }
 
+/* The number of statements anywhere in `list` that bind `name` (=, op=,
+ * a for target, a def), nested blocks included. */
+static int
+bindings(Fe *f, PyObject *list, PyObject *name)
+{
+    PyObject *probe = fe_keep(f, PySet_New(NULL));
+    int count = 0;
+    for (Py_ssize_t i = 0; probe && i < PyList_GET_SIZE(list); i++) {
+        PyObject *s = PyList_GET_ITEM(list, i);
+        PyObject *one = fe_keep(f, PyList_New(1));
+        if (!one) {
+            break;
+        }
+        Py_INCREF(s);
+        PyList_SET_ITEM(one, 0, s);
+        PySet_Clear(probe);
+        PyObject *saved = f->locals;
+        f->locals = probe;
+        fe_bound_names(f, one);
+        f->locals = saved;
+        count += PySet_Contains(probe, name) == 1
+                 || (fe_is(s, A_FunctionDef) && PyObject_RichCompareBool(
+                         fe_get(f, s, S_name), name, Py_EQ) == 1);
+        if (fe_is(s, A_If) || fe_is(s, A_While) || fe_is(s, A_For)) {
+            count += bindings(f, fe_get(f, s, S_body), name) > 0
+                     || bindings(f, fe_get(f, s, S_orelse), name) > 0;
+        }
+    }
+    if (!probe || PyErr_Occurred()) {
+        fe_fail_py(f, f->fn->loc, "cujit");
+    }
+    return count;
+}
+
+/* A local of the function around a def that is a constant: assigned once
+ * in the whole function, at its top level, `name = <constant>` (a number,
+ * a string, a tuple of them, a global constant).  Its value, or NULL. */
+static PyObject *
+constant_local(Fe *f, PyObject *name)
+{
+    if (!f->body || bindings(f, f->body, name) != 1) {
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(f->body); i++) {
+        PyObject *s = PyList_GET_ITEM(f->body, i);
+        PyObject *tl = fe_is(s, A_Assign) ? fe_get(f, s, S_targets) : NULL;
+        if (!tl || PyList_GET_SIZE(tl) != 1 || !fe_is(PyList_GET_ITEM(tl, 0), A_Name)
+            || PyObject_RichCompareBool(fe_get(f, PyList_GET_ITEM(tl, 0), S_id), name,
+                                        Py_EQ) != 1) {
+            continue;
+        }
+        PyObject *v = fe_get(f, s, S_value);
+        return fe_is(v, A_Constant) ? fe_get(f, v, S_value) : NULL;
+    }
+    return NULL;
+}
+
+/* the compile-time names the def sees: the function's own, and its locals
+ * that are constants (def inner(): return y + 1, after y = 10) */
+static PyObject *
+inner_names(Fe *f, PyObject *s)
+{
+    PyObject *d = fe_keep(f, f->closure ? PyDict_Copy(f->closure) : PyDict_New());
+    PyObject *it = d ? fe_keep(f, PyObject_CallOneArg(fe_ast_walk, s)) : NULL;
+    PyObject *node;
+    while (it && (node = PyIter_Next(it))) {
+        PyObject *id = fe_is(node, A_Name) ? fe_get(f, node, S_id) : NULL;
+        PyObject *v = id && fe_is_local_name(f, id) ? constant_local(f, id) : NULL;
+        if (v && PyDict_SetItem(d, id, v) < 0) {
+            Py_DECREF(node);
+            break;
+        }
+        Py_DECREF(node);
+    }
+    if (!it || PyErr_Occurred()) {
+        fe_fail_py(f, fe_loc_of(f, s), "cujit could not read a function defined in a kernel");
+    }
+    return d;
+}
+
 /* innerdef := 'def' name '(' params ')' ':' block   (inside a kernel) */
 Node *
 fe_inner_def(Fe *f, PyObject *s, Loc loc)
@@ -47,6 +127,7 @@ fe_inner_def(Fe *f, PyObject *s, Loc loc)
         fe_fail(f, loc, "'%s' is also assigned in this function: a function defined in a "
                 "kernel needs a name of its own", fe_utf8(f, name));
     }
+    PyObject *names = inner_names(f, s);
     PyObject *code = def_code(f, s, loc);
     PyObject *ns = fe_keep(f, PyDict_New());
     PyObject *r = ns ? PyEval_EvalCode(code, f->globals, ns) : NULL;
@@ -63,7 +144,8 @@ fe_inner_def(Fe *f, PyObject *s, Loc loc)
         cx->inner = fe_keep(f, PyDict_New());
     }
     if (!f->closure || !cx->inner || PyDict_SetItem(f->closure, name, fn) < 0
-        || (PyFunction_Check(fn) && PyDict_SetItem(cx->inner, fn, f->closure) < 0)) {
+        || PyDict_SetItem(names, name, fn) < 0
+        || (PyFunction_Check(fn) && PyDict_SetItem(cx->inner, fn, names) < 0)) {
         fe_fail_py(f, loc, "cujit");
     }
     return fe_new_node(f, ND_PASS, loc);

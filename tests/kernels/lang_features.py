@@ -5,7 +5,7 @@ per distinct set of them; a kernel called from a kernel (a device function
 that returns a value); *args and default values; for loops over arrays,
 tuples, enumerate() and zip() (nested, range() inside); for ... else and
 while ... else; a tuple indexed by a variable; print() of tuples; device
-functions that call themselves.
+functions that call themselves; functions defined inside a kernel.
 Each has a NumPy reference on fresh random data; those needing threads
 that run together (shared memory) run on the GPU only, the rest on the CPU
 host shim as well."""
@@ -168,6 +168,31 @@ def _calls_ref(x, out):
     r[:, 3] = x + 3.5
     r[:, 4] = 0
     r[:, 5] = (x * 2.5 + 1) + (x * 4 + 1) + (x * 2.5 - 2)
+    return {1: r}
+
+
+@cuda.jit
+def inner_functions(x, out):
+    i = cuda.grid(1)
+    scale = 3                   # a constant local: the functions below may read it
+
+    def helper(v, k=2):
+        return v * scale + k
+
+    def twice(f, v):
+        return f(f(v))
+
+    if i < x.size:
+        out[i, 0] = helper(x[i])
+        out[i, 1] = consumer(helper, x[i], 5)
+        out[i, 2] = twice(helper, x[i])
+
+
+def _inner_ref(x, out):
+    r = np.empty_like(out)
+    r[:, 0] = x * 3 + 2
+    r[:, 1] = x * 3 + 5
+    r[:, 2] = (x * 3 + 2) * 3 + 2
     return {1: r}
 
 
@@ -341,6 +366,7 @@ CASES = [
     (tuple_by_index, (rand(3, np.int32), poison(10, np.int32)), []),
     (print_tuples, (42,), [("printf", True)]),
     (recursion, _recursion_args(), [("__noinline__", True)]),
+    (inner_functions, (rand(8, np.int64), poison((8, 3), np.int64)), [("cj_dev_helper", True)]),
 ]
 
 RUN = [
@@ -356,4 +382,5 @@ RUN = [
     (tuple_by_index, 1, 32, lambda: (rand(3, np.int32), poison(21, np.int32)), _tuple_index_ref),
     (print_tuples, 1, 32, lambda: (42,), lambda k: {}, {"stdout": _print_tuples_out}),
     (recursion, 2, 32, _recursion_args, _recursion_ref),
+    (inner_functions, 2, 32, lambda: (rand(50, np.int64), poison((50, 3), np.int64)), _inner_ref),
 ]
