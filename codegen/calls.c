@@ -147,6 +147,124 @@ math_call(Cg *g, Node *n, int prec)
     math_fn(g, n, name, ft);
 }
 
+/* ---- intrinsics (cj_intrins: cuda.fp16, math.exp2 and friends, cuda.libdevice) ---- */
+
+static const Type *
+intrin_letter_type(char c, const Type *work)
+{
+    switch (c) {
+    case 'b': return cj_scalar(DT_BOOL);
+    case 'i': return cj_scalar(DT_I32);
+    case 'u': return cj_scalar(DT_U32);
+    case 'l': return cj_scalar(DT_I64);
+    case 'L': return cj_scalar(DT_U64);
+    case 'w': return cj_scalar(DT_U16);
+    case 'h': return cj_scalar(DT_F16);
+    case 'f': return cj_scalar(DT_F32);
+    case 'F': return work;
+    default: return cj_scalar(DT_F64);
+    }
+}
+
+/* the type an intrinsic's 'F' arguments compute in: math's float type,
+ * float16 in float32 */
+static const Type *
+intrin_work(Cg *g, Node *n, const char *args, int *half)
+{
+    const Type *r = NULL;
+    int k = 0;
+    for (const char *c = args; *c; c++) {
+        if (*c == '*') {
+            c++;
+            continue;
+        }
+        if (*c == 'F') {
+            const Type *x = g->in->ntype[n->list[k]->id];
+            r = r ? cj_promote(r, x) : x;
+        }
+        k++;
+    }
+    *half = 0;
+    if (!r) {
+        return NULL;
+    }
+    r = cj_concrete(r);
+    DType f = cj_float_for(r->dtype);
+    f = f == DT_F16 && r->dtype != DT_F16 && !g->in->fn->numpy_math ? DT_F32 : f;
+    *half = f == DT_F16;
+    return cj_scalar(f == DT_F16 ? DT_F32 : f);
+}
+
+/* name(args...[, &cj_o1, ...]) with each argument converted to its letter's type */
+static void
+intrin_apply(Cg *g, Node *n, const CjIntrin *in, const Type *work)
+{
+    int generic = work && strchr(in->sig, 'F') && strncmp(in->cname, "cj_", 3) != 0;
+    P("%s%s(", in->cname, generic && work->dtype == DT_F32 ? "f" : "");
+    int k = 0, o = 0;
+    for (const char *c = in->sig + 1; *c; c++) {
+        if (k + o) {
+            S(", ");
+        }
+        if (*c == '*') {
+            P("&cj_o%d", o++);
+            c++;
+            continue;
+        }
+        cg_conv(g, n->list[k++], intrin_letter_type(*c, work), PR_COMMA);
+    }
+    S(")");
+}
+
+/* a call through pointers: a lambda that returns the tuple
+ * (result, *out1, ...) */
+static void
+intrin_tuple(Cg *g, Node *n, const CjIntrin *in, const Type *work)
+{
+    const char *tup = cg_ctype(g, cg_type(g, n));
+    P("[&]() -> %s { ", tup);
+    int o = 0;
+    for (const char *c = in->sig + 1; *c; c++) {
+        if (*c == '*') {
+            c++;
+            P("%s cj_o%d; ", cg_ctype(g, intrin_letter_type(*c, work)), o++);
+        }
+    }
+    int ret = in->sig[0] != 'v';
+    if (ret) {
+        P("%s cj_r = ", cg_ctype(g, intrin_letter_type(in->sig[0], work)));
+    }
+    intrin_apply(g, n, in, work);
+    P("; return %s{%s", tup, ret ? "cj_r" : "");
+    for (int i = 0; i < o; i++) {
+        P("%scj_o%d", ret || i ? ", " : "", i);
+    }
+    S("}; }()");
+}
+
+static void
+intrin_call(Cg *g, Node *n)
+{
+    const CjIntrin *in = &cj_intrins[n->axis];
+    int half;
+    const Type *work = intrin_work(g, n, in->sig + 1, &half);
+    if (!g->p->intrin_used) {
+        g->p->intrin_used = cj_alloc(g->p->arena, (size_t)cj_nintrins);
+    }
+    g->p->intrin_used[n->axis] = 1;
+    if (strchr(in->sig, '*')) {
+        intrin_tuple(g, n, in, work);
+        return;
+    }
+    if (half && in->sig[0] == 'F') {
+        S("cj_half(");
+    }
+    intrin_apply(g, n, in, work);
+    if (half && in->sig[0] == 'F') {
+        S(")");
+    }
+}
+
 static void
 abs_call(Cg *g, Node *n, int prec)
 {
@@ -212,8 +330,19 @@ round_call(Cg *g, Node *n, int prec)
         cg_close(g, prec, PR_UNARY);
         return;
     }
+    int64_t d;
+    if (!cj_fold_int(n->list[1], &d)) {
+        /* ndigits known when the kernel runs: CPython's fallback algorithm in double */
+        cg_open(g, prec, PR_UNARY);
+        P("(%s)cj_round_nd(", cj_dtypes[rt->dtype].ctype);
+        cg_conv(g, n->list[0], cj_scalar(DT_F64), PR_COMMA);
+        S(", ");
+        cg_conv(g, n->list[1], cj_scalar(DT_I64), PR_COMMA);
+        S(")");
+        cg_close(g, prec, PR_UNARY);
+        return;
+    }
     /* round(x, d): half to even at d decimals (NumPy's way) */
-    int64_t d = n->list[1]->cval.i;
     char scale[48];
     snprintf(scale, sizeof scale, "1e%lld%s", (long long)(d < 0 ? -d : d),
              work->dtype == DT_F32 ? "f" : "");
@@ -334,22 +463,36 @@ selp_call(Cg *g, Node *n, int prec)
     cg_close(g, prec, PR_COND);
 }
 
+/* popc, clz, ffs and brev as Numba defines them: popc and clz count in the
+ * argument's own width (clz(uint8(1)) is 7, popc(int8(-1)) is 8: the value
+ * is zero-extended and clz takes off the extra bits), ffs gives the
+ * 1-based position of the lowest set bit (0 for none), brev reverses 32 or
+ * 64 bits */
 static void
 bits_call(Cg *g, Node *n)
 {
-    const Type *at = arg_type(g, n, 0);
-    int w = is64(at);
+    const Type *at = cj_concrete(arg_type(g, n, 0));
+    int size = cj_dtypes[at->dtype].size, w = size == 8;
     const char *fn = n->op == BI_POPC ? "__popc" : n->op == BI_CLZ ? "__clz"
                      : n->op == BI_FFS ? "__ffs" : "__brev";
     const Type *u = cj_scalar(w ? DT_U64 : DT_U32);
-    int sgn = n->op == BI_CLZ || n->op == BI_FFS;
+    int narrow = size < 4 && n->op != BI_BREV;
+    if (n->op == BI_CLZ && narrow) {
+        S("(");
+    }
     P("%s%s(", fn, w ? "ll" : "");
-    if (sgn) {
-        cg_conv(g, n->list[0], cj_scalar(w ? DT_I64 : DT_I32), PR_COMMA);
+    if (n->op == BI_CLZ || n->op == BI_FFS) {
+        S(w ? "(long long)" : "(int)");
+    }
+    if (narrow) {
+        cg_conv(g, n->list[0], cj_scalar(size == 1 ? DT_U8 : DT_U16), PR_UNARY);
     } else {
-        cg_conv(g, n->list[0], u, PR_COMMA);
+        cg_conv(g, n->list[0], u, n->op == BI_CLZ || n->op == BI_FFS ? PR_UNARY : PR_COMMA);
     }
     S(")");
+    if (n->op == BI_CLZ && narrow) {
+        P(" - %d)", 32 - 8 * size);
+    }
 }
 
 /* printf text for a string literal: C escapes, % doubled */
@@ -769,6 +912,9 @@ cg_call(Cg *g, Node *n, int prec)
     case BI_ERF: case BI_ERFC: case BI_GAMMA: case BI_LGAMMA: case BI_ISNAN:
     case BI_ISINF: case BI_ISFINITE: case BI_CBRT: case BI_FMA:
         math_call(g, n, prec);
+        return;
+    case BI_INTRIN:
+        intrin_call(g, n);
         return;
     case BI_BLOCK_REDUCE: case BI_WARP_REDUCE: case BI_BLOCK_SCAN: case BI_WARP_SCAN:
         collective_call(g, n);

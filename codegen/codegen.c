@@ -921,6 +921,31 @@ tuple_structs(Cg *g, Buf *out)
     }
 }
 
+/* the libdevice functions called, declared (NVRTC links libdevice) */
+static void
+libdevice_decls(Program *p, Buf *out)
+{
+    static const char *const ctypes[] = {['v'] = "void", ['i'] = "int", ['u'] = "unsigned",
+                                         ['l'] = "long long", ['L'] = "unsigned long long",
+                                         ['w'] = "unsigned short", ['f'] = "float",
+                                         ['d'] = "double"};
+    for (int r = 0; p->intrin_used && r < cj_nintrins; r++) {
+        if (!p->intrin_used[r] || !cj_intrin_is_libdevice(r)) {
+            continue;
+        }
+        const char *sig = cj_intrins[r].sig;
+        buf_printf(out, "extern \"C\" __device__ %s %s(", ctypes[(unsigned char)sig[0]],
+                   cj_intrins[r].cname);
+        int k = 0;
+        for (const char *c = sig + 1; *c; c++, k++) {
+            int ptr = *c == '*';
+            c += ptr;
+            buf_printf(out, "%s%s%s", k ? ", " : "", ctypes[(unsigned char)*c], ptr ? " *" : "");
+        }
+        buf_puts(out, ");\n");
+    }
+}
+
 /* cuda.const.array_like's arrays: their bytes as __constant__ tables */
 static void
 const_tables(Program *p, Buf *out)
@@ -1012,6 +1037,7 @@ cg_emit_roots(Program *p, Inst **roots, int nroots, const char *tail, Buf *out)
     cg_form_prelude(out, p->features);
     cg_group_prelude(out, p->features);
     cg_thrust_prelude(out, p->features);
+    libdevice_decls(p, out);
     const_tables(p, out);
     Buf structs;
     buf_init(&structs);

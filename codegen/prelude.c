@@ -52,6 +52,69 @@ static const char f16[] =
     "    }\n"
     "};\n";
 
+/* cuda.fp16's functions, and float16 +, -, * and comparisons: the f16
+ * instructions where PTX has them (the same results as float32 rounded back:
+ * float32 holds every sum and product of two float16 exactly enough), the
+ * rest computed in float32 and rounded, as cuda_fp16.h does */
+static const char f16_ops[] =
+    "CJ_DEVICE cj_half cj_hbits(unsigned short b) { cj_half h; h.bits = b; return h; }\n"
+    "#define CJ_H2(name, ins) CJ_DEVICE cj_half name(cj_half a, cj_half b) { unsigned short r; "
+    "asm(ins \" %0, %1, %2;\" : \"=h\"(r) : \"h\"(a.bits), \"h\"(b.bits)); return cj_hbits(r); }\n"
+    "#define CJ_H1(name, ins) CJ_DEVICE cj_half name(cj_half a) { unsigned short r; "
+    "asm(ins \" %0, %1;\" : \"=h\"(r) : \"h\"(a.bits)); return cj_hbits(r); }\n"
+    "#define CJ_HCMP(name, cmp) CJ_DEVICE bool name(cj_half a, cj_half b) { unsigned short r; "
+    "asm(\"{ .reg .pred p; setp.\" cmp \".f16 p, %1, %2; selp.u16 %0, 1, 0, p; }\" : \"=h\"(r) "
+    ": \"h\"(a.bits), \"h\"(b.bits)); return r != 0; }\n"
+    "#define CJ_HF(name, expr) CJ_DEVICE cj_half name(cj_half h) { float x = (float)h; return cj_half(expr); }\n"
+    "CJ_H2(cj_hadd, \"add.f16\") CJ_H2(cj_hsub, \"sub.f16\") CJ_H2(cj_hmul, \"mul.f16\")\n"
+    "CJ_H1(cj_hneg, \"neg.f16\") CJ_H1(cj_habs, \"abs.f16\")\n"
+    "CJ_HCMP(cj_heq, \"eq\") CJ_HCMP(cj_hne, \"neu\") CJ_HCMP(cj_hlt, \"lt\")\n"
+    "CJ_HCMP(cj_hle, \"le\") CJ_HCMP(cj_hgt, \"gt\") CJ_HCMP(cj_hge, \"ge\")\n"
+    "CJ_DEVICE cj_half cj_hfma(cj_half a, cj_half b, cj_half c)\n"
+    "{\n"
+    "    unsigned short r;\n"
+    "    asm(\"fma.rn.f16 %0, %1, %2, %3;\" : \"=h\"(r) : \"h\"(a.bits), \"h\"(b.bits), \"h\"(c.bits));\n"
+    "    return cj_hbits(r);\n"
+    "}\n"
+    "CJ_DEVICE cj_half cj_hdiv(cj_half a, cj_half b) { return cj_half((float)a / (float)b); }\n"
+    "/* a NaN loses to a number, as __hmax / __hmin */\n"
+    "CJ_DEVICE cj_half cj_hmax(cj_half a, cj_half b) { return cj_half(fmaxf((float)a, (float)b)); }\n"
+    "CJ_DEVICE cj_half cj_hmin(cj_half a, cj_half b) { return cj_half(fminf((float)a, (float)b)); }\n"
+    "CJ_HF(cj_hsqrt, sqrtf(x)) CJ_HF(cj_hrsqrt, rsqrtf(x)) CJ_HF(cj_hrcp, 1.0f / x)\n"
+    "CJ_HF(cj_hexp, expf(x)) CJ_HF(cj_hexp2, exp2f(x)) CJ_HF(cj_hexp10, exp10f(x))\n"
+    "CJ_HF(cj_hlog, logf(x)) CJ_HF(cj_hlog2, log2f(x)) CJ_HF(cj_hlog10, log10f(x))\n"
+    "CJ_HF(cj_hsin, sinf(x)) CJ_HF(cj_hcos, cosf(x)) CJ_HF(cj_hceil, ceilf(x))\n"
+    "CJ_HF(cj_hfloor, floorf(x)) CJ_HF(cj_hrint, rintf(x)) CJ_HF(cj_htrunc, truncf(x))\n";
+
+/* math.degrees / math.radians, and round(x, ndigits) for ndigits known only
+ * when the kernel runs: CPython's fallback algorithm (Numba's), in double */
+static const char math_extra[] =
+    "template <typename T> CJ_DEVICE T cj_degrees(T x) { return x * (T)57.29577951308232; }\n"
+    "template <typename T> CJ_DEVICE T cj_radians(T x) { return x * (T)0.017453292519943295; }\n"
+    "CJ_DEVICE double cj_round_nd(double x, long long nd)\n"
+    "{\n"
+    "    if (isinf(x) || isnan(x)) {\n"
+    "        return x;\n"
+    "    }\n"
+    "    double p1, p2 = 1.0, y;\n"
+    "    if (nd >= 0) {\n"
+    "        p1 = nd > 22 ? pow(10.0, (double)(nd - 22)) : pow(10.0, (double)nd);\n"
+    "        p2 = nd > 22 ? 1e22 : 1.0;\n"
+    "        y = (x * p1) * p2;\n"
+    "        if (isinf(y)) {\n"
+    "            return x;\n"
+    "        }\n"
+    "    } else {\n"
+    "        p1 = pow(10.0, (double)-nd);\n"
+    "        y = x / p1;\n"
+    "    }\n"
+    "    double z = round(y);\n"
+    "    if (fabs(y - z) == 0.5) {\n"
+    "        z = 2.0 * round(y / 2.0);    /* half way: to even */\n"
+    "    }\n"
+    "    return nd >= 0 ? (z / p2) / p1 : z * p1;\n"
+    "}\n";
+
 static const char complex_part[] =
     "/* complex64 / complex128 with NumPy's layout */\n"
     "template <typename T> struct alignas(2 * sizeof(T)) cj_complex {\n"
@@ -677,6 +740,12 @@ cg_prelude(Buf *b, unsigned features, unsigned atomic_ops_used)
         buf_puts(b, f16);
     }
     buf_puts(b, base);
+    if (features & FEAT_F16_OPS) {
+        buf_puts(b, f16_ops);
+    }
+    if (features & FEAT_MATH_EXTRA) {
+        buf_puts(b, math_extra);
+    }
     if (features & FEAT_INFNAN) {
         buf_puts(b, infnan);
     }

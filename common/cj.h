@@ -286,6 +286,7 @@ typedef enum {
     X(SINH) X(COSH) X(TANH) X(ASINH) X(ACOSH) X(ATANH) \
     X(HYPOT) X(FLOOR) X(CEIL) X(TRUNC) X(FABS) X(FMOD) X(COPYSIGN) \
     X(ERF) X(ERFC) X(GAMMA) X(LGAMMA) X(ISNAN) X(ISINF) X(ISFINITE) X(CBRT) X(FMA) \
+    X(INTRIN) \
     X(BLOCK_REDUCE) X(WARP_REDUCE) X(BLOCK_SCAN) X(WARP_SCAN) \
     X(THRUST) X(THRUST_POLICY) X(ARRAY_BEGIN) X(ARRAY_END) \
     X(DEVFUNC)
@@ -481,6 +482,8 @@ enum {
     FEAT_CG_COALESCED = 1 << 24,    /* jit.cg: coalesced groups */
     FEAT_VIEW = 1 << 25,        /* views: a[i] of a 2-d a, a[lo:hi:step] (prelude.c) */
     FEAT_THRUST = 1 << 26,      /* jit.thrust: iterators and algorithms (codegen/thrust.c) */
+    FEAT_F16_OPS = 1 << 27,     /* cuda.fp16's functions and float16 arithmetic in f16 */
+    FEAT_MATH_EXTRA = 1 << 28,  /* cj_degrees, cj_radians, cj_round_nd (prelude.c) */
 };
 
 typedef struct {
@@ -502,7 +505,30 @@ typedef struct {
     const char *ew_name;    /* the entry of an elementwise or reduction form */
     int coarse_vec;         /* >0: the kernel has an entry <name>_x<vec> (coarsen.c) */
     uint64_t coarse_mask;   /* parameters that entry reads and writes in packs */
+    unsigned char *intrin_used; /* by cj_intrins row: called (libdevice's are declared) */
+    int fastmath;           /* NVRTC's --use_fast_math, and fmin/fmax for min/max */
 } Program;
+
+/* ---- intrinsics: a table of functions called by name (intrin.c) ----
+ * An ND_CALL of BI_INTRIN holds its row in Node.axis.  sig is the result then
+ * the arguments, a letter each: v void, b bool, i int32, u uint32, l int64,
+ * L uint64, w uint16, h float16, f float32, d float64; F the float type of
+ * the arguments (math's rule: int -> float64, float16 computed in float32),
+ * for which cname gets an f suffix in float32 unless it starts with cj_.
+ * A '*' before a letter is a pointer the function writes: its value is
+ * returned in a tuple after the return value (or alone if it is void). */
+typedef struct {
+    const char *name;       /* as Python spells it: "fp16.hadd", "math.exp2", "libdevice.sin" */
+    const char *cname;      /* C++: "cj_hadd", "exp2", "__nv_sin" */
+    const char *sig;
+} CjIntrin;
+
+extern const CjIntrin cj_intrins[];
+extern const int cj_nintrins;
+/* the row of a name ("fp16.hadd"), -1 for none */
+int cj_intrin_find(const char *name);
+/* a libdevice function (its C++ name is declared before use) */
+int cj_intrin_is_libdevice(int row);
 
 /* ---- small utilities ---- */
 /* an integer expression of constants (TILE + 1, N // 2, -1) evaluated; 0 if

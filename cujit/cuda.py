@@ -124,6 +124,27 @@ def _install():
 
 _install()
 
+
+def _install_intrinsics():
+    """cuda.fp16 (half-precision intrinsics, cuda_fp16.h's names) and
+    cuda.libdevice (every libdevice function, as __nv_<name>): the names come
+    from the compiler's table (common/intrin.c), each tagged with its row's
+    name ("fp16.hadd", "libdevice.sin")."""
+    from cujit._cujit import _intrinsics
+    mod = sys.modules[__name__]
+    for name in _intrinsics():
+        owner, _, attr = name.partition(".")
+        if owner not in ("fp16", "libdevice"):
+            continue
+        target = getattr(mod, owner, None)
+        if target is None:
+            target = _Namespace(owner)
+            setattr(mod, owner, target)
+        setattr(target, attr, _Builtin(name, name))
+
+
+_install_intrinsics()
+
 # Numba's type objects: float32, int32[:], void(float32[:], int32) (_ntypes.py)
 globals().update(_ntypes.EXPORTED)
 typeof = _ntypes.typeof
@@ -472,7 +493,8 @@ __all__ = sorted(set(k.partition(".")[0] for k in SPELLINGS) | {
     "mapped_array", "stream", "event", "synchronize", "select_device",
     "get_current_device", "is_available", "detect", "reduce", "vectorize", "guvectorize",
     "types", "typeof", "compile", "compile_ptx", "compile_for_current_device",
-    "compile_ptx_for_current_device", "compile_all"} | set(_ntypes.EXPORTED))
+    "compile_ptx_for_current_device", "compile_all", "fp16", "libdevice"}
+               | set(_ntypes.EXPORTED))
 
 
 # ---- cuda.compile_ptx / compile: code for use outside cujit ----

@@ -110,12 +110,13 @@ resolved_value(Fe *f, Resolved *r, PyObject *e, Loc loc)
             n->axis = r->axis;
             return n;
         }
-        if (r->axis == FE_V_VALUE) {
+        if (r->bi != BI_INTRIN && r->axis == FE_V_VALUE) {
             Node *n = fe_new_node(f, ND_CALL, loc);      /* cuda.laneid */
             n->op = r->bi;
             return n;
         }
-        fe_fail(f, loc, "'%s' is a function: call it", cj_builtin_names[r->bi]);
+        fe_fail(f, loc, "'%s' is a function: call it", r->bi == BI_INTRIN
+                ? cj_intrins[r->axis].name : cj_builtin_names[r->bi]);
     case R_DTYPE: {
         Const c;
         memset(&c, 0, sizeof c);
@@ -153,6 +154,9 @@ resolved_value(Fe *f, Resolved *r, PyObject *e, Loc loc)
     case R_FUSE_REDUCE:
         fe_fail(f, loc, "a reduction of a fused function is a function: call it as the value "
                 "of the last statement, return np.sum(expr, axis=...)");
+    case R_OPERATOR:
+        fe_fail(f, loc, "operator.%s is a function: call it (operator functions cannot be "
+                "kept in variables or passed in kernels)", fe_operator(r->bi)->name);
     case R_NONE:
     case R_OTHER:
         break;
@@ -428,7 +432,8 @@ method_call(Fe *f, PyObject *e, PyObject *fn, Node *n, Loc loc)
         return iterator_method(f, e, fn, n, an, loc);
     }
     int gm = group_method(an);
-    if (strcmp(an, "conjugate") != 0 && strcmp(an, "conj") != 0 && gm < 0) {
+    int bit_count = strcmp(an, "bit_count") == 0;   /* int.bit_count(): popc */
+    if (strcmp(an, "conjugate") != 0 && strcmp(an, "conj") != 0 && gm < 0 && !bit_count) {
         fe_fail(f, loc, "method '%s' is not supported in kernels", an);
     }
     if (PyList_GET_SIZE(fe_get(f, e, S_keywords))) {
@@ -436,7 +441,7 @@ method_call(Fe *f, PyObject *e, PyObject *fn, Node *n, Loc loc)
     }
     int nargs;
     Node **args = fe_expr_list(f, fe_get(f, e, S_args), &nargs);
-    n->op = gm >= 0 ? BI_CG_METHOD : BI_CONJUGATE;
+    n->op = gm >= 0 ? BI_CG_METHOD : bit_count ? BI_POPC : BI_CONJUGATE;
     n->axis = gm >= 0 ? gm : 0;
     n->n = nargs + 1;
     n->list = cj_alloc(f->cx->arena, sizeof(Node *) * (size_t)(nargs + 1));
@@ -445,7 +450,7 @@ method_call(Fe *f, PyObject *e, PyObject *fn, Node *n, Loc loc)
         n->list[i + 1] = args[i];
     }
     if (gm < 0 && nargs) {
-        fe_fail(f, loc, "conjugate() takes no arguments");
+        fe_fail(f, loc, "%s() takes no arguments", bit_count ? "bit_count" : "conjugate");
     }
     return n;
 }
@@ -546,6 +551,36 @@ unsupported_call(Fe *f, PyObject *obj, Loc loc)
     PyErr_Clear();
 }
 
+/* operator_call := operator_function '(' expr [',' expr] ')': operator.add(a, b)
+ * is a + b, operator.lt(a, b) is a < b, operator.neg(a) is -a, pow(a, b) is a ** b */
+static Node *
+operator_call(Fe *f, PyObject *e, int which, Loc loc)
+{
+    const FeOperator *op = fe_operator(which);
+    int want = op->kind == ND_UNARY ? 1 : 2, nargs;
+    if (PyList_GET_SIZE(fe_get(f, e, S_keywords))) {
+        fe_fail_kind(f, loc, CE_TYPE, "%s() takes no keyword arguments in kernels", op->name);
+    }
+    Node **args = fe_expr_list(f, fe_get(f, e, S_args), &nargs);
+    if (nargs != want) {
+        fe_fail_kind(f, loc, CE_TYPE, "%s() takes %d argument%s in kernels, got %d%s", op->name,
+                     want, want == 1 ? "" : "s", nargs, op->op == OP_POW && nargs == 3
+                     ? " (pow(x, y, mod) is not supported: write x ** y % mod)" : "");
+    }
+    Node *n = fe_new_node(f, (NodeKind)op->kind, loc);
+    if (op->kind == ND_COMPARE) {
+        n->n = 2;
+        n->list = args;
+        n->ops = cj_alloc(f->cx->arena, sizeof(int));
+        n->ops[0] = op->op;
+        return n;
+    }
+    n->op = op->op;
+    n->a = args[0];
+    n->b = want == 2 ? args[1] : NULL;
+    return n;
+}
+
 /* call := name '(' exprs [',' keywords] ')' | method | const_array
  * where name is a jit, math or Python builtin, a NumPy dtype (a cast) or a
  * device function */
@@ -578,6 +613,11 @@ call(Fe *f, PyObject *e, Loc loc)
     }
     switch (r.kind) {
     case R_BUILTIN:
+        if (r.bi == BI_INTRIN) {
+            n->op = BI_INTRIN;      /* axis: the row of cj_intrins */
+            n->axis = r.axis;
+            break;
+        }
         if (r.bi == BI_CONST_ARRAY) {
             return const_array(f, e, n, loc);
         }
@@ -628,6 +668,8 @@ call(Fe *f, PyObject *e, Loc loc)
     case R_FUSE_REDUCE:
         fe_fail_kind(f, loc, CE_TYPE, "a reduction in a fused function must be the value of its "
                      "last statement: return np.sum(expr, axis=...)");
+    case R_OPERATOR:
+        return operator_call(f, e, r.bi, loc);
     case R_CONST:
     case R_NAMESPACE:
     case R_NONE:
@@ -647,7 +689,7 @@ call(Fe *f, PyObject *e, Loc loc)
     n->list = fe_call_args(f, fe_get(f, e, S_args), &n->n);
     keywords(f, n, kws);
     if (r.kind == R_BUILTIN && r.bi != BI_THREADIDX && r.bi != BI_BLOCKIDX
-        && r.bi != BI_BLOCKDIM && r.bi != BI_GRIDDIM) {
+        && r.bi != BI_BLOCKDIM && r.bi != BI_GRIDDIM && r.bi != BI_INTRIN) {
         if (r.axis == FE_V_NUMBA_ALLOC) {
             numba_alloc_args(f, n, loc);
         } else if (r.axis == FE_V_FIRST_ELEMENT) {

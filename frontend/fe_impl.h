@@ -79,8 +79,18 @@ typedef struct {
 typedef enum {
     R_NONE, R_BUILTIN, R_CONST, R_DEVFUNC, R_KERNEL, R_NAMESPACE, R_DTYPE, R_COLLECTIVE,
     R_OTHER,
-    R_FUSE_REDUCE       /* fused functions: np.sum and friends (Resolved.bi: RedOp) */
+    R_FUSE_REDUCE,      /* fused functions: np.sum and friends (Resolved.bi: RedOp) */
+    R_OPERATOR          /* operator.add and friends, builtin pow (Resolved.bi: fe_operator) */
 } RKind;
+
+/* an operator module function: the node it makes (ND_BINOP, ND_UNARY,
+ * ND_COMPARE) and its OP_* */
+typedef struct {
+    const char *name;
+    int kind, op;
+} FeOperator;
+
+const FeOperator *fe_operator(int i);
 
 /* variants of a builtin's spelling (Resolved.axis of a builtin that is not
  * threadIdx and friends): Numba's (shape, dtype) order of cuda.shared.array

@@ -1,6 +1,7 @@
 /* names.c - what a name means in a kernel: locals (Python's rule), closure
  * cells, globals, builtins, jit / math names (__cujit_builtin__ tags), NumPy
  * dtypes, device functions and constants. */
+#include <stdio.h>
 #include <string.h>
 
 #include "fe_impl.h"
@@ -146,11 +147,18 @@ jit_tagged(PyObject *obj, Resolved *r)
             return 1;
         }
         const BuiltinName *b = lookup_name(jit_names, PyUnicode_AsUTF8(tag));
+        int row = b ? -1 : cj_intrin_find(PyUnicode_AsUTF8(tag));   /* cuda.fp16.hadd */
         Py_DECREF(tag);
         if (b) {
             r->kind = R_BUILTIN;
             r->bi = b->bi;
             r->axis = b->axis;
+            return 1;
+        }
+        if (row >= 0) {
+            r->kind = R_BUILTIN;
+            r->bi = BI_INTRIN;
+            r->axis = row;
             return 1;
         }
         r->kind = R_NAMESPACE;      /* jit.threadIdx and friends */
@@ -161,7 +169,72 @@ jit_tagged(PyObject *obj, Resolved *r)
     return 0;
 }
 
-/* A math function (math.sqrt) or a Python builtin function (abs, min). */
+/* The operator module's functions (operator.add, operator.lt, operator.neg)
+ * and the builtin pow(): an operator applied to the arguments.  `arity` 2
+ * with kind ND_COMPARE is a comparison. */
+static const FeOperator operator_names[] = {
+    {"add", ND_BINOP, OP_ADD}, {"iadd", ND_BINOP, OP_ADD},
+    {"sub", ND_BINOP, OP_SUB}, {"isub", ND_BINOP, OP_SUB},
+    {"mul", ND_BINOP, OP_MUL}, {"imul", ND_BINOP, OP_MUL},
+    {"truediv", ND_BINOP, OP_DIV}, {"itruediv", ND_BINOP, OP_DIV},
+    {"floordiv", ND_BINOP, OP_FLOORDIV}, {"ifloordiv", ND_BINOP, OP_FLOORDIV},
+    {"mod", ND_BINOP, OP_MOD}, {"imod", ND_BINOP, OP_MOD},
+    {"pow", ND_BINOP, OP_POW}, {"ipow", ND_BINOP, OP_POW},
+    {"lshift", ND_BINOP, OP_LSHIFT}, {"ilshift", ND_BINOP, OP_LSHIFT},
+    {"rshift", ND_BINOP, OP_RSHIFT}, {"irshift", ND_BINOP, OP_RSHIFT},
+    {"and_", ND_BINOP, OP_BITAND}, {"iand", ND_BINOP, OP_BITAND},
+    {"or_", ND_BINOP, OP_BITOR}, {"ior", ND_BINOP, OP_BITOR},
+    {"xor", ND_BINOP, OP_BITXOR}, {"ixor", ND_BINOP, OP_BITXOR},
+    {"neg", ND_UNARY, OP_NEG}, {"pos", ND_UNARY, OP_POS}, {"not_", ND_UNARY, OP_NOT},
+    {"invert", ND_UNARY, OP_INVERT}, {"inv", ND_UNARY, OP_INVERT},
+    {"eq", ND_COMPARE, OP_EQ}, {"ne", ND_COMPARE, OP_NE}, {"lt", ND_COMPARE, OP_LT},
+    {"le", ND_COMPARE, OP_LE}, {"gt", ND_COMPARE, OP_GT}, {"ge", ND_COMPARE, OP_GE},
+    {NULL, 0, 0},
+};
+
+const FeOperator *
+fe_operator(int i)
+{
+    return &operator_names[i];
+}
+
+/* operator.<name>, or the builtin pow (operator.pow's meaning) */
+static int
+operator_function(const char *m, const char *n, PyObject *obj, Resolved *r)
+{
+    int is_pow = strcmp(m, "builtins") == 0 && strcmp(n, "pow") == 0
+                 && PyDict_GetItemString(fe_builtins_dict, n) == obj;
+    if (strcmp(m, "_operator") != 0 && strcmp(m, "operator") != 0 && !is_pow) {
+        return 0;
+    }
+    for (int i = 0; operator_names[i].name; i++) {
+        if (strcmp(operator_names[i].name, n) == 0) {
+            r->kind = R_OPERATOR;
+            r->bi = i;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* math.<n> that has no builtin of its own but an intrinsic row (math.exp2) */
+static int
+math_intrinsic(const char *n, Resolved *r)
+{
+    char name[64];
+    snprintf(name, sizeof name, "math.%s", n);
+    int row = cj_intrin_find(name);
+    if (row < 0) {
+        return 0;
+    }
+    r->kind = R_BUILTIN;
+    r->bi = BI_INTRIN;
+    r->axis = row;
+    return 1;
+}
+
+/* A math function (math.sqrt), a Python builtin function (abs, min) or an
+ * operator (operator.add). */
 static int
 builtin_function(PyObject *obj, Resolved *r)
 {
@@ -174,13 +247,16 @@ builtin_function(PyObject *obj, Resolved *r)
     PyErr_Clear();
     if (mod && nm && PyUnicode_Check(mod) && PyUnicode_Check(nm)) {
         const char *m = PyUnicode_AsUTF8(mod), *n = PyUnicode_AsUTF8(nm);
-        const BuiltinName *b = strcmp(m, "math") == 0 ? lookup_name(math_names, n)
+        int math = strcmp(m, "math") == 0;
+        const BuiltinName *b = math ? lookup_name(math_names, n)
                                : strcmp(m, "builtins") == 0 ? lookup_name(py_builtins, n)
                                : NULL;
-        if (b && (strcmp(m, "math") == 0 || PyDict_GetItemString(fe_builtins_dict, n) == obj)) {
+        if (b && (math || PyDict_GetItemString(fe_builtins_dict, n) == obj)) {
             r->kind = R_BUILTIN;
             r->bi = b->bi;
             found = 1;
+        } else {
+            found = (math && math_intrinsic(n, r)) || operator_function(m, n, obj, r);
         }
     }
     Py_XDECREF(mod);

@@ -44,7 +44,26 @@ py_set_import_ms(PyObject *self, PyObject *ms)
     Py_RETURN_NONE;
 }
 
+/* _intrinsics(): {name: signature letters} of the intrinsics ("fp16.hadd",
+ * "libdevice.sin", ...: common/intrin.c), for cujit.cuda's namespaces */
+static PyObject *
+py_intrinsics(PyObject *self, PyObject *unused)
+{
+    PyObject *d = PyDict_New();
+    for (int i = 0; d && i < cj_nintrins; i++) {
+        PyObject *v = PyUnicode_FromString(cj_intrins[i].sig);
+        if (!v || PyDict_SetItemString(d, cj_intrins[i].name, v) < 0) {
+            Py_XDECREF(v);
+            Py_CLEAR(d);
+            break;
+        }
+        Py_DECREF(v);
+    }
+    return d;
+}
+
 static PyMethodDef module_methods[] = {
+    {"_intrinsics", py_intrinsics, METH_NOARGS, "{name: signature} of the intrinsics"},
     {"_transpile", py_transpile, METH_VARARGS, "CUDA C++ for func and a signature string"},
     {"_promote", py_promote, METH_VARARGS, "NumPy result_type of two dtype indices"},
     {"_set_import_ms", py_set_import_ms, METH_O, "the time import cujit took (CUJIT_LOG)"},

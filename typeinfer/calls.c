@@ -815,10 +815,12 @@ round_type(Ti *t, Node *n)
     }
     if (n->n == 2) {
         int64_t d;
+        Type *nd = arg(t, n, 1);
         if (!const_int(n->list[1], &d)) {
-            ti_err(t, n->list[1], "round() ndigits must be an integer constant");
+            /* known when the kernel runs: CPython's algorithm (cj_round_nd) */
+            need(t, n->list[1], nd, is_intish(nd), "an integer ndigits", n);
+            t->p->features |= FEAT_MATH | FEAT_MATH_EXTRA;
         }
-        arg(t, n, 1);
         return x;
     }
     t->p->features |= FEAT_MATH;
@@ -842,6 +844,99 @@ abs_type(Ti *t, Node *n)
         return cj_scalar(x->dtype == DT_C64 ? DT_F32 : DT_F64);
     }
     return x;
+}
+
+/* an intrinsic's signature letter (cj.h) as a dtype; 'F' is resolved apart */
+static DType
+intrin_dtype(char c)
+{
+    switch (c) {
+    case 'b': return DT_BOOL;
+    case 'i': return DT_I32;
+    case 'u': return DT_U32;
+    case 'l': return DT_I64;
+    case 'L': return DT_U64;
+    case 'w': return DT_U16;
+    case 'h': return DT_F16;
+    case 'f': return DT_F32;
+    default: return DT_F64;
+    }
+}
+
+/* the float type of an intrinsic's 'F' arguments (math's rule), NULL if none */
+static Type *
+intrin_float(Ti *t, Type **xs, const char *args)
+{
+    Type *r = NULL;
+    int k = 0;
+    for (const char *c = args; *c; c++) {
+        if (*c == '*') {
+            c++;
+            continue;
+        }
+        if (*c == 'F') {
+            r = r ? cj_promote(r, xs[k]) : xs[k];
+        }
+        k++;
+    }
+    return r ? float_of(t, r) : NULL;
+}
+
+static Type *
+intrin_letter(char c, Type *fl)
+{
+    return c == 'F' ? fl : cj_scalar(intrin_dtype(c));
+}
+
+/* cuda.fp16.hadd(a, b), math.exp2(x), libdevice.sincos(x)...: the arguments
+ * are numbers, converted to the signature's types; the result is the
+ * signature's, or a tuple of it and the values written through pointers */
+static Type *
+intrin_type(Ti *t, Node *n)
+{
+    const CjIntrin *in = &cj_intrins[n->axis];
+    const char *args = in->sig + 1;
+    int want = 0, nout = 0;
+    for (const char *c = args; *c; c++) {
+        nout += *c == '*';
+        want += *c != '*';
+    }
+    want -= nout;
+    if (n->n2) {
+        ti_err(t, n->list2[0], "%s() takes no keyword argument '%s'", in->name, n->kwnames[0]);
+    }
+    if (n->n != want) {
+        ti_err(t, n, "%s() expects %d argument%s, got %d", in->name, want, want == 1 ? "" : "s",
+               n->n);
+    }
+    Type *xs[8];
+    for (int i = 0; i < n->n; i++) {
+        Type *x = xs[i] = arg(t, n, i);
+        if (!x) {
+            return NULL;
+        }
+        if (!is_num(x) || kind(x) == 'c') {
+            ti_err(t, n->list[i], "%s() needs a real number, got %s", in->name, ti_tstr(t, x));
+        }
+    }
+    Type *fl = intrin_float(t, xs, args);
+    t->p->features |= FEAT_MATH | (strncmp(in->cname, "cj_h", 4) == 0 ? FEAT_F16_OPS | FEAT_F16 : 0)
+                      | (strncmp(in->cname, "cj_", 3) == 0 && in->cname[3] != 'h' ? FEAT_MATH_EXTRA : 0);
+    Type *ret = in->sig[0] == 'v' ? NULL : intrin_letter(in->sig[0], fl);
+    if (!nout) {
+        return ret ? ret : cj_void();
+    }
+    Type *el[8];
+    int ne = 0;
+    if (ret) {
+        el[ne++] = cj_concrete(ret);
+    }
+    for (const char *c = args; *c; c++) {
+        if (*c == '*') {
+            el[ne++] = cj_concrete(intrin_letter(*++c, fl));
+        }
+    }
+    return cj_tuple_type(t->p->arena, el, ne);
 }
 
 static Type *
@@ -942,6 +1037,8 @@ ti_call(Ti *t, Node *n)
     case BI_ERF: case BI_ERFC: case BI_GAMMA: case BI_LGAMMA: case BI_ISNAN:
     case BI_ISINF: case BI_ISFINITE: case BI_CBRT: case BI_FMA:
         return math_type(t, n);
+    case BI_INTRIN:
+        return intrin_type(t, n);
     case BI_BLOCK_REDUCE: case BI_WARP_REDUCE: case BI_BLOCK_SCAN: case BI_WARP_SCAN:
         return ti_collective(t, n);
     case BI_THRUST:
