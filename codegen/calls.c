@@ -277,9 +277,10 @@ abs_call(Cg *g, Node *n, int prec)
     } else if (k == 'u' || k == 'b') {
         cg_expr(g, n->list[0], prec);
     } else if (at->dtype == DT_F16) {
-        S("cj_half(fabsf((float)");
-        cg_expr(g, n->list[0], PR_UNARY);
-        S("))");
+        g->p->features |= FEAT_F16_OPS;     /* abs.f16, as Numba */
+        S("cj_habs(");
+        cg_expr(g, n->list[0], PR_COMMA);
+        S(")");
     } else if (k == 'f') {
         P("%s(", at->dtype == DT_F32 ? "fabsf" : "fabs");
         cg_expr(g, n->list[0], PR_COMMA);

@@ -316,10 +316,44 @@ small_int(const Type *t)
     return t->kind == TY_SCALAR && (k == 'i' || k == 'u') && cj_dtypes[t->dtype].size < 4;
 }
 
+static void
+helper2(Cg *g, const char *fn, Node *x, Node *y, const Type *ct)
+{
+    P("%s(", fn);
+    cg_conv(g, x, ct, PR_COMMA);
+    S(", ");
+    cg_conv(g, y, ct, PR_COMMA);
+    S(")");
+}
+
+/* the cuda.fp16 function of a float16 +, -, * or comparison (the f16
+ * instruction, as Numba emits), NULL for another operator */
+static const char *
+half_op(int op)
+{
+    switch (op) {
+    case OP_ADD: return "cj_hadd";
+    case OP_SUB: return "cj_hsub";
+    case OP_MUL: return "cj_hmul";
+    case OP_EQ: return "cj_heq";
+    case OP_NE: return "cj_hne";
+    case OP_LT: return "cj_hlt";
+    case OP_LE: return "cj_hle";
+    case OP_GT: return "cj_hgt";
+    case OP_GE: return "cj_hge";
+    default: return NULL;
+    }
+}
+
 /* x op y computed in type ct, the result of type rt */
 static void
 infix(Cg *g, int op, Node *x, Node *y, const Type *ct, const Type *rt, int prec)
 {
+    if (ct->kind == TY_SCALAR && ct->dtype == DT_F16 && half_op(op)) {
+        g->p->features |= FEAT_F16_OPS;
+        helper2(g, half_op(op), x, y, ct);
+        return;
+    }
     int pr = binop_prec(op);
     int wrap = small_int(rt) || rt->dtype == DT_F16
                || (rt->dtype == DT_BOOL && pr >= PR_BOR && pr <= PR_BAND);
@@ -338,16 +372,6 @@ infix(Cg *g, int op, Node *x, Node *y, const Type *ct, const Type *rt, int prec)
         S(")");
         cg_close(g, outer, PR_UNARY);
     }
-}
-
-static void
-helper2(Cg *g, const char *fn, Node *x, Node *y, const Type *ct)
-{
-    P("%s(", fn);
-    cg_conv(g, x, ct, PR_COMMA);
-    S(", ");
-    cg_conv(g, y, ct, PR_COMMA);
-    S(")");
 }
 
 static int
@@ -526,6 +550,13 @@ unary(Cg *g, Node *n, int prec)
         Const c;
         if (n->op == OP_NEG && neg_const(n, &c)) {
             literal_prec(g, &c, rt, prec);
+            return;
+        }
+        if (n->op == OP_NEG && rt->kind == TY_SCALAR && rt->dtype == DT_F16) {
+            g->p->features |= FEAT_F16_OPS;     /* neg.f16, as Numba */
+            S("cj_hneg(");
+            cg_conv(g, n->a, rt, PR_COMMA);
+            S(")");
             return;
         }
         int wrap = small_int(rt) || rt->dtype == DT_F16;

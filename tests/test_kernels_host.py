@@ -34,7 +34,7 @@ from test_kernels_gpu import ENTRIES, compare  # noqa: E402
 CXX = os.environ.get("CXX") or shutil.which("g++") or shutil.which("clang++")
 
 # what needs threads that run together, or the GPU itself
-NEEDS_GPU = ["__syncthreads", "__syncwarp", "_sync(", "__activemask", "__shared__", "asm(",
+NEEDS_GPU = ["__syncthreads", "__syncwarp", "_sync(", "__activemask", "__shared__", "asm(", "__nv_",
              "%%laneid"]
 
 # float16 conversions written in PTX, and their host equivalents (_Float16)
@@ -51,6 +51,35 @@ HOST_ASM = [
                 r'"l"\((\w+)\), "h"\((\w+)\) : "memory"\);'),
      r"{ _Float16 cj_a, cj_b; memcpy(&\1, \2, 2); memcpy(&cj_a, \2, 2); memcpy(&cj_b, &\3, 2); "
      r"cj_a = cj_a + cj_b; memcpy(\2, &cj_a, 2); }"),
+]
+
+# cuda.fp16's f16 instructions (prelude.c's CJ_H2 / CJ_H1 / CJ_HCMP macros and
+# cj_hfma) in _Float16 arithmetic, which rounds each result to float16 as
+# the instructions do
+HOST_ASM += [
+    (re.compile(r"#define CJ_H2\(name, ins\) .*"),
+     r"static unsigned short cj_host_h2(const char *ins, cj_half a, cj_half b) { "
+     r"_Float16 x, y, z; memcpy(&x, &a.bits, 2); memcpy(&y, &b.bits, 2); "
+     r"z = ins[0] == 'a' ? (_Float16)(x + y) : ins[0] == 's' ? (_Float16)(x - y) : "
+     r"(_Float16)(x * y); unsigned short r; memcpy(&r, &z, 2); return r; }" "\n"
+     r"#define CJ_H2(name, ins) CJ_DEVICE cj_half name(cj_half a, cj_half b) "
+     r"{ return cj_hbits(cj_host_h2(ins, a, b)); }"),
+    (re.compile(r"#define CJ_H1\(name, ins\) .*"),
+     r"static unsigned short cj_host_h1(const char *ins, cj_half a) { "
+     r"return ins[0] == 'n' ? a.bits ^ 0x8000 : a.bits & 0x7fff; }" "\n"
+     r"#define CJ_H1(name, ins) CJ_DEVICE cj_half name(cj_half a) "
+     r"{ return cj_hbits(cj_host_h1(ins, a)); }"),
+    (re.compile(r"#define CJ_HCMP\(name, cmp\) .*"),
+     r"static bool cj_host_hcmp(const char *c, cj_half a, cj_half b) { float x = a, y = b; "
+     r"return c[0] == 'e' ? x == y : c[0] == 'n' ? x != y : c[1] == 't' ? "
+     r"(c[0] == 'l' ? x < y : x > y) : (c[0] == 'l' ? x <= y : x >= y); }" "\n"
+     r"#define CJ_HCMP(name, cmp) CJ_DEVICE bool name(cj_half a, cj_half b) "
+     r"{ return cj_host_hcmp(cmp, a, b); }"),
+    (re.compile(r'asm\("fma\.rn\.f16 %0, %1, %2, %3;" : "=h"\(r\) : "h"\(a\.bits\), '
+                r'"h"\(b\.bits\), "h"\(c\.bits\)\);'),
+     r"{ _Float16 x, y, z; memcpy(&x, &a.bits, 2); memcpy(&y, &b.bits, 2); "
+     r"memcpy(&z, &c.bits, 2); z = (_Float16)std::fma((float)x, (float)y, (float)z); "
+     r"memcpy(&r, &z, 2); }"),
 ]
 
 
@@ -107,6 +136,7 @@ template <typename T, typename U> static T atomicOr(T *p, U v) { T o = *p; *p = 
 template <typename T, typename U> static T atomicXor(T *p, U v) { T o = *p; *p = o ^ (T)v; return o; }
 template <typename T, typename U> static T atomicInc(T *p, U v) { T o = *p; *p = o >= (T)v ? 0 : o + 1; return o; }
 template <typename T, typename U> static T atomicDec(T *p, U v) { T o = *p; *p = (o == 0 || o > (T)v) ? (T)v : o - 1; return o; }
+static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 static inline int __popc(unsigned x) { return __builtin_popcount(x); }
 static inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
 static inline int __clz(int x) { return x ? __builtin_clz((unsigned)x) : 32; }
