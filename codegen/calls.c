@@ -300,6 +300,10 @@ minmax_call(Cg *g, Node *n)
 {
     const Type *rt = cg_type(g, n);
     const char *fn = n->op == BI_MIN ? "cj_min" : "cj_max";
+    if (rt->kind == TY_SCALAR && (rt->dtype == DT_F32 || rt->dtype == DT_F64)) {
+        g->p->features |= FEAT_FMINMAX;
+        fn = n->op == BI_MIN ? "cj_fmin" : "cj_fmax";
+    }
     for (int i = 1; i < n->n; i++) {
         P("%s(", fn);
     }

@@ -115,6 +115,15 @@ static const char math_extra[] =
     "    return nd >= 0 ? (z / p2) / p1 : z * p1;\n"
     "}\n";
 
+/* max(a, b) / min(a, b) of floats, Python's result (a NaN first argument
+ * wins, a NaN second one loses) through fmax / fmin, the max.f32 / min.f64
+ * instructions Numba emits */
+static const char fminmax[] =
+    "CJ_DEVICE float cj_fmax(float a, float b) { return a != a ? a : fmaxf(a, b); }\n"
+    "CJ_DEVICE double cj_fmax(double a, double b) { return a != a ? a : fmax(a, b); }\n"
+    "CJ_DEVICE float cj_fmin(float a, float b) { return a != a ? a : fminf(a, b); }\n"
+    "CJ_DEVICE double cj_fmin(double a, double b) { return a != a ? a : fmin(a, b); }\n";
+
 static const char complex_part[] =
     "/* complex64 / complex128 with NumPy's layout */\n"
     "template <typename T> struct alignas(2 * sizeof(T)) cj_complex {\n"
@@ -745,6 +754,9 @@ cg_prelude(Buf *b, unsigned features, unsigned atomic_ops_used)
     }
     if (features & FEAT_MATH_EXTRA) {
         buf_puts(b, math_extra);
+    }
+    if (features & FEAT_FMINMAX) {
+        buf_puts(b, fminmax);
     }
     if (features & FEAT_INFNAN) {
         buf_puts(b, infnan);

@@ -484,6 +484,7 @@ enum {
     FEAT_THRUST = 1 << 26,      /* jit.thrust: iterators and algorithms (codegen/thrust.c) */
     FEAT_F16_OPS = 1 << 27,     /* cuda.fp16's functions and float16 arithmetic in f16 */
     FEAT_MATH_EXTRA = 1 << 28,  /* cj_degrees, cj_radians, cj_round_nd (prelude.c) */
+    FEAT_FMINMAX = 1 << 29,     /* min() / max() of floats: cj_fmax, cj_fmin */
 };
 
 typedef struct {

@@ -163,7 +163,9 @@ _ACCEPTED = {
     "lineinfo": "cujit always writes #line marks, so PTX always has line info",
     "cache": "cujit always caches compiled kernels on disk (CUJIT_CACHE)",
     "opt": "NVRTC always optimises (-O3)",
-    "fastmath": "accepted; not applied yet (kernels compile without --use_fast_math)",
+    "fastmath": "NVRTC's --use_fast_math: approximate division, square root and "
+                "transcendentals, denormals flushed to zero (a device function follows the "
+                "kernel that calls it)",
     "max_registers": "accepted; not applied yet",
     "extensions": None,
 }
@@ -272,7 +274,7 @@ def _check_void(signature, what="a kernel"):
 
 
 def _make(func, device, options):
-    d = Dispatcher(func, device=device)
+    d = Dispatcher(func, device=device, fastmath=bool(options.get("fastmath")))
     d._options = dict(options)
     return d
 
@@ -304,7 +306,8 @@ def jit(func_or_sig=None, device=False, inline=False, link=None, debug=None, opt
             _check_void(s)
 
     def wrap(func):
-        d = Dispatcher(func, device=device, boundscheck=bool(boundscheck))
+        d = Dispatcher(func, device=device, boundscheck=bool(boundscheck),
+                       fastmath=bool(fastmath))
         d._options = options
         for s in sigs or ():
             d._eager(_sig(s))

@@ -55,6 +55,7 @@ transpile(KernelObject *k, const ArgKey *keys, int n, int idx32)
     /* how NVRTC optimises is the binary's business, not the CUDA's: set
      * after the front key's record, and keyed in the binary's cache key */
     e->c.fast_compile |= k->fast_compile;
+    e->c.fastmath = k->fastmath;
     e->nargs = n;
     e->idx32 = idx32;
     memcpy(e->keys, keys, sizeof(ArgKey) * (size_t)n);
@@ -366,11 +367,12 @@ kernel_clear(PyObject *self)
 static PyObject *
 kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    static char *kwlist[] = {"func", "device", "boundscheck", "fast_compile", NULL};
+    static char *kwlist[] = {"func", "device", "boundscheck", "fast_compile", "fastmath",
+                             NULL};
     PyObject *func;
-    int device = 0, boundscheck = 0, fast = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|ppp:Kernel", kwlist, &func, &device,
-                                     &boundscheck, &fast)) {
+    int device = 0, boundscheck = 0, fast = 0, fastmath = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|pppp:Kernel", kwlist, &func, &device,
+                                     &boundscheck, &fast, &fastmath)) {
         return NULL;
     }
     if (device && fast) {
@@ -395,6 +397,7 @@ kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     k->device = device;
     k->boundscheck = boundscheck;
     k->fast_compile = fast;
+    k->fastmath = fastmath;
     if (!k->name) {
         Py_DECREF(k);
         return NULL;

@@ -68,6 +68,7 @@ typedef struct {
     int device;
     int boundscheck;
     int fast_compile;           /* NVRTC --Ofast-compile=min for its entries */
+    int fastmath;               /* NVRTC --use_fast_math for its entries (Numba's option) */
     Entry *entries;
     PyObject *weakrefs;
     PyObject *last_key;         /* k[grid, block]: the last key and its launcher */

@@ -726,13 +726,16 @@ pl_log_launched(int launched)
     }
 }
 
+/* fastmath=True: approximate division, square root and transcendentals, ftz */
+static const char *const fast_math_opts[] = {"--use_fast_math"};
+
 int
 pl_load(const PlCompiled *c, const char *sibling, RtKernel *rk, RtKernel *rk2)
 {
     RtLoadStats st;
     memset(&st, 0, sizeof st);
     RtLoadOptions o = {.key_extra = "cujit " CJ_VERSION, .fast_compile = c->fast_compile,
-                       .stats = &st};
+                       .stats = &st, .opts = fast_math_opts, .nopts = c->fastmath != 0};
     int hit;
     if (rt_load_kernel_ex(c->src, c->kname, &o, rk, &hit) < 0) {
         return -1;
@@ -754,7 +757,7 @@ pl_load(const PlCompiled *c, const char *sibling, RtKernel *rk, RtKernel *rk2)
 PyObject *
 pl_binary(const PlCompiled *c, const char *arch, int cubin)
 {
-    return pl_binary_ex(c, arch, cubin, NULL, 0);
+    return pl_binary_ex(c, arch, cubin, fast_math_opts, c->fastmath != 0);
 }
 
 PyObject *

@@ -119,6 +119,8 @@ typedef struct {
                                  * Python int argument is converted to */
     int acc_size;               /* reductions: bytes of one accumulator */
     int fast_compile;           /* NVRTC --Ofast-compile=min (elementwise forms) */
+    int fastmath;               /* NVRTC --use_fast_math (Numba's fastmath=True): set by
+                                 * the kernel after the front key, in the binary's key */
     double ms_source, ms_parse; /* the frontend's reading and parsing of source */
     double ms_frontend;         /* the rest of it: Python AST -> IR */
     double ms_typeinfer, ms_codegen;

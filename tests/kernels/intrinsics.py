@@ -2,7 +2,8 @@
 operators, the math functions without a builtin of their own (exp2, frexp,
 modf, ldexp, remainder, nextafter, degrees, radians), the operator module,
 pow(), int.bit_count(), round(x, ndigits) with ndigits known at run time,
-cuda.popc / clz / ffs / brev on every integer width, and cuda.libdevice.
+cuda.popc / clz / ffs / brev on every integer width, cuda.libdevice, and
+max / min of floats (fmax / fmin with Python's NaN rule).
 References are NumPy's (or Python's math, element by element)."""
 import math
 import operator
@@ -314,6 +315,31 @@ def _libdevice_ref(x, y, k, s, c, m, e, r):
             7: np.stack([np.asarray(v, np.float64) for v in cols], axis=1)}
 
 
+@cuda.jit
+def float_minmax(a, b, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i, 0] = max(a[i], b[i])
+        out[i, 1] = min(a[i], b[i])
+        out[i, 2] = max(a[i], b[i], a[i] * 2)
+
+
+def _minmax_args(dt):
+    def make():
+        a, b = rand(N, dt, -5, 5), rand(N, dt, -5, 5)
+        a[::5] = np.nan             # Python's rule: a NaN first argument wins,
+        b[1::7] = np.nan            # a NaN second one loses
+        b[2::9] = a[2::9]
+        return a, b, poison((N, 3), dt)
+    return make
+
+
+def _minmax_ref(a, b, out):
+    rows = [[max(x, y), min(x, y), max(x, y, x * 2)]
+            for x, y in zip(a.tolist(), b.tolist())]
+    return {2: np.array(rows, a.dtype)}
+
+
 _F32 = {"rtol": 2e-6, "atol": 1e-6}
 _LD = {"rtol": 1e-6, "atol": 1e-7}     # sinf of float32 inside the float64 rows
 
@@ -328,6 +354,8 @@ CASES = [
     (int_operators, _int_operator_args(), [("__popc", True)]),
     (round_digits, _round_args(), [("cj_round_nd", True)]),
     (libdevice_calls, _libdevice_args(), [("__nv_sincos", True), ("__nv_sad", True)]),
+    (float_minmax, _minmax_args(np.float32)(), [("cj_fmax", True)]),
+    (float_minmax, _minmax_args(np.float64)(), [("cj_fmin", True)]),
 ] + [(bits, _bits_args(dt)()) for dt in INT_DTYPES] + [
     (brev_bits, _brev_args(dt)()) for dt in (np.uint32, np.uint64, np.int32, np.int64)]
 
@@ -343,6 +371,8 @@ RUN = [
     (int_operators, 1, N, _int_operator_args, _int_operator_ref),
     (round_digits, 1, N, _round_args, _round_ref),
     (libdevice_calls, 1, N, _libdevice_args, _libdevice_ref, _LD),
+    (float_minmax, 1, N, _minmax_args(np.float32), _minmax_ref),
+    (float_minmax, 1, N, _minmax_args(np.float64), _minmax_ref),
 ] + [(bits, 1, N, _bits_args(dt), _bits_ref) for dt in INT_DTYPES] + [
     (brev_bits, 1, N, _brev_args(dt), _brev_ref)
     for dt in (np.uint32, np.uint64, np.int32, np.int64)]
