@@ -920,8 +920,15 @@ intrin_type(Ti *t, Node *n)
         }
     }
     Type *fl = intrin_float(t, xs, args);
-    t->p->features |= FEAT_MATH | (strncmp(in->cname, "cj_h", 4) == 0 ? FEAT_F16_OPS | FEAT_F16 : 0)
-                      | (strncmp(in->cname, "cj_", 3) == 0 && in->cname[3] != 'h' ? FEAT_MATH_EXTRA : 0);
+    if (fl && fl->kind == TY_SCALAR && fl->dtype == DT_F16
+        && strcmp(in->name, "math.nextafter") == 0) {
+        /* float16 computes in float32: its next value would be float32's */
+        ti_err(t, n, "math.nextafter() of float16 is not supported: convert to float32 first "
+               "(np.float32(x))");
+    }
+    int half = strncmp(in->cname, "cj_h", 4) == 0;     /* cuda.fp16's cj_hadd ... */
+    t->p->features |= FEAT_MATH | (half ? FEAT_F16_OPS | FEAT_F16 : 0)
+                      | (strncmp(in->cname, "cj_", 3) == 0 && !half ? FEAT_MATH_EXTRA : 0);
     Type *ret = in->sig[0] == 'v' ? NULL : intrin_letter(in->sig[0], fl);
     if (!nout) {
         return ret ? ret : cj_void();
