@@ -48,6 +48,7 @@ offerable(const Resolved *r)
     case R_KERNEL:
     case R_COLLECTIVE:
     case R_CONST:
+    case R_OPERATOR:
         return r->value != NULL;
     case R_BUILTIN:
         return r->value && r->bi != BI_THREADIDX && r->bi != BI_BLOCKIDX && r->bi != BI_BLOCKDIM

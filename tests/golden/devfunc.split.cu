@@ -17,6 +17,10 @@ template <typename T, typename I> CJ_DEVICE T &cj_at(T *p, I off)
 template <typename T> CJ_DEVICE T cj_max(T a, T b) { return b > a ? b : a; }
 template <typename T> CJ_DEVICE T cj_min(T a, T b) { return b < a ? b : a; }
 template <typename T> CJ_DEVICE T cj_sq(T x) { return x * x; }
+CJ_DEVICE float cj_fmax(float a, float b) { return a != a ? a : fmaxf(a, b); }
+CJ_DEVICE double cj_fmax(double a, double b) { return a != a ? a : fmax(a, b); }
+CJ_DEVICE float cj_fmin(float a, float b) { return a != a ? a : fminf(a, b); }
+CJ_DEVICE double cj_fmin(double a, double b) { return a != a ? a : fmin(a, b); }
 /* Python's floor division and modulo (NumPy: x // 0 == 0, x % 0 == 0 for ints) */
 template <typename T> CJ_DEVICE T cj_floordiv(T a, T b)
 {
@@ -88,7 +92,7 @@ static __device__ __forceinline__ int cj_dev_clamp_i4(int v)
 static __device__ __forceinline__ double cj_dev_clamp_2_f8(double v)
 {
 #line 14
-    return cj_min(cj_max(v, -1.0), 1.0);
+    return cj_fmin(cj_fmax(v, -1.0), 1.0);
 }
 
 /* split at @GOLDEN@/devfunc.py:18 */
