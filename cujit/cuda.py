@@ -184,6 +184,16 @@ class Dispatcher(Kernel):
 
     definitions = overloads
 
+    # the one signature given to @cuda.jit: NumPy scalar types of its scalar
+    # parameters (None for arrays), or None (no signature, or several)
+    _scalar_params = None
+
+    def __getitem__(self, config):
+        launcher = Kernel.__getitem__(self, config)
+        if self._scalar_params is None:
+            return launcher
+        return _SignatureLauncher(launcher, self._scalar_params)
+
     def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
         """A launcher of ntasks threads: ``k.forall(n)(args)``; tpb 0 takes 256
         threads per block."""
@@ -256,6 +266,52 @@ class Dispatcher(Kernel):
         return f"<cujit.cuda {'device function' if self.device else 'kernel'} {self.__name__}>"
 
 
+class _SignatureLauncher:
+    """k[grid, block] of a kernel compiled for one signature: a Python int,
+    float or bool given for a scalar parameter is converted to that
+    parameter's type first (wrapping, as Numba's typed launch does), so that
+    clz(0x00100000) on an int32 parameter runs the int32 kernel rather than a
+    new one for a Python int (int64)."""
+
+    __slots__ = ("_launch", "_types")
+
+    def __init__(self, launch, types):
+        self._launch = launch
+        self._types = types
+
+    def __call__(self, *args):
+        import numpy as np
+        if len(args) == len(self._types):
+            args = tuple(np.asarray(a).astype(t)[()] if t is not None and type(a) in
+                         (int, float, bool) else a for a, t in zip(args, self._types))
+        return self._launch(*args)
+
+
+def _scalar_params(signature):
+    """NumPy scalar types of a signature string's scalar parameters (None for
+    an array or anything else), or None when it cannot be read."""
+    import numpy as np
+    text = signature.strip()
+    if not text.endswith(")") or "(" not in text:
+        return None
+    inner = text[text.index("(") + 1:-1]
+    depth, part, parts = 0, "", []
+    for ch in inner:
+        depth += ch in "([" and 1 or (ch in ")]" and -1 or 0)
+        if ch == "," and depth == 0:
+            parts.append(part)
+            part = ""
+        else:
+            part += ch
+    if part.strip():
+        parts.append(part)
+    out = []
+    for p in parts:
+        name = _ntypes.SCALARS.get(p.strip())
+        out.append(np.dtype(name).type if name else None)
+    return out
+
+
 def _sig(signature):
     """Numba passes signatures as strings, signature objects (void(float32[:],
     int32), cujit.cuda's or numba's) or tuples of argument types."""
@@ -311,6 +367,8 @@ def jit(func_or_sig=None, device=False, inline=False, link=None, debug=None, opt
         d._options = options
         for s in sigs or ():
             d._eager(_sig(s))
+        if sigs and len(sigs) == 1 and not device:
+            d._scalar_params = _scalar_params(_sig(sigs[0]))
         return d
     if func_or_sig is not None:
         if not callable(func_or_sig):

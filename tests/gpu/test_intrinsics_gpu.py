@@ -170,3 +170,38 @@ def test_float_minmax(left, right):
     want = [[max(x, y), min(x, y)] for x, y in zip(a.tolist(), b.tolist())]
     np.testing.assert_array_equal(c, np.array(want))
     assert "max.f" in next(iter(k.inspect_asm().values()))
+
+
+def simple_clz(ary, c):
+    ary[0] = cuda.clz(c)
+
+
+def simple_ffs(ary, c):
+    ary[0] = cuda.ffs(c)
+
+
+def simple_brev(ary, c):
+    ary[0] = cuda.brev(c)
+
+
+@pytest.mark.parametrize("sig, func, value", [
+    ("void(int32[:], int32)", simple_clz, None), ("void(int32[:], uint32)", simple_clz, None),
+    ("void(int32[:], int64)", simple_clz, None), ("void(int32[:], int32)", simple_ffs, None),
+    ("void(int32[:], uint64)", simple_ffs, None), ("void(uint32[:], uint32)", simple_brev, None)])
+def test_bits_with_python_ints(sig, func, value):
+    """Numba's test_clz_i4 and friends: a Python int given for a declared
+    int32 parameter runs the int32 kernel (clz in 32 bits)"""
+    k = cuda.jit(sig)(func)
+    width = 64 if "int64" in sig.split(",")[1] else 32
+    out_dt = np.uint32 if "uint32[:]" in sig else np.int32
+    for v in [0, 1, 0x00100000, (1 << (width - 1)) | 5] + [int(x) for x in
+                                                          rng.integers(1, 1 << 31, 4)]:
+        ary = np.full(1, 99, out_dt)
+        k[1, 1](ary, v)
+        if func is simple_clz:
+            want = width - v.bit_length()
+        elif func is simple_ffs:
+            want = (v & -v).bit_length()
+        else:
+            want = int(format(v, "032b")[::-1], 2)
+        assert ary[0] == want, (sig, v)
