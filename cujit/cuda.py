@@ -103,6 +103,9 @@ class _Namespace:
 
     def __init__(self, name):
         self.__name__ = name
+        # names no builtin: the frontend reads it as a namespace, and the front
+        # key keys it by this tag (from numba.cuda import libdevice)
+        self.__cujit_builtin__ = f"cuda.{name}"
 
     def __repr__(self):
         return f"<cujit namespace cuda.{self.__name__}>"

@@ -143,6 +143,10 @@ resolved_value(Fe *f, Resolved *r, PyObject *e, Loc loc)
                 fe_fail(f, loc, "jit.cg is a namespace, not a value: call its functions "
                         "(jit.cg.this_thread_block(), ...)");
             }
+            if (strncmp(t, "cuda.", 5) == 0) {
+                fe_fail(f, loc, "%s is a namespace, not a value: use its names (%s.<name>)",
+                        t, t);
+            }
             fe_fail(f, loc, "jit.%s is not a value: use jit.%s.x, jit.%s.y or jit.%s.z",
                     t, t, t, t);
         }
