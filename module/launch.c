@@ -338,13 +338,34 @@ launcher_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObje
     return launch(l->kernel, &l->cfg, args, PyVectorcall_NARGS(nargsf));
 }
 
+/* A launcher and its kernel refer to each other (the kernel keeps its last
+ * launcher): both take part in the cycle collector, so that a kernel made in
+ * a function and launched is freed with what it keeps (its compiled code,
+ * the device arrays it reads as globals). */
+static int
+launcher_traverse(PyObject *self, visitproc visit, void *arg)
+{
+    LauncherObject *l = (LauncherObject *)self;
+    Py_VISIT(l->kernel);
+    Py_VISIT(l->stream_obj);
+    return 0;
+}
+
+static int
+launcher_clear(PyObject *self)
+{
+    LauncherObject *l = (LauncherObject *)self;
+    Py_CLEAR(l->kernel);
+    Py_CLEAR(l->stream_obj);
+    return 0;
+}
+
 static void
 launcher_dealloc(PyObject *self)
 {
-    LauncherObject *l = (LauncherObject *)self;
-    Py_XDECREF(l->kernel);
-    Py_XDECREF(l->stream_obj);
-    Py_TYPE(self)->tp_free(self);
+    PyObject_GC_UnTrack(self);
+    launcher_clear(self);
+    PyObject_GC_Del(self);
 }
 
 /* _bench_launch(launcher, args, n, mode): microseconds per launch of n
@@ -422,7 +443,9 @@ PyTypeObject LauncherType = {
     .tp_dealloc = launcher_dealloc,
     .tp_call = PyVectorcall_Call,
     .tp_vectorcall_offset = offsetof(LauncherObject, vectorcall),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_HAVE_GC,
+    .tp_traverse = launcher_traverse,
+    .tp_clear = launcher_clear,
     .tp_doc = "A kernel bound to a launch configuration; call it with the arguments.",
 };
 
@@ -466,7 +489,7 @@ kernel_getitem(PyObject *self, PyObject *key)
         return Py_NewRef(k->last_launcher);     /* the same configuration again */
     }
     PyErr_Clear();
-    LauncherObject *l = PyObject_New(LauncherObject, &LauncherType);
+    LauncherObject *l = PyObject_GC_New(LauncherObject, &LauncherType);
     if (!l) {
         return NULL;
     }
