@@ -32,6 +32,8 @@ enum {
 void cg_prelude(Buf *b, unsigned features, unsigned atomic_ops);
 /* C++ spelling of a type (weak types as their defaults) */
 const char *cg_ctype(Cg *g, const Type *t);
+/* "__launch_bounds__(128, 2) " for a kernel given launch bounds, else nothing */
+void cg_launch_bounds(Cg *g);
 void cg_expr(Cg *g, Node *n, int prec);
 /* n converted to type `to` */
 void cg_conv(Cg *g, Node *n, const Type *to, int prec);

@@ -412,7 +412,9 @@ entry_head(Cg *g, Inst *in, int vec, const char *I)
     Func *fn = in->fn;
     P("\n/* %s, %d elements per thread in aligned packs (chosen at launch) */\n", fn->name, vec);
     cg_line_mark(g, fn->loc.line);
-    P("extern \"C\" __global__ void %s_x%d(", in->cname, vec);
+    S("extern \"C\" __global__ void ");
+    cg_launch_bounds(g);
+    P("%s_x%d(", in->cname, vec);
     for (int k = 0; k < fn->nparams; k++) {
         const char *ct = cg_ctype(g, in->args[k]);
         P("%s%s%s%s", k ? ", " : "", ct, ct[strlen(ct) - 1] == '*' ? "" : " ", fn->vars[k]->cname);

@@ -819,6 +819,21 @@ cg_declare_var(Cg *g, Var *v)
     P("%s %s;\n", cg_ctype(g, t), v->cname);
 }
 
+/* __launch_bounds__(max threads[, min blocks[, max cluster size]]) */
+void
+cg_launch_bounds(Cg *g)
+{
+    const int *lb = g->p->launch_bounds;
+    if (lb[0] <= 0) {
+        return;
+    }
+    P("__launch_bounds__(%d", lb[0]);
+    for (int i = 1; i < 3 && lb[i] > 0; i++) {
+        P(", %d", lb[i]);
+    }
+    S(") ");
+}
+
 static void
 signature(Cg *g, Inst *in)
 {
@@ -827,7 +842,9 @@ signature(Cg *g, Inst *in)
         P("static __device__ %s %s %s(", in->recursive ? "__noinline__" : "__forceinline__",
           cg_ctype(g, in->ret), in->cname);
     } else {
-        P("extern \"C\" __global__ void %s(", in->cname);
+        S("extern \"C\" __global__ void ");
+        cg_launch_bounds(g);
+        P("%s(", in->cname);
     }
     for (int i = 0; i < fn->nparams; i++) {
         const Type *t = in->args[i];

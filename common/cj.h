@@ -508,6 +508,7 @@ typedef struct {
     uint64_t coarse_mask;   /* parameters that entry reads and writes in packs */
     unsigned char *intrin_used; /* by cj_intrins row: called (libdevice's are declared) */
     int fastmath;           /* NVRTC's --use_fast_math, and fmin/fmax for min/max */
+    int launch_bounds[3];   /* the kernel's __launch_bounds__(...); 0: not given */
 } Program;
 
 /* ---- intrinsics: a table of functions called by name (intrin.c) ----

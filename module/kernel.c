@@ -45,6 +45,7 @@ transpile(KernelObject *k, const ArgKey *keys, int n, int idx32)
     rq.func = k->pyfunc;
     rq.label = PyUnicode_AsUTF8(k->name);
     rq.boundscheck = k->boundscheck;
+    memcpy(rq.launch_bounds, k->launch_bounds, sizeof rq.launch_bounds);
     rq.idx32 = idx32;
     rq.args = keys;
     rq.nargs = n;
@@ -321,6 +322,34 @@ kernel_compile_binary(PyObject *self, PyObject *args)
     return r;
 }
 
+/* func_attribute(attr, *sig): cuFuncGetAttribute(attr) of the signature's
+ * entry, loaded for the current device (compiled now if new) */
+static PyObject *
+kernel_func_attribute(PyObject *self, PyObject *const *args, Py_ssize_t n)
+{
+    KernelObject *k = (KernelObject *)self;
+    if (n < 1 || !PyLong_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "func_attribute(attr, *sig): attr is a "
+                        "CU_FUNC_ATTRIBUTE_* number");
+        return NULL;
+    }
+    long attr = PyLong_AsLong(args[0]);
+    if (attr == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    Entry *e = entry_for_sig(k, args + 1, n - 1);
+    int dev = e ? mod_device() : -1;
+    if (dev < 0 || load_entry(k, e, dev) < 0) {
+        return NULL;
+    }
+    pl_log_launched(0);
+    int v;
+    if (rt_kernel_attribute(&e->rk[dev], (int)attr, &v) < 0) {
+        return NULL;
+    }
+    return PyLong_FromLong(v);
+}
+
 /* ---- the type ---- */
 
 static void
@@ -364,15 +393,50 @@ kernel_clear(PyObject *self)
     return 0;
 }
 
+/* launch_bounds=: (max threads[, min blocks[, max cluster size]]), each
+ * positive; the Python layers give Numba's messages first */
+static int
+parse_launch_bounds(PyObject *lb, int out[3])
+{
+    if (!lb || lb == Py_None) {
+        return 0;
+    }
+    if (!PyTuple_Check(lb) || PyTuple_GET_SIZE(lb) > 3) {
+        PyErr_SetString(PyExc_ValueError, "launch_bounds must be a tuple of 1 to 3 ints");
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(lb); i++) {
+        long v = PyLong_AsLong(PyTuple_GET_ITEM(lb, i));
+        if (v == -1 && PyErr_Occurred()) {
+            return -1;
+        }
+        if (v < 1 || v > (1 << 24)) {
+            PyErr_Format(PyExc_ValueError, "launch_bounds[%zd] = %ld: each bound must be "
+                         "a positive int", i, v);
+            return -1;
+        }
+        out[i] = (int)v;
+    }
+    return 0;
+}
+
 static PyObject *
 kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
     static char *kwlist[] = {"func", "device", "boundscheck", "fast_compile", "fastmath",
-                             NULL};
-    PyObject *func;
-    int device = 0, boundscheck = 0, fast = 0, fastmath = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|pppp:Kernel", kwlist, &func, &device,
-                                     &boundscheck, &fast, &fastmath)) {
+                             "launch_bounds", "carveout", NULL};
+    PyObject *func, *lb = NULL;
+    int device = 0, boundscheck = 0, fast = 0, fastmath = 0, carveout = CARVEOUT_UNSET;
+    int bounds[3] = {0};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|ppppOi:Kernel", kwlist, &func, &device,
+                                     &boundscheck, &fast, &fastmath, &lb, &carveout)) {
+        return NULL;
+    }
+    if (parse_launch_bounds(lb, bounds) < 0) {
+        return NULL;
+    }
+    if (carveout != CARVEOUT_UNSET && (carveout < -1 || carveout > 100)) {
+        PyErr_Format(PyExc_ValueError, "carveout=%d: it must be between -1 and 100", carveout);
         return NULL;
     }
     if (device && fast) {
@@ -398,6 +462,8 @@ kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     k->boundscheck = boundscheck;
     k->fast_compile = fast;
     k->fastmath = fastmath;
+    memcpy(k->launch_bounds, bounds, sizeof bounds);
+    k->carveout = carveout;
     if (!k->name) {
         Py_DECREF(k);
         return NULL;
@@ -531,6 +597,10 @@ static PyMethodDef kernel_methods[] = {
      "_compile_binary(sig, arch, options, cubin, name): (PTX or CUBIN, return type) of a "
      "kernel's entry, or of a device function compiled on its own as extern \"C\" name "
      "(cuda.compile_ptx)"},
+    {"func_attribute", (PyCFunction)(void (*)(void))kernel_func_attribute, METH_FASTCALL,
+     "func_attribute(attr, *sig): cuFuncGetAttribute(attr) of the signature's kernel, "
+     "loaded on the current device (0 max threads per block, 1 static shared bytes, "
+     "2 constant bytes, 3 local bytes per thread, 4 registers per thread)"},
     {NULL},
 };
 

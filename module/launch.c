@@ -22,6 +22,13 @@ load_entry(KernelObject *k, Entry *e, int dev)
     if (pl_load(&e->c, e->c.coarse_vec ? sibling : NULL, &e->rk[dev], &e->rkx[dev]) < 0) {
         return -1;
     }
+    if (k->carveout != CARVEOUT_UNSET) {
+        const char *name = PyUnicode_AsUTF8(k->name);
+        if (!name || rt_kernel_set_carveout(&e->rk[dev], k->carveout, name) < 0
+            || (e->c.coarse_vec && rt_kernel_set_carveout(&e->rkx[dev], k->carveout, name) < 0)) {
+            return -1;
+        }
+    }
     e->loaded[dev] = 1;
     return 0;
 }
@@ -497,6 +504,7 @@ kernel_getitem(PyObject *self, PyObject *key)
     Py_INCREF(k);
     l->stream_obj = nk > 2 ? PyTuple_GET_ITEM(key, 2) : NULL;
     Py_XINCREF(l->stream_obj);
+    PyObject_GC_Track((PyObject *)l);
     l->vectorcall = launcher_vectorcall;
     if (config_from(&l->cfg, PyTuple_GET_ITEM(key, 0), PyTuple_GET_ITEM(key, 1),
                     l->stream_obj, nk > 3 ? PyTuple_GET_ITEM(key, 3) : NULL) < 0) {

@@ -60,6 +60,8 @@ typedef struct {
     void *stream;
 } LaunchConfig;
 
+#define CARVEOUT_UNSET (-1000)
+
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;  /* k(grid, block, args) */
@@ -69,6 +71,10 @@ typedef struct {
     int boundscheck;
     int fast_compile;           /* NVRTC --Ofast-compile=min for its entries */
     int fastmath;               /* NVRTC --use_fast_math for its entries (Numba's option) */
+    int launch_bounds[3];       /* __launch_bounds__(max threads, min blocks, max
+                                 * cluster size); 0: not given */
+    int carveout;               /* shared memory carveout (percent, -1 the driver's
+                                 * default) set at load; CARVEOUT_UNSET: none */
     Entry *entries;
     PyObject *weakrefs;
     PyObject *last_key;         /* k[grid, block]: the last key and its launcher */

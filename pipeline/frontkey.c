@@ -659,7 +659,8 @@ static int
 key_request(Keyer *k, const PlRequest *rq)
 {
     const int64_t head[] = {rq->kind, rq->boundscheck, rq->idx32, rq->typing_only, rq->ndim,
-                            rq->vec};
+                            rq->vec, rq->launch_bounds[0], rq->launch_bounds[1],
+                            rq->launch_bounds[2]};
     for (size_t i = 0; i < sizeof head / sizeof head[0]; i++) {
         put_num(k, 'r', head[i]);
     }

@@ -485,6 +485,7 @@ type_and_emit(Frame *fr, const PlRequest *rq, Func *fn, Func *map, PlCompiled *o
     int r = 0;
     switch (rq->kind) {
     case PL_KERNEL:
+        memcpy(p->launch_bounds, rq->launch_bounds, sizeof p->launch_bounds);
         cg_emit(p, src);
         r = kernel_result(p, types, rq->nargs, out);
         break;

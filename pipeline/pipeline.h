@@ -61,6 +61,7 @@ typedef struct {
     PyObject *func;
     const char *label;          /* "saxpy", "vectorize f", "reduce g": for CUJIT_DUMP */
     int boundscheck;            /* kernels: jit.rawkernel(boundscheck=True) */
+    int launch_bounds[3];       /* kernels: __launch_bounds__(...); 0: not given */
     int idx32;                  /* 32-bit indexing fits every array */
     /* PL_KERNEL: the argument types; PL_ELEMENTWISE: the scalar function's
      * parameter types (scalars, or PL_WEAK Python numbers) */

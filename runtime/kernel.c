@@ -180,6 +180,29 @@ rt_kernel_sibling(const RtKernel *k, const char *name, RtKernel *out)
 }
 
 int
+rt_kernel_attribute(const RtKernel *k, int attr, int *value)
+{
+    CUresult r = rt_cu.cuFuncGetAttribute(value, attr, (CUfunction)k->function);
+    if (r != CUDA_SUCCESS) {
+        return rt_cuda_fail(r, "cuFuncGetAttribute(%d)", attr);
+    }
+    return 0;
+}
+
+int
+rt_kernel_set_carveout(const RtKernel *k, int percent, const char *kname)
+{
+    CUresult r = rt_cu.cuFuncSetAttribute((CUfunction)k->function,
+                                          CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+                                          percent);
+    if (r != CUDA_SUCCESS) {
+        return rt_cuda_fail(r, "kernel '%s': setting its shared memory carveout to %d",
+                            kname, percent);
+    }
+    return 0;
+}
+
+int
 rt_load_kernel_ex(const char *src, const char *name, const RtLoadOptions *opt, RtKernel *out,
                   int *hit)
 {

@@ -157,6 +157,15 @@ int rt_scalar_to_bytes(PyObject *v, DType dt, unsigned char out[16]);
 /* Another entry of the module `k` came from (a reduction's second pass). */
 int rt_kernel_sibling(const RtKernel *k, const char *name, RtKernel *out);
 
+/* cuFuncGetAttribute(attr) of k's function (CU_FUNC_ATTRIBUTE_*: 0 max
+ * threads per block, 1 static shared bytes, 2 constant bytes, 3 local bytes
+ * per thread, 4 registers per thread ...) into *value; -1 with CudaError */
+int rt_kernel_attribute(const RtKernel *k, int attr, int *value);
+/* cuFuncSetAttribute(CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT):
+ * percent of the unified L1 / shared memory kept for shared memory (-1 the
+ * driver's default); -1 with CudaError naming kname */
+int rt_kernel_set_carveout(const RtKernel *k, int percent, const char *kname);
+
 /* ---- arguments ---- */
 typedef struct {
     void *ptr;              /* device pointer */

@@ -102,6 +102,7 @@ enum {
 
 enum {
     CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+    CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT = 9,
     CU_MEMPOOL_ATTR_RELEASE_THRESHOLD = 4,
     CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT = 5,
     CU_MEMPOOL_ATTR_USED_MEM_CURRENT = 7,
@@ -142,6 +143,7 @@ enum {
     X(cuModuleGetGlobal, "cuModuleGetGlobal_v2", 0, \
       (CUdeviceptr *p, size_t *bytes, CUmodule m, const char *name)) \
     X(cuFuncSetAttribute, "cuFuncSetAttribute", 0, (CUfunction f, int attr, int value)) \
+    X(cuFuncGetAttribute, "cuFuncGetAttribute", 0, (int *v, int attr, CUfunction f)) \
     X(cuLaunchKernel, "cuLaunchKernel", 0, \
       (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, \
        unsigned bz, unsigned shmem, CUstream s, void **params, void **extra)) \

@@ -326,6 +326,24 @@ CUresult
 cuFuncSetAttribute(Func *f, int attr, int value)
 {
     FAULT();
+    if (attr == 9 && (value < -1 || value > 100)) {
+        return 1;                   /* the carveout is a percentage, -1 the default */
+    }
+    return 0;
+}
+
+/* a loaded function's attributes: fixed plausible values (the fake does not
+ * read the CUBIN): 1024 threads per block, 0 bytes of static shared, constant
+ * and local memory, 16 registers; other attributes are invalid */
+CUresult
+cuFuncGetAttribute(int *v, int attr, Func *f)
+{
+    FAULT();
+    static const int values[] = {1024, 0, 0, 0, 16};
+    if (attr < 0 || attr >= (int)(sizeof values / sizeof values[0])) {
+        return 1;
+    }
+    *v = values[attr];
     return 0;
 }
 
