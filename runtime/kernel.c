@@ -504,6 +504,28 @@ rt_check_error_record(RtKernel *k, void *stream, const char *kname, CjErrorRecor
 
 #define RAW_MAXARGS 64
 
+/* o as a Python list for messages: [1, 2, 3, 4] (NULL on failure) */
+static PyObject *
+dims_list(PyObject *o)
+{
+    return PyTuple_Check(o) ? PySequence_List(o) : Py_BuildValue("[O]", o);
+}
+
+/* Numba's messages, which its users and tests look for: "griddim must be a
+ * sequence of ..., got [...]" (a ValueError for the count, a TypeError for a
+ * non-integer) */
+static int
+dims_error(PyObject *exc, PyObject *o, const char *what, const char *rule)
+{
+    PyObject *l = dims_list(o);
+    if (l) {
+        PyErr_Format(exc, "%sdim must be a sequence of %s, got %R (the launch's %s: an int "
+                     "or a tuple of 1 to 3 ints)", what, rule, l, what);
+        Py_DECREF(l);
+    }
+    return -1;
+}
+
 int
 rt_launch_dims(PyObject *o, unsigned out[3], const char *what)
 {
@@ -519,17 +541,18 @@ rt_launch_dims(PyObject *o, unsigned out[3], const char *what)
         out[0] = (unsigned)v;
         return 0;
     }
-    if (!PyTuple_Check(o) || PyTuple_GET_SIZE(o) < 1 || PyTuple_GET_SIZE(o) > 3) {
-        PyErr_Format(PyExc_TypeError, "%s must be an int or a tuple of 1 to 3 ints", what);
-        return -1;
+    if (!PyTuple_Check(o)) {
+        return dims_error(PyExc_TypeError, o, what, "integers");
+    }
+    if (PyTuple_GET_SIZE(o) < 1 || PyTuple_GET_SIZE(o) > 3) {
+        return dims_error(PyExc_ValueError, o, what, "1, 2 or 3 integers");
     }
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); i++) {
         PyObject *x = PyTuple_GET_ITEM(o, i);
-        long long v = PyLong_Check(x) ? PyLong_AsLongLong(x) : -1;
         if (!PyLong_Check(x)) {
-            PyErr_Format(PyExc_TypeError, "%s must hold ints", what);
-            return -1;
+            return dims_error(PyExc_TypeError, o, what, "integers");
         }
+        long long v = PyLong_AsLongLong(x);
         if (v <= 0 || v > (i ? 65535 : 0x7fffffff)) {
             if (!PyErr_Occurred()) {
                 PyErr_Format(PyExc_ValueError, "%s dimension %zd must be in 1..%d, got %lld",
