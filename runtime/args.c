@@ -14,7 +14,10 @@
 
 #include "rt_impl.h"
 
-enum { K_NONE, K_CUPY, K_TORCH, K_CAI, K_DLPACK, K_HOST, K_HOSTCONV };
+/* K_INST: a type with none of the others' marks, whose instances may carry
+ * __cuda_array_interface__ as an instance attribute (Numba's test helper
+ * ForeignArray sets it in __init__): asked per object */
+enum { K_NONE, K_CUPY, K_TORCH, K_CAI, K_DLPACK, K_HOST, K_HOSTCONV, K_INST };
 
 /* how a CuPy type's fields are read (see "cupy.ndarray's fields" below) */
 enum { CF_LEARN, CF_VERIFY, CF_ON, CF_OFF };
@@ -132,7 +135,12 @@ classify_type(PyTypeObject *t)
     if (type_has(t, "__array__")) {
         return K_HOSTCONV;
     }
-    return K_NONE;
+    if (t == &PyBool_Type || t == Py_TYPE(Py_None) || PyType_IsSubtype(t, &PyTuple_Type)
+        || PyType_IsSubtype(t, &PyList_Type) || PyType_IsSubtype(t, &PyDict_Type)
+        || PyType_IsSubtype(t, &PyType_Type) || PyType_IsSubtype(t, &PyFunction_Type)) {
+        return K_NONE;
+    }
+    return K_INST;
 }
 
 static int cupy_fields_qualify(PyTypeObject *t);
@@ -167,7 +175,13 @@ static int
 kind_of(PyObject *o)
 {
     TypeEntry *e;
-    return kind_of_entry(o, &e);
+    int k = kind_of_entry(o, &e);
+    if (k == K_INST) {
+        /* an instance attribute, never the type's (that is K_CAI) */
+        k = intern_names() == 0 && PyObject_HasAttr(o, s_cai) ? K_CAI : K_NONE;
+        PyErr_Clear();
+    }
+    return k;
 }
 
 int
@@ -825,7 +839,11 @@ rt_get_array(PyObject *o, RtArray *out, void *stream, const char *what)
         return -1;
     }
     TypeEntry *e;
-    switch (kind_of_entry(o, &e)) {
+    int kind = kind_of_entry(o, &e);
+    if (kind == K_INST) {
+        kind = kind_of(o);
+    }
+    switch (kind) {
     case K_CUPY:
         return get_cupy(o, e ? &e->cupy : NULL, out, what);
     case K_TORCH:

@@ -94,6 +94,49 @@ DeviceArray_get_base(RtDeviceArray *self, void *c)
     return Py_NewRef(self->base ? self->base : Py_None);
 }
 
+/* Numba's names: device_ctypes_pointer (a ctypes.c_void_p of ptr),
+ * alloc_size (bytes of the allocation the array lies in: its owner's),
+ * stream (the stream it was made on: its Python object, else the handle, 0
+ * for the default stream) */
+static PyObject *
+DeviceArray_get_ctypes_ptr(RtDeviceArray *self, void *c)
+{
+    PyObject *ct = PyImport_ImportModule("ctypes");
+    PyObject *r = ct ? PyObject_CallMethod(ct, "c_void_p", "K",
+                                           (unsigned long long)self->ptr) : NULL;
+    Py_XDECREF(ct);
+    return r;
+}
+
+static PyObject *
+DeviceArray_get_alloc_size(RtDeviceArray *self, void *c)
+{
+    RtDeviceArray *root = self;
+    while (root->base && rt_is_device_array(root->base)) {
+        root = (RtDeviceArray *)root->base;
+    }
+    return PyLong_FromLongLong(root->size * cj_dtypes[root->dtype].size);
+}
+
+static PyObject *
+DeviceArray_get_stream(RtDeviceArray *self, void *c)
+{
+    if (self->stream_ref) {
+        return Py_NewRef(self->stream_ref);
+    }
+    return PyLong_FromVoidPtr(self->stream);
+}
+
+static PyObject *
+DeviceArray_get_ipc_handle(RtDeviceArray *self, PyObject *noargs)
+{
+    PyErr_SetString(PyExc_NotImplementedError, "CUDA IPC is not supported by cujit: its "
+                    "arrays come from stream-ordered memory pools, which cuIpcGetMemHandle "
+                    "cannot export; share data between processes through host memory "
+                    "(copy_to_host) instead");
+    return NULL;
+}
+
 static PyObject *
 DeviceArray_get_c_contig(RtDeviceArray *self, void *c)
 {
@@ -232,6 +275,12 @@ static PyGetSetDef DeviceArray_getset[] = {
     {"ptr", (getter)DeviceArray_get_ptr, NULL, "device address of the first element", NULL},
     {"device", (getter)DeviceArray_get_device, NULL, "the cujit.Device holding the data", NULL},
     {"base", (getter)DeviceArray_get_base, NULL, "the array a view looks into, or None", NULL},
+    {"device_ctypes_pointer", (getter)DeviceArray_get_ctypes_ptr, NULL,
+     "ptr as a ctypes.c_void_p (Numba's name)", NULL},
+    {"alloc_size", (getter)DeviceArray_get_alloc_size, NULL,
+     "bytes of the allocation the array lies in (Numba's name)", NULL},
+    {"stream", (getter)DeviceArray_get_stream, NULL,
+     "the stream the array was made on (its object, or its handle; 0: the default)", NULL},
     {"c_contiguous", (getter)DeviceArray_get_c_contig, NULL, "C-contiguous?", NULL},
     {"f_contiguous", (getter)DeviceArray_get_f_contig, NULL, "Fortran-contiguous?", NULL},
     {"__cuda_array_interface__", (getter)DeviceArray_get_cai, NULL, "CUDA Array Interface v3",
@@ -255,6 +304,8 @@ static PyMethodDef DeviceArray_methods[] = {
      "copy(order='C', stream=None): a copy on the device ('F', or 'A' / 'K': the array's "
      "order)"},
     {"item", (PyCFunction)rt_DeviceArray_item, METH_NOARGS, "the one element as a Python scalar"},
+    {"get_ipc_handle", (PyCFunction)DeviceArray_get_ipc_handle, METH_NOARGS,
+     "Numba's IPC export: not supported (NotImplementedError says why)"},
     {"__dlpack__", (PyCFunction)(void (*)(void))rt_DeviceArray_dlpack, METH_VARARGS | METH_KEYWORDS,
      "__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None)"},
     {"__dlpack_device__", (PyCFunction)rt_DeviceArray_dlpack_device, METH_NOARGS,

@@ -28,6 +28,45 @@ creation_stream(PyObject *o, CUstream *s, PyObject **ref)
 /* to_device(obj, stream=None): a new DeviceArray (C-contiguous, or Fortran
  * when obj is) with a copy of obj: host data (a buffer or anything
  * numpy.asarray takes) or device data */
+/* _as_device_array(obj): a DeviceArray over the memory of another library's
+ * device array (its __cuda_array_interface__ or DLPack), no copy; obj is its
+ * base, so the memory stays alive while the view does.  Host data is a
+ * TypeError: it has no device memory to view. */
+PyObject *
+rt_py_as_device_array(PyObject *self, PyObject *obj)
+{
+    RtArray in;
+    if (rt_is_device_array(obj)) {
+        return Py_NewRef(obj);
+    }
+    if (!rt_is_array(obj)) {
+        PyErr_Format(PyExc_TypeError, "as_cuda_array: %.100s is not a device array (it has "
+                     "no __cuda_array_interface__); copy host data with to_device()",
+                     Py_TYPE(obj)->tp_name);
+        return NULL;
+    }
+    int dev = rt_ensure_context();
+    if (dev < 0) {
+        rt_err_context("as_cuda_array");
+        return NULL;
+    }
+    if (rt_get_array(obj, &in, NULL, "as_cuda_array") < 0) {
+        return NULL;
+    }
+    RtDeviceArray *v = NULL;
+    if (in.host) {
+        PyErr_Format(PyExc_TypeError, "as_cuda_array: %.100s holds host data; copy it with "
+                     "to_device()", Py_TYPE(obj)->tp_name);
+    } else if ((v = rt_array_struct(in.ndim, in.shape, in.strides, in.dtype, dev))) {
+        v->ptr = (CUdeviceptr)(uintptr_t)in.ptr;
+        v->base = Py_NewRef(obj);
+    }
+    if (rt_array_release(&in, NULL, 0) < 0) {
+        Py_CLEAR(v);
+    }
+    return (PyObject *)v;
+}
+
 PyObject *
 rt_py_to_device(PyObject *self, PyObject *args, PyObject *kw)
 {

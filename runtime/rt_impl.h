@@ -560,6 +560,7 @@ PyObject *rt_py_nvrtc_preload_state(PyObject *self, PyObject *noargs);
 PyObject *rt_py_launch_raw(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *rt_py_loaded_kernels(PyObject *self, PyObject *noargs);
 PyObject *rt_py_to_device(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *rt_py_as_device_array(PyObject *self, PyObject *obj);
 PyObject *rt_py_empty(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *rt_py_zeros(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *rt_py_ones(PyObject *self, PyObject *args, PyObject *kw);
