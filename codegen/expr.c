@@ -1273,11 +1273,34 @@ cg_tuple_elem(Cg *g, Node *n, int k, int prec)
     P(".f%d", k);
 }
 
+/* a global device array: cj_array<T, N, I>{(T *)address, {shape}, {strides}} */
+static void
+devarray(Cg *g, const CjDevArray *a, const Type *t)
+{
+    const char *ct = cj_dtypes[a->dt].ctype;
+    P("%s{(%s *)0x%llxULL", cg_ctype(g, t), ct, (unsigned long long)a->ptr);
+    if (a->ndim) {
+        for (int k = 0; k < 2; k++) {
+            const int64_t *v = k ? a->strides : a->shape;
+            S(", {");
+            for (int d = 0; d < a->ndim; d++) {
+                P("%s%lld", d ? ", " : "", (long long)v[d]);
+            }
+            S("}");
+        }
+    }
+    S("}");
+}
+
 void
 cg_expr(Cg *g, Node *n, int prec)
 {
     switch (n->kind) {
     case ND_CONST:
+        if (n->cval.kind == CK_DEVARRAY) {
+            devarray(g, n->cval.arr, cg_type(g, n));
+            return;
+        }
         if (n->cval.kind == CK_STR || n->cval.kind == CK_NONE || n->cval.kind == CK_DTYPE) {
             cj_fail(g->p->try_, g->fn->file, n->loc, "this constant cannot be used as a value "
                     "here");

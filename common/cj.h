@@ -373,7 +373,24 @@ enum {
     CO_STORAGE = 1 << 9,    /* list[0] may be temp storage (cuda.coop's form): skipped */
 };
 
-typedef enum { CK_INT, CK_UINT, CK_FLOAT, CK_COMPLEX, CK_BOOL, CK_STR, CK_NONE, CK_DTYPE } ConstKind;
+typedef enum {
+    CK_INT, CK_UINT, CK_FLOAT, CK_COMPLEX, CK_BOOL, CK_STR, CK_NONE, CK_DTYPE,
+    CK_DEVARRAY,        /* a device array read as a global (Const.arr) */
+} ConstKind;
+
+/* A device array of any library read as a global (cuda.to_device(...) at
+ * module level, a CuPy array in a closure): its address, shape and byte
+ * strides are baked into the kernel as a cj_array value; the compiled
+ * kernel keeps the Python object alive (PlCompiled.keep). */
+typedef struct {
+    DType dt;
+    int ndim;
+    char layout;        /* 'C' or 'A' */
+    int readonly;
+    uint64_t ptr;
+    int64_t *shape, *strides;
+    int64_t span;       /* bytes from the lowest to the highest element */
+} CjDevArray;
 
 typedef struct {
     ConstKind kind;
@@ -383,6 +400,7 @@ typedef struct {
     uint64_t u;
     double f, im;
     const char *s;
+    const CjDevArray *arr;  /* CK_DEVARRAY */
 } Const;
 
 typedef struct {

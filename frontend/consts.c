@@ -1,5 +1,7 @@
 /* consts.c - Python objects folded into IR constants: int, float, complex,
- * bool, None, str, NumPy scalars and dtypes, and tuples of these. */
+ * bool, None, str, NumPy scalars and dtypes, tuples of these, and device
+ * arrays of any library read as globals (their address, shape and
+ * strides). */
 #include <string.h>
 
 #include "fe_impl.h"
@@ -185,5 +187,121 @@ fe_object_const(Fe *f, PyObject *obj, Loc loc)
     } else {
         return NULL;
     }
+    return fe_const_node(f, loc, c);
+}
+
+/* ---- device arrays read as globals ---- */
+
+/* d[key] of a __cuda_array_interface__ dict, borrowed; NULL if missing */
+static PyObject *
+cai_item(Fe *f, PyObject *d, const char *key)
+{
+    PyObject *v = PyDict_GetItemString(d, key);
+    PyErr_Clear();
+    return v;
+}
+
+/* the interface's dtype (typestr '<f4') as cujit's; fails at loc if none */
+static DType
+cai_dtype(Fe *f, PyObject *typestr, const char *what, Loc loc)
+{
+    PyObject *np = fe_keep(f, PyImport_ImportModule("numpy"));
+    PyObject *dt = np && typestr ? fe_keep(f, PyObject_CallMethod(np, "dtype", "O", typestr))
+                                 : NULL;
+    DType out;
+    if (!dt || !fe_dtype_of_object(f, dt, &out)) {
+        PyErr_Clear();
+        fe_fail_kind(f, loc, CE_TYPE, "a global %s is a device array of dtype %s, which "
+                     "kernels cannot use (numbers and bool only)", what,
+                     typestr && PyUnicode_Check(typestr) ? fe_utf8(f, typestr) : "?");
+    }
+    return out;
+}
+
+/* shape and byte strides (C order when the interface gives none) into a */
+static void
+cai_layout(Fe *f, PyObject *shape, PyObject *strides, CjDevArray *a, const char *what, Loc loc)
+{
+    int size = cj_dtypes[a->dt].size;
+    a->shape = cj_alloc(f->cx->arena, sizeof(int64_t) * (size_t)(a->ndim + 1));
+    a->strides = cj_alloc(f->cx->arena, sizeof(int64_t) * (size_t)(a->ndim + 1));
+    int64_t lo = 0, hi = 0, step = size;
+    int c_order = 1;
+    for (int d = a->ndim - 1; d >= 0; d--) {
+        a->shape[d] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, d));
+        a->strides[d] = strides ? PyLong_AsLongLong(PyTuple_GET_ITEM(strides, d)) : step;
+        if (PyErr_Occurred() || a->shape[d] < 0) {
+            PyErr_Clear();
+            fe_fail_kind(f, loc, CE_TYPE, "a global %s: its __cuda_array_interface__ has a "
+                         "shape or strides that are not ints", what);
+        }
+        c_order &= a->shape[d] == 1 || a->strides[d] == step;
+        step *= a->shape[d];
+        int64_t ext = (a->shape[d] - 1) * a->strides[d];
+        if (a->shape[d] > 0) {
+            lo += ext < 0 ? ext : 0;
+            hi += ext > 0 ? ext : 0;
+        }
+    }
+    a->span = hi - lo + size;
+    a->layout = c_order ? 'C' : 'A';
+}
+
+/* what the interface says about obj, or NULL when obj has none (a dict with
+ * shape, typestr and data: a device array) */
+static PyObject *
+cai_dict(Fe *f, PyObject *obj)
+{
+    if (PyType_Check(obj) || PyModule_Check(obj)) {
+        return NULL;
+    }
+    PyObject *d = PyObject_GetAttrString(obj, "__cuda_array_interface__");
+    if (!d || !PyDict_Check(d)) {
+        Py_XDECREF(d);
+        PyErr_Clear();
+        return NULL;
+    }
+    return fe_keep(f, d);
+}
+
+Node *
+fe_device_array_const(Fe *f, PyObject *obj, Loc loc)
+{
+    PyObject *d = cai_dict(f, obj);
+    if (!d) {
+        return NULL;
+    }
+    const char *what = Py_TYPE(obj)->tp_name;
+    PyObject *shape = cai_item(f, d, "shape"), *data = cai_item(f, d, "data");
+    PyObject *strides = cai_item(f, d, "strides"), *mask = cai_item(f, d, "mask");
+    if (!shape || !PyTuple_Check(shape) || PyTuple_GET_SIZE(shape) > 8 || !data
+        || !PyTuple_Check(data) || PyTuple_GET_SIZE(data) != 2
+        || (strides && strides != Py_None && (!PyTuple_Check(strides)
+                                              || PyTuple_GET_SIZE(strides) != PyTuple_GET_SIZE(shape)))) {
+        fe_fail_kind(f, loc, CE_TYPE, "a global %s: its __cuda_array_interface__ is not one "
+                     "of an array of 0 to 8 dimensions (shape, strides, data)", what);
+    }
+    if (mask && mask != Py_None) {
+        fe_fail_kind(f, loc, CE_TYPE, "a global %s is a masked array, which kernels cannot "
+                     "use", what);
+    }
+    CjDevArray *a = cj_alloc(f->cx->arena, sizeof *a);
+    a->dt = cai_dtype(f, cai_item(f, d, "typestr"), what, loc);
+    a->ndim = (int)PyTuple_GET_SIZE(shape);
+    a->ptr = PyLong_AsUnsignedLongLongMask(PyTuple_GET_ITEM(data, 0));
+    a->readonly = PyObject_IsTrue(PyTuple_GET_ITEM(data, 1)) == 1;
+    PyErr_Clear();
+    cai_layout(f, shape, strides == Py_None ? NULL : strides, a, what, loc);
+    if (!f->cx->captured && !(f->cx->captured = PyList_New(0))) {
+        fe_fail_py(f, loc, "cujit");
+    }
+    if (PyList_Append(f->cx->captured, obj) < 0) {
+        fe_fail_py(f, loc, "cujit");
+    }
+    Const c;
+    memset(&c, 0, sizeof c);
+    c.kind = CK_DEVARRAY;
+    c.dt = a->dt;
+    c.arr = a;
     return fe_const_node(f, loc, c);
 }

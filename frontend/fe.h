@@ -32,6 +32,8 @@ typedef struct {
     Arena *arena;
     CjTry *try_;
     PyObject *keep;     /* a list holding every new reference until the end */
+    PyObject *captured; /* device arrays read as globals (CK_DEVARRAY), NULL if none: a
+                         * list the compiled kernel keeps (PlCompiled.keep) */
     FeSeen *seen;       /* device functions already read (recursion, sharing) */
     int nseen, capseen;
     int depth;          /* device functions being read, one inside another */

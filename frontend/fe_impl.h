@@ -133,6 +133,9 @@ Func *fe_read_call(FeCtx *cx, PyObject *pyfunc, int boundscheck, const FeOffers 
 Node *fe_const_node(Fe *f, Loc loc, Const c);
 int fe_dtype_of_object(Fe *f, PyObject *obj, DType *dt);
 Node *fe_object_const(Fe *f, PyObject *obj, Loc loc);
+/* a device array of any library (__cuda_array_interface__) read as a global:
+ * a CK_DEVARRAY constant, obj kept in cx->captured; NULL if obj is none */
+Node *fe_device_array_const(Fe *f, PyObject *obj, Loc loc);
 
 /* names.c (also fe_set_kernel_function, from fe.h) */
 const char *fe_module_name(PyObject *obj);

@@ -523,6 +523,9 @@ classify(Fe *f, PyObject *obj, Loc loc)
         return r;
     }
     Node *c = fe_object_const(f, obj, loc);
+    if (!c) {
+        c = fe_device_array_const(f, obj, loc);
+    }
     if (c) {
         r.kind = R_CONST;
         r.node = c;

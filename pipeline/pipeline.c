@@ -75,6 +75,7 @@ static void
 frame_close(Frame *fr)
 {
     Py_XDECREF(fr->cx.keep);
+    Py_XDECREF(fr->cx.captured);
     cj_arena_free(&fr->arena);
 }
 
@@ -554,6 +555,8 @@ run_stages(const PlRequest *rq, PlCompiled *out)
     if (!rq->typing_only) {
         out->src = buf_steal(&src);
     }
+    out->keep = fr.cx.captured;         /* the addresses in src stay valid */
+    fr.cx.captured = NULL;
     r = 0;
 done:
     buf_free(&src);
@@ -641,6 +644,7 @@ pl_compiled_free(PlCompiled *c)
         free(c->msgs[i]);
     }
     free(c->msgs);
+    Py_CLEAR(c->keep);
     c->src = c->kname = c->sig = NULL;
     c->msgs = NULL;
     c->nmsgs = 0;

@@ -127,6 +127,8 @@ typedef struct {
     double ms_typeinfer, ms_codegen;
     int front;                  /* PL_FRONT_*: what the front key did */
     double ms_front;            /* computing the front key and reading the index */
+    PyObject *keep;             /* device arrays the kernel reads as globals (their
+                                 * addresses are in src): alive while it is; or NULL */
 } PlCompiled;
 
 enum {

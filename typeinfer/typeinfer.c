@@ -199,6 +199,28 @@ weak_operands(Ti *t, int op, Node *a, Node *b, Type *x, Type *y)
 
 static Type *ti_expr(Ti *t, Node *n);
 
+/* a device array read as a global: an array argument's type (its address,
+ * shape and strides are constants of the kernel) */
+static Type *
+devarray_type(Ti *t, Node *n)
+{
+    const CjDevArray *a = n->cval.arr;
+    Program *p = t->p;
+    if (p->idx32 && a->span >= ((int64_t)1 << 31)) {
+        ti_err_kind(t, n, CE_VALUE, "this global device array spans %lld bytes, more than "
+                    "32-bit indexing reaches, and the kernel's arguments chose 32-bit "
+                    "indexing: pass the array as an argument instead", (long long)a->span);
+    }
+    Type *ty = cj_array_type(p->arena, a->dt, a->ndim, a->layout);
+    ty->readonly = (char)a->readonly;
+    if (a->dt == DT_F16) {
+        p->features |= FEAT_F16;
+    } else if (cj_dtypes[a->dt].kind == 'c') {
+        p->features |= FEAT_COMPLEX;
+    }
+    return ty;
+}
+
 static Type *
 const_type(Ti *t, Node *n)
 {
@@ -220,6 +242,8 @@ const_type(Ti *t, Node *n)
         return cj_none();
     case CK_DTYPE:
         return cj_dtype_type(c->dt);
+    case CK_DEVARRAY:
+        return devarray_type(t, n);
     }
     cj_unreachable(t->p->try_, "constant kind");
 }
