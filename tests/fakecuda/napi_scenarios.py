@@ -1,0 +1,239 @@
+"""Numba's host API and dispatcher surface in cujit.cuda, against the fake
+libcuda (fakecuda.c), each scenario in a fresh process started by
+tests/test_numba_host_api.py:
+
+    python napi_scenarios.py NAME
+
+Launches do nothing there, so what is checked is what reaches the driver:
+kernels compiled and loaded (NVRTC for real), the function attributes the
+fake answers, the carveout set at load, the views made of foreign memory,
+and the CUDA C++ of kernels that read device arrays as globals (their
+address, shape and strides baked in, the arrays kept alive)."""
+import ctypes
+import gc
+import sys
+import weakref
+
+import numpy as np
+
+import cujit
+from cujit import cuda
+
+FAKE = ctypes.CDLL("libcuda.so.1")
+RNG = np.random.default_rng()
+
+
+class Foreign:
+    """An array of another library: only an instance attribute
+    __cuda_array_interface__ (as numba's test helper ForeignArray has)."""
+
+    def __init__(self, arr):
+        self._arr = arr
+        self.__cuda_array_interface__ = arr.__cuda_array_interface__
+
+
+def expect(exc, fn, *text):
+    try:
+        fn()
+    except exc as e:
+        for t in text:
+            assert t in str(e), (t, str(e))
+        return e
+    raise AssertionError(f"no {exc.__name__}")
+
+
+@cuda.jit
+def add_one(x):
+    i = cuda.grid(1)
+    if i < x.size:
+        x[i] += 1
+
+
+def attributes():
+    """get_*(): per signature, all signatures (a dict that takes Numba's
+    spellings of a signature) and the specialized dispatcher's int."""
+    x = cuda.to_device(RNG.random(16).astype(np.float32))
+    add_one[1, 16](x)
+    sig = add_one.signatures[0]
+    assert add_one.get_regs_per_thread(sig) == 16          # the fake's values
+    assert add_one.get_max_threads_per_block(sig) == 1024
+    assert add_one.get_shared_mem_per_block(sig) == 0
+    assert add_one.get_local_mem_per_thread(sig) == 0
+    assert add_one.get_const_mem_size(sig) == 0
+    every = add_one.get_regs_per_thread()
+    assert every == {sig: 16}
+    assert every[(cuda.float32[::1],)] == 16               # argument types as the key
+    assert every[cuda.void(cuda.float32[::1]).args] == 16
+
+    @cuda.jit("void(float64[::1])")
+    def spec(x):
+        x[0] = 1
+    assert spec.specialized and spec.get_regs_per_thread() == 16
+    expect(RuntimeError, lambda: spec.specialize(cuda.float32[::1]),
+           "Dispatcher already specialized")
+
+
+def carveout():
+    """shared_memory_carveout= reaches cuFuncSetAttribute at load; the fake
+    refuses what the driver refuses."""
+    for c in ("MaxL1", "MaxShared", "default", 0, 50, 100, -1):
+        @cuda.jit(shared_memory_carveout=c)
+        def k(x):
+            x[0] = 1
+        k[1, 1](cuda.device_array(1, np.float32))
+        assert k.get_regs_per_thread(k.signatures[0]) == 16
+    FAKE.fake_fault_set(b"cuFuncSetAttribute", 1, 1)
+
+    @cuda.jit(shared_memory_carveout=25)
+    def bad(x):
+        x[0] = 1
+    expect(cujit.CudaError, lambda: bad[1, 1](cuda.device_array(1, np.float32)),
+           "carveout", "bad")
+    bad[1, 1](cuda.device_array(1, np.float32))            # the next load works
+
+
+def foreign_arrays():
+    """as_cuda_array / from_cuda_array_interface view foreign memory without
+    a copy and keep its owner alive; kernels take foreign arrays whose
+    interface is an instance attribute."""
+    h = RNG.random(10)
+    d = cuda.to_device(h)
+    f = Foreign(d)
+    assert cuda.is_cuda_array(f) and not cuda.is_cuda_array(h)
+    w = cuda.as_cuda_array(f)
+    assert isinstance(w, cuda.cudadrv.devicearray.DeviceNDArray)
+    assert w.ptr == d.ptr and w.base is f and w.shape == (10,) and w.dtype == h.dtype
+    assert w.device_ctypes_pointer.value == d.ptr
+    np.testing.assert_array_equal(w.copy_to_host(), h)     # device memory is host memory here
+    assert cuda.as_cuda_array(d) is d
+    v = cuda.from_cuda_array_interface(d[::2].__cuda_array_interface__, owner=d)
+    assert v.shape == (5,) and v.strides == (16,) and v.alloc_size == 40
+    assert d[::2].alloc_size == d.alloc_size == 80
+    np.testing.assert_array_equal(v.copy_to_host(), h[::2])
+    masked = dict(d.__cuda_array_interface__, mask=d)
+    expect(NotImplementedError, lambda: cuda.from_cuda_array_interface(masked),
+           "Masked arrays are not supported")
+    expect(TypeError, lambda: cuda.as_cuda_array(h), "__cuda_array_interface__")
+    add_one[1, 10](Foreign(cuda.to_device(np.zeros(10, np.float32))))
+    add_one.forall(10)(w.astype(np.float32))
+    owner = Foreign(cuda.to_device(np.zeros(3)))
+    ref = weakref.ref(owner)
+    view = cuda.as_cuda_array(owner)
+    del owner
+    gc.collect()
+    assert ref() is not None                               # the view keeps it
+    del view
+    gc.collect()
+    assert ref() is None
+    expect(NotImplementedError, d.get_ipc_handle, "IPC")
+    expect(NotImplementedError, lambda: cuda.open_ipc_array(b"", 1, np.int64), "IPC")
+    expect(NotImplementedError, lambda: cuda.current_context().get_ipc_handle(d), "IPC")
+
+
+def host_api():
+    """gpus, current_context, the built-in streams, cudadrv's names."""
+    assert len(cuda.gpus) == cujit.device_count() >= 1
+    g0 = cuda.gpus[0]
+    with g0:
+        assert cuda.gpus.current.id == 0
+        ctx = cuda.current_context()
+        assert ctx.device.id == 0
+        free, total = ctx.get_memory_info()
+        assert 0 < free <= total and ctx.get_memory_info().total == total
+        ctx.synchronize()
+        ctx.reset()
+    assert [g.id for g in cuda.gpus] == list(range(len(cuda.gpus)))
+    expect(IndexError, lambda: cuda.gpus[len(cuda.gpus)], "GPUs")
+    for s, h in ((cuda.default_stream(), 0), (cuda.legacy_default_stream(), 1),
+                 (cuda.per_thread_default_stream(), 2)):
+        assert int(s.handle) == h
+        s.synchronize()
+        add_one[1, 4, s](cuda.to_device(np.zeros(4, np.float32)))
+    s = cuda.stream()
+    a = cuda.device_array(4, np.float32, stream=s)
+    assert a.stream is s and cuda.device_array(4).stream == 0
+    e = cuda.external_stream(s.handle)
+    assert e.handle == s.handle and e.external
+    assert cuda.cudadrv.driver.CudaAPIError is cujit.CudaError
+    assert cuda.is_bfloat16_supported() is False
+    assert cuda.mapped_array_like(np.zeros((2, 3), np.int16)).shape == (2, 3)
+
+
+def in_out_and_extensions():
+    """cuda.In / Out / InOut and Dispatcher.extensions (prepare_args)."""
+    seen = []
+
+    class Wrap:
+        def prepare_args(self, ty, val, stream=0, retr=None):
+            seen.append(type(val).__name__)
+            return ty, (cuda.In(val) if isinstance(val, np.ndarray) else val)
+
+    @cuda.jit
+    def k(x):
+        x[0] = 3
+    h = np.zeros(2, np.int64)
+    k[1, 1](cuda.InOut(h))
+    k[1, 1](cuda.In(h))
+    k[1, 1](cuda.Out(h))
+    k.extensions.append(Wrap())
+    assert type(k).__name__ == "_ExtDispatcher" and isinstance(k, cuda.Dispatcher)
+    k[1, 1](h)
+    k[1, 1, 0, 0](h)
+    assert seen == ["ndarray", "ndarray"], seen
+    assert cuda.jit(extensions=[Wrap()])(k.py_func).extensions
+
+
+def captured_globals():
+    """A device array read as a global (directly or through a device
+    function): address, shape and strides are in the CUDA; the kernel keeps
+    the array alive; a new array under the same name is a new kernel's."""
+    global G, G0
+    G = cuda.to_device(RNG.random((3, 4)).astype(np.float32))
+    G0 = cuda.to_device(np.array(7, np.int32))
+    ref = weakref.ref(G)
+
+    @cuda.jit(device=True)
+    def read(i, j):
+        return G[i, j]
+
+    @cuda.jit
+    def k(out):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = read(i // 4, i % 4) + G0[()] + G.shape[1]
+            G[i // 4, i % 4] = 0
+
+    out = cuda.device_array(12, np.float32)
+    k[1, 12](out)
+    src = k.inspect_cuda(k.signatures[0])
+    assert f"(float *)0x{G.ptr:x}ULL, {{3, 4}}, {{16, 4}}" in src, src
+    assert f"(int *)0x{G0.ptr:x}ULL}}" in src, src
+    G = None
+    gc.collect()
+    assert ref() is not None                        # the kernel keeps it
+    v = cuda.to_device(RNG.random(8))[::2]          # a strided view of another array
+    G = Foreign(v)
+
+    @cuda.jit
+    def k2(out):
+        out[0] = G[3]
+    k2[1, 1](cuda.device_array(1))
+    assert f"0x{v.ptr:x}ULL, {{4}}, {{16}}" in k2.inspect_cuda(k2.signatures[0])
+    del k
+    gc.collect()
+    assert ref() is None                            # ... and no longer
+
+    G = Foreign(cuda.to_device(np.zeros(2)))
+    G.__cuda_array_interface__ = dict(G.__cuda_array_interface__, typestr="|V8",
+                                      descr=[("", "|V8")])
+
+    @cuda.jit
+    def k3(out):
+        out[0] = G[0]
+    expect(cujit.CompileTypeError, lambda: k3[1, 1](cuda.device_array(1)),
+           "device array of dtype |V8")
+
+
+if __name__ == "__main__":
+    globals()[sys.argv[1]]()
+    print("%s ok" % sys.argv[1])

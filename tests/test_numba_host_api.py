@@ -1,0 +1,199 @@
+"""Numba's host API and dispatcher surface in cujit.cuda without a GPU:
+cuda.jit's keyword arguments (launch_bounds= in the CUDA and PTX,
+shared_memory_carveout=, lto=, link= ...), the Dispatcher's attributes,
+launch configuration errors with Numba's messages, and, against the fake
+libcuda (tests/fakecuda/napi_scenarios.py, each in a fresh process), kernel
+attributes, foreign arrays, cuda.gpus / current_context / streams, In / Out
+/ extensions and device arrays read as globals.  On the GPU:
+tests/gpu/test_numba_host_api_gpu.py."""
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import cujit
+from cujit import cuda
+from test_runtime_nogpu import fake_driver, nvrtc_or_skip  # noqa: F401
+
+FAKE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fakecuda")
+SIG = "(float32[::1])"
+
+
+def body_kernel(x):
+    x[0] = 1
+
+
+# ---- cuda.jit's keyword arguments ----
+
+@pytest.mark.parametrize("bounds, text, ptx", [
+    (128, "__launch_bounds__(128)", [r"\.maxntid 128, 1, 1"]),
+    ((128,), "__launch_bounds__(128)", [r"\.maxntid 128, 1, 1"]),
+    ((256, 2), "__launch_bounds__(256, 2)", [r"\.maxntid 256, 1, 1", r"\.minnctapersm 2"]),
+    ((128, 2, 4), "__launch_bounds__(128, 2, 4)",
+     [r"\.maxntid 128, 1, 1", r"\.minnctapersm 2", r"\.maxclusterrank 4"]),
+])
+def test_launch_bounds_in_cuda_and_ptx(bounds, text, ptx):
+    k = cuda.jit(launch_bounds=bounds)(body_kernel)
+    src = k.inspect_cuda(SIG)
+    assert f'extern "C" __global__ void {text} cj_body_kernel' in src
+    nvrtc_or_skip()
+    p = k.inspect_ptx(SIG, arch="sm_90")
+    for pat in ptx:
+        assert re.search(pat, p), (pat, p[:2000])
+    if len(text.split(",")) < 2:
+        assert ".minnctapersm" not in p
+
+
+def test_launch_bounds_coarsened_entry_and_key():
+    def saxpy(a, x, out):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = a * x[i]
+    plain = cuda.jit(saxpy).inspect_cuda("(float32, float32[::1], float32[::1])")
+    bounded = cuda.jit(launch_bounds=64)(saxpy).inspect_cuda(
+        "(float32, float32[::1], float32[::1])")
+    assert "__launch_bounds__" not in plain         # the front key tells them apart
+    assert bounded.count("__launch_bounds__(64)") == bounded.count("__global__") >= 2
+
+
+@pytest.mark.parametrize("bad, exc, text", [
+    ((128, 2, 4, 8), ValueError, "Got 4 launch bounds:"),
+    ((), ValueError, "Got 0 launch bounds"),
+    ((0,), ValueError, "positive"),
+    ((128.0,), ValueError, "positive"),
+])
+def test_launch_bounds_errors(bad, exc, text):
+    with pytest.raises(exc, match=text):
+        cuda.jit("void()", launch_bounds=bad)(lambda: None)
+
+
+@pytest.mark.parametrize("bad, exc, text", [
+    (150, ValueError, "must be between -1 and 100"),
+    (-2, ValueError, "must be between -1 and 100"),
+    ("InvalidOption", ValueError, "Invalid carveout value"),
+    (1.5, TypeError, "int or a str"),
+])
+def test_carveout_errors(bad, exc, text):
+    with pytest.raises(exc, match=text):
+        cuda.jit(shared_memory_carveout=bad)(body_kernel)
+    with pytest.raises(exc, match=text):
+        cuda.jit("void(int32[:])", shared_memory_carveout=bad)(body_kernel)
+    with pytest.raises(ValueError, match="between -1 and 100"):
+        cujit.Kernel(body_kernel, carveout=101)
+
+
+def test_accepted_options_and_link():
+    k = cuda.jit(lto=True, forceinline=True, _dbg_optnone=False, extensions=[],
+                 shared_memory_carveout="MaxShared")(body_kernel)
+    assert "__global__" in k.inspect_cuda(SIG) and k.extensions == []
+    with pytest.raises(TypeError, match="unexpected keyword argument 'nonsense'"):
+        cuda.jit(nonsense=1)
+    with pytest.raises(NotImplementedError, match=r"link=\['f.ptx'\].*device=True"):
+        cuda.jit(link=["f.ptx"])
+    with pytest.raises(ValueError, match="link keyword invalid for device function"):
+        cuda.jit(device=True, link=["f.cu"])
+
+
+# ---- the Dispatcher ----
+
+def test_docstring_definition_and_overloads():
+    def add_kernel(a, b):
+        """Add two integers, kernel version"""
+        a[0] = b
+
+    def add_device(a, b):
+        """Add two integers, device version"""
+        return a + b
+    k, d = cuda.jit(add_kernel), cuda.jit(device=True)(add_device)
+    assert k.__doc__ == "Add two integers, kernel version"
+    assert d.__doc__ == "Add two integers, device version"
+    with pytest.raises(TypeError, match="0 signatures"):
+        k.definition
+    k.inspect_cuda("(float64[::1], float64)")
+    assert "__global__" in k.definition
+    assert k.overloads[(cuda.float64[::1], cuda.float64)] == k.definition
+    nvrtc_or_skip()
+    assert ".entry cj_add_kernel" in k.inspect_lto_ptx((cuda.float64[::1], cuda.float64))
+
+
+def test_specialize_with_types_is_cached():
+    def f(x, y):
+        pass
+    k = cuda.jit(f)
+    assert len(k.specializations) == 0 and not k.specialized
+    a = k.specialize(cuda.float32[:], cuda.float32[:])
+    c = k.specialize(cuda.float32[::1], cuda.float32[::1])
+    assert len(k.specializations) == 2 and a is not c and a.specialized
+    assert k.specialize(cuda.float32[::1], cuda.float32[::1]) is c
+    assert c.signatures == ["(float32[::1], float32[::1])"]
+    with pytest.raises(RuntimeError, match="Dispatcher already specialized"):
+        c.specialize(cuda.int32[::1], cuda.int32[::1])
+    one = cuda.jit("void(float32[::1], float32[::1])")(f)
+    with pytest.raises(RuntimeError, match="Dispatcher already specialized"):
+        one.specialize(cuda.float32[::1], cuda.float32[::1])
+    assert not cuda.jit(["void(float32[::1], float32[::1])"])(f).specialized
+
+
+def test_launch_configuration_errors():
+    k = cuda.jit(body_kernel)
+    with pytest.raises(ValueError, match=re.escape(
+            "griddim must be a sequence of 1, 2 or 3 integers, got [1, 2, 3, 4]")):
+        k[(1, 2, 3, 4), (5, 6)]
+    with pytest.raises(ValueError, match=re.escape(
+            "blockdim must be a sequence of 1, 2 or 3 integers, got [3, 4, 5, 6]")):
+        k[(1, 2), (3, 4, 5, 6)]
+    with pytest.raises(TypeError, match=re.escape(
+            "griddim must be a sequence of integers, got [2.0]")):
+        k[2.0, 3]
+    with pytest.raises(TypeError, match=re.escape(
+            "blockdim must be a sequence of integers, got [3.0]")):
+        k[2, (3.0,)]
+    with pytest.raises(ValueError, match="launch configuration was not specified"):
+        k(np.zeros(1))
+    with pytest.raises(ValueError, match="launch configuration was not specified"):
+        cuda.jit("void(float32[::1])")(body_kernel)(0)
+    with pytest.raises(TypeError, match="device function"):
+        cuda.jit(device=True)(body_kernel)(0)
+
+
+def test_host_names_without_gpu():
+    assert cuda.cudadrv.devicearray.DeviceNDArray is cujit.DeviceArray
+    assert cuda.devicearray is cuda.cudadrv.devicearray
+    assert cuda.cudadrv.driver.CudaAPIError is cujit.CudaError
+    assert cuda.is_bfloat16_supported() is False
+    s = cuda.default_stream()
+    assert s.handle == 0 and cuda.legacy_default_stream().handle == 1
+    assert cuda.per_thread_default_stream().handle == 2
+    e = cuda.external_stream(0x12345678)
+    assert int(e.handle) == 0x12345678 and e.external
+    with pytest.raises(NotImplementedError, match="IPC"):
+        cuda.open_ipc_array(b"", 4, np.int64)
+    with pytest.raises(NotImplementedError, match="Masked arrays are not supported"):
+        cuda.from_cuda_array_interface({"shape": (1,), "typestr": "<f4", "data": (0, False),
+                                        "version": 3, "mask": object()})
+    with pytest.raises(TypeError, match="__cuda_array_interface__"):
+        cuda.as_cuda_array(np.zeros(3))
+    assert isinstance(cuda.In(np.zeros(1)), cuda.In)
+
+
+# ---- against the fake driver ----
+
+def run_scenario(fake_driver, name, tmp_path):  # noqa: F811
+    e = dict(os.environ, CUJIT_CACHE_DIR=str(tmp_path),
+             LD_LIBRARY_PATH=fake_driver + os.pathsep + os.environ.get("LD_LIBRARY_PATH", ""))
+    e.pop("CUJIT_CACHE", None)
+    r = subprocess.run([sys.executable, os.path.join(FAKE_DIR, "napi_scenarios.py"), name],
+                       env=e, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, "scenario %s failed:\n%s\n%s" % (name, r.stdout[-4000:],
+                                                                r.stderr[-4000:])
+    assert "%s ok" % name in r.stdout
+
+
+@pytest.mark.parametrize("name", ["attributes", "carveout", "foreign_arrays", "host_api",
+                                  "in_out_and_extensions", "captured_globals"])
+def test_fake_driver(fake_driver, tmp_path, name):  # noqa: F811
+    nvrtc_or_skip()
+    run_scenario(fake_driver, name, tmp_path)
