@@ -633,7 +633,10 @@ def device_array(shape, dtype=float, strides=None, order="C", stream=0):
 
 
 def device_array_like(ary, stream=0):
-    return cujit.empty_like(ary, stream=_stream(stream))
+    """An uninitialised contiguous DeviceArray of ary's shape and dtype
+    (Fortran order for a Fortran-only contiguous ary, else C)."""
+    return cujit.empty(ary.shape, dtype=ary.dtype, order=_like_order(ary),
+                       stream=_stream(stream))
 
 
 def pinned_array(shape, dtype=float, strides=None, order="C"):
@@ -645,9 +648,28 @@ def pinned_array(shape, dtype=float, strides=None, order="C"):
     return np.empty(shape, dtype, order=order)
 
 
+def _f_only(a):
+    flags = getattr(a, "flags", None)
+    return flags is not None and flags["F_CONTIGUOUS"] and not flags["C_CONTIGUOUS"]
+
+
+def _like_order(ary):
+    """The order of a new contiguous array like ary, as Numba picks it: 'F'
+    for a Fortran-only contiguous array, or a view of one whose strides grow
+    along its axes (not transposed); else 'C'."""
+    if _f_only(ary):
+        return "F"
+    flags = getattr(ary, "flags", None)
+    if flags is None or flags["C_CONTIGUOUS"] or not _f_only(getattr(ary, "base", None)):
+        return "C"
+    st = [abs(s) for s, n in zip(ary.strides, ary.shape) if n > 1]
+    return "F" if st == sorted(st) else "C"
+
+
 def pinned_array_like(ary):
+    """A NumPy array of ary's shape and dtype (ary may be on the device)."""
     import numpy as np
-    return np.empty_like(ary)
+    return np.empty(ary.shape, ary.dtype, order=_like_order(ary))
 
 
 def mapped_array(shape, dtype=float, strides=None, order="C", stream=0, portable=False,
@@ -660,8 +682,7 @@ def mapped_array(shape, dtype=float, strides=None, order="C", stream=0, portable
 
 def mapped_array_like(ary, stream=0, portable=False, wg=False):
     """A NumPy array like ary (see mapped_array)."""
-    import numpy as np
-    return np.empty_like(ary)
+    return pinned_array_like(ary)
 
 
 def managed_array(*args, **kwargs):

@@ -127,6 +127,17 @@ DeviceArray_get_stream(RtDeviceArray *self, void *c)
     return PyLong_FromVoidPtr(self->stream);
 }
 
+/* NumPy's flags as a dict (what Numba's device arrays give) */
+static PyObject *
+DeviceArray_get_flags(RtDeviceArray *self, void *c)
+{
+    return Py_BuildValue("{s:O,s:O,s:O,s:O,s:O}", "C_CONTIGUOUS",
+                         self->c_contig ? Py_True : Py_False, "F_CONTIGUOUS",
+                         self->f_contig ? Py_True : Py_False, "OWNDATA",
+                         self->alloc ? Py_True : Py_False, "WRITEABLE", Py_True,
+                         "ALIGNED", Py_True);
+}
+
 static PyObject *
 DeviceArray_get_ipc_handle(RtDeviceArray *self, PyObject *noargs)
 {
@@ -279,6 +290,8 @@ static PyGetSetDef DeviceArray_getset[] = {
      "ptr as a ctypes.c_void_p (Numba's name)", NULL},
     {"alloc_size", (getter)DeviceArray_get_alloc_size, NULL,
      "bytes of the allocation the array lies in (Numba's name)", NULL},
+    {"flags", (getter)DeviceArray_get_flags, NULL,
+     "{'C_CONTIGUOUS': ..., 'F_CONTIGUOUS': ..., 'OWNDATA': ...}, as NumPy's flags", NULL},
     {"stream", (getter)DeviceArray_get_stream, NULL,
      "the stream the array was made on (its object, or its handle; 0: the default)", NULL},
     {"c_contiguous", (getter)DeviceArray_get_c_contig, NULL, "C-contiguous?", NULL},

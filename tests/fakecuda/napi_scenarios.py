@@ -157,6 +157,14 @@ def host_api():
     assert cuda.cudadrv.driver.CudaAPIError is cujit.CudaError
     assert cuda.is_bfloat16_supported() is False
     assert cuda.mapped_array_like(np.zeros((2, 3), np.int16)).shape == (2, 3)
+    f = cuda.device_array((10, 12), order="F")
+    assert f.flags["F_CONTIGUOUS"] and not f.flags["C_CONTIGUOUS"] and f.flags["OWNDATA"]
+    for like in (cuda.device_array_like, cuda.pinned_array_like, cuda.mapped_array_like):
+        assert like(f).strides == (8, 80)                     # Fortran, as f
+        assert like(f[::2, ::2]).strides == (8, 40)           # a view of F: F
+        assert like(f[::2, ::2].T).strides == (40, 8)         # its transpose: C
+        assert like(cuda.device_array((10, 12))[::2, ::2].T).strides == (40, 8)
+        assert like(cuda.device_array((4, 5))).strides == (40, 8)
 
 
 def in_out_and_extensions():
