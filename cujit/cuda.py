@@ -340,6 +340,7 @@ class Dispatcher(Kernel):
             d = _make(self.py_func, self.device, self._options)
             d._eager(sig)
             d.__dict__["_specialized"] = True
+            d._by_signature = not d.device
             self.specializations[key] = d
         return d
 
@@ -368,6 +369,36 @@ class Dispatcher(Kernel):
             if self.inspect_cuda(sig) == src:
                 return sig
         raise RuntimeError("cujit could not name the signature of these arguments")
+
+    # ---- explicit signatures: Numba's overload resolution ----
+
+    def _resolve_args(self, *args):
+        """The arguments converted for the best of the compiled signatures
+        (called by the launch when no compiled kernel takes them as they
+        are; _by_signature dispatchers compile nothing else): arrays must
+        match a signature's dtype and rank (any layout where it is 'A'),
+        numbers convert exactly, then by promotion, then safely, then
+        unsafely; TypeError when no signature takes them."""
+        import numpy as np
+        types = [_arg_type(a) for a in args]
+        best = None
+        for sig in self.signatures:
+            params = _parse_params(sig)
+            if len(params) != len(types):
+                continue
+            scores = [_conversion(t, p) for t, p in zip(types, params)]
+            if None in scores:
+                continue
+            rank = (max(scores, default=0), sum(scores))
+            if best is None or rank < best[0]:
+                best = (rank, params)
+        if best is None:
+            shown = ", ".join(_type_name(t) for t in types)
+            raise TypeError(f"No matching definition for argument type(s) {shown}: "
+                            f"{self.__name__} was compiled for {', '.join(self.signatures)} "
+                            "only (cuda.jit with signatures compiles no others)")
+        return tuple(a if p[0] == "a" or t is None or t[0] != "s"
+                     else np.dtype(p[1]).type(a) for a, t, p in zip(args, types, best[1]))
 
     # ---- the compiled kernels' properties (cuFuncGetAttribute) ----
 
@@ -445,6 +476,107 @@ class Dispatcher(Kernel):
 
     def __repr__(self):
         return f"<cujit.cuda {'device function' if self.device else 'kernel'} {self.__name__}>"
+
+
+def _arg_type(a):
+    """("a", dtype, ndim, layout) for an array argument, ("s", dtype) for a
+    number (Python int, float, complex as Numba types them: int64, float64,
+    complex128), None for anything else (the launch reports it)."""
+    import numpy as np
+    if isinstance(a, _ArgHint):
+        a = a.value
+    if isinstance(a, bool):
+        return ("s", np.dtype(np.bool_))
+    if isinstance(a, np.generic):
+        return ("s", a.dtype)
+    if isinstance(a, int):
+        return ("s", np.dtype(np.int64))
+    if isinstance(a, float):
+        return ("s", np.dtype(np.float64))
+    if isinstance(a, complex):
+        return ("s", np.dtype(np.complex128))
+    cai = getattr(a, "__cuda_array_interface__", None)
+    if cai is not None or isinstance(a, np.ndarray):
+        if cai is not None:
+            dt, shape, strides = np.dtype(cai["typestr"]), cai["shape"], cai.get("strides")
+        else:
+            dt, shape, strides = a.dtype, a.shape, a.strides
+        return ("a", dt, len(shape), _layout_of(shape, strides, dt.itemsize))
+    return None
+
+
+def _layout_of(shape, strides, itemsize):
+    """'C', 'F' or 'A' as the launch keys arrays."""
+    if strides is None:
+        return "C"
+
+    def contiguous(order):
+        step = itemsize
+        for n, s in order:
+            if n != 1 and s != step:
+                return False
+            step *= n
+        return True
+    pairs = list(zip(shape, strides))
+    if contiguous(reversed(pairs)):
+        return "C"
+    return "F" if len(shape) >= 2 and contiguous(pairs) else "A"
+
+
+def _parse_params(sig):
+    """cujit's signature string "(float32[::1], int64)" as parameter types:
+    ("a", dtype, ndim, layout) or ("s", dtype)."""
+    import numpy as np
+    inner = sig[sig.index("(") + 1:sig.rindex(")")]
+    params, depth, cur = [], 0, ""
+    for ch in inner + ",":
+        if ch == "," and depth == 0:
+            if cur.strip():
+                params.append(cur.strip())
+            cur = ""
+            continue
+        depth += (ch == "[") - (ch == "]")
+        cur += ch
+    out = []
+    for p in params:
+        if "[" not in p:
+            out.append(("s", np.dtype(_ntypes.SCALARS.get(p, p))))
+            continue
+        name, dims = p[:p.index("[")], p[p.index("[") + 1:p.rindex("]")].split(",")
+        dims = [d.strip() for d in dims]
+        lay = "C" if dims[-1] == "::1" else "F" if len(dims) > 1 and dims[0] == "::1" else "A"
+        out.append(("a", np.dtype(_ntypes.SCALARS.get(name.strip(), name.strip())), len(dims),
+                    lay))
+    return out
+
+
+def _conversion(t, p):
+    """How an argument of type t reaches parameter p: 0 exactly, 1 by
+    promotion (a wider type of the same kind), 2 safely, 3 unsafely (a
+    number only), None not at all."""
+    import numpy as np
+    if t is None or t[0] != p[0]:
+        return None
+    if t[0] == "a":
+        if t[1] != p[1] or t[2] != p[2] or p[3] not in ("A", t[3]):
+            return None
+        return 0 if p[3] == t[3] else 1
+    src, dst = t[1], p[1]
+    if src == dst:
+        return 0
+    if src.kind == "c" and dst.kind != "c":
+        return None
+    if np.can_cast(src, dst, "safe"):
+        return 1 if src.kind == dst.kind else 2
+    return 3
+
+
+def _type_name(t):
+    if t is None:
+        return "(not an array or a number)"
+    if t[0] == "s":
+        return str(t[1])
+    return f"array({t[1]}, {t[2]}d, {t[3]})"
 
 
 class _ExtLauncher:
@@ -600,6 +732,8 @@ def jit(func_or_sig=None, device=False, inline=False, link=None, debug=None, opt
         d._options = options
         for s in sigs or ():
             d._eager(_sig(s))
+        if sigs and not device:
+            d._by_signature = True      # Numba compiles no other signature
         if sigs and specialized:
             d.__dict__["_specialized"] = True
         if extensions:

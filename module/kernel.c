@@ -371,6 +371,12 @@ kernel_dealloc(PyObject *self)
         k->entries = e->next;
         entry_free(e);
     }
+    while (k->aliases) {
+        Alias *a = k->aliases;
+        k->aliases = a->next;
+        free(a->keys);
+        free(a);
+    }
     Py_TYPE(self)->tp_free(self);
 }
 
@@ -572,6 +578,23 @@ kernel_cached_code(PyObject *self, void *closure)
     return PyUnicode_FromString(k->entries->c.src);
 }
 
+static PyObject *
+kernel_get_by_signature(PyObject *self, void *closure)
+{
+    return PyBool_FromLong(((KernelObject *)self)->by_signature);
+}
+
+static int
+kernel_set_by_signature(PyObject *self, PyObject *v, void *closure)
+{
+    int on = v ? PyObject_IsTrue(v) : 0;
+    if (on < 0) {
+        return -1;
+    }
+    ((KernelObject *)self)->by_signature = on;
+    return 0;
+}
+
 static PyGetSetDef kernel_getset[] = {
     {"cached_codes", kernel_cached_codes, NULL, "{signature: CUDA C++} compiled so far", NULL},
     {"cached_code", kernel_cached_code, NULL, "the CUDA C++ of the one compiled signature", NULL},
@@ -580,6 +603,9 @@ static PyGetSetDef kernel_getset[] = {
     {"__wrapped__", kernel_get_pyfunc, NULL, NULL, NULL},
     {"device", kernel_get_device, NULL, "True for device functions", NULL},
     {"signatures", kernel_signatures, NULL, "the compiled signatures", NULL},
+    {"_by_signature", kernel_get_by_signature, kernel_set_by_signature,
+     "True: launches use the compiled signatures only; arguments none takes as they are "
+     "go through self._resolve_args(*args) (Numba's explicit signatures)", NULL},
     {NULL},
 };
 

@@ -204,9 +204,103 @@ check_record(KernelObject *k, Entry *e, int dev, void *stream, const char *kname
     return -1;
 }
 
+/* An entry that takes these keys though they differ from its own: the same
+ * kinds, dtypes and ranks, arrays of any layout where the entry's is 'A'
+ * (flags 3: rt_array_key), and 64-bit indexing where the arguments would
+ * allow 32 */
+static Entry *
+find_compatible(KernelObject *k, const ArgKey *keys, int n, int idx32)
+{
+    for (Entry *e = k->entries; e; e = e->next) {
+        if (e->nargs != n || (e->idx32 && !idx32)) {
+            continue;
+        }
+        int i = 0;
+        while (i < n && e->keys[i].kind == keys[i].kind && e->keys[i].dtype == keys[i].dtype
+               && e->keys[i].ndim == keys[i].ndim
+               && ((e->keys[i].flags & 3) == 3 || (e->keys[i].flags & 3) == (keys[i].flags & 3))) {
+            i++;
+        }
+        if (i == n) {
+            return e;
+        }
+    }
+    return NULL;
+}
+
+static PyObject *launch_ex(KernelObject *k, const LaunchConfig *c, PyObject *const *args,
+                           Py_ssize_t n, const ArgKey *orig, int orig_idx32);
+
+/* the entry an earlier resolution chose for these keys, or NULL */
+static Entry *
+find_alias(KernelObject *k, const ArgKey *keys, int n, int idx32)
+{
+    for (Alias *a = k->aliases; a; a = a->next) {
+        if (a->nargs == n && a->idx32 == idx32
+            && memcmp(a->keys, keys, sizeof(ArgKey) * (size_t)n) == 0) {
+            return a->target;
+        }
+    }
+    return NULL;
+}
+
+/* remembers that keys launch e (best effort: without memory, the next launch
+ * resolves again); numbers are then packed as e's dtypes (rt_pack_scalar
+ * casts a number of another dtype as NumPy does) */
+static void
+add_alias(KernelObject *k, const ArgKey *keys, int n, int idx32, Entry *e)
+{
+    Alias *a = calloc(1, sizeof *a);
+    if (!a || !(a->keys = malloc(sizeof(ArgKey) * (size_t)(n + 1)))) {
+        free(a);
+        return;
+    }
+    memcpy(a->keys, keys, sizeof(ArgKey) * (size_t)n);
+    a->nargs = n;
+    a->idx32 = idx32;
+    a->target = e;
+    a->next = k->aliases;
+    k->aliases = a;
+}
+
+/* A dispatcher with explicit signatures (Numba's cuda.jit(sigs), specialize)
+ * compiles nothing else: arguments no entry takes as they are go through its
+ * _resolve_args(*args), which picks a signature and converts the numbers to
+ * its types (or raises Numba's TypeError, no matching definition); the
+ * launch then takes the entry that accepts them. */
+static PyObject *
+launch_resolved(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t n,
+                const ArgKey *keys, int idx32)
+{
+    PyObject *t = PyTuple_New(n), *conv = NULL, *r = NULL;
+    for (Py_ssize_t i = 0; t && i < n; i++) {
+        PyTuple_SET_ITEM(t, i, Py_NewRef(args[i]));
+    }
+    PyObject *m = t ? PyObject_GetAttrString((PyObject *)k, "_resolve_args") : NULL;
+    conv = m ? PyObject_Call(m, t, NULL) : NULL;
+    if (conv && (!PyTuple_Check(conv) || PyTuple_GET_SIZE(conv) != n)) {
+        PyErr_SetString(PyExc_TypeError, "_resolve_args must return a tuple of the arguments");
+    } else if (conv) {
+        r = launch_ex(k, c, &PyTuple_GET_ITEM(conv, 0), n, keys, idx32);
+    }
+    Py_XDECREF(t);
+    Py_XDECREF(m);
+    Py_XDECREF(conv);
+    return r;
+}
+
 /* Launches k on args with config c: the hot path. */
 static PyObject *
 launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t n)
+{
+    return launch_ex(k, c, args, n, NULL, 0);
+}
+
+/* orig: the arguments came from _resolve_args (by_signature kernels), and
+ * these were the keys of the ones given */
+static PyObject *
+launch_ex(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t n,
+          const ArgKey *orig, int orig_idx32)
 {
     if (k->device) {
         PyErr_Format(PyExc_TypeError, "%U is a device function: call it from a kernel",
@@ -234,7 +328,7 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
     ArgKey *keys = sc->keys;
     int *isarr = sc->isarr;
     Py_ssize_t got = 0;
-    int idx32 = 1, printing = 0;
+    int idx32 = 1, printing = 0, redo = 0;
     PyObject *result = NULL;
     for (; got < n; got++) {
         DType dt;
@@ -254,7 +348,17 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
         idx32 &= rt_fits32(a->ndim, a->shape, a->strides);
     }
     Entry *e = find_entry(k, keys, (int)n, idx32);
+    if (!e && k->by_signature) {
+        e = orig ? find_compatible(k, keys, (int)n, idx32) : find_alias(k, keys, (int)n, idx32);
+        if (e && orig) {
+            add_alias(k, orig, (int)n, orig_idx32, e);
+        } else if (!e && !orig) {
+            redo = 1;                   /* after releasing the arguments */
+            goto done;
+        }
+    }
     e = e ? e : add_entry(k, keys, (int)n, idx32);
+    idx32 = e ? e->idx32 : idx32;       /* a compatible or aliased entry's indexing */
     if (!e || load_entry(k, e, dev) < 0) {
         goto done;
     }
@@ -268,7 +372,8 @@ launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t
     unsigned char *buf = sc->buf;
     void **params = sc->params;
     size_t off;
-    if (rt_pack_args(args, arrs, isarr, keys, n, idx32, buf, params, &off) < 0) {
+    /* the entry's keys: an alias packs numbers as its signature's dtypes */
+    if (rt_pack_args(args, arrs, isarr, e->keys, n, idx32, buf, params, &off) < 0) {
         goto done;
     }
     const char *kname = PyUnicode_AsUTF8(k->name);
@@ -317,7 +422,10 @@ done:
     if (printing) {
         fflush(stdout);
     }
-    if (!result) {
+    if (redo) {
+        /* the nested launch takes a scratch of its own while this one holds keys */
+        result = launch_resolved(k, c, args, n, keys, idx32);
+    } else if (!result) {
         rt_err_in(PyUnicode_AsUTF8(k->name), "kernel '%s'", PyUnicode_AsUTF8(k->name));
     }
     rt_scratch_put(sc, &launch_static, &launch_static_busy);

@@ -54,6 +54,15 @@ typedef struct Entry {
     char loaded[8];
 } Entry;
 
+/* by_signature kernels: argument keys no entry has, and the entry
+ * _resolve_args chose for them (launched with its own keys' dtypes) */
+typedef struct Alias {
+    struct Alias *next;
+    int nargs, idx32;
+    ArgKey *keys;
+    Entry *target;
+} Alias;
+
 typedef struct {
     unsigned grid[3], block[3];
     unsigned shmem;
@@ -75,6 +84,9 @@ typedef struct {
                                  * cluster size); 0: not given */
     int carveout;               /* shared memory carveout (percent, -1 the driver's
                                  * default) set at load; CARVEOUT_UNSET: none */
+    int by_signature;           /* compiles only its explicit signatures: arguments
+                                 * they do not take go through _resolve_args */
+    Alias *aliases;
     Entry *entries;
     PyObject *weakrefs;
     PyObject *last_key;         /* k[grid, block]: the last key and its launcher */

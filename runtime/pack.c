@@ -34,9 +34,15 @@ rt_pack_scalar(unsigned char *buf, size_t *off, PyObject *o, DType dt)
             return -1;
         }
         if ((size_t)view.len != (size_t)d->size) {
+            /* a NumPy scalar of another dtype (a by_signature kernel's alias):
+             * NumPy's casting */
+            unsigned char b[16];
             PyBuffer_Release(&view);
-            PyErr_SetString(PyExc_TypeError, "scalar argument of unexpected size");
-            return -1;
+            if (rt_scalar_to_bytes(o, dt, b) < 0) {
+                return -1;
+            }
+            rt_put(buf, off, b, (size_t)d->size, (size_t)(d->size > 8 ? 8 : d->size));
+            return 0;
         }
         rt_put(buf, off, view.buf, (size_t)view.len, (size_t)(d->size > 8 ? 8 : d->size));
         PyBuffer_Release(&view);
@@ -66,9 +72,16 @@ rt_pack_scalar(unsigned char *buf, size_t *off, PyObject *o, DType dt)
         v.c[1] = z.imag;
         break;
     }
-    default:
-        PyErr_SetString(PyExc_TypeError, "unexpected scalar type");
-        return -1;
+    default: {
+        /* a Python number for another dtype (a by_signature kernel's int32
+         * parameter): NumPy's casting */
+        unsigned char b[16];
+        if (rt_scalar_to_bytes(o, dt, b) < 0) {
+            return -1;
+        }
+        rt_put(buf, off, b, (size_t)d->size, (size_t)(d->size > 8 ? 8 : d->size));
+        return 0;
+    }
     }
     rt_put(buf, off, &v, (size_t)d->size, (size_t)(d->size > 8 ? 8 : d->size));
     return 0;

@@ -137,6 +137,39 @@ def test_specialize_with_types_is_cached():
     assert not cuda.jit(["void(float32[::1], float32[::1])"])(f).specialized
 
 
+def add_kernel(r, x, y):
+    r[0] = x + y
+
+
+def set_first(x, n):
+    x[0] = n
+
+
+def test_explicit_signatures_resolve_as_numba():
+    f = cuda.jit(["(float64[::1], float32, float32)", "(float64[::1], float64, float64)",
+                  "(int64[::1], int64, int64)"])(add_kernel)
+    r = np.zeros(1)
+    a = f._resolve_args(r, np.float32(1), np.float32(2))       # exact
+    assert a[0] is r and [type(x) for x in a[1:]] == [np.float32, np.float32]
+    a = f._resolve_args(r, 1, 2.5)                              # int -> float64: safe
+    assert [type(x) for x in a[1:]] == [np.float64, np.float64] and a[1] == 1
+    a = f._resolve_args(np.zeros(1, np.int64), 1, np.int32(2))  # promotion to int64
+    assert [type(x) for x in a[1:]] == [np.int64, np.int64]
+    a = f._resolve_args(np.zeros(1, np.int64), 1.5, 2)          # unsafe, the only one left
+    assert a[1] == 1 and type(a[1]) is np.int64
+    with pytest.raises(TypeError, match=r"No matching definition for argument type\(s\) "
+                       r"array\(complex128, 1d, C\), complex128, complex128"):
+        f._resolve_args(np.zeros(1, np.complex128), 1j, 1j)
+    with pytest.raises(TypeError, match="No matching definition"):
+        f._resolve_args(np.zeros((1, 1)), 1.0, 2.0)             # rank
+    g = cuda.jit("void(float32[:], int32)")(set_first)
+    a = g._resolve_args(np.zeros(4, np.float32)[::2], 3)        # 'A' takes any layout
+    assert type(a[1]) is np.int32
+    assert g._by_signature and not cuda.jit(add_kernel)._by_signature
+    assert not cuda.jit("void(float32[::1], float32, float32)", device=True)(
+        add_kernel)._by_signature
+
+
 def test_launch_configuration_errors():
     k = cuda.jit(body_kernel)
     with pytest.raises(ValueError, match=re.escape(
@@ -192,7 +225,7 @@ def run_scenario(fake_driver, name, tmp_path):  # noqa: F811
     assert "%s ok" % name in r.stdout
 
 
-@pytest.mark.parametrize("name", ["attributes", "carveout", "foreign_arrays", "host_api",
+@pytest.mark.parametrize("name", ["attributes", "explicit_signatures", "carveout", "foreign_arrays", "host_api",
                                   "in_out_and_extensions", "captured_globals"])
 def test_fake_driver(fake_driver, tmp_path, name):  # noqa: F811
     nvrtc_or_skip()

@@ -73,6 +73,38 @@ def attributes():
            "Dispatcher already specialized")
 
 
+def explicit_signatures():
+    """A dispatcher with signatures compiles no other: arguments go to the
+    best signature (numbers converted), through Python once per argument
+    types; TypeError when none takes them."""
+    @cuda.jit("void(float32[:], int32)")
+    def k(x, n):
+        i = cuda.grid(1)
+        if i < n:
+            x[i] = n
+    calls = []
+    resolve = type(k)._resolve_args
+
+    def counting(self, *a):
+        calls.append(a)
+        return resolve(self, *a)
+    type(k)._resolve_args = counting
+    try:
+        x = cuda.to_device(np.zeros(10, np.float32))
+        for _ in range(3):
+            k[1, 10](x, 10)                     # C array, Python int: once
+        k[1, 10](x, np.int64(3))                # the same key: no resolution
+        k[1, 10](x[::2], np.int32(5))           # another layout: once more
+        k[1, 10](np.zeros(10, np.float32), 2)   # host array: the device one's key
+        assert len(calls) == 2, calls
+        assert k.signatures == ["(float32[:], int32)"]
+        expect(TypeError, lambda: k[1, 10](cuda.to_device(np.zeros(10)), 2),
+               "No matching definition", "array(float64, 1d, C)")
+        assert k.signatures == ["(float32[:], int32)"]
+    finally:
+        type(k)._resolve_args = resolve
+
+
 def carveout():
     """shared_memory_carveout= reaches cuFuncSetAttribute at load; the fake
     refuses what the driver refuses."""

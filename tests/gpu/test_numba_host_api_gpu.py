@@ -299,3 +299,44 @@ def test_gpus_and_context():
                     x[i] = -x[i]
             neg[1, 128](d)
             np.testing.assert_array_equal(d.copy_to_host(), -h)
+
+
+# ---- explicit signatures: Numba's overload resolution ----
+
+def test_explicit_signatures_pick_and_convert():
+    @cuda.jit(["void(float64[::1], float32, float32)", "void(float64[::1], float64, float64)",
+               "void(int64[::1], int64, int64)"])
+    def add(r, x, y):
+        r[0] = x + y
+    a, b = rng.standard_normal(2)
+    r = np.zeros(1)
+    add[1, 1](r, np.float32(a), np.float32(b))          # the float32 signature
+    assert r[0] == np.float64(np.float32(a) + np.float32(b))
+    add[1, 1](r, a, b)                                  # Python floats: float64
+    assert r[0] == a + b
+    i, j = (int(v) for v in rng.integers(-2**40, 2**40, 2))
+    ri = np.zeros(1, np.int64)
+    add[1, 1](ri, i, j)
+    assert ri[0] == i + j
+    add[1, 1](r, i, 0.5)                                # int -> float64 (safe)
+    assert r[0] == i + 0.5
+    with pytest.raises(TypeError, match="No matching definition"):
+        add[1, 1](np.zeros(1, np.complex128), 1j, 1j)
+    assert len(add.overloads) == 3
+
+
+def test_explicit_signature_int32_and_any_layout():
+    @cuda.jit("void(float32[:], int32)")
+    def fill(x, n):
+        i = cuda.grid(1)
+        if i < x.size:
+            x[i] = n + i
+    n = int(rng.integers(-1000, 1000))
+    d = cuda.to_device(rand(512))
+    for _ in range(2):                                  # resolved, then remembered
+        fill[4, 128](d, n)
+        np.testing.assert_array_equal(d.copy_to_host(), n + np.arange(512, dtype=np.float32))
+    v = cuda.to_device(rand(1024))[::2]                 # strided: the same 'A' kernel
+    fill[4, 128](v, np.int64(n))
+    np.testing.assert_array_equal(v.copy_to_host(), n + np.arange(512, dtype=np.float32))
+    assert fill.signatures == ["(float32[:], int32)"]
