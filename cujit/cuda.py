@@ -309,8 +309,14 @@ class Dispatcher(Kernel):
         self.__dict__["_extensions"]._changed()
 
     def __call__(self, *args, **kwargs):
+        """cupyx.jit's launch form, k(grid, block, args), as on every
+        cujit.Kernel; anything else is Numba's error for a kernel called
+        without [grid, block]."""
         if self.device:
             raise TypeError(f"{self.__name__} is a device function: call it from a kernel")
+        if len(args) == 3 and isinstance(args[2], tuple) and _is_dims(args[0]) \
+                and _is_dims(args[1]):
+            return Kernel.__call__(self, *args, **kwargs)
         raise ValueError(f"kernel {self.__name__}: the launch configuration was not "
                          f"specified; launch it as {self.__name__}[blocks, threads](...)")
 
@@ -476,6 +482,11 @@ class Dispatcher(Kernel):
 
     def __repr__(self):
         return f"<cujit.cuda {'device function' if self.device else 'kernel'} {self.__name__}>"
+
+
+def _is_dims(d):
+    """An int or a tuple of ints: a grid or block."""
+    return isinstance(d, int) or (isinstance(d, tuple) and all(isinstance(x, int) for x in d))
 
 
 def _arg_type(a):

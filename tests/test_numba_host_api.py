@@ -190,6 +190,8 @@ def test_launch_configuration_errors():
         cuda.jit("void(float32[::1])")(body_kernel)(0)
     with pytest.raises(TypeError, match="device function"):
         cuda.jit(device=True)(body_kernel)(0)
+    with pytest.raises(ValueError, match="launch configuration was not specified"):
+        k(1, 2, np.zeros(1))                        # a third argument that is no tuple
 
 
 def test_host_names_without_gpu():

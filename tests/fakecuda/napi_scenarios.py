@@ -147,6 +147,7 @@ def foreign_arrays():
            "Masked arrays are not supported")
     expect(TypeError, lambda: cuda.as_cuda_array(h), "__cuda_array_interface__")
     add_one[1, 10](Foreign(cuda.to_device(np.zeros(10, np.float32))))
+    add_one(1, 10, (cuda.to_device(np.zeros(10, np.float32)),))   # cupyx.jit's form
     add_one.forall(10)(w.astype(np.float32))
     owner = Foreign(cuda.to_device(np.zeros(3)))
     ref = weakref.ref(owner)
