@@ -371,6 +371,9 @@ key_value(Keyer *k, PyObject *v, int depth)
     if (PyFunction_Check(v)) {
         return no_key(k, "a global that is a plain Python function (it may run at compile time)");
     }
+    if (!PyType_Check(v) && PyObject_HasAttrString(v, "__cuda_array_interface__")) {
+        return no_key(k, "a device array read as a global: its address is compiled in");
+    }
     return no_key(k, "a global that is an arbitrary object");
 }
 
