@@ -480,6 +480,22 @@ class Dispatcher(Kernel):
         if cujit.is_available():
             self.compile(sig)
 
+    def __reduce__(self):
+        """Pickled by name when its module holds it (@cuda.jit on a module's
+        function: the other process imports it), else as its Python function
+        (which pickle must find by name), options and explicit signatures;
+        the other process compiles again or reads cujit's disk cache."""
+        f = self.py_func
+        mod = sys.modules.get(getattr(f, "__module__", None) or "")
+        obj = mod
+        for part in getattr(f, "__qualname__", "").split("."):
+            obj = getattr(obj, part, None)
+        if obj is self:
+            return (_by_name, (f.__module__, f.__qualname__))
+        sigs = self.signatures if self._by_signature else None
+        return (_rebuild, (f, self.device, dict(getattr(self, "_options", {})), sigs,
+                           self.specialized))
+
     def __repr__(self):
         return f"<cujit.cuda {'device function' if self.device else 'kernel'} {self.__name__}>"
 
@@ -684,6 +700,27 @@ def _arg_value(a, stream, retr):
     if copy_back:
         retr.append(lambda: dev.copy_to_host(host_arr, stream=_stream(stream)))
     return dev
+
+
+def _by_name(module, qualname):
+    """The object at module.qualname (a pickled Dispatcher)."""
+    import importlib
+    obj = importlib.import_module(module)
+    for part in qualname.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _rebuild(func, device, options, sigs, specialized):
+    """A Dispatcher from its pickled parts (Dispatcher.__reduce__)."""
+    d = _make(func, device, options)
+    for s in sigs or ():
+        d._eager(s)
+    if sigs and not device:
+        d._by_signature = True
+    if specialized:
+        d.__dict__["_specialized"] = True
+    return d
 
 
 def _sig(signature):

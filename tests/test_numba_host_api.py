@@ -232,3 +232,24 @@ def run_scenario(fake_driver, name, tmp_path):  # noqa: F811
 def test_fake_driver(fake_driver, tmp_path, name):  # noqa: F811
     nvrtc_or_skip()
     run_scenario(fake_driver, name, tmp_path)
+
+
+@cuda.jit("void(float32[::1])")
+def module_kernel(x):
+    x[0] = 1
+
+
+def test_pickle_dispatcher():
+    import pickle
+    assert pickle.loads(pickle.dumps(module_kernel)) is module_kernel    # by name
+    k = cuda.jit("void(float64[::1])")(body_kernel)                      # by its function
+    k2 = pickle.loads(pickle.dumps(k))
+    assert k2 is not k and k2.signatures == ["(float64[::1])"] and k2._by_signature
+    assert k2.specialized and isinstance(k2, cuda.Dispatcher)
+    lazy = pickle.loads(pickle.dumps(cuda.jit(lineinfo=True)(body_kernel)))
+    assert lazy.signatures == [] and not lazy._by_signature
+
+    def local(x):
+        x[0] = 2
+    with pytest.raises((pickle.PicklingError, AttributeError)):
+        pickle.dumps(cuda.jit(local))
