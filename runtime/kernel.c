@@ -519,8 +519,8 @@ dims_error(PyObject *exc, PyObject *o, const char *what, const char *rule)
 {
     PyObject *l = dims_list(o);
     if (l) {
-        PyErr_Format(exc, "%sdim must be a sequence of %s, got %R (the launch's %s: an int "
-                     "or a tuple of 1 to 3 ints)", what, rule, l, what);
+        PyErr_Format(exc, "%sdim must be a sequence of %s, got %R (%s must be an int or a "
+                     "tuple of 1 to 3 ints)", what, rule, l, what);
         Py_DECREF(l);
     }
     return -1;
