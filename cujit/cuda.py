@@ -103,6 +103,9 @@ class _Namespace:
 
     def __init__(self, name):
         self.__name__ = name
+        # names no builtin: the frontend reads it as a namespace, and the front
+        # key keys it by this tag (from numba.cuda import libdevice)
+        self.__cujit_builtin__ = f"cuda.{name}"
 
     def __repr__(self):
         return f"<cujit namespace cuda.{self.__name__}>"
@@ -124,8 +127,30 @@ def _install():
 
 _install()
 
+
+def _install_intrinsics():
+    """cuda.fp16 (half-precision intrinsics, cuda_fp16.h's names) and
+    cuda.libdevice (every libdevice function, as __nv_<name>): the names come
+    from the compiler's table (common/intrin.c), each tagged with its row's
+    name ("fp16.hadd", "libdevice.sin")."""
+    from cujit._cujit import _intrinsics
+    mod = sys.modules[__name__]
+    for name in _intrinsics():
+        owner, _, attr = name.partition(".")
+        if owner not in ("fp16", "libdevice"):
+            continue
+        target = getattr(mod, owner, None)
+        if target is None:
+            target = _Namespace(owner)
+            setattr(mod, owner, target)
+        setattr(target, attr, _Builtin(name, name))
+
+
+_install_intrinsics()
+
 # Numba's type objects: float32, int32[:], void(float32[:], int32) (_ntypes.py)
-globals().update(_ntypes.TYPES)
+globals().update(_ntypes.EXPORTED)
+typeof = _ntypes.typeof
 threadIdx = _jit.threadIdx
 blockIdx = _jit.blockIdx
 blockDim = _jit.blockDim
@@ -143,7 +168,9 @@ _ACCEPTED = {
     "cache": "cujit always caches compiled kernels on disk (CUJIT_CACHE)",
     "opt": "NVRTC always optimises (-O3)",
     "_dbg_optnone": "NVRTC always optimises (-O3)",
-    "fastmath": "accepted; not applied yet (kernels compile without --use_fast_math)",
+    "fastmath": "NVRTC's --use_fast_math: approximate division, square root and "
+                "transcendentals, denormals flushed to zero (a device function follows the "
+                "kernel that calls it)",
     "max_registers": "accepted; not applied yet",
     "lto": "cujit links nothing: a kernel and its device functions are one CUDA C++ "
            "program, which NVRTC optimises whole",
@@ -475,7 +502,11 @@ class Dispatcher(Kernel):
         """Types and generates the code for sig now (Numba's eager compile):
         type errors surface at decoration; with a GPU it is also loaded."""
         if self.device:
-            return              # device functions compile with their callers
+            # device functions compile with their callers, typed for the first
+            # declared signature whose parameters take the call's arguments
+            # (frontend/names.c and typeinfer/calls.c read this tuple)
+            self.__cujit_signatures__ = getattr(self, "__cujit_signatures__", ()) + (sig,)
+            return
         self.inspect_cuda(sig)
         if cujit.is_available():
             self.compile(sig)
@@ -729,6 +760,17 @@ def _sig(signature):
     return _ntypes.signature_string(signature)
 
 
+def _check_void(signature, what="a kernel"):
+    """Numba's rule: a kernel's signature returns void (or gives no return
+    type: a tuple of argument types)."""
+    ret = _ntypes.return_type_of(signature)
+    if ret not in (None, "void", "none"):
+        raise TypeError(f"{what} must have void return type, but the signature "
+                        f"{_sig(signature)} returns {ret}: a kernel writes its results into "
+                        "array arguments; a function that returns a value is a device "
+                        "function (cuda.jit(sig, device=True))")
+
+
 def _make(func, device, options):
     d = Dispatcher(func, device=device, **_kernel_options(options))
     d._options = dict(options)
@@ -737,7 +779,8 @@ def _make(func, device, options):
 
 def _kernel_options(options):
     """The options cujit.Kernel itself takes."""
-    kw = {"boundscheck": bool(options.get("boundscheck"))}
+    kw = {"boundscheck": bool(options.get("boundscheck")),
+          "fastmath": bool(options.get("fastmath"))}
     if options.get("launch_bounds"):
         kw["launch_bounds"] = options["launch_bounds"]
     if options.get("shared_memory_carveout") is not None:
@@ -773,6 +816,10 @@ def jit(func_or_sig=None, device=False, inline=False, link=None, debug=None, opt
         specialized = not isinstance(func_or_sig, list)
         func_or_sig = None
 
+    for s in sigs or ():
+        if not device:
+            _check_void(s)
+
     def wrap(func):
         if not callable(func):
             raise TypeError("cuda.jit takes a function, a signature string or a list of them")
@@ -788,6 +835,10 @@ def jit(func_or_sig=None, device=False, inline=False, link=None, debug=None, opt
             d.extensions = extensions
         return d
     if func_or_sig is not None:
+        if not callable(func_or_sig):
+            raise TypeError("cuda.jit takes a function, a signature (a string, an object "
+                            "such as void(float32[:]) or a tuple of argument types) or a "
+                            "list of them")
         return wrap(func_or_sig)
     return wrap
 
@@ -1255,4 +1306,132 @@ __all__ = sorted(set(k.partition(".")[0] for k in SPELLINGS) | {
     "event_elapsed_time", "close", "is_bfloat16_supported", "gpus", "current_context",
     "get_context", "get_ipc_handle", "open_ipc_array", "is_cuda_array", "as_cuda_array",
     "from_cuda_array_interface", "cudadrv", "devicearray", "DeviceNDArray", "CudaAPIError",
-    "CudaSupportError", "In", "Out", "InOut", "Dispatcher"} | set(_ntypes.TYPES))
+    "CudaSupportError", "In", "Out", "InOut", "Dispatcher", "typeof", "compile", "compile_ptx",
+    "compile_for_current_device", "compile_ptx_for_current_device", "compile_all", "fp16",
+    "libdevice"} | set(_ntypes.EXPORTED))
+
+
+
+# ---- cuda.compile_ptx / compile: code for use outside cujit ----
+
+_OUTPUTS = ("ptx", "cubin", "ltoir")
+
+
+def _arch(cc):
+    """cc=(9, 0) -> "sm_90", (9, 0, "a") -> "sm_90a"; None: the current
+    device's, else sm_90"""
+    if cc is None:
+        try:
+            major, minor = cujit.get_device().compute_capability
+        except Exception:       # no GPU: cujit's default target
+            return "sm_90"
+        return f"sm_{major}{minor}"
+    if not isinstance(cc, tuple) or len(cc) not in (2, 3) or not all(
+            isinstance(v, int) for v in cc[:2]):
+        raise TypeError(f"cc={cc!r}: give the compute capability as a tuple (major, minor) "
+                        "or (major, minor, 'a' / 'f'), such as (9, 0)")
+    return f"sm_{cc[0]}{cc[1]}{cc[2] if len(cc) == 3 else ''}"
+
+
+def _entry_name(pyfunc, abi_info):
+    """The extern "C" name of a device function: abi_info['abi_name'], else
+    the Python name made a C identifier (a lambda's <lambda> -> lambda)"""
+    name = (abi_info or {}).get("abi_name") or getattr(pyfunc, "__name__", "f")
+    name = "".join(ch if ch.isalnum() or ch == "_" else "" for ch in name) or "f"
+    return name if not name[0].isdigit() else "_" + name
+
+
+def _return_type(text):
+    """cujit's return type text ("float32", "void", "Tuple(int32, int32)")
+    as a type object of cujit.cuda.types"""
+    if text == "void":
+        return _ntypes.TYPES["none"]
+    if text.startswith("Tuple(") and text.endswith(")"):
+        parts, depth, cur = [], 0, ""
+        for ch in text[6:-1]:
+            depth += ch == "("
+            depth -= ch == ")"
+            if ch == "," and depth == 0:
+                parts.append(cur.strip())
+                cur = ""
+            else:
+                cur += ch
+        parts.append(cur.strip())
+        return _ntypes.Tuple([_return_type(p) for p in parts if p])
+    return _ntypes.TYPES.get(text, text)
+
+
+def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False, cc=None,
+            opt=None, abi="c", abi_info=None, output="ptx", forceinline=False,
+            launch_bounds=None, **kws):
+    """Numba's cuda.compile: ``(code, return_type)`` for pyfunc compiled for
+    sig (a string, a signature object or a tuple of argument types).
+    device=True (the default here, as in Numba) gives a device function as
+    an ``extern "C"`` function (a ``.visible .func``) named pyfunc's name or
+    ``abi_info={"abi_name": ...}``; device=False a kernel (``.entry``).
+    output='ptx' (str) or 'cubin' (bytes); 'ltoir' is not available.
+    cc=(major, minor) picks the target, else the current GPU's (sm_90 with
+    none); debug=True compiles with -G, fastmath=True with --use_fast_math."""
+    if abi not in ("c", "numba"):
+        raise NotImplementedError(f"Unsupported ABI: {abi}")
+    if abi == "c" and not device:
+        raise NotImplementedError("The C ABI is not supported for kernels")
+    if output not in _OUTPUTS:
+        raise NotImplementedError(f"Unsupported output type: {output}")
+    if output == "ltoir":
+        raise NotImplementedError("cujit cannot give LTO-IR (NVRTC's -dlto output): ask for "
+                                  "output='ptx' or output='cubin', which link the same way "
+                                  "with the CUDA driver or nvJitLink")
+    if not device:
+        _check_void(sig)
+    options = []
+    if debug:
+        options.append("-G")
+    if fastmath:
+        options.append("--use_fast_math")
+    if launch_bounds is not None:
+        kws["launch_bounds"] = launch_bounds
+    disp = jit(device=device, **kws)(pyfunc) if kws else Dispatcher(pyfunc, device=device)
+    code, ret = disp._compile_binary(_sig(sig), _arch(cc), options, output == "cubin",
+                                     _entry_name(pyfunc, abi_info))
+    return code, _return_type(ret)
+
+
+def compile_ptx(pyfunc, sig, debug=None, lineinfo=False, device=False, fastmath=False,
+                cc=None, opt=None, abi="numba", abi_info=None, forceinline=False,
+                launch_bounds=None, **kws):
+    """Numba's cuda.compile_ptx: ``(ptx, return_type)``; a kernel unless
+    device=True (see compile)."""
+    return compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device,
+                   fastmath=fastmath, cc=cc, opt=opt, abi=abi, abi_info=abi_info,
+                   output="ptx", forceinline=forceinline, launch_bounds=launch_bounds, **kws)
+
+
+def compile_for_current_device(pyfunc, sig, debug=None, lineinfo=False, device=True,
+                               fastmath=False, opt=None, abi="c", abi_info=None,
+                               output="ptx", **kws):
+    """cuda.compile for the current GPU's compute capability"""
+    return compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device,
+                   fastmath=fastmath, cc=None, opt=opt, abi=abi, abi_info=abi_info,
+                   output=output, **kws)
+
+
+def compile_ptx_for_current_device(pyfunc, sig, debug=None, lineinfo=False, device=False,
+                                   fastmath=False, opt=None, abi="numba", abi_info=None,
+                                   **kws):
+    """cuda.compile_ptx for the current GPU's compute capability"""
+    return compile_ptx(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device,
+                       fastmath=fastmath, cc=None, opt=opt, abi=abi, abi_info=abi_info,
+                       **kws)
+
+
+def compile_all(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False,
+                cc=None, opt=None, abi="c", abi_info=None, output="ptx", forceinline=False,
+                launch_bounds=None, **kws):
+    """Numba's cuda.compile_all: ``([code], return_type)``, the code of pyfunc
+    and of the foreign files it links (cujit links none: a list of one)."""
+    code, ret = compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device,
+                        fastmath=fastmath, cc=cc, opt=opt, abi=abi, abi_info=abi_info,
+                        output=output, forceinline=forceinline, launch_bounds=launch_bounds,
+                        **kws)
+    return [code], ret

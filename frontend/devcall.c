@@ -358,7 +358,8 @@ set_args(Fe *f, Node *n, const Args *pos, const Args *kw, const char **kwnames, 
  * device function or a kernel (numba-cuda makes a kernel called from a
  * kernel a device function: so does cujit) */
 Node *
-fe_devfunc_call(Fe *f, PyObject *e, Node *n, PyObject *pyfunc, PyObject *kws, Loc loc)
+fe_devfunc_call(Fe *f, PyObject *e, Node *n, PyObject *pyfunc, PyObject *sigs, PyObject *kws,
+                Loc loc)
 {
     Args pos = read_args(f, fe_get(f, e, S_args));
     Args kw = {NULL, 0, 0};
@@ -373,9 +374,14 @@ fe_devfunc_call(Fe *f, PyObject *e, Node *n, PyObject *pyfunc, PyObject *kws, Lo
         kwnames[kw.n] = fe_utf8(f, name);
         push(f, &kw, arg_of(f, fe_get(f, k, S_value)));
     }
-    FeOffers *of = make_offers(f, &pos, &kw, kwnames);
+    /* a device function with declared signatures (cuda.jit(sig, device=True))
+     * takes values of its types, as in Numba: nothing is bound at compile time */
+    FeOffers *of = sigs ? NULL : make_offers(f, &pos, &kw, kwnames);
     n->op = BI_DEVFUNC;
     n->fn = fe_read_call(f->cx, pyfunc, f->fn->boundscheck, of);
+    if (sigs) {
+        fe_declare_signatures(f, n->fn, sigs, loc);
+    }
     set_args(f, n, &pos, &kw, kwnames, loc);
     return n;
 }

@@ -664,11 +664,7 @@ call(Fe *f, PyObject *e, Loc loc)
                          "factory whose products call the next product without end?",
                          FE_MAX_DEPTH);
         }
-        n = fe_devfunc_call(f, e, n, r.obj, kws, loc);
-        if (r.sigs) {
-            fe_declare_signatures(f, n->fn, r.sigs, loc);
-        }
-        return n;
+        return fe_devfunc_call(f, e, n, r.obj, r.sigs, kws, loc);
     case R_FUSE_REDUCE:
         fe_fail_kind(f, loc, CE_TYPE, "a reduction in a fused function must be the value of its "
                      "last statement: return np.sum(expr, axis=...)");

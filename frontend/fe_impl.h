@@ -160,7 +160,8 @@ Node *fe_resolved_value(Fe *f, Resolved *r, PyObject *e, Loc loc);
 
 /* devcall.c */
 Node **fe_call_args(Fe *f, PyObject *list, int *n);
-Node *fe_devfunc_call(Fe *f, PyObject *e, Node *n, PyObject *pyfunc, PyObject *kws, Loc loc);
+Node *fe_devfunc_call(Fe *f, PyObject *e, Node *n, PyObject *pyfunc, PyObject *sigs,
+                      PyObject *kws, Loc loc);
 
 /* collective.c */
 void fe_collective_builtin(Fe *f, PyObject *e, Node *n, int bi, Loc loc);

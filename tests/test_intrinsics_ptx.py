@@ -248,23 +248,3 @@ def test_operator_module_and_pow():
 def _ops(r, a, b):
     r[0] = operator.add(a, b) + operator.mul(a, b) + pow(a, b) + operator.neg(a)
     r[1] = operator.truediv(a, b) if operator.lt(a, b) else operator.sub(a, b)
-
-
-def test_signature_launch_converts_python_scalars():
-    """@cuda.jit("void(int32[:], int32)"): a Python int launches the int32
-    kernel (wrapped to int32, as Numba), not a new int64 one"""
-    k = cuda.jit("void(int32[:], int32)")(_clz)
-    seen = []
-    launcher = cuda._SignatureLauncher(lambda *a: seen.append(a), k._scalar_params)
-    launcher(np.zeros(1, np.int32), 0xFFFFFFFF)
-    assert type(seen[0][1]) is np.int32 and seen[0][1] == -1
-    launcher(np.zeros(1, np.int32), np.int64(3))       # NumPy scalars stay
-    assert type(seen[1][1]) is np.int64
-    assert cuda.jit(_clz)._scalar_params is None
-    assert cuda.jit(["void(int32[:], int32)", "void(int32[:], int64)"])(_clz)._scalar_params \
-        is None
-    assert cuda._scalar_params("void(f2[:], f2, uint64)")[1:] == [np.float16, np.uint64]
-
-
-def _clz(ary, c):
-    ary[0] = cuda.clz(c)
