@@ -645,6 +645,11 @@ devfunc_call(Cg *g, Node *n)
         if (i) {
             S(", ");
         }
+        if (in->args[i]->kind == TY_RECORD) {
+            S("&");             /* records are passed by reference, as Numba does */
+            cg_expr(g, n->list[i], PR_UNARY);
+            continue;
+        }
         cg_conv(g, n->list[i], in->args[i], PR_COMMA);
     }
     S(")");

@@ -553,6 +553,9 @@ cg_coarsen(Cg *g, Inst *in)
     p->coarse_vec = 0;
     Scan sc;
     Shape sh;
+    if (p->nrecords) {
+        return;     /* records are not loaded in packs: one element per thread */
+    }
     if (!elementwise_shape(in->fn, &sh) || !scan_kernel(&sc, g, in, &sh)) {
         return;
     }

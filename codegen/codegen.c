@@ -62,10 +62,22 @@ cg_ctype(Cg *g, const Type *t)
         return cg_group_ctype(g, t);
     case TY_ITER:
         return cg_iter_ctype(g, t);
+    case TY_RECORD:
+        return cj_dtypes[t->dtype].ctype;
     default:
         break;
     }
     cj_unreachable(g->p->try_, "type without a C++ spelling");
+}
+
+/* a variable's or parameter's C++ type: a record's is a pointer to it */
+static const char *
+var_ctype(Cg *g, const Type *t)
+{
+    if (t->kind == TY_RECORD) {
+        return cj_aprintf(g->p->arena, "%s *", cj_dtypes[t->dtype].ctype);
+    }
+    return cg_ctype(g, t);
 }
 
 /* ---- statements ---- */
@@ -136,6 +148,8 @@ store(Cg *g, Node *target)
 {
     if (target->kind == ND_VAR) {
         S(target->var->cname);
+    } else if (target->kind == ND_ATTR || cg_type(g, target->a)->kind == TY_RECORD) {
+        cg_expr(g, target, PR_ASSIGN);      /* a record's field */
     } else {
         cg_index_ref(g, target);
     }
@@ -207,6 +221,12 @@ assign_one(Cg *g, Node *stmt, Node *target, Node *value, const char *tmp)
     begin(g, stmt);
     store(g, target);
     S(" = ");
+    if (target->kind == ND_VAR && tt->kind == TY_RECORD && !tmp) {
+        S("&");                 /* r = a[i]: r refers to the element */
+        cg_expr(g, value, PR_UNARY);
+        S(";\n");
+        return;
+    }
     if (tmp) {
         P("%s", tmp);
     } else {
@@ -338,7 +358,7 @@ augassign_stmt(Cg *g, Node *n)
     bin.kind = ND_BINOP;
     bin.a = n->a;
     bin.b = n->b;
-    if (n->a->kind == ND_INDEX) {
+    if (n->a->kind == ND_INDEX && cg_type(g, n->a->a)->kind != TY_RECORD) {
         begin(g, n);
         S("{\n");
         g->out->indent++;
@@ -816,7 +836,7 @@ cg_declare_var(Cg *g, Var *v)
           (long long)total);
         return;
     }
-    P("%s %s;\n", cg_ctype(g, t), v->cname);
+    P("%s %s;\n", var_ctype(g, t), v->cname);
 }
 
 /* __launch_bounds__(max threads[, min blocks[, max cluster size]]) */
@@ -848,7 +868,7 @@ signature(Cg *g, Inst *in)
     }
     for (int i = 0; i < fn->nparams; i++) {
         const Type *t = in->args[i];
-        const char *ct = cg_ctype(g, t);
+        const char *ct = var_ctype(g, t);
         P("%s%s%s%s", i ? ", " : "", ct, ct[strlen(ct) - 1] == '*' ? "" : " ",
           fn->vars[i]->cname);
     }
@@ -963,6 +983,85 @@ libdevice_decls(Program *p, Buf *out)
     }
 }
 
+/* Does a plain struct put every field of r at its NumPy offset?  Not for
+ * a packed dtype whose fields sit off their natural alignment. */
+static int
+naturally_aligned(const CjRecord *r)
+{
+    for (int i = 0; i < r->nfields; i++) {
+        const CjField *f = &r->fields[i];
+        const CjRecord *inner = cj_record(f->dt);
+        /* C++'s alignment: cj_complex is aligned to its size, NumPy's to a half */
+        int al = inner ? inner->align : cj_dtypes[f->dt].size;
+        if (al > 1 && (f->offset % al != 0 || r->align % al != 0)) {
+            return 0;
+        }
+    }
+    return r->align > 0 && r->itemsize % r->align == 0;
+}
+
+/* fields in the order of their offsets (NumPy may list them otherwise) */
+static int *
+by_offset(Program *p, const CjRecord *r)
+{
+    int *ord = cj_alloc(p->arena, sizeof(int) * (size_t)(r->nfields + 1));
+    for (int i = 0; i < r->nfields; i++) {
+        int k = i;
+        while (k > 0 && r->fields[ord[k - 1]].offset > r->fields[i].offset) {
+            ord[k] = ord[k - 1];
+            k--;
+        }
+        ord[k] = i;
+    }
+    return ord;
+}
+
+/* One record dtype as a C++ struct at NumPy's exact offsets: its fields
+ * f<i> in offset order, gaps as padding arrays, packed when a field sits off
+ * its C++ alignment.  Each field then starts where the padding before it
+ * ends (no implicit padding: every offset is a multiple of the field's
+ * alignment, or the struct is packed); a static_assert checks the size and
+ * alignment (NVRTC has no offsetof; tests check the offsets with g++). */
+static void
+record_struct(Program *p, DType dt, Buf *out)
+{
+    const CjRecord *r = cj_record(dt);
+    int natural = naturally_aligned(r), at = 0, npad = 0;
+    int *ord = by_offset(p, r);
+    if (natural) {
+        buf_printf(out, "struct __align__(%d) %s {\n", r->align, r->cname);
+    } else {
+        buf_printf(out, "struct __attribute__((packed, aligned(%d))) %s {\n", r->align,
+                   r->cname);
+    }
+    for (int k = 0; k < r->nfields; k++) {
+        const CjField *f = &r->fields[ord[k]];
+        if (f->offset > at) {
+            buf_printf(out, "    unsigned char cj_pad%d[%d];\n", npad++, f->offset - at);
+        }
+        buf_printf(out, "    %s f%d", cj_dtypes[f->dt].ctype, ord[k]);
+        if (f->nsub) {
+            buf_printf(out, "[%d]", f->count);
+        }
+        buf_puts(out, ";\n");
+        at = f->offset + f->count * cj_dtypes[f->dt].size;
+    }
+    if (r->itemsize > at) {
+        buf_printf(out, "    unsigned char cj_pad%d[%d];\n", npad, r->itemsize - at);
+    }
+    buf_puts(out, "};\n");
+    buf_printf(out, "static_assert(sizeof(%s) == %d && alignof(%s) == %d, \"record "
+               "layout\");\n", r->cname, r->itemsize, r->cname, r->align);
+}
+
+static void
+record_structs(Program *p, Buf *out)
+{
+    for (int i = 0; i < p->nrecords; i++) {
+        record_struct(p, p->records[i], out);
+    }
+}
+
 /* cuda.const.array_like's arrays: their bytes as __constant__ tables */
 static void
 const_tables(Program *p, Buf *out)
@@ -1055,6 +1154,7 @@ cg_emit_roots(Program *p, Inst **roots, int nroots, const char *tail, Buf *out)
     cg_group_prelude(out, p->features);
     cg_thrust_prelude(out, p->features);
     libdevice_decls(p, out);
+    record_structs(p, out);
     const_tables(p, out);
     Buf structs;
     buf_init(&structs);

@@ -1106,12 +1106,26 @@ tuple_index_var(Cg *g, Node *n, const Type *bt, int prec)
     cg_close(g, prec, PR_COND);
 }
 
+/* r.name, r['name']: the field's member (f<its index>) */
+static void
+field_expr(Cg *g, Node *rec, const char *name)
+{
+    DType dt = cg_type(g, rec)->dtype;
+    const CjField *f = cj_record_field(dt, name);
+    cg_expr(g, rec, PR_POSTFIX);
+    P(".f%d", (int)(f - cj_record(dt)->fields));
+}
+
 static void
 index_expr(Cg *g, Node *n, int prec)
 {
     const Type *bt = cg_type(g, n->a);
     if (bt->kind == TY_TUPLE && g->in->aux[n->id] < 0) {
         tuple_index_var(g, n, bt, prec);
+        return;
+    }
+    if (bt->kind == TY_RECORD) {
+        field_expr(g, n->a, n->list[0]->cval.s);
         return;
     }
     if (bt->kind == TY_TUPLE) {
@@ -1163,6 +1177,10 @@ static void
 attr_expr(Cg *g, Node *n, int prec)
 {
     const Type *at = cg_type(g, n->a);
+    if (at->kind == TY_RECORD) {
+        field_expr(g, n->a, n->str);
+        return;
+    }
     switch (n->op) {
     case AT_SIZE:
         size_expr(g, n->a, prec);
@@ -1189,6 +1207,8 @@ attr_expr(Cg *g, Node *n, int prec)
     case AT_Z:
         cg_tuple_elem(g, n->a, n->op - AT_X, prec);
         return;
+    case AT_FIELD:
+        break;
     case AT_REAL:
     case AT_IMAG:
         if (at->kind == TY_SCALAR && cj_dtypes[at->dtype].kind == 'c') {
@@ -1308,6 +1328,10 @@ cg_expr(Cg *g, Node *n, int prec)
         literal_prec(g, &n->cval, cg_type(g, n), prec);
         return;
     case ND_VAR:
+        if (cg_type(g, n) && cg_type(g, n)->kind == TY_RECORD) {
+            P("(*%s)", n->var->cname);     /* a record variable points at its record */
+            return;
+        }
         S(n->var->cname);
         return;
     case ND_BINOP:

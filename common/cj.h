@@ -95,6 +95,10 @@ typedef enum {
     DT_BOOL, DT_I8, DT_I16, DT_I32, DT_I64, DT_U8, DT_U16, DT_U32, DT_U64,
     DT_F16, DT_F32, DT_F64, DT_C64, DT_C128, DT_COUNT
 } DType;
+/* NumPy structured (record) dtypes are the DType values DT_COUNT ..
+ * DT_COUNT + CJ_MAXREC - 1, given out by cj_record_intern (common/record.c) */
+#define CJ_MAXREC 200
+#define DT_ALL (DT_COUNT + CJ_MAXREC)
 
 typedef enum {
     TY_VOID,
@@ -110,6 +114,8 @@ typedef enum {
     TY_GROUP,         /* a cooperative group (jit.cg): Type.group says which */
     TY_ITER,          /* a jit.thrust iterator of Type.dtype values; Type.layout: 'P' a
                        * pointer, 'S' strided, 'K' constant, 'N' counting */
+    TY_RECORD,        /* one element of a record dtype (Type.dtype >= DT_COUNT): an
+                       * lvalue in C++; variables hold a pointer to it */
 } TypeKind;
 
 /* the cooperative groups of jit.cg (codegen/prelude.c spells them) */
@@ -188,7 +194,47 @@ typedef struct {
     int size;           /* bytes */
 } DTypeInfo;
 
-extern const DTypeInfo cj_dtypes[DT_COUNT];
+/* every dtype's facts, the record dtypes' filled in as they are interned
+ * (name and ctype: the struct's name, code: R + 12 hex digits of its key) */
+extern DTypeInfo cj_dtypes[DT_ALL];
+
+/* ---- record dtypes (record.c) ---- */
+#define CJ_MAXSUB 8         /* dimensions of a field's sub-array */
+typedef struct {
+    const char *name;
+    DType dt;               /* a number's dtype or a record's */
+    int offset;             /* bytes from the record's start */
+    int nsub;               /* dimensions of a sub-array field ('e', u1, 5); 0: none */
+    int sub[CJ_MAXSUB];
+    int count;              /* elements: the product of sub[] (1 without) */
+} CjField;
+
+typedef struct {
+    const char *key;        /* canonical text of the whole layout: equal keys, one dtype */
+    int itemsize, align;
+    int nfields;
+    CjField *fields;
+    char cname[24];         /* the C++ struct: cj_rec_<12 hex digits of key's hash> */
+} CjRecord;
+
+static inline int
+cj_is_record(DType dt)
+{
+    return (int)dt >= DT_COUNT;
+}
+/* The record with r's fields, itemsize and alignment (copied; names and
+ * nested dtypes must be interned already), as a DType.  Equal layouts get
+ * the same DType.  0, or -1 with msg set (a field out of bounds, too many
+ * record dtypes in this process). */
+int cj_record_intern(const CjRecord *r, DType *out, char *msg, size_t msglen);
+const CjRecord *cj_record(DType dt);            /* NULL for a number's dtype */
+const CjField *cj_record_field(DType dt, const char *name);     /* NULL: none */
+/* Record(a: float64, d: uint8[5]; 24 bytes) */
+void cj_record_str(Buf *b, DType dt);
+/* the record's value type (TY_RECORD), interned */
+Type *cj_record_type(DType dt);
+/* a number's TY_SCALAR or a record's TY_RECORD: an element of an array of dt */
+Type *cj_elem_type(DType dt);
 
 Type *cj_scalar(DType dt);               /* interned, never freed */
 Type *cj_weak(TypeKind k);               /* interned weak literal types */
@@ -261,6 +307,8 @@ typedef enum {
 typedef enum {
     AT_SHAPE, AT_SIZE, AT_NDIM, AT_STRIDES, AT_REAL, AT_IMAG, AT_DTYPE_ITEMSIZE,
     AT_X, AT_Y, AT_Z,   /* of a dim3 (a group's group_index() ...): a 3-tuple */
+    AT_FIELD,           /* any other name: a record's field (Node.str); on a record,
+                         * every attribute is its field of that name */
 } AttrKind;
 
 /* builtins a call can name; the frontend resolves them, typeinfer checks them */
@@ -427,7 +475,7 @@ struct Node {
     Var *var;           /* ND_VAR, ND_FOR target */
     Func *fn;           /* ND_CALL of a device function */
     Const cval;         /* ND_CONST */
-    const char *str;    /* ND_ASSERT message */
+    const char *str;    /* ND_ASSERT message; ND_ATTR: the attribute's name */
     int unroll;         /* ND_FOR: 0 no pragma, -1 `#pragma unroll`, n > 0 `#pragma unroll n` */
     int coll;           /* ND_CALL of a collective: CO_* combiner and flags; its
                          * dtype, if the spelling names one, in cval (CK_DTYPE) */
@@ -519,6 +567,8 @@ typedef struct {
     int nmsgs, mcap;
     Type **tuples;      /* tuple types that need a C++ struct */
     int ntuples, tcap;
+    DType *records;     /* record dtypes that need a C++ struct, nested ones first */
+    int nrecords, reccap;
     CjTable **tables;       /* cuda.const.array_like tables, by id */
     int ntables, tabcap;
     const char *ew_name;    /* the entry of an elementwise or reduction form */

@@ -4,7 +4,7 @@
 
 #include "cj.h"
 
-const DTypeInfo cj_dtypes[DT_COUNT] = {
+DTypeInfo cj_dtypes[DT_ALL] = {
     [DT_BOOL] = {"bool", "bool", "b1", 'b', 1},
     [DT_I8] = {"int8", "signed char", "i1", 'i', 1},
     [DT_I16] = {"int16", "short", "i2", 'i', 2},
@@ -32,7 +32,7 @@ static Type scalars[DT_COUNT] = {
 #undef SCALAR
 
 #define DTYPEVAL(dt) {.kind = TY_DTYPE, .dtype = (dt)}
-static Type dtype_values[DT_COUNT] = {
+static Type dtype_values[DT_ALL] = {
     DTYPEVAL(DT_BOOL), DTYPEVAL(DT_I8), DTYPEVAL(DT_I16), DTYPEVAL(DT_I32),
     DTYPEVAL(DT_I64), DTYPEVAL(DT_U8), DTYPEVAL(DT_U16), DTYPEVAL(DT_U32),
     DTYPEVAL(DT_U64), DTYPEVAL(DT_F16), DTYPEVAL(DT_F32), DTYPEVAL(DT_F64),
@@ -56,6 +56,8 @@ cj_scalar(DType dt)
 Type *
 cj_dtype_type(DType dt)
 {
+    dtype_values[dt].kind = TY_DTYPE;       /* a record's is set at its first use */
+    dtype_values[dt].dtype = dt;
     return &dtype_values[dt];
 }
 
@@ -191,6 +193,7 @@ cj_type_eq(const Type *x, const Type *y)
     switch (x->kind) {
     case TY_SCALAR:
     case TY_DTYPE:
+    case TY_RECORD:
         return x->dtype == y->dtype;
     case TY_ARRAY:
         return array_eq(x, y);
@@ -479,7 +482,11 @@ cj_unify(Arena *a, const Type *x, const Type *y)
 static void
 array_str(Buf *b, const Type *t)
 {
-    buf_puts(b, cj_dtypes[t->dtype].name);
+    if (cj_is_record(t->dtype)) {
+        cj_record_str(b, t->dtype);
+    } else {
+        buf_puts(b, cj_dtypes[t->dtype].name);
+    }
     if (t->ndim == 0) {
         buf_puts(b, "[()]");
         return;
@@ -559,7 +566,16 @@ cj_type_str(Buf *b, const Type *t)
         buf_puts(b, "str");
         break;
     case TY_DTYPE:
-        buf_printf(b, "dtype(%s)", cj_dtypes[t->dtype].name);
+        if (cj_is_record(t->dtype)) {
+            buf_puts(b, "dtype(");
+            cj_record_str(b, t->dtype);
+            buf_putc(b, ')');
+        } else {
+            buf_printf(b, "dtype(%s)", cj_dtypes[t->dtype].name);
+        }
+        break;
+    case TY_RECORD:
+        cj_record_str(b, t->dtype);
         break;
     case TY_NONE:
         buf_puts(b, "none");
@@ -647,6 +663,9 @@ cj_type_mangle(Buf *b, const Type *t)
         break;
     case TY_ITER:
         buf_printf(b, "I%c%s", t->layout, cj_dtypes[t->dtype].code);
+        break;
+    case TY_RECORD:
+        buf_puts(b, cj_dtypes[t->dtype].code);
         break;
     }
 }

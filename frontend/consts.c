@@ -30,8 +30,34 @@ is_numpy_scalar_type(PyObject *obj)
     return 0;
 }
 
+static FeRecordReader record_reader;
+
+void
+fe_set_record_reader(FeRecordReader r)
+{
+    record_reader = r;
+}
+
+/* a structured dtype (one with .names) as a record DType; 0: not one */
+static int
+record_dtype(PyObject *obj, DType *dt)
+{
+    PyObject *names = PyObject_GetAttrString(obj, "names");
+    int is_rec = names && names != Py_None;
+    Py_XDECREF(names);
+    PyErr_Clear();
+    if (!is_rec || !record_reader) {
+        return 0;
+    }
+    if (record_reader(obj, dt) < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    return 1;
+}
+
 /* The dtype named by a NumPy scalar type (np.float32), a numpy.dtype
- * instance or a dtype string. */
+ * instance (a structured one: a record dtype) or a dtype string. */
 int
 fe_dtype_of_object(Fe *f, PyObject *obj, DType *dt)
 {
@@ -41,6 +67,9 @@ fe_dtype_of_object(Fe *f, PyObject *obj, DType *dt)
         return cj_dtype_from_name(PyUnicode_AsUTF8(obj), dt);
     }
     if (strncmp(Py_TYPE(obj)->tp_name, "numpy.dtype", 11) == 0) {
+        if (record_dtype(obj, dt)) {
+            return 1;
+        }
         name = PyObject_GetAttrString(obj, "name");
     } else if (is_numpy_scalar_type(obj)) {
         PyObject *npmod = PyImport_ImportModule("numpy");

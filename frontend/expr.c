@@ -179,9 +179,20 @@ fe_resolved_value(Fe *f, Resolved *r, PyObject *e, Loc loc)
     return resolved_value(f, r, e, loc);
 }
 
+static Node *
+attr_node(Fe *f, PyObject *e, Loc loc, int kind, const char *name)
+{
+    Node *n = fe_new_node(f, ND_ATTR, loc);
+    n->op = kind;
+    n->str = name;          /* fe_utf8 copied it into the arena */
+    n->a = fe_expr(f, fe_get(f, e, S_value));
+    return n;
+}
+
 /* attribute := dotted global name (math.pi, jit.blockIdx.x)
  *            | expr '.' ('shape' | 'size' | 'ndim' | 'strides' | 'real' | 'imag'
- *                       | 'itemsize' | 'x' | 'y' | 'z')   (x, y, z: of a dim3) */
+ *                       | 'itemsize' | 'x' | 'y' | 'z'    (x, y, z: of a dim3)
+ *                       | field)                            (of a record) */
 static Node *
 attribute(Fe *f, PyObject *e, Loc loc)
 {
@@ -203,14 +214,15 @@ attribute(Fe *f, PyObject *e, Loc loc)
                          "shape as an argument", an);
         }
         if (strcmp(attrs[i].name, an) == 0) {
-            Node *n = fe_new_node(f, ND_ATTR, loc);
-            n->op = attrs[i].kind;
-            n->a = fe_expr(f, fe_get(f, e, S_value));
-            return n;
+            return attr_node(f, e, loc, attrs[i].kind, an);
         }
     }
-    fe_fail(f, loc, "attribute '%s' is not supported in kernels (arrays have .shape, .size, "
-            ".ndim, .strides; numbers have .real, .imag; a group's dim3 has .x, .y, .z)", an);
+    if (fe_fused(f)) {
+        fe_fail(f, loc, "attribute '%s' is not supported in kernels (arrays have .shape, "
+                ".size, .ndim, .strides; numbers have .real, .imag; a group's dim3 has .x, "
+                ".y, .z; records have their fields)", an);
+    }
+    return attr_node(f, e, loc, AT_FIELD, an);
 }
 
 /* slice := [expr] ':' [expr] [':' [expr]]   (inside [] only: a view) */

@@ -61,6 +61,11 @@ Func *fe_read(FeCtx *cx, PyObject *pyfunc, int is_device, int boundscheck);
 typedef PyObject *(*FeKernelFunction)(PyObject *obj, int *is_device);
 void fe_set_kernel_function(FeKernelFunction f);
 
+/* How a NumPy structured dtype becomes a record DType (the runtime's table,
+ * passed down by pl_init): 0, or -1 with a Python exception. */
+typedef int (*FeRecordReader)(PyObject *dtype, DType *out);
+void fe_set_record_reader(FeRecordReader r);
+
 /* The source lines of a function and where it starts, for diagnostics. */
 int fe_source_line(const char *file, int line, char *out, size_t n);
 

@@ -3,8 +3,8 @@
 
 #include "fe_impl.h"
 
-/* target := name | subscript | '(' target { ',' target } ')'   (no *starred,
- * no attributes) */
+/* target := name | subscript | attribute (a record's field)
+ *         | '(' target { ',' target } ')'   (no *starred) */
 Node *
 fe_target(Fe *f, PyObject *t)
 {
@@ -31,7 +31,12 @@ fe_target(Fe *f, PyObject *t)
         return n;
     }
     if (fe_is(t, A_Attribute)) {
-        fe_fail(f, loc, "cannot assign to an attribute in a kernel");
+        Node *n = fe_expr(f, t);
+        if (n->kind != ND_ATTR) {
+            fe_fail(f, loc, "cannot assign to an attribute in a kernel (only a record's "
+                    "fields: r.x = ...)");
+        }
+        return n;
     }
     fe_fail(f, loc, "cannot assign to this expression in a kernel");
 }
@@ -120,7 +125,8 @@ assign(Fe *f, PyObject *s, Loc loc)
     return n;
 }
 
-/* augassign := (name | subscript) operator'=' expr */
+/* augassign := (name | subscript | attribute) operator'=' expr   (attribute:
+ * a record's field) */
 static Node *
 aug_assign(Fe *f, PyObject *s, Loc loc)
 {
@@ -128,7 +134,7 @@ aug_assign(Fe *f, PyObject *s, Loc loc)
     n->op = fe_binop_kind(f, fe_get(f, s, S_op), loc);
     n->b = fe_expr(f, fe_get(f, s, S_value));
     PyObject *t = fe_get(f, s, S_target);
-    if (!fe_is(t, A_Name) && !fe_is(t, A_Subscript)) {
+    if (!fe_is(t, A_Name) && !fe_is(t, A_Subscript) && !fe_is(t, A_Attribute)) {
         fe_fail(f, fe_loc_of(f, t), "augmented assignment needs a variable or an array "
                 "element");
     }

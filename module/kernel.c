@@ -16,6 +16,9 @@ key_of_type(const Type *t)
     if (t->kind == TY_ARRAY) {
         return rt_array_key(t->dtype, t->ndim, t->layout, t->readonly);
     }
+    if (t->kind == TY_RECORD) {
+        return rt_array_key(t->dtype, 0, 'C', 0);  /* passed as its 0-d array */
+    }
     return rt_scalar_key(t->dtype);
 }
 

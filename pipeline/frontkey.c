@@ -651,6 +651,10 @@ key_args(Keyer *k, const PlRequest *rq)
     for (int i = 0; i < rq->nargs; i++) {
         ArgKey a = rq->args[i];
         put_num(k, ',', a.kind | a.dtype << 8 | a.ndim << 16 | a.flags << 24);
+        if (cj_is_record((DType)a.dtype)) {
+            /* a record's DType is this process's: its layout is the key */
+            put_cstr(k, 'V', cj_record((DType)a.dtype)->key);
+        }
         if (rq->is_array) {
             put_num(k, ';', rq->is_array[i] | rq->in_dtype[i] << 8);
         }

@@ -48,6 +48,7 @@ pl_init(PyObject *module, PlKernelFunction kernel_function)
 {
     pl_kernel_function = kernel_function;
     fe_set_kernel_function(kernel_function);
+    fe_set_record_reader(rt_dtype_of);
     pl_front_init();
     return pl_add_errors(module);
 }
@@ -90,6 +91,9 @@ type_of_key(Arena *a, ArgKey k)
     }
     if (k.kind == 1) {
         return cj_scalar((DType)k.dtype);
+    }
+    if (k.ndim == 0 && cj_is_record((DType)k.dtype)) {
+        return cj_record_type((DType)k.dtype);  /* a record (np.void): its memory */
     }
     int l = k.flags & 3;
     Type *t = cj_array_type(a, (DType)k.dtype, k.ndim, l == 1 ? 'C' : l == 2 ? 'F' : 'A');

@@ -47,6 +47,16 @@ is_numpy_scalar(PyTypeObject *t)
     return t != NULL;
 }
 
+/* t derives from numpy.void (a record: numpy.void, numpy.record) */
+static int
+is_numpy_void(PyTypeObject *t)
+{
+    while (t && strcmp(t->tp_name, "numpy.void") != 0) {
+        t = t->tp_base;
+    }
+    return t != NULL;
+}
+
 /* An array's type information without touching the device (NumPy arrays,
  * buffers, anything with __cuda_array_interface__).  1: an array, 0: not. */
 int
@@ -63,6 +73,13 @@ rt_describe_array(PyObject *o, RtArray *d)
     if (!PyObject_CheckBuffer(o) || PyBytes_Check(o) || PyUnicode_Check(o)) {
         return 0;
     }
+    if (is_numpy_void(Py_TYPE(o))) {
+        /* a record (numpy.void, numpy.record): the 0-d array of its memory */
+        PyObject *h = PyObject_CallMethod(rt_numpy(), "asarray", "O", o);
+        int r = h ? rt_describe_array(h, d) : -1;
+        Py_XDECREF(h);
+        return r;
+    }
     if (is_numpy_scalar(Py_TYPE(o))) {
         /* not a number (rt_scalar_dtype said so): datetime64, void, str_ */
         PyErr_Format(PyExc_TypeError, "NumPy scalars of type %s are not supported",
@@ -74,7 +91,7 @@ rt_describe_array(PyObject *o, RtArray *d)
         return -1;
     }
     int ok = v.ndim <= RT_MAXDIM && v.format
-             && rt_dtype_from_format(v.format, v.itemsize, &d->dtype) == 0;
+             && rt_buffer_dtype(o, v.format, v.itemsize, &d->dtype) == 0;
     if (ok) {
         /* an exporter may leave shape or strides NULL (NumPy's datetime64
          * scalar does, though asked for strides): then one dimension of
@@ -91,7 +108,11 @@ rt_describe_array(PyObject *o, RtArray *d)
         rt_contiguity(d->ndim, d->shape, d->strides, v.itemsize, &d->c_contig, &d->f_contig);
     }
     PyBuffer_Release(&v);
+    if (!ok && v.format && v.format[0] == 'T' && PyErr_Occurred()) {
+        return -1;              /* a record dtype's own message */
+    }
     if (!ok) {
+        PyErr_Clear();
         PyErr_Format(PyExc_TypeError, "arrays of format '%s' are not supported",
                      v.format ? v.format : "?");
         return -1;

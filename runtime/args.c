@@ -114,6 +114,9 @@ classify_type(PyTypeObject *t)
         if (type_is(b, "numpy", "ndarray")) {
             return K_HOST;
         }
+        if (type_is(b, "numpy", "void")) {
+            return K_HOSTCONV;          /* a record: np.asarray views its memory */
+        }
         if (type_is(b, "numpy", "generic")) {
             return K_NONE;              /* NumPy scalars are scalars */
         }
@@ -775,10 +778,12 @@ from_host(PyObject *o, RtArray *out, void *stream, const char *what)
                      RT_MAXDIM);
         goto done;
     }
-    if (rt_dtype_from_format(view.format, view.itemsize, &out->dtype) < 0) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "%s: unsupported element type (buffer format '%s')", what,
-                     view.format ? view.format : "B");
+    if (rt_buffer_dtype(o, view.format, view.itemsize, &out->dtype) < 0) {
+        if (!view.format || view.format[0] != 'T') {
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError, "%s: unsupported element type (buffer format '%s')",
+                         what, view.format ? view.format : "B");
+        }
         goto done;
     }
     int dev = rt_ensure_context();

@@ -163,6 +163,20 @@ DeviceArray_get_f_contig(RtDeviceArray *self, void *c)
 /* CAI v3.  The data is written by work on the array's stream (the legacy
  * default stream unless it was created on another), which may still be
  * running, so "stream" names it: 1 for the legacy default stream. */
+/* a record dtype's descr for __cuda_array_interface__ (dtype.descr); NULL
+ * without an exception for a number's dtype */
+static PyObject *
+record_descr(DType dt)
+{
+    if (!cj_is_record(dt)) {
+        return NULL;
+    }
+    PyObject *d = rt_dtype_object(dt);
+    PyObject *descr = d ? PyObject_GetAttrString(d, "descr") : NULL;
+    Py_XDECREF(d);
+    return descr;
+}
+
 static PyObject *
 DeviceArray_get_cai(RtDeviceArray *self, void *c)
 {
@@ -179,9 +193,20 @@ DeviceArray_get_cai(RtDeviceArray *self, void *c)
     stream = PyLong_FromVoidPtr(s);
     if (strides && stream) {
         const char *ts = rt_dtype_typestr(self->dtype);
-        d = Py_BuildValue("{s:N,s:s,s:[(s,s)],s:(K,O),s:N,s:i,s:N}", "shape", shape, "typestr", ts,
-                          "descr", "", ts, "data", self->ptr, Py_False, "strides", strides,
-                          "version", 3, "stream", stream);
+        PyObject *descr = record_descr(self->dtype);
+        if (descr) {
+            d = Py_BuildValue("{s:N,s:s,s:N,s:(K,O),s:N,s:i,s:N}", "shape", shape, "typestr",
+                              ts, "descr", descr, "data", self->ptr, Py_False, "strides",
+                              strides, "version", 3, "stream", stream);
+        } else if (PyErr_Occurred()) {
+            Py_DECREF(shape);
+            Py_DECREF(strides);
+            Py_DECREF(stream);
+        } else {
+            d = Py_BuildValue("{s:N,s:s,s:[(s,s)],s:(K,O),s:N,s:i,s:N}", "shape", shape,
+                              "typestr", ts, "descr", "", ts, "data", self->ptr, Py_False,
+                              "strides", strides, "version", 3, "stream", stream);
+        }
         return d;
     }
     Py_DECREF(shape);

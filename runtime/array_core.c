@@ -277,7 +277,7 @@ copy_into_host(RtDeviceArray *a, PyObject *out, CUstream s)
     if (PyObject_GetBuffer(out, &view, PyBUF_RECORDS) < 0) {
         return -1;
     }
-    if (view.ndim > RT_MAXDIM || rt_dtype_from_format(view.format, view.itemsize, &dt) < 0) {
+    if (view.ndim > RT_MAXDIM || rt_buffer_dtype(out, view.format, view.itemsize, &dt) < 0) {
         goto done;
     }
     for (int i = 0; i < view.ndim; i++) {

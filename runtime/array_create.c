@@ -115,7 +115,7 @@ rt_py_to_device(PyObject *self, PyObject *args, PyObject *kw)
         PyErr_Format(PyExc_ValueError, "at most %d dimensions are supported", RT_MAXDIM);
         goto done;
     }
-    if (rt_dtype_from_format(view.format, view.itemsize, &dt) < 0) {
+    if (rt_buffer_dtype(conv ? conv : obj, view.format, view.itemsize, &dt) < 0) {
         goto done;
     }
     for (int i = 0; i < view.ndim; i++) {

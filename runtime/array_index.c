@@ -195,7 +195,7 @@ host_as_is(RtDeviceArray *a, PyObject *v)
         return 0;
     }
     same = view.ndim == a->ndim
-           && rt_dtype_from_format(view.format, view.itemsize, &dt) == 0 && dt == a->dtype;
+           && rt_buffer_dtype(v, view.format, view.itemsize, &dt) == 0 && dt == a->dtype;
     PyErr_Clear();
     for (int i = 0; same && i < view.ndim; i++) {
         same = view.shape[i] == a->shape[i];

@@ -1,6 +1,7 @@
 /* dtype.c - dtypes as the outside world spells them: CAI typestrs, buffer
- * formats, DLPack codes, NumPy dtype objects, torch dtypes, names; and Python
- * numbers as the bytes of one element. */
+ * formats, DLPack codes, NumPy dtype objects, torch dtypes, names; NumPy's
+ * structured dtypes as record dtypes; and Python numbers as the bytes of
+ * one element. */
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -20,7 +21,7 @@ static const char *const typestrs[DT_COUNT] = {
 const char *
 rt_dtype_typestr(DType dt)
 {
-    return typestrs[dt];
+    return cj_is_record(dt) ? rt_record_typestr(dt) : typestrs[dt];
 }
 
 static int
@@ -120,6 +121,23 @@ bad:
 }
 
 int
+rt_buffer_dtype(PyObject *o, const char *fmt, Py_ssize_t itemsize, DType *out)
+{
+    if (!fmt || fmt[0] != 'T' || fmt[1] != '{') {
+        return rt_dtype_from_format(fmt, itemsize, out);
+    }
+    PyObject *d = PyObject_GetAttrString(o, "dtype");
+    int r = d ? rt_dtype_from_obj(d, out) : -1;
+    Py_XDECREF(d);
+    if (r == 0 && cj_dtypes[*out].size != itemsize) {
+        PyErr_Format(PyExc_TypeError, "the buffer's items (%zd bytes) are not its dtype's "
+                     "(%d bytes)", itemsize, cj_dtypes[*out].size);
+        r = -1;
+    }
+    return r;
+}
+
+int
 rt_dtype_from_dlpack(int code, int bits, int lanes, DType *out)
 {
     static const char kinds[] = {[0] = 'i', [1] = 'u', [2] = 'f', [5] = 'c', [6] = 'b'};
@@ -169,6 +187,9 @@ PyObject *
 rt_dtype_object(DType dt)
 {
     static PyObject *cache[DT_COUNT];
+    if (cj_is_record(dt)) {
+        return rt_record_dtype_object(dt);
+    }
     if (!cache[dt]) {
         PyObject *np = rt_numpy();
         if (!np) {
@@ -181,6 +202,186 @@ rt_dtype_object(DType dt)
         }
     }
     return Py_NewRef(cache[dt]);
+}
+
+/* ---- record dtypes: a NumPy structured dtype's fields (names, dtypes,
+ * offsets, sub-array shapes, nested records), itemsize and alignment read
+ * into common/record.c's table; the dtype object is kept for each, so that
+ * arrays copied back to the host and __cuda_array_interface__ give the same
+ * dtype again ---- */
+
+static PyObject *rec_objects[CJ_MAXREC];        /* the first dtype object of each layout */
+static char rec_typestrs[CJ_MAXREC][16];        /* "|V24" */
+
+static int
+int_attr(PyObject *o, const char *name, int *out)
+{
+    PyObject *v = PyObject_GetAttrString(o, name);
+    long x = v ? PyLong_AsLong(v) : -1;
+    Py_XDECREF(v);
+    if (x == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    *out = (int)x;
+    return 0;
+}
+
+/* ('u1', (5,)) of a sub-array field: its base dtype and shape into f */
+static int
+sub_array(PyObject *sub, CjField *f, PyObject **base)
+{
+    PyObject *shape = PyTuple_GET_ITEM(sub, 1);
+    if (!PyTuple_Check(shape) || PyTuple_GET_SIZE(shape) > CJ_MAXSUB) {
+        PyErr_Format(PyExc_TypeError, "record field '%s': a sub-array of more than %d "
+                     "dimensions is not supported", f->name, CJ_MAXSUB);
+        return -1;
+    }
+    f->nsub = (int)PyTuple_GET_SIZE(shape);
+    for (int d = 0; d < f->nsub; d++) {
+        long n = PyLong_AsLong(PyTuple_GET_ITEM(shape, d));
+        if (n == -1 && PyErr_Occurred()) {
+            return -1;
+        }
+        f->sub[d] = (int)n;
+        f->count *= (int)n;
+    }
+    *base = PyTuple_GET_ITEM(sub, 0);
+    return 0;
+}
+
+static int field_of_entry(PyObject *entry, PyObject *name, CjField *f);
+
+/* one field: (dtype, offset[, title]) from dtype.fields */
+static int
+read_field(PyObject *fields, PyObject *name, CjField *f)
+{
+    PyObject *entry = PyObject_GetItem(fields, name);     /* a mappingproxy */
+    if (!entry || !PyTuple_Check(entry) || PyTuple_GET_SIZE(entry) < 2) {
+        if (!PyErr_Occurred()) {
+            PyErr_Format(PyExc_TypeError, "record field %R has no (dtype, offset)", name);
+        }
+        Py_XDECREF(entry);
+        return -1;
+    }
+    int r = field_of_entry(entry, name, f);
+    Py_DECREF(entry);
+    return r;
+}
+
+static int
+field_of_entry(PyObject *entry, PyObject *name, CjField *f)
+{
+    f->name = PyUnicode_AsUTF8(name);
+    f->offset = (int)PyLong_AsLong(PyTuple_GET_ITEM(entry, 1));
+    f->count = 1;
+    if (!f->name || PyErr_Occurred()) {
+        return -1;
+    }
+    PyObject *fd = PyTuple_GET_ITEM(entry, 0), *base = fd;
+    PyObject *sub = PyObject_GetAttrString(fd, "subdtype");
+    int r = sub ? 0 : -1;
+    if (sub && sub != Py_None && PyTuple_Check(sub) && PyTuple_GET_SIZE(sub) == 2) {
+        r = sub_array(sub, f, &base);
+    }
+    if (r == 0 && rt_dtype_from_obj(base, &f->dt) < 0) {
+        r = -1;
+        PyObject *et, *ev, *tb;
+        PyErr_Fetch(&et, &ev, &tb);
+        PyErr_Format(PyExc_TypeError, "record field '%s' has dtype %R, which kernels cannot "
+                     "hold: fields must be numbers (bool, int, float, complex), sub-arrays "
+                     "of numbers or records", f->name, base);
+        Py_XDECREF(et);
+        Py_XDECREF(ev);
+        Py_XDECREF(tb);
+    }
+    Py_XDECREF(sub);
+    return r;
+}
+
+/* fields sorted by offset must not overlap: the C++ struct lays them out in turn */
+static int
+check_overlap(const CjRecord *r)
+{
+    for (int i = 0; i < r->nfields; i++) {
+        const CjField *a = &r->fields[i];
+        int aend = a->offset + a->count * cj_dtypes[a->dt].size;
+        for (int j = 0; j < r->nfields; j++) {
+            const CjField *b = &r->fields[j];
+            if (i != j && b->offset >= a->offset && b->offset < aend
+                && (b->offset > a->offset || j > i)) {
+                PyErr_Format(PyExc_TypeError, "record fields '%s' and '%s' overlap, which "
+                             "kernels do not support", a->name, b->name);
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+static int
+read_record(PyObject *d, PyObject *names, CjRecord *r, DType *out)
+{
+    PyObject *fields = PyObject_GetAttrString(d, "fields");
+    int ret = -1;
+    r->nfields = (int)PyTuple_GET_SIZE(names);
+    r->fields = PyMem_Calloc((size_t)(r->nfields ? r->nfields : 1), sizeof(CjField));
+    if (!fields || !r->fields) {
+        if (!PyErr_Occurred()) {
+            PyErr_NoMemory();
+        }
+        goto done;
+    }
+    for (int i = 0; i < r->nfields; i++) {
+        if (read_field(fields, PyTuple_GET_ITEM(names, i), &r->fields[i]) < 0) {
+            goto done;
+        }
+    }
+    if (int_attr(d, "itemsize", &r->itemsize) < 0 || int_attr(d, "alignment", &r->align) < 0
+        || check_overlap(r) < 0) {
+        goto done;
+    }
+    char msg[256];
+    if (cj_record_intern(r, out, msg, sizeof msg) < 0) {
+        PyErr_Format(PyExc_TypeError, "record dtype %R: %s", d, msg);
+        goto done;
+    }
+    ret = 0;
+done:
+    Py_XDECREF(fields);
+    PyMem_Free(r->fields);
+    return ret;
+}
+
+int
+rt_record_from_dtype(PyObject *d, PyObject *names, DType *out)
+{
+    CjRecord r;
+    memset(&r, 0, sizeof r);
+    if (!PyTuple_Check(names)) {
+        PyErr_Format(PyExc_TypeError, "record dtype %R: its names are not a tuple", d);
+        return -1;
+    }
+    if (read_record(d, names, &r, out) < 0) {
+        return -1;
+    }
+    int k = (int)*out - DT_COUNT;
+    if (!rec_objects[k]) {
+        rec_objects[k] = Py_NewRef(d);
+        snprintf(rec_typestrs[k], sizeof rec_typestrs[k], "|V%d", cj_dtypes[*out].size);
+    }
+    return 0;
+}
+
+PyObject *
+rt_record_dtype_object(DType dt)
+{
+    return Py_NewRef(rec_objects[(int)dt - DT_COUNT]);
+}
+
+const char *
+rt_record_typestr(DType dt)
+{
+    return rec_typestrs[(int)dt - DT_COUNT];
 }
 
 /* names NumPy accepts that are not a dtype's own name or typestr */
@@ -242,6 +443,12 @@ from_numpy(PyObject *o, DType *out)
     if (!d) {
         return -1;
     }
+    s = PyObject_GetAttrString(d, "names");
+    if (s && s != Py_None) {
+        ret = rt_record_from_dtype(d, s, out);
+        goto done;
+    }
+    Py_CLEAR(s);
     s = PyObject_GetAttrString(d, "str");
     if (!s) {
         goto done;
@@ -317,6 +524,12 @@ rt_dtype_from_obj(PyObject *o, DType *out)
         seen_dt[nseen++] = *out;
     }
     return 0;
+}
+
+int
+rt_dtype_of(PyObject *o, DType *out)
+{
+    return rt_dtype_from_obj(o, out);
 }
 
 /* ---- numbers to element bytes ---- */

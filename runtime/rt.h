@@ -138,6 +138,12 @@ int rt_load_kernel_ex(const char *src, const char *name, const RtLoadOptions *op
 /* A NumPy / buffer-protocol format string ('f', '<f4', 'Zd'...) as a dtype;
  * 0 on success, -1 with TypeError if unsupported. */
 int rt_dtype_from_format(const char *fmt, Py_ssize_t itemsize, DType *out);
+/* A dtype object (numpy.dtype, NumPy scalar type, name; a structured dtype
+ * becomes a record dtype) as a DType; -1 with TypeError. */
+int rt_dtype_of(PyObject *o, DType *out);
+/* The same for the buffer of o: a structured array's format (T{...}) is
+ * read from o.dtype as a record dtype. */
+int rt_buffer_dtype(PyObject *o, const char *fmt, Py_ssize_t itemsize, DType *out);
 
 /* ---- device arrays ---- */
 /* Is o a cujit.DeviceArray? */

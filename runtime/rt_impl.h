@@ -274,6 +274,14 @@ rt_as_int(PyObject *o)
     return (int)v;
 }
 
+/* ---- record dtypes (dtype.c) ---- */
+/* the record dtype of NumPy dtype d, whose .names is `names` (a tuple); -1
+ * with TypeError for a field kernels cannot hold */
+int rt_record_from_dtype(PyObject *d, PyObject *names, DType *out);
+/* the dtype object (new reference) and "|V<itemsize>" of a record dtype */
+PyObject *rt_record_dtype_object(DType dt);
+const char *rt_record_typestr(DType dt);
+
 /* ---- dtypes (dtype.c) ---- */
 /* dtype argument: numpy dtype / scalar type, Python type, str, torch dtype */
 int rt_dtype_from_obj(PyObject *o, DType *out);

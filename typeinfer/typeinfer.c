@@ -92,13 +92,55 @@ need_truth(Ti *t, Node *n, Type *ty)
     }
 }
 
+static void note_dtype(Ti *t, DType dt);
+
+/* a record dtype's struct (and its fields' dtypes) wanted in the output */
+static void
+note_record(Ti *t, DType dt)
+{
+    Program *p = t->p;
+    for (int i = 0; i < p->nrecords; i++) {
+        if (p->records[i] == dt) {
+            return;
+        }
+    }
+    const CjRecord *r = cj_record(dt);
+    for (int i = 0; i < r->nfields; i++) {
+        note_dtype(t, r->fields[i].dt);
+    }
+    if (p->nrecords == p->reccap) {
+        p->reccap = p->reccap ? 2 * p->reccap : 8;
+        DType *v = cj_alloc(p->arena, sizeof(DType) * (size_t)p->reccap);
+        if (p->nrecords) {
+            memcpy(v, p->records, sizeof(DType) * (size_t)p->nrecords);
+        }
+        p->records = v;
+    }
+    p->records[p->nrecords++] = dt;
+}
+
+static void
+note_dtype(Ti *t, DType dt)
+{
+    if (cj_is_record(dt)) {
+        note_record(t, dt);
+    } else if (dt == DT_F16) {
+        t->p->features |= FEAT_F16;
+    } else if (dt == DT_C64 || dt == DT_C128) {
+        t->p->features |= FEAT_COMPLEX;
+    }
+}
+
 static void
 note_type(Ti *t, const Type *ty)
 {
     if (!ty) {
         return;
     }
-    if (ty->kind == TY_SCALAR || ty->kind == TY_ARRAY || ty->kind == TY_ITER) {
+    if (ty->kind == TY_RECORD || ty->kind == TY_DTYPE
+        || (ty->kind == TY_ARRAY && cj_is_record(ty->dtype))) {
+        note_dtype(t, ty->dtype);
+    } else if (ty->kind == TY_SCALAR || ty->kind == TY_ARRAY || ty->kind == TY_ITER) {
         if (ty->dtype == DT_F16) {
             t->p->features |= FEAT_F16;
         } else if (ty->dtype == DT_C64 || ty->dtype == DT_C128) {
@@ -607,6 +649,48 @@ tuple_index(Ti *t, Node *n, Type *base, Type *ix)
     return base->tup[k];
 }
 
+/* r.name / r['name'] on a record: a number, a nested record, or a
+ * sub-array field as an array of static shape inside the record (C order) */
+static Type *
+field_type(Ti *t, Node *n, const Type *rec, const char *name)
+{
+    const CjField *f = cj_record_field(rec->dtype, name);
+    if (!f) {
+        Buf b;
+        buf_init(&b);
+        const CjRecord *r = cj_record(rec->dtype);
+        for (int i = 0; i < r->nfields; i++) {
+            buf_printf(&b, "%s'%s'", i ? ", " : "", r->fields[i].name);
+        }
+        const char *names = cj_strdup(t->p->arena, b.s ? b.s : "");
+        buf_free(&b);
+        ti_err_kind(t, n, CE_TYPE, "the record has no field '%s' (its fields: %s)", name, names);
+    }
+    if (f->nsub == 0) {
+        return cj_elem_type(f->dt);
+    }
+    Type *a = cj_array_type(t->p->arena, f->dt, f->nsub, 'C');
+    a->mem = MEM_LOCAL;
+    a->sshape = cj_alloc(t->p->arena, sizeof(int64_t) * (size_t)f->nsub);
+    for (int d = 0; d < f->nsub; d++) {
+        a->sshape[d] = f->sub[d];
+    }
+    return a;
+}
+
+/* r['name']: a field by a constant string */
+static Type *
+record_item(Ti *t, Node *n, const Type *rec)
+{
+    Node *ix = n->list[0];
+    if (n->n != 1 || ix->kind != ND_CONST || ix->cval.kind != CK_STR) {
+        ti_err_kind(t, n, CE_TYPE, "a record is indexed by the name of a field as a constant "
+                    "string (r['x']), got %s", n->n == 1 ? ti_tstr(t, t->in->ntype[ix->id])
+                    : "several indices");
+    }
+    return field_type(t, n, rec, ix->cval.s);
+}
+
 /* a[i, j] on arrays; t[k] with a constant k on tuples; a view when slices
  * or fewer indices than dimensions are given */
 static Type *
@@ -628,6 +712,9 @@ index_type(Ti *t, Node *n)
     }
     if (base->kind == TY_ITER) {
         return ti_iter_index(t, n, base, ix[0]);
+    }
+    if (base->kind == TY_RECORD) {
+        return record_item(t, n, base);
     }
     if (base->kind != TY_ARRAY) {
         ti_err(t, n, "cannot index a value of type %s", ti_tstr(t, base));
@@ -654,7 +741,7 @@ index_type(Ti *t, Node *n)
     if (t->fn->boundscheck) {
         t->p->features |= FEAT_BOUNDS;
     }
-    return cj_scalar(base->dtype);
+    return cj_elem_type(base->dtype);
 }
 
 static Type *
@@ -663,6 +750,14 @@ attr_type(Ti *t, Node *n)
     Type *x = ti_expr(t, n->a);
     if (!x) {
         return NULL;
+    }
+    if (x->kind == TY_RECORD) {
+        return field_type(t, n, x, n->str);
+    }
+    if (n->op == AT_FIELD) {
+        ti_err(t, n, "attribute '%s' is not supported on %s (arrays have .shape, .size, "
+               ".ndim, .strides; numbers have .real, .imag; a group's dim3 has .x, .y, .z; "
+               "records have their fields)", n->str, ti_tstr(t, x));
     }
     if (n->op == AT_REAL || n->op == AT_IMAG) {
         if (!cj_is_numeric(x)) {
@@ -839,6 +934,36 @@ bind_var(Ti *t, Node *at, Var *v, Type *ty)
     }
 }
 
+/* a value of type ty stored into a record's field or an array of records'
+ * element, of type `into` */
+static void
+store_check(Ti *t, Node *target, const Type *into, const Type *ty)
+{
+    if (!into || !ty) {
+        return;
+    }
+    if (into->kind == TY_RECORD) {
+        if (!cj_type_eq(into, ty)) {
+            ti_err(t, target, "cannot store %s into a record of another dtype, %s: a record is "
+                   "copied whole only from a record of the same dtype", ti_tstr(t, ty),
+                   ti_tstr(t, into));
+        }
+        return;
+    }
+    if (into->kind == TY_ARRAY) {
+        ti_err(t, target, "cannot assign %s to a sub-array field as a whole; assign its "
+               "elements (r.f[k] = ...)", ti_tstr(t, ty));
+    }
+    if (!cj_is_numeric(ty)) {
+        ti_err(t, target, "cannot store %s into a field of type %s", ti_tstr(t, ty),
+               ti_tstr(t, into));
+    }
+    if (cj_type_kind(ty) == 'c' && cj_type_kind(into) != 'c') {
+        ti_err(t, target, "cannot store a complex value into a field of type %s; take .real "
+               "or abs() first", ti_tstr(t, into));
+    }
+}
+
 static void
 store_elem(Ti *t, Node *target, Type *ty)
 {
@@ -851,6 +976,10 @@ store_elem(Ti *t, Node *target, Type *ty)
     }
     if (arr->readonly) {
         ti_err(t, target, "array is read-only");
+    }
+    if (arr->kind == TY_RECORD || cj_is_record(arr->dtype)) {
+        store_check(t, target, t->in->ntype[target->id], ty);
+        return;
     }
     Type *el = t->in->ntype[target->id];
     if (el && el->kind == TY_ARRAY && !cj_is_numeric(ty)) {
@@ -872,6 +1001,13 @@ store_elem(Ti *t, Node *target, Type *ty)
 }
 
 static void assign_to(Ti *t, Node *target, Node *value, Type *ty);
+
+/* a record expression with an address: a[i], r, r.inner, r['inner'] */
+static int
+is_record_ref(const Node *v)
+{
+    return v->kind == ND_INDEX || v->kind == ND_VAR || v->kind == ND_ATTR;
+}
 
 static void
 assign_tuple(Ti *t, Node *target, Node *value, Type *ty)
@@ -905,6 +1041,11 @@ assign_to(Ti *t, Node *target, Node *value, Type *ty)
 {
     switch (target->kind) {
     case ND_VAR:
+        if (ty && ty->kind == TY_RECORD && !(value && is_record_ref(value))) {
+            ti_err(t, target, "a record variable refers to an element of an array or another "
+                   "record variable (r = a[i]); store this record into an array element "
+                   "instead");
+        }
         set(t, target, ty);
         bind_var(t, target, target->var, ty);
         return;
@@ -912,6 +1053,15 @@ assign_to(Ti *t, Node *target, Node *value, Type *ty)
         ti_expr(t, target);
         store_elem(t, target, ty);
         return;
+    case ND_ATTR: {
+        Type *rec = ti_expr(t, target->a);
+        if (rec && rec->kind != TY_RECORD) {
+            ti_err(t, target, "only a record's fields can be assigned (r.x = ...), not an "
+                   "attribute of %s", ti_tstr(t, rec));
+        }
+        store_check(t, target, ti_expr(t, target), ty);
+        return;
+    }
     case ND_TUPLE:
         assign_tuple(t, target, value, ty);
         return;
@@ -1016,6 +1166,8 @@ ti_stmt(Ti *t, Node *n)
         weak_operands(t, n->op, n->a, n->b, x, y);
         if (n->a->kind == ND_VAR) {
             bind_var(t, n, n->a->var, r);
+        } else if (n->a->kind == ND_ATTR) {
+            store_check(t, n->a, x, r);
         } else {
             store_elem(t, n->a, r);
         }

@@ -1,0 +1,175 @@
+/* record.c - NumPy structured (record) dtypes: the process-wide table that
+ * gives each distinct layout (field names, dtypes, offsets, sub-array
+ * shapes, itemsize, alignment) one DType value past DT_COUNT, and its value
+ * type.  The table only grows (layouts are few); the runtime fills it from
+ * NumPy dtype objects (runtime/record.c). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cj.h"
+
+static CjRecord records[CJ_MAXREC];
+static Type record_types[CJ_MAXREC];
+static int nrecords;
+
+const CjRecord *
+cj_record(DType dt)
+{
+    int k = (int)dt - DT_COUNT;
+    return k >= 0 && k < nrecords ? &records[k] : NULL;
+}
+
+const CjField *
+cj_record_field(DType dt, const char *name)
+{
+    const CjRecord *r = cj_record(dt);
+    for (int i = 0; r && i < r->nfields; i++) {
+        if (strcmp(r->fields[i].name, name) == 0) {
+            return &r->fields[i];
+        }
+    }
+    return NULL;
+}
+
+Type *
+cj_record_type(DType dt)
+{
+    return &record_types[(int)dt - DT_COUNT];
+}
+
+Type *
+cj_elem_type(DType dt)
+{
+    return cj_is_record(dt) ? cj_record_type(dt) : cj_scalar(dt);
+}
+
+/* key := '{' { len ':' name '=' code [ '(' dims ')' ] '@' offset ';' } '}'
+ *        itemsize 'a' align    (a nested record's code is its own key) */
+static void
+layout_key(Buf *b, const CjRecord *r)
+{
+    buf_putc(b, '{');
+    for (int i = 0; i < r->nfields; i++) {
+        const CjField *f = &r->fields[i];
+        const CjRecord *inner = cj_record(f->dt);
+        buf_printf(b, "%zu:%s=%s", strlen(f->name), f->name,
+                   inner ? inner->key : cj_dtypes[f->dt].code);
+        for (int d = 0; d < f->nsub; d++) {
+            buf_printf(b, "%c%d", d ? ',' : '(', f->sub[d]);
+        }
+        buf_printf(b, "%s@%d;", f->nsub ? ")" : "", f->offset);
+    }
+    buf_printf(b, "}%da%d", r->itemsize, r->align);
+}
+
+static int
+check_fields(const CjRecord *r, char *msg, size_t msglen)
+{
+    for (int i = 0; i < r->nfields; i++) {
+        const CjField *f = &r->fields[i];
+        int64_t end = f->offset + (int64_t)f->count * cj_dtypes[f->dt].size;
+        if (f->offset < 0 || end > r->itemsize) {
+            snprintf(msg, msglen, "field '%s' (bytes %d to %lld) lies outside the record's "
+                     "%d bytes", f->name, f->offset, (long long)end, r->itemsize);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static char *
+dup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *c = malloc(n);
+    if (c) {
+        memcpy(c, s, n);
+    }
+    return c;
+}
+
+/* a copy of r in the table (names and key malloc'd, kept for the process) */
+static int
+add_record(const CjRecord *r, const char *key, char *msg, size_t msglen)
+{
+    CjRecord *slot = &records[nrecords];
+    CjField *fields = calloc((size_t)(r->nfields ? r->nfields : 1), sizeof *fields);
+    char *k = dup(key);
+    if (!fields || !k) {
+        free(fields);
+        free(k);
+        snprintf(msg, msglen, "out of memory");
+        return -1;
+    }
+    for (int i = 0; i < r->nfields; i++) {
+        fields[i] = r->fields[i];
+        fields[i].name = dup(r->fields[i].name);
+    }
+    *slot = *r;
+    slot->fields = fields;
+    slot->key = k;
+    uint64_t h = cj_hash64(key, strlen(key), 0x5ec0dULL);
+    snprintf(slot->cname, sizeof slot->cname, "cj_rec_%012llx",
+             (unsigned long long)(h & 0xffffffffffffULL));
+    DTypeInfo *info = &cj_dtypes[DT_COUNT + nrecords];
+    info->name = "record";
+    info->ctype = slot->cname;
+    info->code = slot->cname + 5;       /* "rec_<hex>" */
+    info->kind = 'V';
+    info->size = r->itemsize;
+    record_types[nrecords].kind = TY_RECORD;
+    record_types[nrecords].dtype = (DType)(DT_COUNT + nrecords);
+    nrecords++;
+    return 0;
+}
+
+int
+cj_record_intern(const CjRecord *r, DType *out, char *msg, size_t msglen)
+{
+    if (check_fields(r, msg, msglen) < 0) {
+        return -1;
+    }
+    Buf b;
+    buf_init(&b);
+    layout_key(&b, r);
+    for (int i = 0; i < nrecords; i++) {
+        if (strcmp(records[i].key, b.s) == 0) {
+            *out = (DType)(DT_COUNT + i);
+            buf_free(&b);
+            return 0;
+        }
+    }
+    int ret = -1;
+    if (nrecords == CJ_MAXREC) {
+        snprintf(msg, msglen, "more than %d distinct record dtypes in one process", CJ_MAXREC);
+    } else if (add_record(r, b.s, msg, msglen) == 0) {
+        *out = (DType)(DT_COUNT + nrecords - 1);
+        ret = 0;
+    }
+    buf_free(&b);
+    return ret;
+}
+
+/* Record(a: float64, b: int32, d: uint8[5]; 24 bytes): what messages and
+ * signatures print */
+void
+cj_record_str(Buf *b, DType dt)
+{
+    const CjRecord *r = cj_record(dt);
+    buf_puts(b, "Record(");
+    for (int i = 0; i < r->nfields; i++) {
+        const CjField *f = &r->fields[i];
+        buf_printf(b, "%s%s: ", i ? ", " : "", f->name);
+        if (cj_is_record(f->dt)) {
+            cj_record_str(b, f->dt);
+        } else {
+            buf_puts(b, cj_dtypes[f->dt].name);
+        }
+        for (int d = 0; d < f->nsub; d++) {
+            buf_printf(b, "%s%d", d ? ", " : "[", f->sub[d]);
+        }
+        buf_puts(b, f->nsub ? "]" : "");
+    }
+    buf_printf(b, "; %d bytes)", r->itemsize);
+}
