@@ -170,6 +170,59 @@ decomposable(Node *v, Node *target)
 
 static void store(Cg *g, Node *target);
 
+/* element k0, k1, ... (loop counters cj_k<d>) of array expression a: at
+ * byte offsets for an argument, C order for a static shape */
+static void
+subarray_elem(Cg *g, Node *a, const Type *at)
+{
+    if (at->mem == MEM_GLOBAL) {
+        S("cj_at(");
+        cg_expr(g, a, PR_POSTFIX);
+        S(".data, 0LL");
+        for (int d = 0; d < at->ndim; d++) {
+            P(" + cj_k%d * (long long)", d);
+            cg_expr(g, a, PR_POSTFIX);
+            P(".strides[%d]", d);
+        }
+        S(")");
+        return;
+    }
+    cg_expr(g, a, PR_POSTFIX);
+    S("[0");
+    for (int d = 0; d < at->ndim; d++) {
+        long long inner = 1;
+        for (int e = d + 1; e < at->ndim; e++) {
+            inner *= at->sshape[e];
+        }
+        P(" + cj_k%d * %lld", d, inner);
+    }
+    S("]");
+}
+
+/* r.f = src, f a sub-array field: nested loops over f's static shape */
+static void
+copy_subarray(Cg *g, Node *stmt, Node *target, Node *value)
+{
+    const Type *tt = cg_type(g, target), *vt = cg_type(g, value);
+    begin(g, stmt);
+    S("{\n");
+    g->out->indent++;
+    for (int d = 0; d < tt->ndim; d++) {
+        begin(g, stmt);
+        P("for (long long cj_k%d = 0; cj_k%d < %lld; cj_k%d++)\n", d, d,
+          (long long)tt->sshape[d], d);
+    }
+    begin(g, stmt);
+    S("    ");
+    subarray_elem(g, target, tt);
+    P(" = (%s)", cj_dtypes[tt->dtype].ctype);
+    subarray_elem(g, value, vt);
+    S(";\n");
+    g->out->indent--;
+    buf_indent(g->out);
+    S("}\n");
+}
+
 /* target = value (value already a C++ expression in `val`, or a node) */
 static void
 assign_one(Cg *g, Node *stmt, Node *target, Node *value, const char *tmp)
@@ -205,6 +258,10 @@ assign_one(Cg *g, Node *stmt, Node *target, Node *value, const char *tmp)
         return;
     }
     const Type *tt = target_type(g, target);
+    if (tt->kind == TY_ARRAY && !tmp && cg_type(g, value)->kind == TY_ARRAY) {
+        copy_subarray(g, stmt, target, value);
+        return;
+    }
     if (target->kind == ND_INDEX && tt->kind == TY_ARRAY) {    /* x[a:b] = v: a fill */
         begin(g, stmt);
         S("cj_fill(");
@@ -983,23 +1040,6 @@ libdevice_decls(Program *p, Buf *out)
     }
 }
 
-/* Does a plain struct put every field of r at its NumPy offset?  Not for
- * a packed dtype whose fields sit off their natural alignment. */
-static int
-naturally_aligned(const CjRecord *r)
-{
-    for (int i = 0; i < r->nfields; i++) {
-        const CjField *f = &r->fields[i];
-        const CjRecord *inner = cj_record(f->dt);
-        /* C++'s alignment: cj_complex is aligned to its size, NumPy's to a half */
-        int al = inner ? inner->align : cj_dtypes[f->dt].size;
-        if (al > 1 && (f->offset % al != 0 || r->align % al != 0)) {
-            return 0;
-        }
-    }
-    return r->align > 0 && r->itemsize % r->align == 0;
-}
-
 /* fields in the order of their offsets (NumPy may list them otherwise) */
 static int *
 by_offset(Program *p, const CjRecord *r)
@@ -1026,7 +1066,7 @@ static void
 record_struct(Program *p, DType dt, Buf *out)
 {
     const CjRecord *r = cj_record(dt);
-    int natural = naturally_aligned(r), at = 0, npad = 0;
+    int natural = !r->packed, at = 0, npad = 0;
     int *ord = by_offset(p, r);
     if (natural) {
         buf_printf(out, "struct __align__(%d) %s {\n", r->align, r->cname);

@@ -211,7 +211,9 @@ typedef struct {
 
 typedef struct {
     const char *key;        /* canonical text of the whole layout: equal keys, one dtype */
-    int itemsize, align;
+    int itemsize;
+    int align;              /* from the layout (record.c), not NumPy's flag */
+    int packed;             /* the C++ struct is packed (aligned(align)) */
     int nfields;
     CjField *fields;
     char cname[24];         /* the C++ struct: cj_rec_<12 hex digits of key's hash> */

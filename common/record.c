@@ -45,7 +45,9 @@ cj_elem_type(DType dt)
 }
 
 /* key := '{' { len ':' name '=' code [ '(' dims ')' ] '@' offset ';' } '}'
- *        itemsize 'a' align    (a nested record's code is its own key) */
+ *        itemsize    (a nested record's code is its own key).  NumPy's
+ * alignment flag is left out: np.recarray drops it from an aligned dtype,
+ * and NumPy copies between the two, so the layout alone is the dtype. */
 static void
 layout_key(Buf *b, const CjRecord *r)
 {
@@ -60,7 +62,52 @@ layout_key(Buf *b, const CjRecord *r)
         }
         buf_printf(b, "%s@%d;", f->nsub ? ")" : "", f->offset);
     }
-    buf_printf(b, "}%da%d", r->itemsize, r->align);
+    buf_printf(b, "}%d", r->itemsize);
+}
+
+/* a field's alignment as NumPy counts it (a complex: its part's) */
+static int
+numpy_align(const CjField *f)
+{
+    const CjRecord *inner = cj_record(f->dt);
+    if (inner) {
+        return inner->align;
+    }
+    int size = cj_dtypes[f->dt].size;
+    return cj_dtypes[f->dt].kind == 'c' ? size / 2 : size;
+}
+
+/* The record's alignment from its layout: the largest of its fields' when
+ * every field sits at a multiple of its own and the size is a multiple of
+ * it, else 1.  packed: C++ would not place the fields at these offsets by
+ * itself (cj_complex is aligned to its whole size). */
+static void
+layout_align(CjRecord *r)
+{
+    int al = 1, natural = 1;
+    for (int i = 0; i < r->nfields; i++) {
+        const CjField *f = &r->fields[i];
+        int a = numpy_align(f);
+        const CjRecord *inner = cj_record(f->dt);
+        int cpp = inner ? (inner->packed ? 0 : inner->align) : cj_dtypes[f->dt].size;
+        if (f->offset % a != 0) {
+            al = 0;
+        }
+        if (!cpp || f->offset % cpp != 0) {
+            natural = 0;
+        }
+        al = al && a > al ? a : al;
+    }
+    if (!al || r->itemsize % al != 0) {
+        al = 1;
+    }
+    r->align = al;
+    r->packed = !natural || r->itemsize % al != 0;
+    for (int i = 0; !r->packed && i < r->nfields; i++) {
+        const CjRecord *inner = cj_record(r->fields[i].dt);
+        int cpp = inner ? inner->align : cj_dtypes[r->fields[i].dt].size;
+        r->packed = cpp > al;
+    }
 }
 
 static int
@@ -108,6 +155,7 @@ add_record(const CjRecord *r, const char *key, char *msg, size_t msglen)
     }
     *slot = *r;
     slot->fields = fields;
+    layout_align(slot);
     slot->key = k;
     uint64_t h = cj_hash64(key, strlen(key), 0x5ec0dULL);
     snprintf(slot->cname, sizeof slot->cname, "cj_rec_%012llx",

@@ -934,6 +934,32 @@ bind_var(Ti *t, Node *at, Var *v, Type *ty)
     }
 }
 
+/* r.f = src for a sub-array field f: src an array of numbers of f's rank
+ * (its shape is f's, checked here when it is static), copied element by
+ * element */
+static void
+subarray_check(Ti *t, Node *target, const Type *into, const Type *ty)
+{
+    if (ty->kind != TY_ARRAY || ty->ndim != into->ndim || cj_is_record(ty->dtype)
+        || ty->mem == MEM_DYNSHARED) {
+        ti_err(t, target, "a sub-array field of shape %s is assigned an array of numbers of "
+               "that shape, not %s; or assign its elements (r.f[k] = ...)",
+               ti_tstr(t, into), ti_tstr(t, ty));
+    }
+    for (int d = 0; ty->sshape && d < ty->ndim; d++) {
+        if (ty->sshape[d] != into->sshape[d]) {
+            ti_err_kind(t, target, CE_VALUE, "cannot assign an array of extent %lld to a "
+                        "sub-array field of extent %lld in dimension %d",
+                        (long long)ty->sshape[d], (long long)into->sshape[d], d);
+        }
+    }
+    if (cj_dtypes[ty->dtype].kind == 'c' && cj_dtypes[into->dtype].kind != 'c') {
+        ti_err(t, target, "cannot store complex elements into a sub-array field of %s",
+               cj_dtypes[into->dtype].name);
+    }
+    note_type(t, ty);
+}
+
 /* a value of type ty stored into a record's field or an array of records'
  * element, of type `into` */
 static void
@@ -951,8 +977,8 @@ store_check(Ti *t, Node *target, const Type *into, const Type *ty)
         return;
     }
     if (into->kind == TY_ARRAY) {
-        ti_err(t, target, "cannot assign %s to a sub-array field as a whole; assign its "
-               "elements (r.f[k] = ...)", ti_tstr(t, ty));
+        subarray_check(t, target, into, ty);
+        return;
     }
     if (!cj_is_numeric(ty)) {
         ti_err(t, target, "cannot store %s into a field of type %s", ti_tstr(t, ty),
