@@ -21,6 +21,7 @@ typedef struct {
     Var **vec_arrays;
     char *vec_packable;
     int vec_narr;
+    int lvalue;         /* a complex record field is written: its member, not its value */
 } Cg;
 
 /* C++ precedence levels, higher binds tighter */

@@ -149,7 +149,9 @@ store(Cg *g, Node *target)
     if (target->kind == ND_VAR) {
         S(target->var->cname);
     } else if (target->kind == ND_ATTR || cg_type(g, target->a)->kind == TY_RECORD) {
-        cg_expr(g, target, PR_ASSIGN);      /* a record's field */
+        g->lvalue = 1;                      /* a record's field */
+        cg_expr(g, target, PR_ASSIGN);
+        g->lvalue = 0;
     } else {
         cg_index_ref(g, target);
     }
@@ -1079,7 +1081,12 @@ record_struct(Program *p, DType dt, Buf *out)
         if (f->offset > at) {
             buf_printf(out, "    unsigned char cj_pad%d[%d];\n", npad++, f->offset - at);
         }
-        buf_printf(out, "    %s f%d", cj_dtypes[f->dt].ctype, ord[k]);
+        if (cj_dtypes[f->dt].kind == 'c') {
+            buf_printf(out, "    cj_ucomplex<%s> f%d", f->dt == DT_C64 ? "float" : "double",
+                       ord[k]);
+        } else {
+            buf_printf(out, "    %s f%d", cj_dtypes[f->dt].ctype, ord[k]);
+        }
         if (f->nsub) {
             buf_printf(out, "[%d]", f->count);
         }
@@ -1094,9 +1101,21 @@ record_struct(Program *p, DType dt, Buf *out)
                "layout\");\n", r->cname, r->itemsize, r->cname, r->align);
 }
 
+/* a complex field: NumPy aligns it as its parts, where cj_complex is
+ * aligned to its whole size; read as a cj_complex, assigned one */
+static const char ucomplex[] =
+    "template <typename T> struct cj_ucomplex {\n"
+    "    T re, im;\n"
+    "    __device__ operator cj_complex<T>() const { return {re, im}; }\n"
+    "    __device__ cj_ucomplex &operator=(cj_complex<T> z) { re = z.re; im = z.im; return *this; }\n"
+    "};\n";
+
 static void
 record_structs(Program *p, Buf *out)
 {
+    if (p->nrecords && (p->features & FEAT_COMPLEX)) {
+        buf_puts(out, ucomplex);
+    }
     for (int i = 0; i < p->nrecords; i++) {
         record_struct(p, p->records[i], out);
     }

@@ -1112,8 +1112,17 @@ field_expr(Cg *g, Node *rec, const char *name)
 {
     DType dt = cg_type(g, rec)->dtype;
     const CjField *f = cj_record_field(dt, name);
+    int lvalue = g->lvalue, value = cj_dtypes[f->dt].kind == 'c' && !f->nsub && !lvalue;
+    g->lvalue = 0;
+    if (value) {
+        P("((%s)", cj_dtypes[f->dt].ctype);     /* a cj_ucomplex member, read */
+    }
     cg_expr(g, rec, PR_POSTFIX);
     P(".f%d", (int)(f - cj_record(dt)->fields));
+    if (value) {
+        S(")");
+    }
+    g->lvalue = lvalue;
 }
 
 static void

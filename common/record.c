@@ -80,7 +80,7 @@ numpy_align(const CjField *f)
 /* The record's alignment from its layout: the largest of its fields' when
  * every field sits at a multiple of its own and the size is a multiple of
  * it, else 1.  packed: C++ would not place the fields at these offsets by
- * itself (cj_complex is aligned to its whole size). */
+ * itself (a complex field is a cj_ucomplex, aligned as its parts). */
 static void
 layout_align(CjRecord *r)
 {
@@ -89,7 +89,7 @@ layout_align(CjRecord *r)
         const CjField *f = &r->fields[i];
         int a = numpy_align(f);
         const CjRecord *inner = cj_record(f->dt);
-        int cpp = inner ? (inner->packed ? 0 : inner->align) : cj_dtypes[f->dt].size;
+        int cpp = inner ? (inner->packed ? 0 : inner->align) : a;
         if (f->offset % a != 0) {
             al = 0;
         }
@@ -105,7 +105,7 @@ layout_align(CjRecord *r)
     r->packed = !natural || r->itemsize % al != 0;
     for (int i = 0; !r->packed && i < r->nfields; i++) {
         const CjRecord *inner = cj_record(r->fields[i].dt);
-        int cpp = inner ? inner->align : cj_dtypes[r->fields[i].dt].size;
+        int cpp = inner ? inner->align : numpy_align(&r->fields[i]);
         r->packed = cpp > al;
     }
 }

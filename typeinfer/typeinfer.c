@@ -669,6 +669,10 @@ field_type(Ti *t, Node *n, const Type *rec, const char *name)
     if (f->nsub == 0) {
         return cj_elem_type(f->dt);
     }
+    if (cj_dtypes[f->dt].kind == 'c') {
+        ti_err(t, n, "sub-array field '%s' of complex numbers is not supported in kernels; "
+               "use two fields of floats (real and imaginary parts)", name);
+    }
     Type *a = cj_array_type(t->p->arena, f->dt, f->nsub, 'C');
     a->mem = MEM_LOCAL;
     a->sshape = cj_alloc(t->p->arena, sizeof(int64_t) * (size_t)f->nsub);
