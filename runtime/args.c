@@ -9,6 +9,7 @@
  * wait for; __dlpack__ producers on a CUDA device; host data (NumPy arrays,
  * buffers, CPU tensors) copied to the device and back.  What kind a type is
  * gets decided once per type. */
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -576,6 +577,31 @@ cai_stream(long long v)
     return v == 2 ? RT_STREAM_PER_THREAD : v <= 1 ? RT_STREAM_LEGACY : (CUstream)(uintptr_t)v;
 }
 
+/* typestr |V<n>: a record dtype, from the interface's descr (NumPy's
+ * descr_to_dtype drops the padding entries descr lists) */
+static int
+cai_record(PyObject *d, const char *ts, DType *dt)
+{
+    PyObject *descr = PyDict_GetItemString(d, "descr");
+    PyObject *fmt = descr ? PyImport_ImportModule("numpy.lib.format") : NULL;
+    PyObject *npd = fmt ? PyObject_CallMethod(fmt, "descr_to_dtype", "O", descr) : NULL;
+    int r = npd ? rt_dtype_of(npd, dt) : -1;
+    if (r == 0 && cj_dtypes[*dt].size != atoi(ts + 2)) {
+        PyErr_Format(PyExc_TypeError, "__cuda_array_interface__: typestr '%s' does not match "
+                     "its descr (%d bytes)", ts, cj_dtypes[*dt].size);
+        r = -1;
+    }
+    if (!descr && !PyErr_Occurred()) {
+        PyErr_Format(PyExc_TypeError, "__cuda_array_interface__: typestr '%s' without the "
+                     "descr of its fields", ts);
+    }
+    Py_XDECREF(fmt);
+    Py_XDECREF(npd);
+    return r;
+}
+
+static int cai_rest(PyObject *o, PyObject *d, RtArray *out, const char *what);
+
 /* The fields of a __cuda_array_interface__ dict d (of object o): dtype,
  * shape, strides, data pointer and readonly; -1 with an exception naming
  * `what`.  Also how inspect_* describes example arguments (argdesc.c). */
@@ -594,13 +620,23 @@ rt_cai_read(PyObject *o, PyObject *d, RtArray *out, const char *what)
     }
     v = PyDict_GetItemString(d, "typestr");
     const char *ts = v && PyUnicode_Check(v) ? PyUnicode_AsUTF8(v) : NULL;
+    if (ts && (ts[0] == '|' || ts[0] == '<') && ts[1] == 'V') {
+        return cai_record(d, ts, &out->dtype) < 0 ? -1 : cai_rest(o, d, out, what);
+    }
     if (!ts || rt_dtype_from_typestr(ts, &out->dtype) < 0) {
         if (!PyErr_Occurred()) {
             arg_error(what, "%s.__cuda_array_interface__ has no typestr", o);
         }
         return -1;
     }
-    v = PyDict_GetItemString(d, "shape");
+    return cai_rest(o, d, out, what);
+}
+
+/* the interface's shape, strides and data, after its typestr */
+static int
+cai_rest(PyObject *o, PyObject *d, RtArray *out, const char *what)
+{
+    PyObject *v = PyDict_GetItemString(d, "shape");
     if (!v || (out->ndim = int_tuple(v, out->shape, 1, what)) < 0) {
         if (!PyErr_Occurred()) {
             arg_error(what, "%s.__cuda_array_interface__ has no shape", o);

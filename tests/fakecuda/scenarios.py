@@ -839,5 +839,63 @@ def cooperative():
     print("cooperative ok")
 
 
+REC = np.dtype([("a", np.float64), ("b", np.int32), ("c", np.complex64), ("d", np.uint8, 5)],
+               align=True)
+REC_NESTED = np.dtype([("k", np.int8), ("in", REC), ("m", np.float32, (3, 2))], align=True)
+
+
+def random_records(dt, n):
+    a = np.zeros(n, dt)
+    a.view(np.uint8)[...] = RNG.integers(1, 255, size=a.nbytes, dtype=np.uint8).reshape(
+        a.view(np.uint8).shape)
+    return a
+
+
+def records():
+    """Arrays of NumPy structured dtypes keep their dtype through to_device,
+    copy_to_host, empty, __cuda_array_interface__ (typestr |V<n> with its
+    descr) both ways; kernels take them, and np.void records, whose bytes
+    come back (the fake launch runs nothing)."""
+    from cujit import cuda
+    for dt in (REC, REC_NESTED):
+        h = random_records(dt, 7)
+        d = cujit.to_device(h)
+        assert d.dtype == dt and d.shape == (7,), (d.dtype, d.shape)
+        back = d.copy_to_host()
+        assert back.dtype == dt and back.tobytes() == h.tobytes()
+        cai = d.__cuda_array_interface__
+        assert cai["typestr"] == "|V%d" % dt.itemsize and cai["descr"] == dt.descr, cai
+        e = cujit.empty(3, dt)
+        assert e.dtype == dt and e.nbytes == 3 * dt.itemsize
+        imported = cujit.asarray(CAI(d)) if hasattr(cujit, "asarray") else None
+        if imported is not None:
+            assert imported.dtype == dt, imported.dtype
+    calls = counter("fake_launches")
+
+    @cuda.jit
+    def k(ary, r, out):
+        i = cuda.grid(1)
+        if i < ary.size:
+            ary[i].a = r.a + out[i]
+            r.b = 5
+
+    h = random_records(REC, 4)
+    host = h.copy()
+    rec_src = random_records(REC, 2)
+    out = rand(4, dtype=np.float64)
+    k[1, 4](host, rec_src[1], out)
+    assert host.tobytes() == h.tobytes()    # copied there and back unchanged
+    k[1, 4](cujit.to_device(h), rec_src[0], cujit.to_device(out))
+    k[1, 4](CAI(cujit.to_device(h)), rec_src[0], out)
+    assert counter("fake_launches") == calls + 3
+    try:
+        k[1, 4](host, np.zeros(1, REC_NESTED)[0], out)
+    except cujit.CompileError as e:
+        assert "has no field 'a'" in str(e), e
+    else:
+        raise AssertionError("a record of another dtype compiled")
+    print("records ok")
+
+
 if __name__ == "__main__":
     globals()[sys.argv[1]]()
