@@ -281,7 +281,9 @@ assign_one(Cg *g, Node *stmt, Node *target, Node *value, const char *tmp)
     store(g, target);
     S(" = ");
     if (target->kind == ND_VAR && tt->kind == TY_RECORD && !tmp) {
-        S("&");                 /* r = a[i]: r refers to the element */
+        /* r = a[i]: r refers to the element (of a const table too: typing
+         * keeps such records read-only) */
+        P("(%s *)&", cj_dtypes[tt->dtype].ctype);
         cg_expr(g, value, PR_UNARY);
         S(";\n");
         return;

@@ -235,8 +235,9 @@ const CjField *cj_record_field(DType dt, const char *name);     /* NULL: none */
 void cj_record_str(Buf *b, DType dt);
 /* the record's value type (TY_RECORD), interned */
 Type *cj_record_type(DType dt);
-/* a number's TY_SCALAR or a record's TY_RECORD: an element of an array of dt */
-Type *cj_elem_type(DType dt);
+/* a number's TY_SCALAR or a record's TY_RECORD (readonly: of a read-only or
+ * constant array, whose fields cannot be assigned): an element of an array */
+Type *cj_elem_type(DType dt, int readonly);
 
 Type *cj_scalar(DType dt);               /* interned, never freed */
 Type *cj_weak(TypeKind k);               /* interned weak literal types */

@@ -10,7 +10,7 @@
 #include "cj.h"
 
 static CjRecord records[CJ_MAXREC];
-static Type record_types[CJ_MAXREC];
+static Type record_types[CJ_MAXREC], record_types_ro[CJ_MAXREC];
 static int nrecords;
 
 const CjRecord *
@@ -39,9 +39,12 @@ cj_record_type(DType dt)
 }
 
 Type *
-cj_elem_type(DType dt)
+cj_elem_type(DType dt, int readonly)
 {
-    return cj_is_record(dt) ? cj_record_type(dt) : cj_scalar(dt);
+    if (!cj_is_record(dt)) {
+        return cj_scalar(dt);
+    }
+    return readonly ? &record_types_ro[(int)dt - DT_COUNT] : cj_record_type(dt);
 }
 
 /* key := '{' { len ':' name '=' code [ '(' dims ')' ] '@' offset ';' } '}'
@@ -168,6 +171,8 @@ add_record(const CjRecord *r, const char *key, char *msg, size_t msglen)
     info->size = r->itemsize;
     record_types[nrecords].kind = TY_RECORD;
     record_types[nrecords].dtype = (DType)(DT_COUNT + nrecords);
+    record_types_ro[nrecords] = record_types[nrecords];
+    record_types_ro[nrecords].readonly = 1;
     nrecords++;
     return 0;
 }

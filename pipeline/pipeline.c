@@ -93,7 +93,8 @@ type_of_key(Arena *a, ArgKey k)
         return cj_scalar((DType)k.dtype);
     }
     if (k.ndim == 0 && cj_is_record((DType)k.dtype)) {
-        return cj_record_type((DType)k.dtype);  /* a record (np.void): its memory */
+        /* a record (np.void): its memory */
+        return cj_elem_type((DType)k.dtype, (k.flags >> 2) & 1);
     }
     int l = k.flags & 3;
     Type *t = cj_array_type(a, (DType)k.dtype, k.ndim, l == 1 ? 'C' : l == 2 ? 'F' : 'A');

@@ -332,3 +332,40 @@ def test_front_key_separates_layouts():
 
     s1, s2 = k.inspect_cuda(np.zeros(2, d1)), k.inspect_cuda(np.zeros(2, d2))
     assert "== 16" in s1 and "== 12" in s2
+
+
+TABLE = np.zeros(4, INNER)
+
+
+def test_const_records_are_read_only():
+    @cuda.jit
+    def reads(out):
+        t = cuda.const.array_like(TABLE)
+        r = t[1]
+        out[0] = r.x + t[2].y
+
+    reads.inspect_ptx(np.zeros(1, np.float32))
+
+    @cuda.jit
+    def writes(out):
+        t = cuda.const.array_like(TABLE)
+        r = t[1]
+        r.x = out[0]
+
+    with pytest.raises(cujit.CompileError, match="the record is read-only"):
+        writes.inspect_cuda(np.zeros(1, np.float32))
+
+
+def test_record_variable_needs_an_address():
+    @cuda.jit(device=True)
+    def make(a):
+        return a[0]
+
+    @cuda.jit
+    def k(a, out):
+        out[0] = make(a)        # a record returned by value: stored, fine
+        r = make(a)             # a variable must refer to an element
+        out[1] = r
+
+    with pytest.raises(cujit.CompileError, match="record variable refers to an element"):
+        k.inspect_cuda(np.zeros(2, INNER), np.zeros(2, INNER))

@@ -667,7 +667,7 @@ field_type(Ti *t, Node *n, const Type *rec, const char *name)
         ti_err_kind(t, n, CE_TYPE, "the record has no field '%s' (its fields: %s)", name, names);
     }
     if (f->nsub == 0) {
-        return cj_elem_type(f->dt);
+        return cj_elem_type(f->dt, rec->readonly);
     }
     if (cj_dtypes[f->dt].kind == 'c') {
         ti_err(t, n, "sub-array field '%s' of complex numbers is not supported in kernels; "
@@ -675,6 +675,7 @@ field_type(Ti *t, Node *n, const Type *rec, const char *name)
     }
     Type *a = cj_array_type(t->p->arena, f->dt, f->nsub, 'C');
     a->mem = MEM_LOCAL;
+    a->readonly = rec->readonly;
     a->sshape = cj_alloc(t->p->arena, sizeof(int64_t) * (size_t)f->nsub);
     for (int d = 0; d < f->nsub; d++) {
         a->sshape[d] = f->sub[d];
@@ -745,7 +746,7 @@ index_type(Ti *t, Node *n)
     if (t->fn->boundscheck) {
         t->p->features |= FEAT_BOUNDS;
     }
-    return cj_elem_type(base->dtype);
+    return cj_elem_type(base->dtype, base->readonly || base->mem == MEM_CONST);
 }
 
 static Type *
@@ -1088,6 +1089,10 @@ assign_to(Ti *t, Node *target, Node *value, Type *ty)
         if (rec && rec->kind != TY_RECORD) {
             ti_err(t, target, "only a record's fields can be assigned (r.x = ...), not an "
                    "attribute of %s", ti_tstr(t, rec));
+        }
+        if (rec && rec->readonly) {
+            ti_err(t, target, "the record is read-only (an element of a read-only or "
+                   "constant array)");
         }
         store_check(t, target, ti_expr(t, target), ty);
         return;
