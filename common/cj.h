@@ -96,7 +96,7 @@ typedef enum {
     DT_F16, DT_F32, DT_F64, DT_C64, DT_C128, DT_COUNT
 } DType;
 /* NumPy structured (record) dtypes are the DType values DT_COUNT ..
- * DT_COUNT + CJ_MAXREC - 1, given out by cj_record_intern (common/record.c) */
+ * DT_COUNT + CJ_MAXREC - 1, given out by cj_record_intern (common/recdtype.c) */
 #define CJ_MAXREC 200
 #define DT_ALL (DT_COUNT + CJ_MAXREC)
 
@@ -198,7 +198,7 @@ typedef struct {
  * (name and ctype: the struct's name, code: R + 12 hex digits of its key) */
 extern DTypeInfo cj_dtypes[DT_ALL];
 
-/* ---- record dtypes (record.c) ---- */
+/* ---- record dtypes (recdtype.c) ---- */
 #define CJ_MAXSUB 8         /* dimensions of a field's sub-array */
 typedef struct {
     const char *name;
@@ -212,7 +212,7 @@ typedef struct {
 typedef struct {
     const char *key;        /* canonical text of the whole layout: equal keys, one dtype */
     int itemsize;
-    int align;              /* from the layout (record.c), not NumPy's flag */
+    int align;              /* from the layout (recdtype.c), not NumPy's flag */
     int packed;             /* the C++ struct is packed (aligned(align)) */
     int nfields;
     CjField *fields;

@@ -206,7 +206,7 @@ rt_dtype_object(DType dt)
 
 /* ---- record dtypes: a NumPy structured dtype's fields (names, dtypes,
  * offsets, sub-array shapes, nested records), itemsize and alignment read
- * into common/record.c's table; the dtype object is kept for each, so that
+ * into common/recdtype.c's table; the dtype object is kept for each, so that
  * arrays copied back to the host and __cuda_array_interface__ give the same
  * dtype again ---- */
 

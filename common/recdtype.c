@@ -1,8 +1,8 @@
-/* record.c - NumPy structured (record) dtypes: the process-wide table that
+/* recdtype.c - NumPy structured (record) dtypes: the process-wide table that
  * gives each distinct layout (field names, dtypes, offsets, sub-array
  * shapes, itemsize, alignment) one DType value past DT_COUNT, and its value
  * type.  The table only grows (layouts are few); the runtime fills it from
- * NumPy dtype objects (runtime/record.c). */
+ * NumPy dtype objects (runtime/dtype.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
