@@ -1134,7 +1134,7 @@ index_expr(Cg *g, Node *n, int prec)
         return;
     }
     if (bt->kind == TY_RECORD) {
-        field_expr(g, n->a, n->list[0]->cval.s);
+        field_expr(g, n->a, cj_record(bt->dtype)->fields[g->in->aux[n->id]].name);
         return;
     }
     if (bt->kind == TY_TUPLE) {

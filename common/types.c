@@ -50,6 +50,9 @@ static Type none_type = {.kind = TY_NONE};
 Type *
 cj_scalar(DType dt)
 {
+    if (cj_is_record(dt)) {
+        return cj_record_type(dt);  /* an element of a record array, wherever asked */
+    }
     return &scalars[dt];
 }
 

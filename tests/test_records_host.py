@@ -369,3 +369,19 @@ def test_record_variable_needs_an_address():
 
     with pytest.raises(cujit.CompileError, match="record variable refers to an element"):
         k.inspect_cuda(np.zeros(2, INNER), np.zeros(2, INNER))
+
+
+def test_field_by_position():
+    @cuda.jit
+    def k(a, out):
+        out[0] = a[0][0] + a[0][-1]     # NumPy's record[k]: the k-th field
+
+    src = k.inspect_cuda(np.zeros(2, INNER), np.zeros(1, np.float32))
+    assert ".f0 + " in src and ".f1" in src
+
+    @cuda.jit
+    def bad(a, out):
+        out[0] = a[0][2]
+
+    with pytest.raises(IndexError, match="record field index 2 out of range"):
+        bad.inspect_cuda(np.zeros(2, INNER), np.zeros(1, np.float32))

@@ -683,17 +683,31 @@ field_type(Ti *t, Node *n, const Type *rec, const char *name)
     return a;
 }
 
-/* r['name']: a field by a constant string */
+/* r['name'] by a constant string, r[k] by a constant position (NumPy's
+ * too); the field's position goes in aux for codegen */
 static Type *
 record_item(Ti *t, Node *n, const Type *rec)
 {
     Node *ix = n->list[0];
-    if (n->n != 1 || ix->kind != ND_CONST || ix->cval.kind != CK_STR) {
-        ti_err_kind(t, n, CE_TYPE, "a record is indexed by the name of a field as a constant "
-                    "string (r['x']), got %s", n->n == 1 ? ti_tstr(t, t->in->ntype[ix->id])
-                    : "several indices");
+    const CjRecord *r = cj_record(rec->dtype);
+    int64_t k;
+    if (n->n == 1 && ix->kind == ND_CONST && ix->cval.kind == CK_STR) {
+        Type *ft = field_type(t, n, rec, ix->cval.s);
+        t->in->aux[n->id] = cj_record_field(rec->dtype, ix->cval.s) - r->fields;
+        return ft;
     }
-    return field_type(t, n, rec, ix->cval.s);
+    if (n->n != 1 || !cj_fold_int(ix, &k)) {
+        ti_err_kind(t, n, CE_TYPE, "a record is indexed by the name of a field as a constant "
+                    "string (r['x']) or its position as a constant, got %s",
+                    n->n == 1 ? ti_tstr(t, t->in->ntype[ix->id]) : "several indices");
+    }
+    if (k < -r->nfields || k >= r->nfields) {
+        ti_err_kind(t, n, CE_INDEX, "record field index %lld out of range for a record of %d "
+                    "fields", (long long)k, r->nfields);
+    }
+    k = k < 0 ? k + r->nfields : k;
+    t->in->aux[n->id] = k;
+    return field_type(t, n, rec, r->fields[k].name);
 }
 
 /* a[i, j] on arrays; t[k] with a constant k on tuples; a view when slices
