@@ -47,14 +47,24 @@ is_numpy_scalar(PyTypeObject *t)
     return t != NULL;
 }
 
-/* t derives from numpy.void (a record: numpy.void, numpy.record) */
+/* o is a record: a numpy.void (or numpy.record) of a structured dtype */
 static int
-is_numpy_void(PyTypeObject *t)
+is_numpy_record(PyObject *o)
 {
+    PyTypeObject *t = Py_TYPE(o);
     while (t && strcmp(t->tp_name, "numpy.void") != 0) {
         t = t->tp_base;
     }
-    return t != NULL;
+    if (!t) {
+        return 0;
+    }
+    PyObject *d = PyObject_GetAttrString(o, "dtype");
+    PyObject *names = d ? PyObject_GetAttrString(d, "names") : NULL;
+    int r = names && names != Py_None;
+    Py_XDECREF(d);
+    Py_XDECREF(names);
+    PyErr_Clear();
+    return r;
 }
 
 /* An array's type information without touching the device (NumPy arrays,
@@ -73,7 +83,7 @@ rt_describe_array(PyObject *o, RtArray *d)
     if (!PyObject_CheckBuffer(o) || PyBytes_Check(o) || PyUnicode_Check(o)) {
         return 0;
     }
-    if (is_numpy_void(Py_TYPE(o))) {
+    if (is_numpy_record(o)) {
         /* a record (numpy.void, numpy.record): the 0-d array of its memory */
         PyObject *h = PyObject_CallMethod(rt_numpy(), "asarray", "O", o);
         int r = h ? rt_describe_array(h, d) : -1;

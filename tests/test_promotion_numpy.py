@@ -32,7 +32,7 @@ def lib(tmp_path_factory):
     if not cc:
         pytest.skip("no C compiler")
     out = str(tmp_path_factory.mktemp("types") / "libcjtypes.so")
-    srcs = [os.path.join(ROOT, "common", f) for f in ("types.c", "util.c")]
+    srcs = [os.path.join(ROOT, "common", f) for f in ("types.c", "recdtype.c", "util.c")]
     subprocess.run([cc, "-shared", "-fPIC", "-O1", "-I" + os.path.join(ROOT, "common"),
                     "-o", out, *srcs], check=True)
     so = ctypes.CDLL(out)

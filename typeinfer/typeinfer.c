@@ -1216,6 +1216,12 @@ ti_stmt(Ti *t, Node *n)
         if (n->a->kind == ND_VAR) {
             bind_var(t, n, n->a->var, r);
         } else if (n->a->kind == ND_ATTR) {
+            Type *rec = t->in->ntype[n->a->a->id];
+            if (rec && (rec->kind != TY_RECORD || rec->readonly)) {
+                ti_err(t, n->a, "augmented assignment to an attribute needs a field of a "
+                       "writable record (r.x += ...), not an attribute of %s",
+                       ti_tstr(t, rec));
+            }
             store_check(t, n->a, x, r);
         } else {
             store_elem(t, n->a, r);
