@@ -260,8 +260,10 @@ assign_one(Cg *g, Node *stmt, Node *target, Node *value, const char *tmp)
         return;
     }
     const Type *tt = target_type(g, target);
-    if (tt->kind == TY_ARRAY && !tmp && cg_type(g, value)->kind == TY_ARRAY) {
-        copy_subarray(g, stmt, target, value);
+    if (tt->kind == TY_ARRAY && tt->sshape && !tmp
+        && (target->kind == ND_ATTR
+            || (target->kind == ND_INDEX && cg_type(g, target->a)->kind == TY_RECORD))) {
+        copy_subarray(g, stmt, target, value);      /* r.f = src: a sub-array field */
         return;
     }
     if (target->kind == ND_INDEX && tt->kind == TY_ARRAY) {    /* x[a:b] = v: a fill */
