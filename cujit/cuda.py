@@ -103,6 +103,9 @@ class _Namespace:
 
     def __init__(self, name):
         self.__name__ = name
+        # names no builtin: the frontend reads it as a namespace, and the front
+        # key keys it by this tag (from numba.cuda import libdevice)
+        self.__cujit_builtin__ = f"cuda.{name}"
 
     def __repr__(self):
         return f"<cujit namespace cuda.{self.__name__}>"
@@ -124,8 +127,30 @@ def _install():
 
 _install()
 
+
+def _install_intrinsics():
+    """cuda.fp16 (half-precision intrinsics, cuda_fp16.h's names) and
+    cuda.libdevice (every libdevice function, as __nv_<name>): the names come
+    from the compiler's table (common/intrin.c), each tagged with its row's
+    name ("fp16.hadd", "libdevice.sin")."""
+    from cujit._cujit import _intrinsics
+    mod = sys.modules[__name__]
+    for name in _intrinsics():
+        owner, _, attr = name.partition(".")
+        if owner not in ("fp16", "libdevice"):
+            continue
+        target = getattr(mod, owner, None)
+        if target is None:
+            target = _Namespace(owner)
+            setattr(mod, owner, target)
+        setattr(target, attr, _Builtin(name, name))
+
+
+_install_intrinsics()
+
 # Numba's type objects: float32, int32[:], void(float32[:], int32) (_ntypes.py)
-globals().update(_ntypes.TYPES)
+globals().update(_ntypes.EXPORTED)
+typeof = _ntypes.typeof
 threadIdx = _jit.threadIdx
 blockIdx = _jit.blockIdx
 blockDim = _jit.blockDim
@@ -138,13 +163,122 @@ warpsize = 32
 # Numba's options accepted for source compatibility; what cujit does with them
 _ACCEPTED = {
     "inline": "device functions are always inlined (__forceinline__)",
+    "forceinline": "device functions are always inlined (__forceinline__)",
     "lineinfo": "cujit always writes #line marks, so PTX always has line info",
     "cache": "cujit always caches compiled kernels on disk (CUJIT_CACHE)",
     "opt": "NVRTC always optimises (-O3)",
-    "fastmath": "accepted; not applied yet (kernels compile without --use_fast_math)",
+    "_dbg_optnone": "NVRTC always optimises (-O3)",
+    "fastmath": "NVRTC's --use_fast_math: approximate division, square root and "
+                "transcendentals, denormals flushed to zero (a device function follows the "
+                "kernel that calls it)",
     "max_registers": "accepted; not applied yet",
-    "extensions": None,
+    "lto": "cujit links nothing: a kernel and its device functions are one CUDA C++ "
+           "program, which NVRTC optimises whole",
+    "extensions": "objects with prepare_args(ty, val, stream=, retr=), applied at launch",
 }
+
+# CU_FUNC_ATTRIBUTE_*: what the Dispatcher's get_* methods read
+_ATTR_MAX_THREADS, _ATTR_SHARED, _ATTR_CONST, _ATTR_LOCAL, _ATTR_REGS = range(5)
+
+# shared_memory_carveout= spellings -> percent (-1: the driver's default)
+_CARVEOUTS = {"default": -1, "maxl1": 0, "maxshared": 100}
+
+
+def _launch_bounds(lb):
+    """launch_bounds= (an int or a tuple of up to three) as a tuple."""
+    if lb is None:
+        return None
+    bounds = (lb,) if isinstance(lb, int) else tuple(lb)
+    if not 1 <= len(bounds) <= 3:
+        raise ValueError(f"Got {len(bounds)} launch bounds: {lb}. cujit takes one to three: "
+                         "max threads per block, min blocks per multiprocessor, max "
+                         "cluster size")
+    for b in bounds:
+        if not isinstance(b, int) or b < 1:
+            raise ValueError(f"launch bounds {lb}: each must be a positive int")
+    return bounds
+
+
+def _carveout(c):
+    """shared_memory_carveout=: percent, -1 for the driver's default."""
+    if c is None:
+        return None
+    if isinstance(c, str):
+        if c.lower() not in _CARVEOUTS:
+            raise ValueError(f"Invalid carveout value: {c!r}: give an int from -1 to 100 or "
+                             "one of 'MaxL1', 'MaxShared', 'default'")
+        return _CARVEOUTS[c.lower()]
+    if isinstance(c, int) and not isinstance(c, bool):
+        if not -1 <= c <= 100:
+            raise ValueError(f"shared_memory_carveout={c}: it must be between -1 and 100 "
+                             "(percent of the unified L1/shared memory kept for shared "
+                             "memory; -1 the driver's default)")
+        return c
+    raise TypeError("shared_memory_carveout must be an int or a str, not "
+                    f"{type(c).__name__}")
+
+
+def _check_link(link, device):
+    """link=: cujit compiles one CUDA C++ program with NVRTC and links no
+    foreign code, so each file is an error saying so."""
+    if not link:
+        return
+    files = [link] if isinstance(link, (str, bytes)) or hasattr(link, "__fspath__") else \
+        list(link)
+    if device:
+        raise ValueError("link keyword invalid for device function (cuda.jit(link=...) "
+                         "applies to kernels)")
+    import os
+    for f in files:
+        name = os.fspath(f) if isinstance(f, (str, bytes)) or hasattr(f, "__fspath__") \
+            else f"{type(f).__name__} object"
+        raise NotImplementedError(
+            f"cuda.jit(link=[{name!r}]): cujit cannot link foreign CUDA C++, PTX, LTO-IR, "
+            "cubin, fatbin or object files or libraries into a kernel; write the code as a "
+            "@cuda.jit(device=True) function, or launch the foreign kernel through CuPy")
+
+
+class _SigDict(dict):
+    """{signature: value} of a dispatcher's compiled kernels, whose lookups
+    take any spelling of a signature (cujit's string, Numba's signature's
+    .args, a tuple of types), as Numba's dicts keyed by argument types do."""
+
+    def __init__(self, items, lookup):
+        super().__init__(items)
+        self._lookup = lookup
+
+    def __missing__(self, key):
+        return self._lookup(key)
+
+
+class _Extensions(list):
+    """Dispatcher.extensions: adding one switches the dispatcher to the
+    launch path that applies them (the plain path pays nothing)."""
+
+    def __init__(self, owner, items=()):
+        super().__init__(items)
+        self._owner = owner
+
+    def _changed(self):
+        d = self._owner
+        if d is not None and self and type(d) is Dispatcher:
+            d.__class__ = _ExtDispatcher
+
+    def append(self, x):
+        super().append(x)
+        self._changed()
+
+    def extend(self, xs):
+        super().extend(xs)
+        self._changed()
+
+    def insert(self, i, x):
+        super().insert(i, x)
+        self._changed()
+
+    def __iadd__(self, xs):
+        self.extend(xs)
+        return self
 
 
 class Dispatcher(Kernel):
@@ -153,12 +287,65 @@ class Dispatcher(Kernel):
     with Numba's dispatcher methods."""
 
     @property
+    def __doc__(self):
+        return self.py_func.__doc__
+
+    @property
     def overloads(self):
         """signature -> the CUDA C++ cujit generated for it (Numba's
         overloads hold compiled kernels; cujit's are keyed the same way)."""
-        return {sig: self.inspect_cuda(sig) for sig in self.signatures}
+        return _SigDict({sig: self.inspect_cuda(sig) for sig in self.signatures},
+                        lambda key: self.inspect_cuda(_sig(key)))
 
     definitions = overloads
+
+    @property
+    def definition(self):
+        """The CUDA C++ of the one compiled signature (Numba's
+        ``definition``)."""
+        sigs = self.signatures
+        if len(sigs) != 1:
+            raise TypeError(f"{self.__name__}.definition: the kernel is compiled for "
+                            f"{len(sigs)} signatures; use .definitions")
+        return self.inspect_cuda(sigs[0])
+
+    @property
+    def specializations(self):
+        """signature -> the dispatcher ``specialize`` made for it."""
+        d = self.__dict__.get("_specializations")
+        if d is None:
+            d = self.__dict__["_specializations"] = {}
+        return d
+
+    @property
+    def specialized(self):
+        """True when compiled for one given signature (cuda.jit(sig) or
+        specialize()): it compiles nothing else."""
+        return self.__dict__.get("_specialized", False)
+
+    @property
+    def extensions(self):
+        e = self.__dict__.get("_extensions")
+        if e is None:
+            e = self.__dict__["_extensions"] = _Extensions(self)
+        return e
+
+    @extensions.setter
+    def extensions(self, value):
+        self.__dict__["_extensions"] = _Extensions(self, value)
+        self.__dict__["_extensions"]._changed()
+
+    def __call__(self, *args, **kwargs):
+        """cupyx.jit's launch form, k(grid, block, args), as on every
+        cujit.Kernel; anything else is Numba's error for a kernel called
+        without [grid, block]."""
+        if self.device:
+            raise TypeError(f"{self.__name__} is a device function: call it from a kernel")
+        if len(args) == 3 and isinstance(args[2], tuple) and _is_dims(args[0]) \
+                and _is_dims(args[1]):
+            return Kernel.__call__(self, *args, **kwargs)
+        raise ValueError(f"kernel {self.__name__}: the launch configuration was not "
+                         f"specified; launch it as {self.__name__}[blocks, threads](...)")
 
     def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
         """A launcher of ntasks threads: ``k.forall(n)(args)``; tpb 0 takes 256
@@ -170,10 +357,38 @@ class Dispatcher(Kernel):
         return self[blocks, tpb, stream, sharedmem]
 
     def specialize(self, *args):
-        """A new dispatcher compiled for the types of these example arguments."""
-        d = _make(self.py_func, self.device, getattr(self, "_options", {}))
-        d._eager(self.inspect_cuda_signature(*args))
+        """A dispatcher compiled for these argument types (Numba's types) or
+        the types of these example arguments; the same one for the same
+        types."""
+        if self.specialized:
+            raise RuntimeError(f"Dispatcher already specialized: {self.__name__} is compiled "
+                               "for its signature only")
+        if args and all(_ntypes._is_type(a) and not isinstance(a, str) for a in args):
+            sig = _sig(tuple(args))
+        else:
+            sig = self.inspect_cuda_signature(*args)
+        key = self._canonical(sig)
+        d = self.specializations.get(key)
+        if d is None:
+            d = _make(self.py_func, self.device, self._options)
+            d._eager(sig)
+            d.__dict__["_specialized"] = True
+            d._by_signature = not d.device
+            self.specializations[key] = d
         return d
+
+    def _canonical(self, sig):
+        """cujit's string of a signature: the one its entry is listed under."""
+        before = set(self.signatures)
+        self.inspect_cuda(sig)
+        for s in self.signatures:
+            if s not in before:
+                return s
+        src = self.inspect_cuda(sig)
+        for s in self.signatures:
+            if self.inspect_cuda(s) == src:
+                return s
+        return sig
 
     def inspect_cuda_signature(self, *args):
         """The signature string cujit gives these example arguments."""
@@ -188,12 +403,80 @@ class Dispatcher(Kernel):
                 return sig
         raise RuntimeError("cujit could not name the signature of these arguments")
 
+    # ---- explicit signatures: Numba's overload resolution ----
+
+    def _resolve_args(self, *args):
+        """The arguments converted for the best of the compiled signatures
+        (called by the launch when no compiled kernel takes them as they
+        are; _by_signature dispatchers compile nothing else): arrays must
+        match a signature's dtype and rank (any layout where it is 'A'),
+        numbers convert exactly, then by promotion, then safely, then
+        unsafely; TypeError when no signature takes them."""
+        import numpy as np
+        types = [_arg_type(a) for a in args]
+        best = None
+        for sig in self.signatures:
+            params = _parse_params(sig)
+            if len(params) != len(types):
+                continue
+            scores = [_conversion(t, p) for t, p in zip(types, params)]
+            if None in scores:
+                continue
+            rank = (max(scores, default=0), sum(scores))
+            if best is None or rank < best[0]:
+                best = (rank, params)
+        if best is None:
+            shown = ", ".join(_type_name(t) for t in types)
+            raise TypeError(f"No matching definition for argument type(s) {shown}: "
+                            f"{self.__name__} was compiled for {', '.join(self.signatures)} "
+                            "only (cuda.jit with signatures compiles no others)")
+        return tuple(a if p[0] == "a" or t is None or t[0] != "s"
+                     else np.dtype(p[1]).type(a) for a, t, p in zip(args, types, best[1]))
+
+    # ---- the compiled kernels' properties (cuFuncGetAttribute) ----
+
+    def _attribute(self, attr, signature):
+        if signature is not None:
+            return self.func_attribute(attr, _sig(signature))
+        if self.specialized:
+            return self.func_attribute(attr, self.signatures[0])
+        return _SigDict({s: self.func_attribute(attr, s) for s in self.signatures},
+                        lambda key: self.func_attribute(attr, _sig(key)))
+
+    def get_regs_per_thread(self, signature=None):
+        """Registers per thread: for one signature, the specialized one, or
+        a dict of every compiled signature's."""
+        return self._attribute(_ATTR_REGS, signature)
+
+    def get_const_mem_size(self, signature=None):
+        """Bytes of constant memory the kernel uses."""
+        return self._attribute(_ATTR_CONST, signature)
+
+    def get_shared_mem_per_block(self, signature=None):
+        """Bytes of static shared memory per block."""
+        return self._attribute(_ATTR_SHARED, signature)
+
+    def get_local_mem_per_thread(self, signature=None):
+        """Bytes of local memory per thread."""
+        return self._attribute(_ATTR_LOCAL, signature)
+
+    def get_max_threads_per_block(self, signature=None):
+        """The most threads a block of this kernel can have (its registers,
+        launch bounds and the device's limit)."""
+        return self._attribute(_ATTR_MAX_THREADS, signature)
+
     def inspect_asm(self, signature=None):
         """PTX (cujit compiles CUDA C++ with NVRTC): for one signature, or a
         dict of every compiled one's."""
         if signature is not None:
             return self.inspect_ptx(_sig(signature))
         return {sig: self.inspect_ptx(sig) for sig in self.signatures}
+
+    def inspect_lto_ptx(self, signature=None):
+        """The PTX of the whole kernel with its device functions: what Numba
+        shows after link-time optimisation, and what cujit's one NVRTC
+        program always is."""
+        return self.inspect_asm(signature)
 
     def inspect_llvm(self, signature=None):
         """cujit makes no LLVM IR: this gives the CUDA C++ NVRTC compiles, after
@@ -219,13 +502,256 @@ class Dispatcher(Kernel):
         """Types and generates the code for sig now (Numba's eager compile):
         type errors surface at decoration; with a GPU it is also loaded."""
         if self.device:
-            return              # device functions compile with their callers
+            # device functions compile with their callers, typed for the first
+            # declared signature whose parameters take the call's arguments
+            # (frontend/names.c and typeinfer/calls.c read this tuple)
+            self.__cujit_signatures__ = getattr(self, "__cujit_signatures__", ()) + (sig,)
+            return
         self.inspect_cuda(sig)
         if cujit.is_available():
             self.compile(sig)
 
+    def __reduce__(self):
+        """Pickled by name when its module holds it (@cuda.jit on a module's
+        function: the other process imports it), else as its Python function
+        (which pickle must find by name), options and explicit signatures;
+        the other process compiles again or reads cujit's disk cache."""
+        f = self.py_func
+        mod = sys.modules.get(getattr(f, "__module__", None) or "")
+        obj = mod
+        for part in getattr(f, "__qualname__", "").split("."):
+            obj = getattr(obj, part, None)
+        if obj is self:
+            return (_by_name, (f.__module__, f.__qualname__))
+        sigs = self.signatures if self._by_signature else None
+        return (_rebuild, (f, self.device, dict(getattr(self, "_options", {})), sigs,
+                           self.specialized))
+
     def __repr__(self):
         return f"<cujit.cuda {'device function' if self.device else 'kernel'} {self.__name__}>"
+
+
+def _is_dims(d):
+    """An int or a tuple of ints: a grid or block."""
+    return isinstance(d, int) or (isinstance(d, tuple) and all(isinstance(x, int) for x in d))
+
+
+def _arg_type(a):
+    """("a", dtype, ndim, layout) for an array argument, ("s", dtype) for a
+    number (Python int, float, complex as Numba types them: int64, float64,
+    complex128), None for anything else (the launch reports it)."""
+    import numpy as np
+    if isinstance(a, _ArgHint):
+        a = a.value
+    if isinstance(a, bool):
+        return ("s", np.dtype(np.bool_))
+    if isinstance(a, np.generic):
+        return ("s", a.dtype)
+    if isinstance(a, int):
+        return ("s", np.dtype(np.int64))
+    if isinstance(a, float):
+        return ("s", np.dtype(np.float64))
+    if isinstance(a, complex):
+        return ("s", np.dtype(np.complex128))
+    cai = getattr(a, "__cuda_array_interface__", None)
+    if cai is not None or isinstance(a, np.ndarray):
+        if cai is not None:
+            dt, shape, strides = np.dtype(cai["typestr"]), cai["shape"], cai.get("strides")
+        else:
+            dt, shape, strides = a.dtype, a.shape, a.strides
+        return ("a", dt, len(shape), _layout_of(shape, strides, dt.itemsize))
+    return None
+
+
+def _layout_of(shape, strides, itemsize):
+    """'C', 'F' or 'A' as the launch keys arrays."""
+    if strides is None:
+        return "C"
+
+    def contiguous(order):
+        step = itemsize
+        for n, s in order:
+            if n != 1 and s != step:
+                return False
+            step *= n
+        return True
+    pairs = list(zip(shape, strides))
+    if contiguous(reversed(pairs)):
+        return "C"
+    return "F" if len(shape) >= 2 and contiguous(pairs) else "A"
+
+
+def _parse_params(sig):
+    """cujit's signature string "(float32[::1], int64)" as parameter types:
+    ("a", dtype, ndim, layout) or ("s", dtype)."""
+    import numpy as np
+    inner = sig[sig.index("(") + 1:sig.rindex(")")]
+    params, depth, cur = [], 0, ""
+    for ch in inner + ",":
+        if ch == "," and depth == 0:
+            if cur.strip():
+                params.append(cur.strip())
+            cur = ""
+            continue
+        depth += (ch == "[") - (ch == "]")
+        cur += ch
+    out = []
+    for p in params:
+        if "[" not in p:
+            out.append(("s", np.dtype(_ntypes.SCALARS.get(p, p))))
+            continue
+        name, dims = p[:p.index("[")], p[p.index("[") + 1:p.rindex("]")].split(",")
+        dims = [d.strip() for d in dims]
+        lay = "C" if dims[-1] == "::1" else "F" if len(dims) > 1 and dims[0] == "::1" else "A"
+        out.append(("a", np.dtype(_ntypes.SCALARS.get(name.strip(), name.strip())), len(dims),
+                    lay))
+    return out
+
+
+def _conversion(t, p):
+    """How an argument of type t reaches parameter p: 0 exactly, 1 by
+    promotion (a wider type of the same kind), 2 safely, 3 unsafely (a
+    number only), None not at all."""
+    import numpy as np
+    if t is None or t[0] != p[0]:
+        return None
+    if t[0] == "a":
+        if t[1] != p[1] or t[2] != p[2] or p[3] not in ("A", t[3]):
+            return None
+        return 0 if p[3] == t[3] else 1
+    src, dst = t[1], p[1]
+    if src == dst:
+        return 0
+    if src.kind == "c" and dst.kind != "c":
+        return None
+    if np.can_cast(src, dst, "safe"):
+        return 1 if src.kind == dst.kind else 2
+    return 3
+
+
+def _type_name(t):
+    if t is None:
+        return "(not an array or a number)"
+    if t[0] == "s":
+        return str(t[1])
+    return f"array({t[1]}, {t[2]}d, {t[3]})"
+
+
+class _ExtLauncher:
+    """k[grid, block, ...] of a dispatcher with extensions: each argument goes
+    through every extension's prepare_args(ty, val, stream=, retr=) first,
+    then the plain launch; the retr callbacks run after it."""
+
+    def __init__(self, launcher, ext, stream):
+        self._launcher, self._ext, self._stream = launcher, ext, stream
+
+    def __call__(self, *args):
+        retr, out = [], []
+        for a in args:
+            ty = None
+            for e in self._ext:
+                ty, a = e.prepare_args(ty, a, stream=self._stream, retr=retr)
+            out.append(_arg_value(a, self._stream, retr))
+        self._launcher(*out)
+        for r in retr:
+            r()
+
+
+class _ExtDispatcher(Dispatcher):
+    """A Dispatcher whose extensions list is not empty (see _Extensions)."""
+
+    def __getitem__(self, config):
+        cfg = config if isinstance(config, tuple) else (config,)
+        stream = cfg[2] if len(cfg) > 2 else 0
+        return _ExtLauncher(Kernel.__getitem__(self, config), self.extensions, stream)
+
+
+# ---- cuda.In / Out / InOut: how a host array goes to a launch ----
+
+class _ArgHint:
+    """Numba's argument hints: the array goes to the device for the launch;
+    In is not copied back, Out is not copied in, InOut both (what cujit does
+    with a plain host array)."""
+    copy_in = copy_back = True
+
+    def __init__(self, value):
+        self.value = value
+
+    def __repr__(self):
+        return f"cuda.{type(self).__name__}({self.value!r})"
+
+
+class In(_ArgHint):
+    """A host array copied to the device for a launch and not back: the
+    launch reads a device copy made at the first use."""
+    copy_back = False
+
+    @property
+    def __cuda_array_interface__(self):
+        if is_cuda_array(self.value):
+            return self.value.__cuda_array_interface__
+        dev = self.__dict__.get("_dev")
+        if dev is None:
+            import numpy as np
+            dev = self.__dict__["_dev"] = to_device(np.asarray(self.value))
+        return dev.__cuda_array_interface__
+
+
+class Out(_ArgHint):
+    """A host array the launch writes: copied back after it (cujit also
+    copies it in, which Numba skips)."""
+    copy_in = False
+
+    def __array__(self, dtype=None, copy=None):
+        return self.value
+
+
+class InOut(_ArgHint):
+    """A host array copied in and back, as cujit does with any host array."""
+
+    def __array__(self, dtype=None, copy=None):
+        return self.value
+
+
+def _arg_value(a, stream, retr):
+    """An argument as the launch takes it: a hint (cujit's, or Numba's by
+    its class name) becomes a device array, copied back after the launch
+    through retr where the hint says so."""
+    name = type(a).__name__
+    if not (isinstance(a, _ArgHint) or (name in ("In", "Out", "InOut") and hasattr(a, "value"))):
+        return a
+    host = a.value
+    if hasattr(host, "__cuda_array_interface__"):
+        return host
+    import numpy as np
+    host_arr = np.asarray(host)
+    copy_in = getattr(a, "copy_in", name != "Out")
+    copy_back = getattr(a, "copy_back", name != "In")
+    dev = to_device(host_arr, stream) if copy_in else device_array_like(host_arr, stream)
+    if copy_back:
+        retr.append(lambda: dev.copy_to_host(host_arr, stream=_stream(stream)))
+    return dev
+
+
+def _by_name(module, qualname):
+    """The object at module.qualname (a pickled Dispatcher)."""
+    import importlib
+    obj = importlib.import_module(module)
+    for part in qualname.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _rebuild(func, device, options, sigs, specialized):
+    """A Dispatcher from its pickled parts (Dispatcher.__reduce__)."""
+    d = _make(func, device, options)
+    for s in sigs or ():
+        d._eager(s)
+    if sigs and not device:
+        d._by_signature = True
+    if specialized:
+        d.__dict__["_specialized"] = True
+    return d
 
 
 def _sig(signature):
@@ -234,43 +760,85 @@ def _sig(signature):
     return _ntypes.signature_string(signature)
 
 
+def _check_void(signature, what="a kernel"):
+    """Numba's rule: a kernel's signature returns void (or gives no return
+    type: a tuple of argument types)."""
+    ret = _ntypes.return_type_of(signature)
+    if ret not in (None, "void", "none"):
+        raise TypeError(f"{what} must have void return type, but the signature "
+                        f"{_sig(signature)} returns {ret}: a kernel writes its results into "
+                        "array arguments; a function that returns a value is a device "
+                        "function (cuda.jit(sig, device=True))")
+
+
 def _make(func, device, options):
-    d = Dispatcher(func, device=device)
+    d = Dispatcher(func, device=device, **_kernel_options(options))
     d._options = dict(options)
     return d
 
 
+def _kernel_options(options):
+    """The options cujit.Kernel itself takes."""
+    kw = {"boundscheck": bool(options.get("boundscheck")),
+          "fastmath": bool(options.get("fastmath"))}
+    if options.get("launch_bounds"):
+        kw["launch_bounds"] = options["launch_bounds"]
+    if options.get("shared_memory_carveout") is not None:
+        kw["carveout"] = options["shared_memory_carveout"]
+    return kw
+
+
 def jit(func_or_sig=None, device=False, inline=False, link=None, debug=None, opt=True,
         lineinfo=False, cache=False, fastmath=False, max_registers=None, boundscheck=None,
-        **kws):
+        launch_bounds=None, shared_memory_carveout=None, **kws):
     """``@cuda.jit``, ``@cuda.jit()``, ``@cuda.jit("void(float32[:], int32)")``, a
     list of signatures (each compiled at once), ``device=True`` for device
-    functions.  Numba's other options are accepted (see README, Numba's
-    spelling); ``link=`` (foreign code) is not supported."""
-    if link:
-        raise NotImplementedError("cuda.jit(link=...): cujit cannot link foreign "
-                                  "CUDA / PTX files yet")
+    functions.  ``launch_bounds=`` (an int or up to three) emits
+    ``__launch_bounds__``; ``shared_memory_carveout=`` (a percentage, "MaxL1",
+    "MaxShared", "default") is set on the function at load.  Numba's other
+    options are accepted (see README, Numba's spelling); ``link=`` (foreign
+    code) is not supported."""
+    _check_link(link, device)
     for k in kws:
         if k not in _ACCEPTED:
             raise TypeError(f"cuda.jit() got an unexpected keyword argument '{k}'")
+    bounds = _launch_bounds(launch_bounds)
+    carveout = _carveout(shared_memory_carveout)
     options = dict(kws, inline=inline, debug=debug, opt=opt, lineinfo=lineinfo, cache=cache,
-                   fastmath=fastmath, max_registers=max_registers, boundscheck=boundscheck)
+                   fastmath=fastmath, max_registers=max_registers, boundscheck=boundscheck,
+                   launch_bounds=bounds, shared_memory_carveout=carveout)
+    extensions = list(options.pop("extensions", None) or ())
     sigs = None
     if isinstance(func_or_sig, (str, list, tuple)) or _ntypes.is_signature(func_or_sig):
         # a list holds signatures; a tuple is one signature (its argument types), as is
         # void(float32[:], int32)
         sigs = list(func_or_sig) if isinstance(func_or_sig, list) else [func_or_sig]
+        specialized = not isinstance(func_or_sig, list)
         func_or_sig = None
 
+    for s in sigs or ():
+        if not device:
+            _check_void(s)
+
     def wrap(func):
-        d = Dispatcher(func, device=device, boundscheck=bool(boundscheck))
+        if not callable(func):
+            raise TypeError("cuda.jit takes a function, a signature string or a list of them")
+        d = Dispatcher(func, device=device, **_kernel_options(options))
         d._options = options
         for s in sigs or ():
             d._eager(_sig(s))
+        if sigs and not device:
+            d._by_signature = True      # Numba compiles no other signature
+        if sigs and specialized:
+            d.__dict__["_specialized"] = True
+        if extensions:
+            d.extensions = extensions
         return d
     if func_or_sig is not None:
         if not callable(func_or_sig):
-            raise TypeError("cuda.jit takes a function, a signature string or a list of them")
+            raise TypeError("cuda.jit takes a function, a signature (a string, an object "
+                            "such as void(float32[:]) or a tuple of argument types) or a "
+                            "list of them")
         return wrap(func_or_sig)
     return wrap
 
@@ -298,7 +866,10 @@ def device_array(shape, dtype=float, strides=None, order="C", stream=0):
 
 
 def device_array_like(ary, stream=0):
-    return cujit.empty_like(ary, stream=_stream(stream))
+    """An uninitialised contiguous DeviceArray of ary's shape and dtype
+    (Fortran order for a Fortran-only contiguous ary, else C)."""
+    return cujit.empty(ary.shape, dtype=ary.dtype, order=_like_order(ary),
+                       stream=_stream(stream))
 
 
 def pinned_array(shape, dtype=float, strides=None, order="C"):
@@ -310,9 +881,28 @@ def pinned_array(shape, dtype=float, strides=None, order="C"):
     return np.empty(shape, dtype, order=order)
 
 
+def _f_only(a):
+    flags = getattr(a, "flags", None)
+    return flags is not None and flags["F_CONTIGUOUS"] and not flags["C_CONTIGUOUS"]
+
+
+def _like_order(ary):
+    """The order of a new contiguous array like ary, as Numba picks it: 'F'
+    for a Fortran-only contiguous array, or a view of one whose strides grow
+    along its axes (not transposed); else 'C'."""
+    if _f_only(ary):
+        return "F"
+    flags = getattr(ary, "flags", None)
+    if flags is None or flags["C_CONTIGUOUS"] or not _f_only(getattr(ary, "base", None)):
+        return "C"
+    st = [abs(s) for s, n in zip(ary.strides, ary.shape) if n > 1]
+    return "F" if st == sorted(st) else "C"
+
+
 def pinned_array_like(ary):
+    """A NumPy array of ary's shape and dtype (ary may be on the device)."""
     import numpy as np
-    return np.empty_like(ary)
+    return np.empty(ary.shape, ary.dtype, order=_like_order(ary))
 
 
 def mapped_array(shape, dtype=float, strides=None, order="C", stream=0, portable=False,
@@ -321,6 +911,11 @@ def mapped_array(shape, dtype=float, strides=None, order="C", stream=0, portable
     the launch, which is what a kernel and the host see of mapped memory once
     the launch is over (but not while it runs)."""
     return pinned_array(shape, dtype, strides, order)
+
+
+def mapped_array_like(ary, stream=0, portable=False, wg=False):
+    """A NumPy array like ary (see mapped_array)."""
+    return pinned_array_like(ary)
 
 
 def managed_array(*args, **kwargs):
@@ -338,16 +933,66 @@ def stream():
     return cujit.Stream()
 
 
+class _BuiltinStream:
+    """One of CUDA's built-in streams (Numba's default_stream(),
+    legacy_default_stream(), per_thread_default_stream()) or a stream cujit
+    did not make (external_stream): anything that takes a stream takes it
+    (``handle``, ``__cuda_stream__``)."""
+
+    def __init__(self, handle, name, external=False):
+        self.handle = handle
+        self._name = name
+        self.external = external
+
+    def synchronize(self):
+        """Waits for the stream's work.  cujit waits for the whole device
+        (a superset of the stream's work)."""
+        if cujit.is_available():
+            cujit.synchronize()
+
+    def __cuda_stream__(self):
+        return (0, self.handle)
+
+    def __int__(self):
+        return self.handle
+
+    def __eq__(self, other):
+        return isinstance(other, _BuiltinStream) and other.handle == self.handle
+
+    def __hash__(self):
+        return hash(self.handle)
+
+    def auto_synchronize(self):
+        """``with s.auto_synchronize():``: synchronizes on exit."""
+        import contextlib
+
+        @contextlib.contextmanager
+        def cm():
+            yield self
+            self.synchronize()
+        return cm()
+
+    def __repr__(self):
+        return f"<cujit.cuda {self._name} stream 0x{self.handle:x}>"
+
+
 def default_stream():
-    return 0
-
-
-def per_thread_default_stream():
-    return 2        # CU_STREAM_PER_THREAD
+    """The default stream (handle 0, the legacy one unless the program was
+    built for per-thread default streams)."""
+    return _BuiltinStream(0, "default")
 
 
 def legacy_default_stream():
-    return 1        # CU_STREAM_LEGACY
+    return _BuiltinStream(1, "legacy default")        # CU_STREAM_LEGACY
+
+
+def per_thread_default_stream():
+    return _BuiltinStream(2, "per-thread default")    # CU_STREAM_PER_THREAD
+
+
+def external_stream(ptr):
+    """A stream made elsewhere, given as its CUstream handle (an int)."""
+    return _BuiltinStream(int(ptr), "external", external=True)
 
 
 def event(timing=True):
@@ -383,6 +1028,11 @@ def is_available():
     return cujit.is_available()
 
 
+def is_bfloat16_supported():
+    """False: cujit's kernels have no bfloat16 type."""
+    return False
+
+
 def detect():
     """Prints the GPUs found and returns True when there is at least one."""
     try:
@@ -398,15 +1048,217 @@ def detect():
     return n > 0
 
 
+# ---- devices and contexts: cuda.gpus, cuda.current_context() ----
+
+class _GPUs:
+    """``cuda.gpus``: the devices, list-like (``len``, ``gpus[i]``,
+    iteration); each is a cujit.Device, which as a context manager makes
+    itself current and restores the previous device (``with
+    cuda.gpus[1]:``)."""
+
+    def _count(self):
+        try:
+            return cujit.device_count()
+        except Exception:           # no driver: no GPUs
+            return 0
+
+    def __len__(self):
+        return self._count()
+
+    def __getitem__(self, i):
+        n = self._count()
+        if isinstance(i, slice):
+            return [cujit.Device(j) for j in range(n)[i]]
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError(f"cuda.gpus[{i}]: there are {n} GPUs")
+        return cujit.Device(i)
+
+    def __iter__(self):
+        return iter([cujit.Device(j) for j in range(self._count())])
+
+    @property
+    def current(self):
+        """The current device."""
+        return cujit.get_device()
+
+    def __repr__(self):
+        return f"<cujit.cuda.gpus: {self._count()} devices>"
+
+
+gpus = _GPUs()
+
+
+class _Context:
+    """What ``cuda.current_context()`` gives: the current device's (primary)
+    context as far as cujit has one."""
+
+    def __init__(self, device):
+        self.device = device
+
+    def get_memory_info(self):
+        """(free, total) bytes of the device."""
+        info = cujit.memory_info()
+        return _MemoryInfo(info["free"], info["total"])
+
+    def synchronize(self):
+        with self.device:
+            cujit.synchronize()
+
+    def reset(self):
+        """Synchronizes and gives the memory cujit's pools hold but do not use
+        back to the driver (cujit's context and compiled kernels stay)."""
+        with self.device:
+            cujit.release_memory()
+
+    def get_ipc_handle(self, *args, **kwargs):
+        raise NotImplementedError(_IPC_WHY)
+
+    def __eq__(self, other):
+        return isinstance(other, _Context) and other.device.id == self.device.id
+
+    def __hash__(self):
+        return hash(self.device.id)
+
+    def __repr__(self):
+        return f"<cujit.cuda context of device {self.device.id}>"
+
+
+class _MemoryInfo(tuple):
+    """(free, total), also by name."""
+
+    def __new__(cls, free, total):
+        return super().__new__(cls, (free, total))
+
+    free = property(lambda self: self[0])
+    total = property(lambda self: self[1])
+
+
+def current_context(devnum=None):
+    """The current device's context (after select_device(devnum) when given)."""
+    if devnum is not None:
+        select_device(devnum)
+    return _Context(cujit.get_device())
+
+
+def get_context(devnum=None):
+    return current_context(devnum)
+
+
+# ---- arrays of other libraries ----
+
+_IPC_WHY = ("CUDA IPC is not supported by cujit: its arrays come from stream-ordered memory "
+            "pools, which cuIpcGetMemHandle cannot export; share data between processes "
+            "through host memory (copy_to_host) instead")
+
+
+def get_ipc_handle(*args, **kwargs):
+    raise NotImplementedError(_IPC_WHY)
+
+
+def open_ipc_array(*args, **kwargs):
+    raise NotImplementedError(_IPC_WHY)
+
+
 def is_cuda_array(obj):
     return hasattr(obj, "__cuda_array_interface__")
 
 
 def as_cuda_array(obj, sync=True):
-    """A DeviceArray viewing the memory of obj (its __cuda_array_interface__)."""
+    """A cujit.DeviceArray viewing the memory of obj (its
+    __cuda_array_interface__), no copy; obj stays alive while the view
+    does."""
     if not is_cuda_array(obj):
-        raise TypeError("as_cuda_array: the object has no __cuda_array_interface__")
-    return cujit.asarray(obj) if hasattr(cujit, "asarray") else obj
+        raise TypeError("as_cuda_array: the object has no __cuda_array_interface__; copy "
+                        "host data with cuda.to_device()")
+    return cujit._cujit._as_device_array(obj)
+
+
+class _Interface:
+    """An object holding a __cuda_array_interface__ dict (the base of
+    from_cuda_array_interface's views)."""
+
+    def __init__(self, desc, owner):
+        self.__cuda_array_interface__ = desc
+        self.owner = owner
+
+
+def from_cuda_array_interface(desc, owner=None, sync=True):
+    """A cujit.DeviceArray over the memory a __cuda_array_interface__ dict
+    describes, no copy; owner, if given, stays alive while the view does."""
+    if not isinstance(desc, dict):
+        raise TypeError("from_cuda_array_interface takes a __cuda_array_interface__ dict")
+    if desc.get("mask") is not None:
+        raise NotImplementedError("Masked arrays are not supported: cujit's arrays have no "
+                                  "mask; apply it with cujit.where first")
+    return cujit._cujit._as_device_array(_Interface(desc, owner))
+
+
+class _DeviceArrayModule:
+    """cuda.cudadrv.devicearray / cuda.devicearray: Numba's array class names
+    (cujit's DeviceArray, usable with isinstance)."""
+    DeviceNDArray = cujit.DeviceArray
+    DeviceNDArrayBase = cujit.DeviceArray
+    DeviceRecord = cujit.DeviceArray
+
+    @staticmethod
+    def is_cuda_ndarray(obj):
+        return isinstance(obj, cujit.DeviceArray)
+
+    @staticmethod
+    def auto_device(obj, stream=0, copy=True, user_explicit=False):
+        """(device array, whether it was copied): obj itself when it is on the
+        device, else a copy."""
+        if is_cuda_array(obj):
+            return obj, False
+        import numpy as np
+        return to_device(np.asarray(obj), stream), True
+
+    def __repr__(self):
+        return "<cujit.cuda.cudadrv.devicearray>"
+
+
+class CudaSupportError(ImportError):
+    """No CUDA driver or device (Numba's cuda.cudadrv.error.CudaSupportError)."""
+
+
+class _DriverModule:
+    """cuda.cudadrv.driver: Numba's error classes and stream class names."""
+    CudaAPIError = cujit.CudaError
+    CudaDriverError = cujit.CudaError
+    LinkerError = cujit.CompileError
+    CudaSupportError = CudaSupportError
+    Stream = cujit.Stream
+    Event = cujit.Event
+    Device = cujit.Device
+
+    @staticmethod
+    def _have_nvjitlink():
+        return False
+
+    def __repr__(self):
+        return "<cujit.cuda.cudadrv.driver>"
+
+
+class _CudadrvModule:
+    """cuda.cudadrv: the parts of Numba's driver package users touch."""
+    devicearray = _DeviceArrayModule()
+    driver = _DriverModule()
+    devices = gpus
+
+    class error:            # noqa: N801  (Numba's module name)
+        CudaSupportError = CudaSupportError
+        CudaDriverError = cujit.CudaError
+
+    def __repr__(self):
+        return "<cujit.cuda.cudadrv>"
+
+
+cudadrv = _CudadrvModule()
+devicearray = cudadrv.devicearray
+DeviceNDArray = cujit.DeviceArray
+CudaAPIError = cujit.CudaError
 
 
 # ---- cuda.reduce: Numba's reduction over cujit's @reduce ----
@@ -459,4 +1311,137 @@ __all__ = sorted(set(k.partition(".")[0] for k in SPELLINGS) | {
     "to_device", "device_array", "device_array_like", "pinned_array", "pinned_array_like",
     "mapped_array", "stream", "event", "synchronize", "select_device",
     "get_current_device", "is_available", "detect", "reduce", "vectorize", "guvectorize",
-    "types", "random"} | set(_ntypes.TYPES))
+    "types", "mapped_array_like", "managed_array", "pinned", "default_stream",
+    "legacy_default_stream", "per_thread_default_stream", "external_stream",
+    "event_elapsed_time", "close", "is_bfloat16_supported", "gpus", "current_context",
+    "get_context", "get_ipc_handle", "open_ipc_array", "is_cuda_array", "as_cuda_array",
+    "from_cuda_array_interface", "cudadrv", "devicearray", "DeviceNDArray", "CudaAPIError",
+    "CudaSupportError", "In", "Out", "InOut", "Dispatcher", "typeof", "compile", "compile_ptx",
+    "compile_for_current_device", "compile_ptx_for_current_device", "compile_all", "fp16",
+    "libdevice", "random"} | set(_ntypes.EXPORTED))
+
+
+
+# ---- cuda.compile_ptx / compile: code for use outside cujit ----
+
+_OUTPUTS = ("ptx", "cubin", "ltoir")
+
+
+def _arch(cc):
+    """cc=(9, 0) -> "sm_90", (9, 0, "a") -> "sm_90a"; None: the current
+    device's, else sm_90"""
+    if cc is None:
+        try:
+            major, minor = cujit.get_device().compute_capability
+        except Exception:       # no GPU: cujit's default target
+            return "sm_90"
+        return f"sm_{major}{minor}"
+    if not isinstance(cc, tuple) or len(cc) not in (2, 3) or not all(
+            isinstance(v, int) for v in cc[:2]):
+        raise TypeError(f"cc={cc!r}: give the compute capability as a tuple (major, minor) "
+                        "or (major, minor, 'a' / 'f'), such as (9, 0)")
+    return f"sm_{cc[0]}{cc[1]}{cc[2] if len(cc) == 3 else ''}"
+
+
+def _entry_name(pyfunc, abi_info):
+    """The extern "C" name of a device function: abi_info['abi_name'], else
+    the Python name made a C identifier (a lambda's <lambda> -> lambda)"""
+    name = (abi_info or {}).get("abi_name") or getattr(pyfunc, "__name__", "f")
+    name = "".join(ch if ch.isalnum() or ch == "_" else "" for ch in name) or "f"
+    return name if not name[0].isdigit() else "_" + name
+
+
+def _return_type(text):
+    """cujit's return type text ("float32", "void", "Tuple(int32, int32)")
+    as a type object of cujit.cuda.types"""
+    if text == "void":
+        return _ntypes.TYPES["none"]
+    if text.startswith("Tuple(") and text.endswith(")"):
+        parts, depth, cur = [], 0, ""
+        for ch in text[6:-1]:
+            depth += ch == "("
+            depth -= ch == ")"
+            if ch == "," and depth == 0:
+                parts.append(cur.strip())
+                cur = ""
+            else:
+                cur += ch
+        parts.append(cur.strip())
+        return _ntypes.Tuple([_return_type(p) for p in parts if p])
+    return _ntypes.TYPES.get(text, text)
+
+
+def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False, cc=None,
+            opt=None, abi="c", abi_info=None, output="ptx", forceinline=False,
+            launch_bounds=None, **kws):
+    """Numba's cuda.compile: ``(code, return_type)`` for pyfunc compiled for
+    sig (a string, a signature object or a tuple of argument types).
+    device=True (the default here, as in Numba) gives a device function as
+    an ``extern "C"`` function (a ``.visible .func``) named pyfunc's name or
+    ``abi_info={"abi_name": ...}``; device=False a kernel (``.entry``).
+    output='ptx' (str) or 'cubin' (bytes); 'ltoir' is not available.
+    cc=(major, minor) picks the target, else the current GPU's (sm_90 with
+    none); debug=True compiles with -G, fastmath=True with --use_fast_math."""
+    if abi not in ("c", "numba"):
+        raise NotImplementedError(f"Unsupported ABI: {abi}")
+    if abi == "c" and not device:
+        raise NotImplementedError("The C ABI is not supported for kernels")
+    if output not in _OUTPUTS:
+        raise NotImplementedError(f"Unsupported output type: {output}")
+    if output == "ltoir":
+        raise NotImplementedError("cujit cannot give LTO-IR (NVRTC's -dlto output): ask for "
+                                  "output='ptx' or output='cubin', which link the same way "
+                                  "with the CUDA driver or nvJitLink")
+    if not device:
+        _check_void(sig)
+    options = []
+    if debug:
+        options.append("-G")
+    if fastmath:
+        options.append("--use_fast_math")
+    if launch_bounds is not None:
+        kws["launch_bounds"] = launch_bounds
+    disp = jit(device=device, **kws)(pyfunc) if kws else Dispatcher(pyfunc, device=device)
+    code, ret = disp._compile_binary(_sig(sig), _arch(cc), options, output == "cubin",
+                                     _entry_name(pyfunc, abi_info))
+    return code, _return_type(ret)
+
+
+def compile_ptx(pyfunc, sig, debug=None, lineinfo=False, device=False, fastmath=False,
+                cc=None, opt=None, abi="numba", abi_info=None, forceinline=False,
+                launch_bounds=None, **kws):
+    """Numba's cuda.compile_ptx: ``(ptx, return_type)``; a kernel unless
+    device=True (see compile)."""
+    return compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device,
+                   fastmath=fastmath, cc=cc, opt=opt, abi=abi, abi_info=abi_info,
+                   output="ptx", forceinline=forceinline, launch_bounds=launch_bounds, **kws)
+
+
+def compile_for_current_device(pyfunc, sig, debug=None, lineinfo=False, device=True,
+                               fastmath=False, opt=None, abi="c", abi_info=None,
+                               output="ptx", **kws):
+    """cuda.compile for the current GPU's compute capability"""
+    return compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device,
+                   fastmath=fastmath, cc=None, opt=opt, abi=abi, abi_info=abi_info,
+                   output=output, **kws)
+
+
+def compile_ptx_for_current_device(pyfunc, sig, debug=None, lineinfo=False, device=False,
+                                   fastmath=False, opt=None, abi="numba", abi_info=None,
+                                   **kws):
+    """cuda.compile_ptx for the current GPU's compute capability"""
+    return compile_ptx(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device,
+                       fastmath=fastmath, cc=None, opt=opt, abi=abi, abi_info=abi_info,
+                       **kws)
+
+
+def compile_all(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False,
+                cc=None, opt=None, abi="c", abi_info=None, output="ptx", forceinline=False,
+                launch_bounds=None, **kws):
+    """Numba's cuda.compile_all: ``([code], return_type)``, the code of pyfunc
+    and of the foreign files it links (cujit links none: a list of one)."""
+    code, ret = compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device,
+                        fastmath=fastmath, cc=cc, opt=opt, abi=abi, abi_info=abi_info,
+                        output=output, forceinline=forceinline, launch_bounds=launch_bounds,
+                        **kws)
+    return [code], ret
