@@ -54,13 +54,16 @@ enum {
 };
 
 /* a generalized ufunc's kernel around a function (p->kernel) that writes
- * its outputs: one thread per loop instance */
+ * its outputs: one thread per loop instance; with `stage`, a second entry
+ * <name>_st where a block first copies its instances' input core blocks into
+ * shared memory (gufunc.c) */
 typedef struct {
     int nparam, nin;
     int nloop;          /* loop dimensions, first in every array parameter */
     const unsigned char *mode;  /* per parameter: GU_VALUE, GU_ELEM, GU_VIEW */
     const DType *dtype; /* GU_ELEM, GU_VIEW: the array's dtype */
     const int *ncore;   /* GU_VIEW: the view's rank */
+    int stage;          /* emit the staged entry too */
 } GuSpec;
 
 /* CUDA C++ for a typed program */

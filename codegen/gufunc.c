@@ -5,7 +5,16 @@
  * loop instance one thread: it splits the thread's flat index over the loop
  * dimensions (the first nloop of every array operand, broadcast inputs with
  * stride 0 there), offsets each operand's data pointer by it, and calls the
- * function with views of the remaining (core) dimensions. */
+ * function with views of the remaining (core) dimensions.
+ *
+ * The staged entry <name>_st (GuSpec.stage) runs the same call for T
+ * consecutive instances per block (T = blockDim.x), after the block has
+ * copied the core blocks of the inputs the launch marks (cj_gu_plan.mask:
+ * those whose T blocks are one contiguous run) into dynamic shared memory
+ * with coalesced 16-byte loads.  Each instance's block starts `pitch` units
+ * after the previous one, an odd number of 4-, 8- or 16-byte units, so that
+ * the threads of a warp reading element k of their own blocks hit distinct
+ * banks; the function's view of a staged input only points elsewhere. */
 #include <stdio.h>
 #include <string.h>
 
@@ -28,7 +37,7 @@ is_array_param(const GuSpec *s, int k)
 
 /* op<k>: an array over loop (and core) dimensions, or in<k>: a number */
 static void
-gu_params(Cg *g, Buf *b, const GuSpec *s, Inst *fn)
+gu_params(Cg *g, Buf *b, const GuSpec *s, Inst *fn, const char *extra)
 {
     Program *p = g->p;
     for (int k = 0; k < s->nparam; k++) {
@@ -46,7 +55,7 @@ gu_params(Cg *g, Buf *b, const GuSpec *s, Inst *fn)
             break;
         }
     }
-    P(", %s n)\n", ity(p));
+    P(", %s n%s)\n", ity(p), extra);
 }
 
 /* o<k>: operand k's byte offset for loop index i (the first output's loop
@@ -91,15 +100,20 @@ gu_view(Cg *g, Buf *b, const GuSpec *s, int k)
     }
 }
 
-/* the function on the views, element values and numbers */
 static void
-gu_call(Cg *g, Buf *b, const GuSpec *s, Inst *fn)
+gu_views(Cg *g, Buf *b, const GuSpec *s)
 {
     for (int k = 0; k < s->nparam; k++) {
         if (s->mode[k] == GU_VIEW) {
             gu_view(g, b, s, k);
         }
     }
+}
+
+/* the function on the views, element values and numbers */
+static void
+gu_call(Cg *g, Buf *b, const GuSpec *s, Inst *fn)
+{
     P("        %s(", fn->cname);
     for (int k = 0; k < s->nparam; k++) {
         S(k ? ", " : "");
@@ -116,6 +130,156 @@ gu_call(Cg *g, Buf *b, const GuSpec *s, Inst *fn)
         }
     }
     S(");\n");
+}
+
+/* ---- the staged entry ---- */
+
+/* an input the staged entry may copy to shared memory */
+static int
+is_stageable(const GuSpec *s, int k)
+{
+    return k < s->nin && s->mode[k] == GU_VIEW;
+}
+
+/* cj_gu_stage(dst, src, total, len, pitch, magic): `total` 4-byte words at
+ * src (whole blocks of `len`) to dst, word e at e + (e / len) * (pitch - len);
+ * e / len is __umulhi(e, magic), exact for the launch's sizes (module/gufunc.c).
+ * Elements of 8 and 16 bytes are 2 or 4 words, pitch the same multiple.
+ * 16-byte loads where src is aligned, four in flight per thread, stored as
+ * words in an order rotated by lane group so that a warp's stores fall in
+ * distinct banks; with pitch == len, 16-byte stores.  One function for
+ * every input, not inlined: NVRTC compiles it once. */
+static const char stage_helper[] =
+    "CJ_DEVICE void cj_gu_put(unsigned *d, uint4 r, unsigned v, unsigned pad, unsigned magic)\n"
+    "{\n"
+    "#pragma unroll\n"
+    "    for (unsigned j = 0; j < 4; j++) {\n"
+    "        const unsigned jj = (j + (v >> 3)) & 3, e = v * 4 + jj;\n"
+    "        d[e + __umulhi(e, magic) * pad] = jj == 0 ? r.x : jj == 1 ? r.y : jj == 2 ? r.z : r.w;\n"
+    "    }\n"
+    "}\n"
+    "static __device__ __noinline__ void cj_gu_stage(unsigned *d, const unsigned *s, unsigned total,\n"
+    "                                                unsigned len, unsigned pitch, unsigned magic)\n"
+    "{\n"
+    "    const unsigned t = threadIdx.x, T = blockDim.x, pad = pitch - len;\n"
+    "    unsigned done = 0;\n"
+    "    if (((unsigned long long)s & 15) == 0) {\n"
+    "        const uint4 *s4 = (const uint4 *)s;\n"
+    "        uint4 *d4 = (uint4 *)d;\n"
+    "        const unsigned nv = total / 4;\n"
+    "        unsigned v = t;\n"
+    "        done = nv * 4;\n"
+    "#pragma unroll 1\n"
+    "        for (; v + 3 * T < nv; v += 4 * T) {\n"
+    "            const uint4 r0 = s4[v], r1 = s4[v + T], r2 = s4[v + 2 * T], r3 = s4[v + 3 * T];\n"
+    "            if (pad == 0) {\n"
+    "                d4[v] = r0;\n"
+    "                d4[v + T] = r1;\n"
+    "                d4[v + 2 * T] = r2;\n"
+    "                d4[v + 3 * T] = r3;\n"
+    "            } else {\n"
+    "                cj_gu_put(d, r0, v, pad, magic);\n"
+    "                cj_gu_put(d, r1, v + T, pad, magic);\n"
+    "                cj_gu_put(d, r2, v + 2 * T, pad, magic);\n"
+    "                cj_gu_put(d, r3, v + 3 * T, pad, magic);\n"
+    "            }\n"
+    "        }\n"
+    "#pragma unroll 1\n"
+    "        for (; v < nv; v += T) {\n"
+    "            cj_gu_put(d, s4[v], v, pad, magic);\n"
+    "        }\n"
+    "    }\n"
+    "#pragma unroll 1\n"
+    "    for (unsigned e = done + t; e < total; e += T) {\n"
+    "        d[e + __umulhi(e, magic) * pad] = s[e];\n"
+    "    }\n"
+    "}\n";
+
+/* the launch's plan: the inputs staged (bits), and per input its offset in
+ * shared memory (bytes), words per instance, pitch (words) and 2^32 / len */
+static void
+stage_plan_struct(Buf *b, const GuSpec *s)
+{
+    S("struct cj_gu_plan {\n    unsigned mask;\n");
+    P("    unsigned off[%d], len[%d], pitch[%d], magic[%d];\n};\n", s->nin, s->nin, s->nin,
+      s->nin);
+}
+
+/* the block copies the marked inputs' blocks of instances base.. */
+static void
+stage_copies(Buf *b, const GuSpec *s)
+{
+    for (int k = 0; k < s->nin; k++) {
+        if (is_stageable(s, k)) {
+            P("        if (pl.mask >> %d & 1u) {\n", k);
+            P("            cj_gu_stage((unsigned *)(cj_gu_smem + pl.off[%d]), (const unsigned *)op%d.data "
+              "+ (unsigned long long)base * pl.len[%d],\n", k, k, k);
+            P("                        (unsigned)cnt * pl.len[%d], pl.len[%d], pl.pitch[%d], "
+              "pl.magic[%d]);\n        }\n", k, k, k, k);
+        }
+    }
+}
+
+/* a staged input's view: the thread's block in shared memory */
+static void
+stage_views(Buf *b, const GuSpec *s)
+{
+    for (int k = 0; k < s->nin; k++) {
+        if (is_stageable(s, k)) {
+            P("        if (pl.mask >> %d & 1u) {\n", k);
+            P("            v%d.data = (%s *)(cj_gu_smem + pl.off[%d] + threadIdx.x * pl.pitch[%d] "
+              "* 4);\n        }\n", k, cj_dtypes[s->dtype[k]].ctype, k, k);
+        }
+    }
+}
+
+/* <name>_st(..., n, plan): blocks of T instances, the inputs in the plan's
+ * mask staged in shared memory (a barrier before each copy and after it) */
+static void
+stage_entry(Cg *g, Buf *b, const GuSpec *s, Inst *fn)
+{
+    const char *I = ity(g->p);
+    S("\n/* staged: each block runs blockDim.x consecutive instances on its inputs'\n"
+      " * blocks copied to shared memory */\n");
+    S(stage_helper);
+    stage_plan_struct(b, s);
+    P("extern \"C\" __global__ void %s_st(", g->p->ew_name);
+    gu_params(g, b, s, fn, ", cj_gu_plan pl");
+    S("{\n    extern __shared__ __align__(16) char cj_gu_smem[];\n");
+    P("    const %s T = (%s)blockDim.x;\n", I, I);
+    P("    for (%s base = (%s)blockIdx.x * T; base < n; base += (%s)gridDim.x * T) {\n", I, I, I);
+    P("        const %s cnt = n - base < T ? n - base : T;\n", I);
+    S("        __syncthreads();\n");
+    stage_copies(b, s);
+    S("        __syncthreads();\n");
+    P("        if ((%s)threadIdx.x < cnt) {\n", I);
+    P("            const %s i = base + (%s)threadIdx.x;\n", I, I);
+    Buf inner;
+    buf_init(&inner);
+    gu_offsets(&inner, s, I);
+    gu_views(g, &inner, s);
+    stage_views(&inner, s);
+    gu_call(g, &inner, s, fn);
+    /* the instance's code, one level deeper */
+    for (const char *line = inner.s; line && *line;) {
+        const char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        P("    %.*s\n", (int)len, line);
+        line = nl ? nl + 1 : line + len;
+    }
+    buf_free(&inner);
+    S("        }\n    }\n}\n");
+}
+
+static int
+can_stage(const GuSpec *s)
+{
+    for (int k = 0; k < s->nin; k++) {
+        if (is_stageable(s, k)) {
+            return 1;
+        }
+    }
+    return 0;
 }
 
 void
@@ -138,14 +302,18 @@ cg_emit_gufunc(Program *p, const GuSpec *s, Buf *out)
     p->ew_name = cj_aprintf(p->arena, "cj_guf_%s_l%d", fn->cname + 7, s->nloop);
     P("\n/* generalized ufunc over %s: one thread per loop instance */\n", fn->fn->name);
     P("extern \"C\" __global__ void %s(", p->ew_name);
-    gu_params(g, b, s, fn);
+    gu_params(g, b, s, fn, "");
     S("{\n");
     P("    const %s stride = (%s)blockDim.x * gridDim.x;\n", I, I);
     P("    for (%s i = (%s)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {\n", I,
       I);
     gu_offsets(b, s, I);
+    gu_views(g, b, s);
     gu_call(g, b, s, fn);
     S("    }\n}\n");
+    if (s->stage && can_stage(s)) {
+        stage_entry(g, b, s, fn);
+    }
     cg_emit_roots(p, &p->kernel, 1, w.s, out);
     buf_free(&w);
 }

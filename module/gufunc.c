@@ -6,7 +6,10 @@
  * loop dimensions (those before the core ones) broadcast, core dimensions
  * are checked with NumPy's messages, outputs are allocated with the loop
  * shape followed by their core shape unless out= gives them.  "()" inputs
- * are numbers in the function, "()" outputs 1-element arrays (out[0] = v). */
+ * are numbers in the function, "()" outputs 1-element arrays (out[0] = v).
+ * The launch picks the plain entry (a thread per loop instance) or the
+ * staged one (blocks of T instances whose contiguous input core blocks are
+ * first copied to shared memory: stage_plan below, codegen/gufunc.c). */
 #include "forms.h"
 
 #include <stdlib.h>
@@ -17,6 +20,11 @@
 #define GU_MAXOP PL_MAXIN       /* parameters of the function */
 #define GU_MAXDIMS 32           /* distinct core dimension names */
 #define GU_BLOCK 128
+#define GU_STAGE_BUDGET (48 * 1024)   /* shared bytes per staged block (auto) */
+#define GU_PLAN_WORDS (1 + 4 * GU_MAXOP)
+
+/* GUFunc.stage: which entry a launch may take */
+enum { STAGE_OFF, STAGE_AUTO, STAGE_ALWAYS };
 
 /* ---- the layout "(m,n),(n,p)->(m,p)" ---- */
 
@@ -157,6 +165,10 @@ typedef struct {
     GuSig *sigs;
     int nsigs;
     Form *forms;
+    int stage;                  /* STAGE_*: CUJIT_GU_STAGE, then .stage */
+    int last_block;             /* the last launch (.last_launch): -1 none, 0 plain */
+    unsigned last_shmem;
+    uint32_t last_mask;
     vectorcallfunc vectorcall;
 } GUFuncObject;
 
@@ -187,10 +199,15 @@ typedef struct {
     int idx32;
     int nd;                     /* the collapsed loop shape */
     int64_t cshape[RT_MAXDIM];
+    int staged;                 /* the form has the staged entry */
+    int block;                  /* staged launch: instances per block; 0: plain */
+    unsigned shmem;
+    uint32_t plan[GU_PLAN_WORDS];   /* cj_gu_plan: mask, off[], len[], pitch[], magic[] */
     Operand ops[GU_MAXOP];
     int64_t st[GU_MAXOP][RT_MAXDIM];
-    void *params[GU_MAXOP + 1];
-    unsigned char buf[(GU_MAXOP + 1) * (8 + 16 * RT_MAXDIM)] __attribute__((aligned(16)));
+    void *params[GU_MAXOP + 2];
+    unsigned char buf[(GU_MAXOP + 1) * (8 + 16 * RT_MAXDIM) + 4 * GU_PLAN_WORDS]
+        __attribute__((aligned(16)));
 } GuCall;
 
 static GuCall gu_static;
@@ -601,6 +618,7 @@ gu_kernel(GuCall *c)
     kk.n = 0;
     key_int(&kk, c->nd);
     key_int(&kk, c->idx32);
+    key_int(&kk, g->stage != STAGE_OFF);
     for (int k = 0; k < np; k++) {
         key_int(&kk, c->mode[k] | c->dt[k] << 4 | c->ncore[k] << 12);
         key_put(&kk, &c->fn_args[k], sizeof(ArgKey));
@@ -624,6 +642,7 @@ gu_kernel(GuCall *c)
     rq.gu_ncore = c->ncore;
     rq.gu_nin = g->lay.nin;
     rq.gu_nloop = c->nd;
+    rq.gu_stage = g->stage != STAGE_OFF;
     f = form_new(&kk);
     if (f && pl_transpile(&rq, &f->c) < 0) {
         form_free(f);
@@ -661,6 +680,160 @@ check_python_ints(GuCall *c, const Form *f)
     return 0;
 }
 
+/* ---- the staged entry's plan ---- */
+
+/* cj_gu_plan's words: mask, then off[nin], len[nin], pitch[nin], magic[nin] */
+enum { PLAN_OFF, PLAN_LEN, PLAN_PITCH, PLAN_MAGIC };
+
+static uint32_t *
+plan_at(GuCall *c, int field, int k)
+{
+    return &c->plan[1 + field * c->g->lay.nin + k];
+}
+
+/* the form has <kname>_st: codegen emits it when staging is on and some
+ * input is a view, unless the function uses dynamic shared memory itself */
+static int
+has_staged_entry(const GuCall *c, const Form *f)
+{
+    if (c->g->stage == STAGE_OFF || f->c.has_dynshared) {
+        return 0;
+    }
+    for (int k = 0; k < c->g->lay.nin; k++) {
+        if (c->mode[k] == GU_VIEW) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* strides that walk `nd` dimensions in C order from `unit` bytes up
+ * (extents of 1 take any stride) */
+static int
+c_order(int nd, const int64_t *shape, const int64_t *strides, int64_t unit)
+{
+    for (int d = nd - 1; d >= 0; d--) {
+        if (shape[d] != 1 && strides[d] != unit) {
+            return 0;
+        }
+        unit *= shape[d];
+    }
+    return 1;
+}
+
+/* input k's core block in bytes when every instance's block follows the
+ * previous one in memory (C-contiguous core dimensions, loop strides of one
+ * block); 0 when it cannot be staged: another layout, one element, or not
+ * in whole aligned 4-byte words */
+static int64_t
+stage_block_bytes(const GuCall *c, int k, const int64_t *loop_st)
+{
+    const RtArray *a = &c->ops[k].a;
+    int nc = c->g->lay.ncore[k];
+    int64_t size = cj_dtypes[a->dtype].size;
+    if (c->mode[k] != GU_VIEW || !c->ops[k].is_array || nc == 0) {
+        return 0;
+    }
+    const int64_t *shape = a->shape + a->ndim - nc, *strides = a->strides + a->ndim - nc;
+    int64_t bytes = size;
+    for (int j = 0; j < nc; j++) {
+        bytes *= shape[j];
+    }
+    if (bytes < 2 * size || bytes % 4 || (uintptr_t)a->ptr % 4
+        || !c_order(nc, shape, strides, size) || !c_order(c->nd, c->cshape, loop_st, bytes)) {
+        return 0;
+    }
+    return bytes;
+}
+
+/* shared bytes of a block of T instances for the inputs in `mask` (each
+ * input's part 16-byte aligned) */
+static int64_t
+stage_bytes(GuCall *c, uint32_t mask, int64_t T)
+{
+    int64_t total = 0;
+    for (int k = 0; k < c->g->lay.nin; k++) {
+        if (mask >> k & 1) {
+            total += (T * *plan_at(c, PLAN_PITCH, k) * 4 + 15) & ~(int64_t)15;
+        }
+    }
+    return total;
+}
+
+/* input k's words per instance, pitch and magic: blocks an odd number of
+ * units (4 bytes, or the element where larger) apart, so that the threads
+ * of a warp reading element j of their own blocks hit distinct banks */
+static void
+stage_input(GuCall *c, int k, int64_t bytes)
+{
+    int64_t size = cj_dtypes[c->dt[k]].size, unit = size < 4 ? 4 : size;
+    int64_t len = bytes / 4, pitch = (bytes / unit | 1) * unit / 4;
+    /* e / len as __umulhi(e, magic) with magic = ceil(2^32 / len): exact while
+     * e * len < 2^32, and e stays below T * len <= 128 * len */
+    *plan_at(c, PLAN_LEN, k) = (uint32_t)len;
+    *plan_at(c, PLAN_PITCH, k) = (uint32_t)pitch;
+    *plan_at(c, PLAN_MAGIC, k) = pitch == len ? 0
+                                 : (uint32_t)((((uint64_t)1 << 32) + len - 1) / len);
+}
+
+/* the plan's offsets for blocks of T instances, and the launch's shmem */
+static void
+stage_offsets(GuCall *c, int T)
+{
+    int64_t off = 0;
+    for (int k = 0; k < c->g->lay.nin; k++) {
+        *plan_at(c, PLAN_OFF, k) = (uint32_t)off;
+        if (c->plan[0] >> k & 1) {
+            off += stage_bytes(c, 1u << k, T);
+        }
+    }
+    c->block = T;
+    c->shmem = (unsigned)off;
+}
+
+/* Which inputs to stage and T, from the operands: each input whose blocks
+ * are contiguous, in order, while 32 instances of them fit the budget
+ * (48 KiB, so that four blocks share an SM; "always": the device's opt-in
+ * maximum); T the largest of 128, 64, 32 within 48 KiB.  No input staged:
+ * the plain entry (c->block 0).  Rows are an odd number of units apart. */
+static int
+stage_plan(GuCall *c)
+{
+    GUFuncObject *g = c->g;
+    int na = 0;
+    int64_t limit = GU_STAGE_BUDGET;
+    c->block = 0;
+    if (!c->staged || c->total == 0) {
+        return 0;
+    }
+    if (g->stage == STAGE_ALWAYS && (limit = rt_max_shared_per_block()) < 0) {
+        return -1;
+    }
+    memset(c->plan, 0, sizeof c->plan);
+    for (int k = 0; k < g->lay.nin; k++) {
+        int64_t bytes = c->mode[k] == GU_VALUE ? 0 : stage_block_bytes(c, k, c->st[na++]);
+        if (bytes == 0 || bytes > limit) {
+            continue;
+        }
+        stage_input(c, k, bytes);
+        if (stage_bytes(c, c->plan[0] | 1u << k, 32) <= limit
+            && 128 * (bytes / 4) * (bytes / 4) < ((int64_t)1 << 32)) {
+            c->plan[0] |= 1u << k;
+        }
+    }
+    if (!c->plan[0]) {
+        return 0;
+    }
+    int T = 128;
+    while (T > 32 && stage_bytes(c, c->plan[0], T) > GU_STAGE_BUDGET) {
+        T /= 2;
+    }
+    stage_offsets(c, T);
+    return 0;
+}
+
+/* ---- parameters and the launch ---- */
+
 /* array k: its loop dimensions (collapsed) and core dimensions; a "()"
  * view gets one dimension of extent 1 */
 static void
@@ -685,7 +858,8 @@ pack_view(GuCall *c, int k, const int64_t *st, size_t *off)
     rt_pack_view(c->buf, off, (uint64_t)(uintptr_t)a->ptr, n, shape, strides, c->idx32);
 }
 
-/* the parameters: one per operand, then the loop count */
+/* the parameters: one per operand, then the loop count (and for the staged
+ * entry its plan) */
 static int
 gu_pack(GuCall *c)
 {
@@ -711,6 +885,11 @@ gu_pack(GuCall *c)
     off = (off + 7) & ~(size_t)7;
     c->params[np] = c->buf + off;
     rt_pack_index(c->buf, &off, c->total, c->idx32);
+    if (c->block) {
+        off = (off + 3) & ~(size_t)3;
+        c->params[np + 1] = c->buf + off;
+        rt_put(c->buf, &off, c->plan, sizeof(uint32_t) * (size_t)(1 + 4 * c->g->lay.nin), 4);
+    }
     return 0;
 }
 
@@ -733,17 +912,23 @@ gu_run(GuCall *c)
     if (c->total == 0) {
         return 0;
     }
-    int dev = form_load(f, NULL);
-    if (dev < 0 || gu_pack(c) < 0) {
+    c->staged = has_staged_entry(c, f);
+    int dev = form_load(f, c->staged ? "_st" : NULL);
+    if (dev < 0 || stage_plan(c) < 0 || gu_pack(c) < 0) {
         return -1;
     }
-    unsigned grid[3] = {grid_for(c->total, GU_BLOCK), 1, 1};
-    unsigned block[3] = {GU_BLOCK, 1, 1};
+    int threads = c->block ? c->block : GU_BLOCK;
+    unsigned grid[3] = {grid_for(c->total, threads), 1, 1};
+    unsigned block[3] = {(unsigned)threads, 1, 1};
     if (!grid[0]) {
         return -1;
     }
-    int r = rt_launch(&f->rk[dev], grid, block, 0, c->stream, c->params,
+    RtKernel *k = c->block ? &f->rk2[dev] : &f->rk[dev];
+    int r = rt_launch(k, grid, block, c->shmem, c->stream, c->params,
                       PyUnicode_AsUTF8(c->g->name));
+    c->g->last_block = c->block;
+    c->g->last_shmem = c->shmem;
+    c->g->last_mask = c->block ? c->plan[0] : 0;
     if (pl_log_pending) {
         pl_log_launched(r == 0);
     }
@@ -1002,6 +1187,19 @@ gufunc_inspect_ptx(PyObject *self, PyObject *args, PyObject *kwargs)
 
 /* ---- the type ---- */
 
+static const char *const stage_names[] = {"off", "auto", "always"};
+
+/* CUJIT_GU_STAGE: 0 / off, always, else auto */
+static int
+stage_default(void)
+{
+    const char *v = getenv("CUJIT_GU_STAGE");
+    if (v && (strcmp(v, "0") == 0 || strcmp(v, "off") == 0)) {
+        return STAGE_OFF;
+    }
+    return v && strcmp(v, "always") == 0 ? STAGE_ALWAYS : STAGE_AUTO;
+}
+
 static PyObject *
 gufunc_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
@@ -1023,6 +1221,8 @@ gufunc_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     g->layout_text = Py_NewRef(layout);
     g->name = PyObject_GetAttrString(pf, "__name__");
     g->vectorcall = gufunc_call;
+    g->stage = stage_default();
+    g->last_block = -1;
     if (!g->name || parse_layout(PyUnicode_AsUTF8(layout), &g->lay) < 0
         || (sigs && sigs != Py_None && parse_sigs(g, sigs) < 0)) {
         Py_DECREF(g);
@@ -1105,6 +1305,63 @@ get_core_dims(PyObject *self, void *c)
 }
 
 static PyObject *
+get_stage(PyObject *self, void *c)
+{
+    return PyUnicode_FromString(stage_names[((GUFuncObject *)self)->stage]);
+}
+
+/* .stage = "auto" | "off" | "always" (or a bool: auto / off) */
+static int
+set_stage(PyObject *self, PyObject *v, void *c)
+{
+    GUFuncObject *g = (GUFuncObject *)self;
+    if (v && PyBool_Check(v)) {
+        g->stage = v == Py_True ? STAGE_AUTO : STAGE_OFF;
+        return 0;
+    }
+    const char *s = v && PyUnicode_Check(v) ? PyUnicode_AsUTF8(v) : NULL;
+    for (int m = 0; s && m < 3; m++) {
+        if (strcmp(s, stage_names[m]) == 0) {
+            g->stage = m;
+            return 0;
+        }
+    }
+    if (!PyErr_Occurred()) {
+        PyErr_Format(PyExc_ValueError, "%U.stage must be 'auto', 'off' or 'always' (or a bool), "
+                     "not %R", g->name, v ? v : Py_None);
+    }
+    return -1;
+}
+
+/* ("staged", T, shared bytes, (inputs staged)) or ("plain", 128, 0, ()) */
+static PyObject *
+get_last_launch(PyObject *self, void *c)
+{
+    GUFuncObject *g = (GUFuncObject *)self;
+    if (g->last_block < 0) {
+        Py_RETURN_NONE;
+    }
+    int n = 0;
+    for (int k = 0; k < g->lay.nin; k++) {
+        n += g->last_mask >> k & 1;
+    }
+    PyObject *staged = PyTuple_New(n);
+    for (int k = 0, j = 0; staged && k < g->lay.nin; k++) {
+        PyObject *i = g->last_mask >> k & 1 ? PyLong_FromLong(k) : Py_None;
+        if (!i) {
+            Py_CLEAR(staged);
+        } else if (i != Py_None) {
+            PyTuple_SET_ITEM(staged, j++, i);
+        }
+    }
+    if (!staged) {
+        return NULL;
+    }
+    return Py_BuildValue("(siIN)", g->last_block ? "staged" : "plain",
+                         g->last_block ? g->last_block : GU_BLOCK, g->last_shmem, staged);
+}
+
+static PyObject *
 get_nin(PyObject *self, void *c)
 {
     return PyLong_FromLong(((GUFuncObject *)self)->lay.nin);
@@ -1124,6 +1381,13 @@ static PyGetSetDef gufunc_getset[] = {
      "names", NULL},
     {"nin", get_nin, NULL, "inputs", NULL},
     {"nout", get_nout, NULL, "outputs", NULL},
+    {"stage", get_stage, set_stage, "'auto': a launch whose inputs' core blocks are "
+     "contiguous stages them in shared memory (blocks of up to 128 instances); 'off': one "
+     "thread per instance reading its operands where they are; 'always': auto, with blocks "
+     "up to the device's shared memory", NULL},
+    {"last_launch", get_last_launch, NULL, "the last launch: (entry 'staged' or 'plain', "
+     "threads per block, dynamic shared bytes, indices of the inputs staged); None before "
+     "any", NULL},
     {NULL},
 };
 

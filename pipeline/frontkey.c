@@ -695,7 +695,7 @@ key_request(Keyer *k, const PlRequest *rq)
         buf_putc(&k->b, 0);
     }
     if (rq->kind == PL_GUFUNC) {
-        put_num(k, 'G', rq->gu_nin | (int64_t)rq->gu_nloop << 16);
+        put_num(k, 'G', rq->gu_nin | (int64_t)rq->gu_nloop << 16 | (int64_t)rq->gu_stage << 32);
         for (int i = 0; i < rq->nargs; i++) {
             put_num(k, 'g', rq->gu_mode[i] | rq->gu_dtype[i] << 8 | (int64_t)rq->gu_ncore[i] << 16);
         }

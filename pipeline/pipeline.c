@@ -339,6 +339,7 @@ gu_emit(const PlRequest *rq, Program *p, PlCompiled *out, Buf *src)
     s.mode = rq->gu_mode;
     s.dtype = rq->gu_dtype;
     s.ncore = rq->gu_ncore;
+    s.stage = rq->gu_stage && !(p->features & FEAT_DYNSHARED);
     cg_emit_gufunc(p, &s, src);
     for (int i = 0; i < rq->nargs && i < PL_MAXIN; i++) {
         out->weak_to[i] = p->kernel->weak_to[i];

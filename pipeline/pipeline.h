@@ -89,6 +89,8 @@ typedef struct {
     const int *gu_ncore;
     int gu_nin;                 /* inputs; the other parameters are outputs */
     int gu_nloop;               /* loop dimensions, first in every array */
+    int gu_stage;               /* also the staged entry <kname>_st (none when the
+                                 * function uses dynamic shared memory itself) */
     /* @fuse (PL_ELEMENTWISE, PL_FUSE_REDUCTION): func is read in fused mode */
     PyObject *fuse_names;       /* library names -> element meanings (FeCtx); NULL: not fused */
     const char *kname;          /* fuse(kernel_name=): the entry's name, or NULL */

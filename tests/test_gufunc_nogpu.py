@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import cujit
+from cujit import jit
 from test_runtime_nogpu import fake_driver, nvrtc_or_skip  # noqa: F401
 
 FAKE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fakecuda")
@@ -98,6 +99,69 @@ def test_dot_cuda_and_ptx():
     assert ".target sm_90" in ptx
 
 
+def test_staged_entry_cuda_and_ptx():
+    g = cujit.guvectorize([DOT_SIG, "void(complex128[:], complex128[:], complex128[:])"],
+                          "(n),(n)->()")(dot)
+    assert g.stage == "auto" and g.last_launch is None
+    src = g.inspect_cuda(0)
+    # both entries in one program: the launch picks one from the operands
+    assert ('extern "C" __global__ void cj_guf_dot_f4a1A_f4a1A_f4a1A_l1_st('
+            "cj_array<float, 2, int> op0, cj_array<float, 2, int> op1, "
+            "cj_array<float, 2, int> op2, int n, cj_gu_plan pl)") in src
+    assert "unsigned off[2], len[2], pitch[2], magic[2];" in src
+    assert "extern __shared__ __align__(16) char cj_gu_smem[];" in src
+    assert src.count("__syncthreads();") == 2
+    # the inputs are staged, the output is written where it is
+    assert "v0.data = (float *)(cj_gu_smem + pl.off[0] + threadIdx.x * pl.pitch[0] * 4);" in src
+    assert "v1.data = (float *)(cj_gu_smem + pl.off[1]" in src
+    assert "v2.data = (float *)(cj_gu_smem" not in src
+    assert "cj_dev_dot_f4a1A_f4a1A_f4a1A(v0, v1, v2);" in src
+    nvrtc_or_skip()
+    for sig in (0, 1):
+        ptx = g.inspect_ptx(sig, arch="sm_90")
+        assert ptx.count(".visible .entry ") == 2
+        assert ".extern .shared .align 16 .b8 cj_gu_smem[];" in ptx
+        assert "bar.sync" in ptx
+        assert "ld.global.v4.u32" in ptx                # 16-byte loads
+        assert ".local" not in ptx                      # nothing spilled
+    g.stage = "off"
+    assert g.stage == "off" and "_st(" not in g.inspect_cuda(0)
+    assert ".extern .shared" not in g.inspect_ptx(0)
+    for v, want in [(True, "auto"), ("always", "always"), (False, "off")]:
+        g.stage = v
+        assert g.stage == want
+    for bad in ["yes", 1, None]:
+        with pytest.raises(ValueError, match="must be 'auto', 'off' or 'always'"):
+            g.stage = bad
+
+
+def test_staged_entry_not_for_numbers_or_shared_memory():
+    # no array input with core dimensions: nothing to stage
+    def scale(x, out):
+        out[0] = x * 2
+    g = cujit.guvectorize(["void(float32, float32[:])"], "()->()")(scale)
+    assert "_st(" not in g.inspect_cuda(0)
+
+    # a function using dynamic shared memory itself keeps the plain entry
+    def shared(a, out):
+        s = jit.shared_memory(np.float32, None)
+        s[0] = a[0]
+        out[0] = s[0]
+    g = cujit.guvectorize(["void(float32[:], float32[:])"], "(n)->()")(shared)
+    src = g.inspect_cuda(0)
+    assert "_st(" not in src and "cj_gu_smem" not in src
+
+
+def test_stage_environment(tmp_path):
+    code = ("import cujit\n"
+            "g = cujit.guvectorize('(n)->()')(lambda a, out: None)\n"
+            "print(g.stage)\n")
+    for env, want in [("0", "off"), ("off", "off"), ("always", "always"), ("1", "auto")]:
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           env=dict(os.environ, CUJIT_GU_STAGE=env), cwd=str(tmp_path))
+        assert r.stdout.strip() == want, (env, r.stdout, r.stderr[-2000:])
+
+
 def test_matmul_cuda_and_ptx():
     g = cujit.guvectorize("(m,n),(n,p)->(m,p)")(matmul)    # lazy: any signature inspects
     src = g.inspect_cuda(MATMUL_SIG)
@@ -154,6 +218,7 @@ def test_cases_on_host(fake_driver, tmp_path):  # noqa: F811
     run_scenario(fake_driver, "run_cases", tmp_path)
     # again in a new process over the same disk cache: every kernel is found by
     # its front key (no compiler work), and each variant (modes, dtypes, core
-    # ranks, loop dimensions) must still get its own kernel
-    run_scenario(fake_driver, "run_cases", tmp_path)
+    # ranks, loop dimensions, with or without the staged entry) must still get
+    # its own kernel
+    run_scenario(fake_driver, "run_cases_auto", tmp_path)
     assert [f for f in os.listdir(tmp_path) if f.endswith(".cjr")]

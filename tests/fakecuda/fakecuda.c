@@ -353,6 +353,7 @@ cuFuncGetAttribute(int *v, int attr, Func *f)
 typedef void (*LaunchHook)(const char *name, void **params, const unsigned *grid,
                            const unsigned *block);
 LaunchHook fake_launch_hook;
+unsigned fake_last_shmem;       /* the dynamic shared memory of the last launch */
 
 /* what cuLaunchKernel and cuLaunchCooperativeKernel do */
 static CUresult
@@ -396,6 +397,7 @@ cuLaunchKernel(Func *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsi
                unsigned bz, unsigned shmem, void *stream, void **params, void **extra)
 {
     FAULT();
+    fake_last_shmem = shmem;
     return launch(f, gx, gy, gz, bx, by, bz, params);
 }
 

@@ -1,7 +1,11 @@
 """@guvectorize on the GPU, against NumPy computed directly on fresh random
 data: dot "(n),(n)->()", matmul "(m,n),(n,p)->(m,p)", loop broadcasting,
 strided and F-order inputs, out=, float32 / float64 / int64, lazy typing,
-numbers as "()" inputs and several outputs.
+numbers as "()" inputs and several outputs.  The staged entry (inputs'
+contiguous core blocks copied to shared memory first, GUFunc.last_launch
+says which entry ran): float32 / float64 / int32 / int16 / complex64, core
+sizes 1, 3, 64 and 1000, instance counts that leave a partial block, and
+the layouts that must take the plain entry (broadcast, strided, F order).
 
 Each case is a plain function (CASES); tests/fakecuda/gufunc_scenarios.py
 runs the same ones without a GPU, through the fake libcuda with the
@@ -22,6 +26,9 @@ rng = np.random.default_rng()
 def rand(shape, dtype=np.float32):
     if np.dtype(dtype).kind in "iu":
         return rng.integers(-50, 50, size=shape).astype(dtype)
+    if np.dtype(dtype).kind == "c":
+        return (rng.uniform(-2.0, 2.0, size=shape)
+                + 1j * rng.uniform(-2.0, 2.0, size=shape)).astype(dtype)
     return rng.uniform(-2.0, 2.0, size=shape).astype(dtype)
 
 
@@ -86,6 +93,150 @@ def cumsum_local(x, out):
         s += x[i]
         buf[i % 64] = s
         out[i] = buf[i % 64]
+
+
+@cujit.guvectorize("(n),(n)->()")
+def dot_lazy(a, b, out):
+    acc = a[0] * b[0]
+    for i in range(1, a.shape[0]):
+        acc += a[i] * b[i]
+    out[0] = acc
+
+
+@cujit.guvectorize("(n)->(n)")
+def mirror(x, out):
+    # reads its row in both directions
+    n = x.shape[0]
+    for i in range(n):
+        out[i] = x[n - 1 - i] * 2 + x[i]
+
+
+def close_sum(got, want, dtype, n):
+    """A sum of n products in dtype against NumPy's (in float64 / int64)."""
+    got = host(got)
+    assert got.shape == want.shape and got.dtype == np.dtype(dtype), (got.shape, got.dtype)
+    if np.dtype(dtype).kind in "iu":
+        np.testing.assert_array_equal(got, want.astype(dtype))
+    else:
+        tol = 1e-5 * n if np.dtype(dtype) in (np.float32, np.complex64) else 1e-12 * n
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+
+
+def entry(g):
+    return g.last_launch[0], g.last_launch[3]
+
+
+def expect(g, want):
+    """The entry the last launch took: `want` ("staged" and the inputs
+    staged, or "plain"), always plain with .stage = "off"."""
+    got = entry(g)
+    if g.stage == "off":
+        assert got == ("plain", ()), got
+    else:
+        assert got == want, (got, want, g.last_launch)
+
+
+def check_staged_dot_dtypes_and_sizes():
+    # 300 instances: blocks of 128, 64 or 32 leave a partial last block
+    for dt in (np.float32, np.float64, np.int32, np.complex64):
+        for n in (1, 3, 64, 1000):
+            a, b = rand((300, n), dt), rand((300, n), dt)
+            wide = np.complex128 if np.dtype(dt).kind == "c" else (
+                np.int64 if np.dtype(dt).kind == "i" else np.float64)
+            want = np.sum(a.astype(wide) * b, axis=-1)
+            close_sum(dot_lazy(a, b), want, dt, n)
+            # one element per instance is read coalesced already; 2 x 1000
+            # elements per instance do not fit 32 instances in 48 KiB
+            expect(dot_lazy, ("staged", (0, 1)) if n in (3, 64) else ("plain", ()))
+
+
+def check_staged_small_counts():
+    for rows in (1, 5, 33, 129):
+        a, b = rand((rows, 64), np.float64), rand((rows, 64), np.float64)
+        close_sum(dot_lazy(a, b), np.sum(a * b, axis=-1), np.float64, 64)
+        expect(dot_lazy, ("staged", (0, 1)))
+
+
+def check_staged_sub_word_elements():
+    a, b = rand((200, 64), np.int16), rand((200, 64), np.int16)     # 128-byte blocks
+    want = np.sum(a.astype(np.int64) * b, axis=-1)
+    close_sum(dot_lazy(a, b), want, np.int16, 64)
+    expect(dot_lazy, ("staged", (0, 1)))
+    a, b = rand((200, 3), np.int16), rand((200, 3), np.int16)       # 6 bytes: not in words
+    close_sum(dot_lazy(a, b), np.sum(a.astype(np.int64) * b, axis=-1), np.int16, 3)
+    expect(dot_lazy, ("plain", ()))
+
+
+def check_staged_core_output():
+    # 65 elements: an odd number of words, copied with 16-byte stores
+    for dt in (np.float32, np.float64, np.int32, np.complex64):
+        for n in (1, 3, 64, 65, 1000):
+            x = rand((250, n), dt)
+            got = host(mirror(x))
+            assert got.dtype == np.dtype(dt), got.dtype
+            np.testing.assert_allclose(got, x[:, ::-1] * 2 + x, rtol=1e-5, atol=1e-5)
+            staged = 2 <= n and n * np.dtype(dt).itemsize * 32 <= 48 * 1024
+            expect(mirror, ("staged", (0,)) if staged else ("plain", ()))
+
+
+def check_staged_always():
+    # 'always': 32 instances of a 4000-byte block (128 KB of shared memory)
+    x = rand((100, 1000), np.float32)
+    was = mirror.stage, dot_lazy.stage
+    mirror.stage = "always"
+    try:
+        close(mirror(x), x[:, ::-1] * 2 + x, np.float32)
+        assert mirror.last_launch == ("staged", 32, 32 * 1001 * 4, (0,)), mirror.last_launch
+        # two 1000-element inputs do not fit together: the first is staged
+        a, b = rand((70, 1000), np.float32), rand((70, 1000), np.float32)
+        dot_lazy.stage = "always"
+        close_sum(dot_lazy(a, b), np.sum(a.astype(np.float64) * b, axis=-1), np.float32, 1000)
+        assert entry(dot_lazy) == ("staged", (0,)), dot_lazy.last_launch
+    finally:
+        mirror.stage, dot_lazy.stage = was
+
+
+def check_staged_matmul():
+    a, b = rand((300, 4, 5)), rand((300, 5, 3))
+    close(matmul(a, b), a @ b, np.float32)
+    expect(matmul, ("staged", (0, 1)))
+    close(matmul(a, b[0]), a @ b[0], np.float32)                   # b broadcast
+    expect(matmul, ("staged", (0,)))
+    a, b = rand((2, 150, 4, 6), np.float64), rand((2, 150, 6, 2), np.float64)
+    close(matmul(a, b), a @ b, np.float64)                           # two loop dimensions
+    expect(matmul, ("staged", (0, 1)))
+
+
+def check_staged_fallbacks():
+    # host arrays reach the device as C-contiguous copies: these layouts are
+    # device arrays (views), whose blocks are not one contiguous run
+    a, b = rand((300, 128)), rand((300, 64))
+    da = cujit.to_device(a)
+    for x, want_x in [(da[:, ::2], a[:, ::2]),                     # strided core
+                      (cujit.to_device(np.asfortranarray(a[:, :64])), a[:, :64]),   # F order
+                      (cujit.to_device(rand((600, 64)))[::2], None)]:   # rows two blocks apart
+        want_x = host(x) if want_x is None else want_x
+        want = np.sum(want_x.astype(np.float64) * b, axis=-1)
+        close_sum(dot_lazy(x, b), want, np.float32, 64)
+        expect(dot_lazy, ("staged", (1,)))
+    v = rand(64)                                                    # broadcast over the loop
+    close_sum(dot_lazy(v, b), b.astype(np.float64) @ v, np.float32, 64)
+    expect(dot_lazy, ("staged", (1,)))
+    p, q = rand((4, 1, 64)), rand((6, 64))                          # both broadcast
+    close_sum(dot_lazy(p, q), np.sum(p.astype(np.float64) * q, axis=-1), np.float32, 64)
+    expect(dot_lazy, ("plain", ()))
+    flat = rand(300 * 64 + 1)                                       # not 16-byte aligned
+    d = cujit.to_device(flat)[1:].reshape(300, 64)
+    close_sum(dot_lazy(d, b), np.sum(flat[1:].reshape(300, 64).astype(np.float64) * b, axis=-1),
+              np.float32, 64)
+    expect(dot_lazy, ("staged", (0, 1)))
+    was, dot_lazy.stage = dot_lazy.stage, "off"
+    try:
+        close_sum(dot_lazy(a[:, :64], b), np.sum(a[:, :64].astype(np.float64) * b, axis=-1),
+                  np.float32, 64)
+        assert entry(dot_lazy) == ("plain", ())
+    finally:
+        dot_lazy.stage = was
 
 
 def check_dot_dtypes():
