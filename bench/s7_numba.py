@@ -10,14 +10,19 @@ a. One script, a Numba-spelled kernel (``@cuda.jit(cache=True)``, ``inc[1,
    empty caches (cujit's, numba's, the driver's PTX cache: fresh folders)
    and then one with the caches that process left (warm).  Medians over the
    rounds.
-b. guvectorize ``"(n),(n)->()"`` dot products of 2^20 rows x 64 float32:
-   ``cujit.guvectorize`` beside numba-cuda's ``@guvectorize(...,
-   target='cuda')``, one body for both; inputs and output on the device
-   (CuPy arrays for cujit, numba views of the same memory for numba, out=
-   given), each result checked once; CUDA events around each of the calls
-   (median ms per call), host time per call (calls timed back to back, then
-   a synchronize), and bandwidth (both inputs read, the output written) as %
-   of a device-to-device copy measured here.
+b. guvectorize ``"(n),(n)->()"`` dot products of 2^20 rows x 64 float32,
+   and the same 2^26 elements per input as rows of 7 and of 1000:
+   ``cujit.guvectorize`` with its staged entry (``stage='auto'``), cujit on
+   the plain entry (``stage='off'``, a thread per row), at 1000 also
+   ``stage='always'`` (one input staged in 128 KB blocks) and numba-cuda's
+   ``@guvectorize(..., target='cuda')``, one body for all; inputs and output
+   on the device (CuPy arrays for cujit, numba views of the same memory for
+   numba, out= given), each result checked once; rounds taking turns (the
+   order alternating), CUDA events around each call, the median ms per
+   round and the median over rounds; host time per call (calls timed back
+   to back, then a synchronize), bandwidth (both inputs read, the output
+   written) as % of a device-to-device copy measured here, and which entry
+   cujit's launch took (threads per block, shared bytes).
 """
 import os
 import shutil
@@ -148,31 +153,30 @@ def wall_ms(fn, iters):
     return (time.perf_counter() - t0) / iters * 1e3
 
 
-def section_gufunc(args, res):
-    rows, n = args.nb_rows, 64
-    log(f"  guvectorize (n),(n)->() dot: {rows} rows x {n} float32, out= given")
-    if cp is None:
-        raise RuntimeError("CuPy is needed for the timing (events) and the copy reference")
-    rng = cp.random.default_rng()
-    a = rng.standard_normal((rows, n), dtype=cp.float32)
-    b = rng.standard_normal((rows, n), dtype=cp.float32)
-    ref = (a.astype(cp.float64) * b).sum(axis=1)
-    nbytes = a.nbytes + b.nbytes + rows * 4
-    src, dst = cp.empty(a.size, cp.float32), cp.empty(a.size, cp.float32)
-    src.fill(1)
-    copy = copy_reference(src, dst, args, "numba_compat/gufunc")
-    copy_gbs = max(copy.values()) if copy else None
-    res["copy_gbs"] = copy_gbs
-    del src, dst
+GU_SIZES = (64, 7, 1000)
+GU_LABELS = {"staged": "cujit.guvectorize (staged)", "plain": "cujit.guvectorize (stage='off')",
+             "always": "cujit.guvectorize (stage='always')",
+             "numba": "numba @guvectorize(target='cuda')"}
+
+
+def gufunc_calls(a, b, rows, n):
+    """name -> (call, output, gufunc): cujit with the staged entry allowed,
+    cujit on the plain entry (a thread per row reading where the rows are),
+    at 1000 also cujit with stage='always' (the first input staged, 32 rows
+    per block in 128 KB: auto takes the plain entry there), numba."""
     calls = {}
+    stages = (("staged", "auto"), ("plain", "off")) + ((("always", "always"),) if n >= 1000
+                                                        else ())
     if cujit is not None:
-        try:
-            cdot = cujit.guvectorize(["void(float32[:], float32[:], float32[:])"],
-                                     "(n),(n)->()")(dot_body)
-            cout = cp.empty(rows, cp.float32)
-            calls["cujit"] = (lambda: cdot(a, b, out=cout), cout)
-        except Exception as e:  # noqa: BLE001
-            err("numba_compat/gufunc cujit", e)
+        for name, stage in stages:
+            try:
+                g = cujit.guvectorize(["void(float32[:], float32[:], float32[:])"],
+                                      "(n),(n)->()")(dot_body)
+                g.stage = stage
+                out = cp.empty(rows, cp.float32)
+                calls[name] = (lambda g=g, out=out: g(a, b, out=out), out, g)
+            except Exception as e:  # noqa: BLE001
+                err(f"numba_compat/gufunc cujit {name}", e)
     if cuda is not None:
         try:
             import numba
@@ -180,27 +184,80 @@ def section_gufunc(args, res):
                                      "(n),(n)->()", target="cuda")(dot_body)
             nout = cp.empty(rows, cp.float32)
             na, nb_, no = (cuda.as_cuda_array(v) for v in (a, b, nout))
-            calls["numba"] = (lambda: ndot(na, nb_, out=no), nout)
+            calls["numba"] = (lambda: ndot(na, nb_, out=no), nout, None)
         except Exception as e:  # noqa: BLE001
             err("numba_compat/gufunc numba", e)
-    labels = {"cujit": "cujit.guvectorize", "numba": "numba @guvectorize(target='cuda')"}
-    for lib, (fn, out) in calls.items():
+    return calls
+
+
+def gufunc_size(args, res, n, copy_gbs):
+    """One core size: the same 2^26 elements per input (2^20 rows at 64),
+    each contender checked once, then rounds taking turns (the order
+    alternating), median ms per round, the median over rounds."""
+    rows = args.nb_rows * 64 // n
+    rng = cp.random.default_rng()
+    a = rng.standard_normal((rows, n), dtype=cp.float32)
+    b = rng.standard_normal((rows, n), dtype=cp.float32)
+    ref = (a.astype(cp.float64) * b).sum(axis=1)
+    nbytes = a.nbytes + b.nbytes + rows * 4
+    calls = gufunc_calls(a, b, rows, n)
+    log(f"  (n),(n)->() dot: {rows} rows x {n} float32, out= given")
+    ok, runs = {}, {name: [] for name in calls}
+    for name, (fn, out, g) in list(calls.items()):
         try:
             out.fill(cp.nan)
             fn()
             cp.cuda.Device().synchronize()
-            ok = bool(cp.allclose(out, ref, rtol=1e-4, atol=1e-4))
-            med, _, _ = gpu_time_ms(fn, args.bw_warm, args.bw_iters)
-            host = wall_ms(fn, args.bw_iters)
-            gbs = nbytes / (med * 1e-3) / 1e9
-            pct = 100 * gbs / copy_gbs if copy_gbs else None
-            res[lib] = {"ms": med, "host_ms": host, "gbs": gbs, "pct_copy": pct, "correct": ok}
-            log(f"  {labels[lib]:<36} {med:8.3f} ms/call (host {host:7.3f} ms)  "
-                f"{gbs:7.1f} GB/s  {fmt(pct, 1):>6} % of copy{'' if ok else '   WRONG RESULT'}")
+            ok[name] = bool(cp.allclose(out, ref, rtol=1e-4, atol=1e-3))
+            if g is not None:
+                res.setdefault("entry", {})[name] = list(g.last_launch[:3])
         except Exception as e:  # noqa: BLE001
-            err(f"numba_compat/gufunc {lib}", e)
-    if "cujit" in res and "numba" in res:
-        log(f"  cujit / numba-cuda time per call: {res['cujit']['ms'] / res['numba']['ms']:.2f}x")
+            err(f"numba_compat/gufunc {name} n={n}", e)
+            del calls[name]
+    names = list(calls)
+    for r in range(args.nb_rounds):
+        for name in (names if r % 2 == 0 else names[::-1]):
+            med, _, _ = gpu_time_ms(calls[name][0], args.bw_warm, args.bw_iters)
+            runs[name].append(med)
+    for name in names:
+        med = median(runs[name])
+        host = wall_ms(calls[name][0], args.bw_iters)
+        gbs = nbytes / (med * 1e-3) / 1e9
+        pct = 100 * gbs / copy_gbs if copy_gbs else None
+        res[name] = {"ms": med, "host_ms": host, "gbs": gbs, "pct_copy": pct,
+                     "correct": ok[name], "runs": [round(x, 4) for x in runs[name]]}
+        how = ""
+        if name in res.get("entry", {}):
+            e = res["entry"][name]
+            how = f"  [{e[0]}, {e[1]} threads, {e[2]} B shared]"
+        log(f"  {GU_LABELS[name]:<36} {med:8.3f} ms/call (host {host:7.3f} ms)  "
+            f"{gbs:7.1f} GB/s  {fmt(pct, 1):>6} % of copy{'' if ok[name] else '   WRONG RESULT'}"
+            f"{how}")
+    if "numba" in res:
+        for name in ("staged", "plain", "always"):
+            if name in res:
+                log(f"  {GU_LABELS[name]} / numba-cuda time per call: "
+                    f"{res[name]['ms'] / res['numba']['ms']:.2f}x")
+
+
+def section_gufunc(args, res):
+    if cp is None:
+        raise RuntimeError("CuPy is needed for the timing (events) and the copy reference")
+    n0 = args.nb_rows * 64
+    src, dst = cp.empty(n0, cp.float32), cp.empty(n0, cp.float32)
+    src.fill(1)
+    copy = copy_reference(src, dst, args, "numba_compat/gufunc")
+    copy_gbs = max(copy.values()) if copy else None
+    res["copy_gbs"] = copy_gbs
+    del src, dst
+    log(f"  guvectorize dot products, {args.nb_rounds} rounds taking turns: cujit with the "
+        f"staged entry, cujit with stage='off', numba-cuda")
+    for n in GU_SIZES:
+        try:
+            gufunc_size(args, res.setdefault(f"n{n}", {}), n, copy_gbs)
+        except Exception as e:  # noqa: BLE001
+            err(f"numba_compat/gufunc n={n}", e)
+        cp.get_default_memory_pool().free_all_blocks()
 
 
 def section_numba(args):
