@@ -14,7 +14,9 @@
  * with coalesced 16-byte loads.  Each instance's block starts `pitch` units
  * after the previous one, an odd number of 4-, 8- or 16-byte units, so that
  * the threads of a warp reading element k of their own blocks hit distinct
- * banks; the function's view of a staged input only points elsewhere. */
+ * banks; the function's view of a staged operand only points elsewhere.
+ * Outputs the launch marks (ones it allocated) are written there too, and
+ * the block copies them out after a third barrier. */
 #include <stdio.h>
 #include <string.h>
 
@@ -134,11 +136,12 @@ gu_call(Cg *g, Buf *b, const GuSpec *s, Inst *fn)
 
 /* ---- the staged entry ---- */
 
-/* an input the staged entry may copy to shared memory */
+/* an operand the staged entry may keep in shared memory: an input it
+ * copies in, or an output it copies out */
 static int
 is_stageable(const GuSpec *s, int k)
 {
-    return k < s->nin && s->mode[k] == GU_VIEW;
+    return s->mode[k] == GU_VIEW;
 }
 
 /* cj_gu_stage(dst, src, total, len, pitch, magic): `total` 4-byte words at
@@ -193,6 +196,32 @@ static const char stage_helper[] =
     "    for (unsigned e = done + t; e < total; e += T) {\n"
     "        d[e + __umulhi(e, magic) * pad] = s[e];\n"
     "    }\n"
+    "}\n"
+    "/* the way back: the blocks in shared memory (pitch apart) to a contiguous run */\n"
+    "static __device__ __noinline__ void cj_gu_unstage(unsigned *d, const unsigned *s, unsigned total,\n"
+    "                                                  unsigned len, unsigned pitch, unsigned magic)\n"
+    "{\n"
+    "    const unsigned t = threadIdx.x, T = blockDim.x, pad = pitch - len;\n"
+    "    unsigned done = 0;\n"
+    "    if (((unsigned long long)d & 15) == 0) {\n"
+    "        uint4 *d4 = (uint4 *)d;\n"
+    "        const unsigned nv = total / 4;\n"
+    "        done = nv * 4;\n"
+    "#pragma unroll 1\n"
+    "        for (unsigned v = t; v < nv; v += T) {\n"
+    "            const unsigned e = v * 4;\n"
+    "            uint4 r;\n"
+    "            r.x = s[e + __umulhi(e, magic) * pad];\n"
+    "            r.y = s[e + 1 + __umulhi(e + 1, magic) * pad];\n"
+    "            r.z = s[e + 2 + __umulhi(e + 2, magic) * pad];\n"
+    "            r.w = s[e + 3 + __umulhi(e + 3, magic) * pad];\n"
+    "            d4[v] = r;\n"
+    "        }\n"
+    "    }\n"
+    "#pragma unroll 1\n"
+    "    for (unsigned e = done + t; e < total; e += T) {\n"
+    "        d[e] = s[e + __umulhi(e, magic) * pad];\n"
+    "    }\n"
     "}\n";
 
 /* the launch's plan: the inputs staged (bits), and per input its offset in
@@ -201,8 +230,8 @@ static void
 stage_plan_struct(Buf *b, const GuSpec *s)
 {
     S("struct cj_gu_plan {\n    unsigned mask;\n");
-    P("    unsigned off[%d], len[%d], pitch[%d], magic[%d];\n};\n", s->nin, s->nin, s->nin,
-      s->nin);
+    P("    unsigned off[%d], len[%d], pitch[%d], magic[%d];\n};\n", s->nparam, s->nparam,
+      s->nparam, s->nparam);
 }
 
 /* the block copies the marked inputs' blocks of instances base.. */
@@ -212,19 +241,36 @@ stage_copies(Buf *b, const GuSpec *s)
     for (int k = 0; k < s->nin; k++) {
         if (is_stageable(s, k)) {
             P("        if (pl.mask >> %d & 1u) {\n", k);
-            P("            cj_gu_stage((unsigned *)(cj_gu_smem + pl.off[%d]), (const unsigned *)op%d.data "
-              "+ (unsigned long long)base * pl.len[%d],\n", k, k, k);
+            P("            cj_gu_stage((unsigned *)(cj_gu_smem + pl.off[%d]),\n", k);
+            P("                        (const unsigned *)op%d.data + (unsigned long long)base "
+              "* pl.len[%d],\n", k, k);
             P("                        (unsigned)cnt * pl.len[%d], pl.len[%d], pl.pitch[%d], "
               "pl.magic[%d]);\n        }\n", k, k, k, k);
         }
     }
 }
 
-/* a staged input's view: the thread's block in shared memory */
+/* ... and the marked outputs' blocks back */
+static void
+unstage_copies(Buf *b, const GuSpec *s)
+{
+    for (int k = s->nin; k < s->nparam; k++) {
+        if (is_stageable(s, k)) {
+            P("        if (pl.mask >> %d & 1u) {\n", k);
+            P("            cj_gu_unstage((unsigned *)op%d.data + (unsigned long long)base * "
+              "pl.len[%d],\n", k, k);
+            P("                          (const unsigned *)(cj_gu_smem + pl.off[%d]),\n", k);
+            P("                          (unsigned)cnt * pl.len[%d], pl.len[%d], pl.pitch[%d], "
+              "pl.magic[%d]);\n        }\n", k, k, k, k);
+        }
+    }
+}
+
+/* a staged operand's view: the thread's block in shared memory */
 static void
 stage_views(Buf *b, const GuSpec *s)
 {
-    for (int k = 0; k < s->nin; k++) {
+    for (int k = 0; k < s->nparam; k++) {
         if (is_stageable(s, k)) {
             P("        if (pl.mask >> %d & 1u) {\n", k);
             P("            v%d.data = (%s *)(cj_gu_smem + pl.off[%d] + threadIdx.x * pl.pitch[%d] "
@@ -268,13 +314,18 @@ stage_entry(Cg *g, Buf *b, const GuSpec *s, Inst *fn)
         line = nl ? nl + 1 : line + len;
     }
     buf_free(&inner);
-    S("        }\n    }\n}\n");
+    S("        }\n");
+    if (s->nparam > s->nin) {
+        P("        if (pl.mask >> %d) {\n            __syncthreads();\n        }\n", s->nin);
+        unstage_copies(b, s);
+    }
+    S("    }\n}\n");
 }
 
 static int
 can_stage(const GuSpec *s)
 {
-    for (int k = 0; k < s->nin; k++) {
+    for (int k = 0; k < s->nparam; k++) {
         if (is_stageable(s, k)) {
             return 1;
         }

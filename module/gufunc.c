@@ -608,6 +608,22 @@ gu_geometry(GuCall *c)
     c->nd = rt_collapse_dims(c->nloop, c->cshape, c->st, na);
 }
 
+/* some parameter is a view with core dimensions: codegen emits the staged
+ * entry when the request asks (PlRequest.gu_stage) */
+static int
+wants_staged_entry(const GuCall *c)
+{
+    if (c->g->stage == STAGE_OFF) {
+        return 0;
+    }
+    for (int k = 0; k < gu_nparams(c->g); k++) {
+        if (c->mode[k] == GU_VIEW && c->g->lay.ncore[k] > 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* the kernel for these parameters and this geometry, compiled if new */
 static Form *
 gu_kernel(GuCall *c)
@@ -642,7 +658,7 @@ gu_kernel(GuCall *c)
     rq.gu_ncore = c->ncore;
     rq.gu_nin = g->lay.nin;
     rq.gu_nloop = c->nd;
-    rq.gu_stage = g->stage != STAGE_OFF;
+    rq.gu_stage = wants_staged_entry(c);
     f = form_new(&kk);
     if (f && pl_transpile(&rq, &f->c) < 0) {
         form_free(f);
@@ -682,29 +698,22 @@ check_python_ints(GuCall *c, const Form *f)
 
 /* ---- the staged entry's plan ---- */
 
-/* cj_gu_plan's words: mask, then off[nin], len[nin], pitch[nin], magic[nin] */
+/* cj_gu_plan's words: mask, then off[], len[], pitch[], magic[] (one per
+ * parameter) */
 enum { PLAN_OFF, PLAN_LEN, PLAN_PITCH, PLAN_MAGIC };
 
 static uint32_t *
 plan_at(GuCall *c, int field, int k)
 {
-    return &c->plan[1 + field * c->g->lay.nin + k];
+    return &c->plan[1 + field * gu_nparams(c->g) + k];
 }
 
-/* the form has <kname>_st: codegen emits it when staging is on and some
- * input is a view, unless the function uses dynamic shared memory itself */
+/* the form has <kname>_st: asked for, and the function does not use
+ * dynamic shared memory itself */
 static int
 has_staged_entry(const GuCall *c, const Form *f)
 {
-    if (c->g->stage == STAGE_OFF || f->c.has_dynshared) {
-        return 0;
-    }
-    for (int k = 0; k < c->g->lay.nin; k++) {
-        if (c->mode[k] == GU_VIEW) {
-            return 1;
-        }
-    }
-    return 0;
+    return wants_staged_entry(c) && !f->c.has_dynshared;
 }
 
 /* strides that walk `nd` dimensions in C order from `unit` bytes up
@@ -721,17 +730,19 @@ c_order(int nd, const int64_t *shape, const int64_t *strides, int64_t unit)
     return 1;
 }
 
-/* input k's core block in bytes when every instance's block follows the
+/* operand k's core block in bytes when every instance's block follows the
  * previous one in memory (C-contiguous core dimensions, loop strides of one
- * block); 0 when it cannot be staged: another layout, one element, or not
- * in whole aligned 4-byte words */
+ * block); 0 when it cannot be staged: another layout, one element, not in
+ * whole aligned 4-byte words, or an output the call did not allocate (out=
+ * keeps what the function does not write) */
 static int64_t
 stage_block_bytes(const GuCall *c, int k, const int64_t *loop_st)
 {
     const RtArray *a = &c->ops[k].a;
     int nc = c->g->lay.ncore[k];
     int64_t size = cj_dtypes[a->dtype].size;
-    if (c->mode[k] != GU_VIEW || !c->ops[k].is_array || nc == 0) {
+    if (c->mode[k] != GU_VIEW || !c->ops[k].is_array || nc == 0
+        || (k >= c->g->lay.nin && !c->made[k - c->g->lay.nin])) {
         return 0;
     }
     const int64_t *shape = a->shape + a->ndim - nc, *strides = a->strides + a->ndim - nc;
@@ -752,7 +763,7 @@ static int64_t
 stage_bytes(GuCall *c, uint32_t mask, int64_t T)
 {
     int64_t total = 0;
-    for (int k = 0; k < c->g->lay.nin; k++) {
+    for (int k = 0; k < gu_nparams(c->g); k++) {
         if (mask >> k & 1) {
             total += (T * *plan_at(c, PLAN_PITCH, k) * 4 + 15) & ~(int64_t)15;
         }
@@ -781,7 +792,7 @@ static void
 stage_offsets(GuCall *c, int T)
 {
     int64_t off = 0;
-    for (int k = 0; k < c->g->lay.nin; k++) {
+    for (int k = 0; k < gu_nparams(c->g); k++) {
         *plan_at(c, PLAN_OFF, k) = (uint32_t)off;
         if (c->plan[0] >> k & 1) {
             off += stage_bytes(c, 1u << k, T);
@@ -791,11 +802,13 @@ stage_offsets(GuCall *c, int T)
     c->shmem = (unsigned)off;
 }
 
-/* Which inputs to stage and T, from the operands: each input whose blocks
- * are contiguous, in order, while 32 instances of them fit the budget
- * (48 KiB, so that four blocks share an SM; "always": the device's opt-in
- * maximum); T the largest of 128, 64, 32 within 48 KiB.  No input staged:
- * the plain entry (c->block 0).  Rows are an odd number of units apart. */
+/* Which operands to stage and T, from the operands: each input, then each
+ * output allocated here, whose blocks are contiguous, in order, while 32
+ * instances of them fit the budget (48 KiB, so that four blocks share an
+ * SM; "always": the device's opt-in maximum); T the largest of 128, 64, 32
+ * within 48 KiB.  No input staged: the plain entry (c->block 0), since
+ * staging an output alone changes only how it is written.  Rows are an odd
+ * number of units apart. */
 static int
 stage_plan(GuCall *c)
 {
@@ -810,7 +823,7 @@ stage_plan(GuCall *c)
         return -1;
     }
     memset(c->plan, 0, sizeof c->plan);
-    for (int k = 0; k < g->lay.nin; k++) {
+    for (int k = 0; k < gu_nparams(g); k++) {
         int64_t bytes = c->mode[k] == GU_VALUE ? 0 : stage_block_bytes(c, k, c->st[na++]);
         if (bytes == 0 || bytes > limit) {
             continue;
@@ -821,7 +834,7 @@ stage_plan(GuCall *c)
             c->plan[0] |= 1u << k;
         }
     }
-    if (!c->plan[0]) {
+    if (!(c->plan[0] & ((1u << g->lay.nin) - 1))) {
         return 0;
     }
     int T = 128;
@@ -888,7 +901,7 @@ gu_pack(GuCall *c)
     if (c->block) {
         off = (off + 3) & ~(size_t)3;
         c->params[np + 1] = c->buf + off;
-        rt_put(c->buf, &off, c->plan, sizeof(uint32_t) * (size_t)(1 + 4 * c->g->lay.nin), 4);
+        rt_put(c->buf, &off, c->plan, sizeof(uint32_t) * (size_t)(1 + 4 * np), 4);
     }
     return 0;
 }
@@ -1333,7 +1346,7 @@ set_stage(PyObject *self, PyObject *v, void *c)
     return -1;
 }
 
-/* ("staged", T, shared bytes, (inputs staged)) or ("plain", 128, 0, ()) */
+/* ("staged", T, shared bytes, (operands staged)) or ("plain", 128, 0, ()) */
 static PyObject *
 get_last_launch(PyObject *self, void *c)
 {
@@ -1342,11 +1355,11 @@ get_last_launch(PyObject *self, void *c)
         Py_RETURN_NONE;
     }
     int n = 0;
-    for (int k = 0; k < g->lay.nin; k++) {
+    for (int k = 0; k < gu_nparams(g); k++) {
         n += g->last_mask >> k & 1;
     }
     PyObject *staged = PyTuple_New(n);
-    for (int k = 0, j = 0; staged && k < g->lay.nin; k++) {
+    for (int k = 0, j = 0; staged && k < gu_nparams(g); k++) {
         PyObject *i = g->last_mask >> k & 1 ? PyLong_FromLong(k) : Py_None;
         if (!i) {
             Py_CLEAR(staged);
@@ -1386,8 +1399,8 @@ static PyGetSetDef gufunc_getset[] = {
      "thread per instance reading its operands where they are; 'always': auto, with blocks "
      "up to the device's shared memory", NULL},
     {"last_launch", get_last_launch, NULL, "the last launch: (entry 'staged' or 'plain', "
-     "threads per block, dynamic shared bytes, indices of the inputs staged); None before "
-     "any", NULL},
+     "threads per block, dynamic shared bytes, indices of the operands staged: inputs, "
+     "then outputs); None before any", NULL},
     {NULL},
 };
 

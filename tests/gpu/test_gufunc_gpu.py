@@ -2,10 +2,11 @@
 data: dot "(n),(n)->()", matmul "(m,n),(n,p)->(m,p)", loop broadcasting,
 strided and F-order inputs, out=, float32 / float64 / int64, lazy typing,
 numbers as "()" inputs and several outputs.  The staged entry (inputs'
-contiguous core blocks copied to shared memory first, GUFunc.last_launch
-says which entry ran): float32 / float64 / int32 / int16 / complex64, core
-sizes 1, 3, 64 and 1000, instance counts that leave a partial block, and
-the layouts that must take the plain entry (broadcast, strided, F order).
+contiguous core blocks copied to shared memory first, core outputs it
+allocates written there and copied out, GUFunc.last_launch says which
+entry ran): float32 / float64 / int32 / int16 / complex64, core sizes 1,
+3, 64 and 1000, instance counts that leave a partial block, and the layouts
+that must take the plain entry (broadcast, strided, F order, out=).
 
 Each case is a plain function (CASES); tests/fakecuda/gufunc_scenarios.py
 runs the same ones without a GPU, through the fake libcuda with the
@@ -127,7 +128,7 @@ def entry(g):
 
 
 def expect(g, want):
-    """The entry the last launch took: `want` ("staged" and the inputs
+    """The entry the last launch took: `want` ("staged" and the operands
     staged, or "plain"), always plain with .stage = "off"."""
     got = entry(g)
     if g.stage == "off":
@@ -175,8 +176,14 @@ def check_staged_core_output():
             got = host(mirror(x))
             assert got.dtype == np.dtype(dt), got.dtype
             np.testing.assert_allclose(got, x[:, ::-1] * 2 + x, rtol=1e-5, atol=1e-5)
-            staged = 2 <= n and n * np.dtype(dt).itemsize * 32 <= 48 * 1024
-            expect(mirror, ("staged", (0,)) if staged else ("plain", ()))
+            # the output allocated here is staged too (the input and the
+            # output of 32 instances within 48 KiB)
+            expect(mirror, ("staged", (0, 1)) if n in (3, 64, 65) else ("plain", ()))
+        x = rand((250, 64), dt)
+        out = cujit.empty((250, 64), dt)
+        np.testing.assert_allclose(host(mirror(x, out=out)), x[:, ::-1] * 2 + x, rtol=1e-5,
+                                   atol=1e-5)
+        expect(mirror, ("staged", (0,)))                            # out= is written in place
 
 
 def check_staged_always():
@@ -186,6 +193,7 @@ def check_staged_always():
     mirror.stage = "always"
     try:
         close(mirror(x), x[:, ::-1] * 2 + x, np.float32)
+        # the output does not fit beside it: written in place
         assert mirror.last_launch == ("staged", 32, 32 * 1001 * 4, (0,)), mirror.last_launch
         # two 1000-element inputs do not fit together: the first is staged
         a, b = rand((70, 1000), np.float32), rand((70, 1000), np.float32)
@@ -199,12 +207,15 @@ def check_staged_always():
 def check_staged_matmul():
     a, b = rand((300, 4, 5)), rand((300, 5, 3))
     close(matmul(a, b), a @ b, np.float32)
-    expect(matmul, ("staged", (0, 1)))
+    expect(matmul, ("staged", (0, 1, 2)))
     close(matmul(a, b[0]), a @ b[0], np.float32)                   # b broadcast
-    expect(matmul, ("staged", (0,)))
+    expect(matmul, ("staged", (0, 2)))
+    out = cujit.empty((300, 4, 3), np.float32)
+    close(matmul(a, b, out=out), a @ b, np.float32)                # out= given
+    expect(matmul, ("staged", (0, 1)))
     a, b = rand((2, 150, 4, 6), np.float64), rand((2, 150, 6, 2), np.float64)
     close(matmul(a, b), a @ b, np.float64)                           # two loop dimensions
-    expect(matmul, ("staged", (0, 1)))
+    expect(matmul, ("staged", (0, 1, 2)))
 
 
 def check_staged_fallbacks():
