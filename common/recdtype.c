@@ -116,6 +116,7 @@ layout_align(CjRecord *r)
 static int
 check_fields(const CjRecord *r, char *msg, size_t msglen)
 {
+    int most = 1;
     for (int i = 0; i < r->nfields; i++) {
         const CjField *f = &r->fields[i];
         int64_t end = f->offset + (int64_t)f->count * cj_dtypes[f->dt].size;
@@ -124,6 +125,21 @@ check_fields(const CjRecord *r, char *msg, size_t msglen)
                      "%d bytes", f->name, f->offset, (long long)end, r->itemsize);
             return -1;
         }
+        int a = numpy_align(f);
+        if (f->offset % a != 0) {
+            snprintf(msg, msglen, "field '%s' of type %s is not aligned (offset %d, not a "
+                     "multiple of %d): the GPU cannot read it; make the dtype with "
+                     "align=True, as Numba requires", f->name, cj_dtypes[f->dt].name,
+                     f->offset, a);
+            return -1;
+        }
+        most = a > most ? a : most;
+    }
+    if (r->itemsize % most != 0) {
+        snprintf(msg, msglen, "a record of %d bytes (not a multiple of %d) leaves the fields "
+                 "of every other element of an array not aligned: make the dtype with "
+                 "align=True, as Numba requires", r->itemsize, most);
+        return -1;
     }
     return 0;
 }

@@ -430,8 +430,11 @@ class Dispatcher(Kernel):
             raise TypeError(f"No matching definition for argument type(s) {shown}: "
                             f"{self.__name__} was compiled for {', '.join(self.signatures)} "
                             "only (cuda.jit with signatures compiles no others)")
+        # a Python int out of the parameter's range wraps, as in Numba's typed
+        # launch (np.int32(2**31 + 5) would raise OverflowError)
         return tuple(a if p[0] == "a" or t is None or t[0] != "s"
-                     else np.dtype(p[1]).type(a) for a, t, p in zip(args, types, best[1]))
+                     else np.asarray(a).astype(p[1])[()] for a, t, p in zip(args, types,
+                                                                           best[1]))
 
     # ---- the compiled kernels' properties (cuFuncGetAttribute) ----
 

@@ -165,6 +165,8 @@ def test_explicit_signatures_resolve_as_numba():
     g = cuda.jit("void(float32[:], int32)")(set_first)
     a = g._resolve_args(np.zeros(4, np.float32)[::2], 3)        # 'A' takes any layout
     assert type(a[1]) is np.int32
+    a = g._resolve_args(np.zeros(4, np.float32), (1 << 31) | 5)  # wraps, as Numba's launch
+    assert type(a[1]) is np.int32 and a[1] == -(1 << 31) + 5
     assert g._by_signature and not cuda.jit(add_kernel)._by_signature
     assert not cuda.jit("void(float32[::1], float32, float32)", device=True)(
         add_kernel)._by_signature

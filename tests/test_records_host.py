@@ -31,7 +31,7 @@ OFFSETS = np.dtype({"names": ["p", "q"], "formats": [np.int32, np.float64],
                     "offsets": [4, 16], "itemsize": 40})
 PACKED_ABCD = np.dtype([("a", np.float64), ("b", np.int16), ("c", np.complex64),
                         ("d", np.uint8, 5)])
-DTYPES = [ALIGNED, PACKED, NESTED, OFFSETS]
+DTYPES = [ALIGNED, NESTED, OFFSETS]
 
 rng = np.random.default_rng()
 
@@ -70,7 +70,7 @@ def copy_first(ary, out):
 
 
 @pytest.mark.skipif(CXX is None, reason="no host C++ compiler")
-@pytest.mark.parametrize("dt", DTYPES, ids=["aligned", "packed", "nested", "offsets"])
+@pytest.mark.parametrize("dt", DTYPES, ids=["aligned", "nested", "offsets"])
 def test_struct_layout_matches_numpy(dt, tmp_path):
     a = np.zeros(4, dt)
     src = copy_first.inspect_cuda(a, a.copy())
@@ -91,7 +91,7 @@ def test_struct_layout_matches_numpy(dt, tmp_path):
     assert r.returncode == 0, r.stderr[-3000:]
 
 
-@pytest.mark.parametrize("dt", DTYPES, ids=["aligned", "packed", "nested", "offsets"])
+@pytest.mark.parametrize("dt", DTYPES, ids=["aligned", "nested", "offsets"])
 def test_ptx_compiles(dt):
     a = np.zeros(4, dt)
     ptx = copy_first.inspect_ptx(a, a.copy())
@@ -163,7 +163,7 @@ def fields_kernel(ary, out, v):
 
 
 @pytest.mark.skipif(CXX is None, reason="no host C++ compiler")
-@pytest.mark.parametrize("dt", [ALIGNED, PACKED_ABCD], ids=["aligned", "packed"])
+@pytest.mark.parametrize("dt", [ALIGNED], ids=["aligned"])
 def test_fields_on_host(dt, tmp):
     n = 7
     a = random_records(dt, n)
@@ -324,14 +324,29 @@ def test_front_key_separates_layouts():
     """two dtypes with the same names and formats but other offsets get
     their own kernels (and binaries)"""
     d1 = np.dtype([("a", np.int32), ("b", np.float64)], align=True)
-    d2 = np.dtype([("a", np.int32), ("b", np.float64)], align=False)
+    d2 = np.dtype({"names": ["a", "b"], "formats": [np.int32, np.float64],
+                   "offsets": [0, 16], "itemsize": 24})
 
     @cuda.jit
     def k(a):
         a[0].b = 1.5
 
     s1, s2 = k.inspect_cuda(np.zeros(2, d1)), k.inspect_cuda(np.zeros(2, d2))
-    assert "== 16" in s1 and "== 12" in s2
+    assert "== 16" in s1 and "== 24" in s2
+
+
+@pytest.mark.parametrize("dt", [PACKED, PACKED_ABCD, np.dtype([("a", np.int32), ("b", np.float64)])],
+                         ids=["packed", "packed_abcd", "numba_case"])
+def test_unaligned_records_are_refused(dt):
+    """a field off its alignment (NumPy's align=False) is refused with the
+    reason and the fix, as Numba refuses it ('type float64 is not aligned'):
+    the GPU cannot load it"""
+    @cuda.jit
+    def k(a):
+        a[0].a = 1
+
+    with pytest.raises(TypeError, match="not aligned.*align=True"):
+        k.inspect_cuda(np.zeros(2, dt))
 
 
 TABLE = np.zeros(4, INNER)

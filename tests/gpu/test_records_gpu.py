@@ -15,8 +15,6 @@ rng = np.random.default_rng()
 
 ALIGNED = np.dtype([("a", np.float64), ("b", np.int32), ("c", np.complex64),
                     ("d", np.uint8, 5)], align=True)
-PACKED = np.dtype([("a", np.float64), ("b", np.int16), ("c", np.complex64),
-                   ("d", np.uint8, 5)])
 INNER = np.dtype([("x", np.float32), ("y", np.int16)], align=True)
 NESTED = np.dtype([("k", np.int8), ("in", INNER), ("m", np.float32, (3, 2)),
                    ("n", np.float64)], align=True)
@@ -62,7 +60,7 @@ def fields_kernel(ary, out, v):
         out[i] = r.a + r.b + r.d[1]
 
 
-@pytest.mark.parametrize("dt", [ALIGNED, PACKED], ids=["aligned", "packed"])
+@pytest.mark.parametrize("dt", [ALIGNED], ids=["aligned"])
 @pytest.mark.parametrize("n", [1, 1000])
 def test_fields(dt, n):
     a = random_records(dt, n)
