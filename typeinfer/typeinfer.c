@@ -1563,7 +1563,7 @@ infer_inst(Program *p, Inst *in)
     t->final = 1;
     ti_stmts(t, fn->body, fn->nbody);
     if (in->recursive && !in->ret) {
-        ti_err_kind(t, fn->body[0], CE_TYPE, "cannot infer the return type of '%s': it calls "
+        ti_err_kind(t, fn->body[0], CE_VALUE, "cannot infer the return type of '%s': it calls "
                     "itself, and no return gives a value without calling it again", fn->name);
     }
     for (int i = 0; i < fn->nparams; i++) {
