@@ -48,6 +48,18 @@ rt_pack_scalar(unsigned char *buf, size_t *off, PyObject *o, DType dt)
         PyBuffer_Release(&view);
         return 0;
     }
+    if (PyLong_Check(o) && !PyBool_Check(o) && (d->kind == 'i' || d->kind == 'u')
+        && (d->size < 8 || d->kind == 'u')) {
+        /* a Python int for a narrower or unsigned integer parameter (a
+         * by_signature kernel's alias): its low bytes, wrapping as Numba's
+         * typed launch does (little-endian) */
+        unsigned long long x = PyLong_AsUnsignedLongLongMask(o);
+        if (x == (unsigned long long)-1 && PyErr_Occurred()) {
+            return -1;
+        }
+        rt_put(buf, off, &x, (size_t)d->size, (size_t)d->size);
+        return 0;
+    }
     switch (dt) {
     case DT_BOOL:
         v.b = (unsigned char)PyObject_IsTrue(o);

@@ -96,6 +96,7 @@ def explicit_signatures():
         k[1, 10](x, np.int64(3))                # the same key: no resolution
         k[1, 10](x[::2], np.int32(5))           # another layout: once more
         k[1, 10](np.zeros(10, np.float32), 2)   # host array: the device one's key
+        k[1, 10](x, (1 << 31) | 5)              # out of int32: wraps, as Numba's launch
         assert len(calls) == 2, calls
         assert k.signatures == ["(float32[:], int32)"]
         expect(TypeError, lambda: k[1, 10](cuda.to_device(np.zeros(10)), 2),
