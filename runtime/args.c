@@ -886,6 +886,12 @@ rt_get_array(PyObject *o, RtArray *out, void *stream, const char *what)
     }
     switch (kind) {
     case K_CUPY:
+        if (stream) {
+            /* a launch on a stream of the caller's: the interface's stream
+             * field names where CuPy made the array, which this launch waits
+             * for (the attribute fast path does not read it) */
+            return from_cai(o, out, stream, what);
+        }
         return get_cupy(o, e ? &e->cupy : NULL, out, what);
     case K_TORCH:
         return from_torch(o, out, stream, what);
