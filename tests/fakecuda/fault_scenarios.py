@@ -306,14 +306,23 @@ def cold_faults():
     modules, contexts) fails in turn, each time with kernels never seen."""
     h = RNG.random(N).astype(np.float32)
     workload(make_kernels(0), h)
-    kernels = make_kernels(0)
-    c0 = calls()
-    workload(kernels, h)
-    kernels = make_kernels(1)
-    c1 = calls()
-    workload(kernels, h)
-    warm, cold = delta(c0, c1), delta(c1, calls())
-    counts = {n: c for n, c in cold.items() if c > warm.get(n, 0)}
+    for attempt in range(1, 4):
+        # the harness counts calls around a warm and a cold workload; work
+        # another thread of the process does meanwhile (NVRTC's preload on a
+        # loaded machine) can land in the warm count: measure again
+        kernels = make_kernels(0)
+        c0 = calls()
+        workload(kernels, h)
+        kernels = make_kernels(attempt)
+        c1 = calls()
+        workload(kernels, h)
+        warm, cold = delta(c0, c1), delta(c1, calls())
+        counts = {n: c for n, c in cold.items() if c > warm.get(n, 0)}
+        if counts:
+            break
+        print("attempt %d: no entry point called more when cold: warm %s, cold %s"
+              % (attempt, warm, cold))
+    assert counts, "loading new kernels called no entry point more than a warm workload"
     problems, todo = [], plan(counts)
     one_fault(make_kernels(99), h, todo[0], counts[todo[0][0]])   # the harness's first use
     for i, what in enumerate(todo):
