@@ -21,6 +21,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from test_kernels_host import CXX, LAUNCH, SHIM, split_params  # noqa: E402
 
+sys.path.insert(0, os.path.join(HERE, "gpu"))
+from test_records_gpu import random_records  # noqa: E402  (one helper for both)
+
 ALIGNED = np.dtype([("a", np.float64), ("b", np.int32), ("c", np.complex64),
                     ("d", np.uint8, 5)], align=True)
 PACKED = np.dtype([("a", np.uint8), ("b", np.float64), ("c", np.complex128), ("e", np.int16)])
@@ -34,26 +37,6 @@ PACKED_ABCD = np.dtype([("a", np.float64), ("b", np.int16), ("c", np.complex64),
 DTYPES = [ALIGNED, NESTED, OFFSETS]
 
 rng = np.random.default_rng()
-
-
-def random_records(dt, n):
-    """n records of dt with every field random (never zeros)"""
-    a = np.zeros(n, dt)
-    for name in dt.names:
-        fd = dt.fields[name][0]
-        if fd.names:
-            a[name] = random_records(fd, n)
-            continue
-        base = fd.subdtype[0] if fd.subdtype else fd
-        shape = (n,) + (fd.subdtype[1] if fd.subdtype else ())
-        if base.kind == "c":
-            v = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
-        elif base.kind == "f":
-            v = rng.standard_normal(shape)
-        else:
-            v = rng.integers(1, 100, size=shape)
-        a[name] = v.astype(base)
-    return a
 
 
 def rec_name(src):
