@@ -4,18 +4,18 @@ cujit's own shuffle code (jit.block_reduce) and a kernel with no reduction.
 Same NVRTC, same options but -minimal (CUB needs the CUDA headers); PTX
 (compute_90) and CUBIN (sm_90); median of 7 compilations after a warm-up.
 Needs no GPU: .venv/bin/python bench/collectives_nvrtc.py [CUDA_HOME]"""
-import ctypes
 import os
 import statistics
 import sys
-import time
 
 import numpy as np
 
 from cujit import jit
 
+import nvrtclib
+
 HOME = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("CUDA_HOME", "/usr/local/cuda")
-NV = ctypes.CDLL(os.path.join(HOME, "lib64", "libnvrtc.so"))
+NV = nvrtclib.load(HOME)
 INC = [f"-I{os.path.join(HOME, 'targets', 'x86_64-linux', 'include', d)}" for d in ("cccl", "")]
 
 CUB = r'''
@@ -51,24 +51,9 @@ def own_scan(x, y):
 
 
 def compile_ms(src, opts, cubin):
-    p = ctypes.c_void_p()
-    assert NV.nvrtcCreateProgram(ctypes.byref(p), src.encode(), b"k.cu", 0, None, None) == 0
-    arr = (ctypes.c_char_p * len(opts))(*[o.encode() for o in opts])
-    t = time.perf_counter()
-    r = NV.nvrtcCompileProgram(p, len(opts), arr)
-    n = ctypes.c_size_t()
-    get_size, get = ((NV.nvrtcGetCUBINSize, NV.nvrtcGetCUBIN) if cubin
-                     else (NV.nvrtcGetPTXSize, NV.nvrtcGetPTX))
-    if r == 0:
-        get_size(p, ctypes.byref(n))
-        get(p, ctypes.create_string_buffer(n.value))
-    ms = 1e3 * (time.perf_counter() - t)
-    if r != 0:
-        NV.nvrtcGetProgramLogSize(p, ctypes.byref(n))
-        log = ctypes.create_string_buffer(n.value)
-        NV.nvrtcGetProgramLog(p, log)
-        sys.exit(log.value.decode()[:2000])
-    NV.nvrtcDestroyProgram(ctypes.byref(p))
+    ms, log = nvrtclib.compile_ms(NV, src, opts, cubin)
+    if log:
+        sys.exit(log[:2000])
     return ms
 
 

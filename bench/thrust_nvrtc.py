@@ -5,7 +5,6 @@ is printed with its first error) and nvcc can (one compilation, when nvcc is
 found).  NVRTC with cujit's options; PTX (compute_90) and CUBIN (sm_90);
 median of 5 compilations after a warm-up.  Needs no GPU:
 .venv/bin/python bench/thrust_nvrtc.py [CUDA_HOME]"""
-import ctypes
 import os
 import shutil
 import statistics
@@ -18,8 +17,10 @@ import numpy as np
 
 from cujit import jit
 
+import nvrtclib
+
 HOME = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("CUDA_HOME", "/usr/local/cuda")
-NV = ctypes.CDLL(os.path.join(HOME, "lib64", "libnvrtc.so"))
+NV = nvrtclib.load(HOME)
 INC = [f"-I{os.path.join(HOME, 'include', d)}" for d in ("cccl", "")]
 
 THRUST = r'''
@@ -56,29 +57,6 @@ def own_many(x, y):
     out[0] = n + jit.thrust.lower_bound(jit.thrust.seq, row.begin(), row.end(), 3) - row.begin()
 
 
-def compile_ms(src, opts, cubin):
-    p = ctypes.c_void_p()
-    assert NV.nvrtcCreateProgram(ctypes.byref(p), src.encode(), b"k.cu", 0, None, None) == 0
-    arr = (ctypes.c_char_p * len(opts))(*[o.encode() for o in opts])
-    t = time.perf_counter()
-    r = NV.nvrtcCompileProgram(p, len(opts), arr)
-    n = ctypes.c_size_t()
-    get_size, get = ((NV.nvrtcGetCUBINSize, NV.nvrtcGetCUBIN) if cubin
-                     else (NV.nvrtcGetPTXSize, NV.nvrtcGetPTX))
-    if r == 0:
-        get_size(p, ctypes.byref(n))
-        get(p, ctypes.create_string_buffer(n.value))
-    ms = 1e3 * (time.perf_counter() - t)
-    log = ""
-    if r != 0:
-        NV.nvrtcGetProgramLogSize(p, ctypes.byref(n))
-        buf = ctypes.create_string_buffer(n.value)
-        NV.nvrtcGetProgramLog(p, buf)
-        log = buf.value.decode()
-    NV.nvrtcDestroyProgram(ctypes.byref(p))
-    return ms, log
-
-
 def nvcc_s():
     nvcc = shutil.which("nvcc") or os.path.join(HOME, "bin", "nvcc")
     if not os.path.exists(nvcc):
@@ -99,17 +77,17 @@ def main():
              ("jit.thrust.sort", own_sort.inspect_cuda(x)),
              ("scan+sort+unique+bound", own_many.inspect_cuda(x, x))]
     base = ["-lineinfo", "--std=c++17", "-minimal"]
-    compile_ms(cases[0][1], ["--gpu-architecture=compute_90"] + base, False)     # warm-up
+    nvrtclib.compile_ms(NV, cases[0][1], ["--gpu-architecture=compute_90"] + base, False)     # warm-up
     print(f"NVRTC from {HOME}, median of 5 (min), ms; load average {os.getloadavg()[0]:.1f}")
     for name, src in cases:
         row = []
         for cubin in (False, True):
             opts = [f"--gpu-architecture={'sm' if cubin else 'compute'}_90"] + base
-            ts = [compile_ms(src, opts, cubin)[0] for _ in range(5)]
+            ts = [nvrtclib.compile_ms(NV, src, opts, cubin)[0] for _ in range(5)]
             row.append(f"{'cubin' if cubin else 'ptx'} {statistics.median(ts):7.1f} "
                        f"({min(ts):.1f})")
         print(f"  {name:24s} {row[0]:22s} {row[1]}")
-    ms, log = compile_ms(THRUST, ["--gpu-architecture=sm_90", "-lineinfo", "--std=c++17"] + INC,
+    ms, log = nvrtclib.compile_ms(NV, THRUST, ["--gpu-architecture=sm_90", "-lineinfo", "--std=c++17"] + INC,
                          True)
     first = next((ln.strip() for ln in log.splitlines() if "error" in ln), "compiled")
     print(f"  <thrust/sort.h> in NVRTC: {ms:.0f} ms, then: {first[:150]}")
