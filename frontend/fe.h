@@ -48,6 +48,8 @@ typedef struct {
     int fuse_red;           /* set by the read: the final `return np.sum(...)`'s RedOp */
     PyObject *inner;        /* functions defined inside kernels (inner.c) -> the
                              * compile-time names of the function around each */
+    PyObject *texts;        /* functions no file holds (source.c), NULL if none: their
+                             * code -> lines, and their Func.file's address -> lines */
 } FeCtx;
 
 /* Reads `pyfunc` (a plain Python function) into IR; longjmps through
@@ -68,5 +70,12 @@ void fe_set_record_reader(FeRecordReader r);
 
 /* The source lines of a function and where it starts, for diagnostics. */
 int fe_source_line(const char *file, int line, char *out, size_t n);
+/* ... for an error of the compilation cx: a function no file holds too */
+int fe_error_line(const FeCtx *cx, const char *file, int line, char *out, size_t n);
+
+/* Installs the audit hook that keeps the texts Python compiles from strings
+ * (exec, compile), where functions no file holds are found (srcstore.c);
+ * once per process, at import.  Never raises. */
+void fe_store_install(void);
 
 #endif

@@ -72,6 +72,7 @@ typedef struct {
     PyObject *body;         /* the def's statements (inner.c looks for constants there) */
     int out_kw;             /* fused: the call being read may take out= (a statement) */
     Node *out_target;       /* ... and this is what its out= named */
+    PyObject *text_lines;   /* the lines when no file holds them (srcstore.c), else NULL */
 } Fe;
 
 /* A resolved non-local: a builtin, a constant, a device function, a
@@ -181,6 +182,13 @@ int fe_is_inner(Fe *f, PyObject *obj);
 /* loops.c */
 Node *fe_for_items(Fe *f, PyObject *s, Loc loc);
 Node *fe_fused_return(Fe *f, Loc loc);
+
+/* srcstore.c: texts compiled from strings */
+#define FE_STORE_TEXTS 1024
+/* the lines of the stored text that holds `code` (new), or NULL, no error */
+PyObject *fe_store_find(PyObject *code);
+/* Py_CompileStringObject of text cujit parses itself, which the store skips */
+PyObject *fe_compile_quiet(const char *src, PyObject *file, int start, PyCompilerFlags *flags);
 
 /* source.c */
 const char *fe_function_source(Fe *f, PyObject *lines, int first);

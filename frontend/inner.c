@@ -5,7 +5,8 @@
  *
  * The def is run by Python now, compiled from its AST with the file's line
  * numbers, so the function found has a code object whose source the
- * frontend reads as any other's.  Its name is bound in the enclosing
+ * frontend reads as any other's (from the enclosing function's text when no
+ * file holds it: FeCtx.texts).  Its name is bound in the enclosing
  * function like a closure variable (a compile-time object: it can be
  * called, or passed to a device function); FeCtx.inner maps it to the
  * enclosing function's compile-time names, which its body sees too. */
@@ -145,7 +146,9 @@ fe_inner_def(Fe *f, PyObject *s, Loc loc)
     }
     if (!f->closure || !cx->inner || PyDict_SetItem(f->closure, name, fn) < 0
         || PyDict_SetItem(names, name, fn) < 0
-        || (PyFunction_Check(fn) && PyDict_SetItem(cx->inner, fn, names) < 0)) {
+        || (PyFunction_Check(fn) && PyDict_SetItem(cx->inner, fn, names) < 0)
+        || (f->text_lines && PyFunction_Check(fn)
+            && PyDict_SetItem(cx->texts, PyFunction_GET_CODE(fn), f->text_lines) < 0)) {
         fe_fail_py(f, loc, "cujit");
     }
     return fe_new_node(f, ND_PASS, loc);

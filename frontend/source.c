@@ -1,5 +1,6 @@
 /* source.c - finds a function's or a lambda's source text through
- * linecache and parses it to an AST; source lines for diagnostics. */
+ * linecache (or, for a function no file holds, the source store:
+ * srcstore.c) and parses it to an AST; source lines for diagnostics. */
 #include "fe_impl.h"
 
 #include <string.h>
@@ -24,30 +25,69 @@ indent_of(const char *s)
     return k;
 }
 
-/* Bracket depth change over one line, skipping strings and comments. */
+/* Where a scan of the lines stands between two lines: the bracket depth,
+ * and the quote of a string still open (only a triple-quoted one can be). */
+typedef struct {
+    int depth;
+    char quote;
+    int triple;
+} Scan;
+
+/* s opens a string: sets the scan's quote; returns the characters taken */
 static int
-bracket_delta(const char *s)
+open_string(Scan *sc, const char *s)
 {
-    int d = 0;
-    char q = 0;
-    for (; *s; s++) {
-        if (q) {
-            if (*s == '\\' && s[1]) {
-                s++;
-            } else if (*s == q) {
-                q = 0;
-            }
-        } else if (*s == '#') {
-            break;
-        } else if (*s == '\'' || *s == '"') {
-            q = *s;
-        } else if (*s == '(' || *s == '[' || *s == '{') {
-            d++;
-        } else if (*s == ')' || *s == ']' || *s == '}') {
-            d--;
-        }
+    sc->quote = *s;
+    sc->triple = s[1] == *s && s[2] == *s;
+    return sc->triple ? 3 : 1;
+}
+
+/* s (inside a string) closes it: returns the characters taken, or 0 */
+static int
+closes_string(const Scan *sc, const char *s)
+{
+    if (*s != sc->quote) {
+        return 0;
     }
-    return d;
+    if (!sc->triple) {
+        return 1;
+    }
+    return s[1] == sc->quote && s[2] == sc->quote ? 3 : 0;
+}
+
+/* One line into the scan: brackets counted outside strings and comments,
+ * strings followed across lines when triple-quoted (a docstring holding
+ * an unmatched bracket). */
+static void
+scan_line(Scan *sc, const char *s)
+{
+    while (*s) {
+        int k;
+        if (sc->quote) {
+            if (*s == '\\' && s[1]) {
+                s += 2;
+            } else if ((k = closes_string(sc, s)) > 0) {
+                sc->quote = 0;
+                s += k;
+            } else {
+                s++;
+            }
+            continue;
+        }
+        if (*s == '#') {
+            break;
+        }
+        if (*s == '\'' || *s == '"') {
+            s += open_string(sc, s);
+            continue;
+        }
+        sc->depth += *s == '(' || *s == '[' || *s == '{';
+        sc->depth -= (*s == ')' || *s == ']' || *s == '}') && sc->depth > 0;
+        s++;
+    }
+    if (!sc->triple) {
+        sc->quote = 0;      /* a one-quote string ends with its line */
+    }
 }
 
 static int
@@ -91,24 +131,23 @@ fe_function_source(Fe *f, PyObject *lines, int first)
     buf_init(&b);
     const char *l0 = PyUnicode_AsUTF8(PyList_GET_ITEM(lines, first));
     int k = l0 ? indent_of(l0) : 0;
-    int depth = 0, seen_def = 0;
+    int seen_def = 0;
+    Scan sc = {0, 0, 0};
     for (Py_ssize_t i = first; i < nl; i++) {
         const char *l = PyUnicode_AsUTF8(PyList_GET_ITEM(lines, i));
         if (!l) {
             PyErr_Clear();
             break;
         }
-        if (i > first && depth == 0 && seen_def && !blank_or_comment(l) && indent_of(l) <= k) {
+        int code = sc.depth == 0 && !sc.quote;     /* not inside brackets or a string */
+        if (i > first && code && seen_def && !blank_or_comment(l) && indent_of(l) <= k) {
             break;
         }
         const char *t = l + indent_of(l);
-        if (depth == 0 && (strncmp(t, "def ", 4) == 0 || strncmp(t, "async def ", 10) == 0)) {
+        if (code && (strncmp(t, "def ", 4) == 0 || strncmp(t, "async def ", 10) == 0)) {
             seen_def = 1;
         }
-        depth += bracket_delta(l);
-        if (depth < 0) {
-            depth = 0;
-        }
+        scan_line(&sc, l);
         put_dedented(&b, l, k);
     }
     const char *src = cut_source(f, &b, first, k);
@@ -125,7 +164,7 @@ fe_parse_source(Fe *f, const char *src, PyObject *filename)
     PyCompilerFlags flags = _PyCompilerFlags_INIT;
     flags.cf_flags = PyCF_ONLY_AST;
     double t0 = now_ms();
-    PyObject *mod = Py_CompileStringObject(src, filename, Py_file_input, &flags, -1);
+    PyObject *mod = fe_compile_quiet(src, filename, Py_file_input, &flags);
     f->cx->ms_parse += now_ms() - t0;
     if (!mod) {
         Loc l = {f->line0 + 1, 0, 0};
@@ -144,15 +183,54 @@ fe_parse_source(Fe *f, const char *src, PyObject *filename)
     return PyList_GET_ITEM(body, 0);
 }
 
+/* Notes where a function's lines came from when no file holds them: by
+ * its code (a device function read again, functions defined in it) and by
+ * the address of its Func's file name (the caret of an error there). */
+static void
+note_text(Fe *f, PyObject *code, PyObject *lines)
+{
+    PyObject *at = fe_keep(f, PyLong_FromVoidPtr((void *)f->file));
+    if (!at || PyDict_SetItem(f->cx->texts, code, lines) < 0
+        || PyDict_SetItem(f->cx->texts, at, lines) < 0) {
+        Loc none = {0, 0, 0};
+        fe_fail_py(f, none, "cujit");
+    }
+    f->text_lines = lines;
+}
+
+/* The lines of a function no file holds: seen before in this compilation,
+ * or found in the source store (srcstore.c). */
+static PyObject *
+text_lines(Fe *f, PyObject *code)
+{
+    Loc none = {0, 0, 0};
+    if (!f->cx->texts && !(f->cx->texts = fe_keep(f, PyDict_New()))) {
+        fe_fail_py(f, none, "cujit");
+    }
+    PyObject *lines = PyDict_GetItemWithError(f->cx->texts, code);
+    if (!lines && !PyErr_Occurred()) {
+        lines = fe_keep(f, fe_store_find(code));
+    }
+    if (!lines) {
+        PyErr_Clear();
+        fe_fail(f, none, "cujit could not find the source of function '%s' in '%s': Python keeps "
+                "no text of it. Define the kernel in a file, or build it with exec() or "
+                "compile() from a string after `import cujit` (cujit keeps the last %d such "
+                "texts); functions typed at the interactive prompt have no source",
+                f->fn->name, f->file, FE_STORE_TEXTS);
+    }
+    note_text(f, code, lines);
+    return lines;
+}
+
 /* Finds the function's lines through linecache (what inspect does, without
- * tokenizing the whole file). */
+ * tokenizing the whole file), else in the texts Python compiled from strings. */
 PyObject *
 fe_source_lines(Fe *f, PyObject *code, PyObject *filename, int *first)
 {
     double t0 = now_ms();
     PyObject *lines = PyObject_CallFunctionObjArgs(fe_linecache_getlines, filename,
                                                    f->globals, NULL);
-    f->cx->ms_source += now_ms() - t0;
     Loc none = {0, 0, 0};
     if (!lines) {
         fe_fail_py(f, none, "cujit could not read the kernel's source");
@@ -160,9 +238,12 @@ fe_source_lines(Fe *f, PyObject *code, PyObject *filename, int *first)
     fe_keep(f, lines);
     *first = fe_get_int(f, code, S_co_firstlineno) - 1;
     if (!PyList_Check(lines) || *first < 0 || *first >= PyList_GET_SIZE(lines)) {
-        fe_fail(f, none, "cujit could not find the source of function '%s' in '%s': kernels "
-                "must be defined in a file (not typed at an interactive prompt or built with "
-                "exec)", f->fn->name, f->file);
+        lines = text_lines(f, code);
+    }
+    f->cx->ms_source += now_ms() - t0;
+    if (*first < 0 || *first >= PyList_GET_SIZE(lines)) {
+        fe_fail(f, none, "cujit could not find line %d of '%s', where function '%s' starts",
+                *first + 1, f->file, f->fn->name);
     }
     return lines;
 }
@@ -268,7 +349,7 @@ fe_find_lambda(Fe *f, PyObject *lines, int first, PyObject *code, PyObject *file
         for (int n = back + 1; n <= back + 40 && first - back + n <= PyList_GET_SIZE(lines); n++) {
             const char *src = chunk(f, lines, first - back, n);
             double t0 = now_ms();
-            PyObject *mod = Py_CompileStringObject(src, filename, Py_file_input, &flags, -1);
+            PyObject *mod = fe_compile_quiet(src, filename, Py_file_input, &flags);
             f->cx->ms_parse += now_ms() - t0;
             if (!mod) {
                 PyErr_Clear();
@@ -329,4 +410,30 @@ fe_source_line(const char *file, int line, char *out, size_t n)
     }
     Py_DECREF(lines);
     return ok ? 0 : -1;
+}
+
+/* Line `line` of `file` for the caret of an error in this compilation:
+ * from the lines of a function no file holds (note_text) when `file` is
+ * that function's name, else through linecache. */
+int
+fe_error_line(const FeCtx *cx, const char *file, int line, char *out, size_t n)
+{
+    PyObject *at = cx->texts ? PyLong_FromVoidPtr((void *)file) : NULL;
+    PyObject *lines = at ? PyDict_GetItemWithError(cx->texts, at) : NULL;
+    Py_XDECREF(at);
+    PyErr_Clear();
+    if (!lines) {
+        return fe_source_line(file, line, out, n);
+    }
+    out[0] = '\0';
+    if (line < 1 || line > PyList_GET_SIZE(lines)) {
+        return -1;
+    }
+    const char *s = PyUnicode_AsUTF8(PyList_GET_ITEM(lines, line - 1));
+    if (!s) {
+        PyErr_Clear();
+        return -1;
+    }
+    snprintf(out, n, "%s", s);
+    return 0;
 }

@@ -1,13 +1,12 @@
 /* errors.c - the compiler's errors as Python exceptions: cujit.CompileError
  * carrying the user's file, line and column (a caret under the construct),
  * and NVRTC's log mapped back through #line to the Python line it names. */
-#include "pipeline.h"
+#include "pl_impl.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../frontend/fe.h"
 
 PyObject *pl_CompileError;
 
@@ -62,7 +61,20 @@ pl_add_errors(PyObject *module)
 }
 
 /* CompileError(msg, (file, line, offset, text, end_line, end_offset)), or the
- * subclass of e->kind */
+ * subclass of e->kind; `line` is the text of the line */
+static void
+raise_at_line(const CjError *e, const char *file, int lineno, const char *line)
+{
+    int offset = e->loc.col + 1;
+    int end = e->loc.end_col > e->loc.col ? e->loc.end_col + 1 : offset + 1;
+    PyObject *details = Py_BuildValue("(siisii)", file, lineno, offset, line, lineno, end);
+    PyObject *args = details ? Py_BuildValue("(sN)", e->msg, details) : NULL;
+    if (args) {
+        PyErr_SetObject(error_class[e->kind] ? error_class[e->kind] : pl_CompileError, args);
+        Py_DECREF(args);
+    }
+}
+
 void
 pl_raise_compile_error(const CjError *e)
 {
@@ -72,14 +84,19 @@ pl_raise_compile_error(const CjError *e)
     if (fe_source_line(file, lineno, line, sizeof line) < 0) {
         line[0] = '\0';
     }
-    int offset = e->loc.col + 1;
-    int end = e->loc.end_col > e->loc.col ? e->loc.end_col + 1 : offset + 1;
-    PyObject *details = Py_BuildValue("(siisii)", file, lineno, offset, line, lineno, end);
-    PyObject *args = details ? Py_BuildValue("(sN)", e->msg, details) : NULL;
-    if (args) {
-        PyErr_SetObject(error_class[e->kind] ? error_class[e->kind] : pl_CompileError, args);
-        Py_DECREF(args);
+    raise_at_line(e, file, lineno, line);
+}
+
+void
+pl_raise_frame_error(const CjError *e, const FeCtx *cx)
+{
+    char line[1024];
+    const char *file = e->file ? e->file : "<unknown>";
+    int lineno = e->loc.line > 0 ? e->loc.line : 1;
+    if (fe_error_line(cx, file, lineno, line, sizeof line) < 0) {
+        line[0] = '\0';
     }
+    raise_at_line(e, file, lineno, line);
 }
 
 /* NVRTC's log names Python lines through #line: "file.py(12): error: ..." */

@@ -49,6 +49,7 @@ pl_init(PyObject *module, PlKernelFunction kernel_function)
     pl_kernel_function = kernel_function;
     fe_set_kernel_function(kernel_function);
     fe_set_record_reader(rt_dtype_of);
+    fe_store_install();
     pl_front_init();
     return pl_add_errors(module);
 }
@@ -537,7 +538,7 @@ run_stages(const PlRequest *rq, PlCompiled *out)
     if (setjmp(fr.tr.jb)) {
         if (!PyErr_Occurred() || !fr.tr.err.internal) {
             PyErr_Clear();
-            pl_raise_compile_error(&fr.tr.err);
+            pl_raise_frame_error(&fr.tr.err, &fr.cx);
         }
         goto done;
     }

@@ -5,6 +5,11 @@
 #define PL_IMPL_H
 
 #include "pipeline.h"
+#include "../frontend/fe.h"
+
+/* pl_raise_compile_error for an error of the compilation cx: the caret's
+ * line of a function no file holds comes from the text the frontend found */
+void pl_raise_frame_error(const CjError *e, const FeCtx *cx);
 
 /* the kernel type's recognizer given to pl_init */
 extern PlKernelFunction pl_kernel_function;

@@ -2,7 +2,7 @@
 it ships, `python -m cujit info` / show_config(), `cujitc` and `python -m
 cujit compile` from any directory, NVRTC from a pip wheel with the CUDA
 toolkit hidden (CUJIT_SYSTEM_CUDA=0), and kernels whose source lives only in
-linecache (IPython cells) or nowhere (python -c, exec)."""
+linecache (IPython cells) or in no file (python -c, exec)."""
 import importlib.metadata
 import io
 import linecache
@@ -218,17 +218,18 @@ def test_nvrtc_from_a_wheel_layout(tmp_path):
 
 # ---- where the kernel's source comes from ----
 
-def test_kernel_without_source_file_raises_compile_error(tmp_path):
+def test_kernel_without_source_file_compiles(tmp_path):
+    """python -c and exec() keep no file: cujit finds the text (sys.orig_argv,
+    the source store; tests/test_source_exec.py has the details)."""
     code = ("from cujit import jit\n"
             "@jit.rawkernel()\n"
             "def k(x):\n"
             "    x[0] = 1\n"
-            "k.inspect_cuda('(float32[:],)')\n")
+            "print('__global__' in k.inspect_cuda('(float32[:],)'))\n")
     for args in (["-c", code], ["-c", "exec(%r)" % code]):
         r = run_py(args, tmp_path)
-        assert r.returncode == 1
-        assert "cujit.CompileError: cujit could not find the source of function 'k'" in r.stderr
-        assert "kernels must be defined in a file" in r.stderr
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.strip() == "True"
 
 
 def test_kernel_in_an_ipython_cell():
