@@ -62,6 +62,7 @@ PEER_PACKAGES = ("numba.cuda.tests.cudapy", "cupyx_tests.jit_tests")
 # peer module -> cujit module, for names cujit has
 MODULES = {"numba.cuda": "cujit.cuda", "cupyx.jit": "cujit.jit",
            "numba.cuda.random": "cujit.random",
+           "numba.cuda.libdevicefuncs": "cujit._libdevicefuncs",
            # CCCL's cuda.coop (block and warp collectives), old and new names
            "cuda.cooperative.experimental": "cujit.cooperative", "cuda.coop": "cujit.cooperative"}
 # from <peer package> import <name> -> (cujit module, name) for names cujit has
@@ -637,7 +638,8 @@ def main():
     select = [p.strip() for p in args.files.split(",") if p.strip()]
 
     try:
-        names = {m: cujit_names(m) for m in ("cujit", "cujit.cuda", "cujit.jit", "cujit.random")}
+        names = {m: cujit_names(m) for m in ("cujit", "cujit.cuda", "cujit.jit", "cujit.random",
+                                             "cujit._libdevicefuncs")}
     except Exception as e:
         fail(f"cujit cannot be imported here ({type(e).__name__}: {e}): install it first")
     import cujit

@@ -249,3 +249,32 @@ def test_python_c_program_error_has_a_caret(tmp_path):
     assert 'File "<string>", line 4' in r.stderr
     assert "    x[0] = nowhere" in r.stderr and "^" in r.stderr
     assert "unknown name 'nowhere'" in r.stderr
+
+
+def test_libdevice_template_kernels():
+    """numba's test_libdevice.py: a kernel per libdevice function, built from
+    a template by exec, typed by numba.cuda.libdevicefuncs' signatures (here
+    cujit's, in cujit._libdevicefuncs), compiled to PTX."""
+    nvrtc_or_skip()
+    from cujit import _libdevicefuncs as ldf
+    from cujit import _ntypes
+    template = ("from cujit.cuda import libdevice\n\n"
+                "def pyfunc(%(pyargs)s):\n"
+                "    ret = libdevice.%(func)s(%(funcargs)s)\n"
+                "    %(retvars)s = ret\n")
+    for name in ("__nv_sin", "__nv_sincosf", "__nv_frexp", "__nv_remquof", "__nv_sad"):
+        retty, args = ldf.functions[name]
+        sig = ldf.create_signature(retty, args)
+        funcargs = ", ".join("a%d" % i for i, a in enumerate(args) if not a.is_ptr)
+        if isinstance(sig.return_type, _ntypes.BaseTuple):
+            n = len(sig.return_type)
+            pyargs = ", ".join("r%d" % i for i in range(n)) + ", " + funcargs
+            retvars = ", ".join("r%d[0]" % i for i in range(n))
+            rets = [t[::1] for t in sig.return_type]
+        else:
+            pyargs, retvars, rets = "r0, " + funcargs, "r0[0]", [sig.return_type[::1]]
+        ns = {}
+        exec(template % dict(func=name[5:], pyargs=pyargs, funcargs=funcargs,
+                             retvars=retvars), ns)
+        ptx, _ = cuda.compile_ptx(ns["pyfunc"], tuple(rets + list(sig.args)))
+        assert "ld.param" in ptx and "st.global" in ptx, name
