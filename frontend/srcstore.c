@@ -17,6 +17,7 @@
  * table), never on a guess. */
 #include "fe_impl.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -153,10 +154,16 @@ audit_hook(const char *event, PyObject *args, void *data)
     return 0;
 }
 
+/* CUJIT_SOURCE_STORE=0 leaves the hook out (the cost of any audit hook:
+ * ARCHITECTURE.md); such functions then have no source, as before. */
 void
 fe_store_install(void)
 {
     static int installed;
+    const char *env = getenv("CUJIT_SOURCE_STORE");
+    if (env && strcmp(env, "0") == 0) {
+        return;
+    }
     if (!installed && PySys_AddAuditHook(audit_hook, NULL) == 0) {
         installed = 1;
     }

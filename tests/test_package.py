@@ -219,17 +219,22 @@ def test_nvrtc_from_a_wheel_layout(tmp_path):
 # ---- where the kernel's source comes from ----
 
 def test_kernel_without_source_file_compiles(tmp_path):
-    """python -c and exec() keep no file: cujit finds the text (sys.orig_argv,
-    the source store; tests/test_source_exec.py has the details)."""
+    """python -c keeps no file: cujit finds the text in sys.orig_argv (and
+    exec'd texts in its source store: tests/test_source_exec.py).  A text
+    exec'd before cujit was imported (here the text imports it) was parsed
+    before the store existed: the error says what to do."""
     code = ("from cujit import jit\n"
             "@jit.rawkernel()\n"
             "def k(x):\n"
             "    x[0] = 1\n"
             "print('__global__' in k.inspect_cuda('(float32[:],)'))\n")
-    for args in (["-c", code], ["-c", "exec(%r)" % code]):
-        r = run_py(args, tmp_path)
-        assert r.returncode == 0, r.stderr
-        assert r.stdout.strip() == "True"
+    r = run_py(["-c", code], tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "True"
+    r = run_py(["-c", "exec(%r)" % code], tmp_path)
+    assert r.returncode == 1
+    assert "cujit.CompileError: cujit could not find the source of function 'k'" in r.stderr
+    assert "after `import cujit`" in r.stderr
 
 
 def test_kernel_in_an_ipython_cell():

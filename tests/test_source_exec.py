@@ -278,3 +278,15 @@ def test_libdevice_template_kernels():
                              retvars=retvars), ns)
         ptx, _ = cuda.compile_ptx(ns["pyfunc"], tuple(rets + list(sig.args)))
         assert "ld.param" in ptx and "st.global" in ptx, name
+
+
+def test_store_can_be_turned_off(tmp_path):
+    """CUJIT_SOURCE_STORE=0: no audit hook, and an exec-built kernel has no
+    source (the error says what to do)."""
+    prog = ("import cujit\n"
+            "ns = {}\n"
+            "exec('from cujit import jit\\n@jit.rawkernel()\\ndef k(x):\\n    x[0] = 1\\n', ns)\n"
+            "ns['k'].inspect_cuda('(float32[:],)')\n")
+    r = run_py(["-c", prog], env={"CUJIT_SOURCE_STORE": "0", "CUJIT_CACHE_DIR": str(tmp_path)})
+    assert r.returncode == 1
+    assert "could not find the source of function 'k'" in r.stderr
