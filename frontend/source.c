@@ -216,7 +216,7 @@ text_lines(Fe *f, PyObject *code)
         fe_fail(f, none, "cujit could not find the source of function '%s' in '%s': Python keeps "
                 "no text of it. Define the kernel in a file, or build it with exec() or "
                 "compile() from a string after `import cujit` (cujit keeps the last %d such "
-                "texts); functions typed at the interactive prompt have no source",
+                "texts); code read from standard input (the >>> prompt, `python -`) has none",
                 f->fn->name, f->file, FE_STORE_TEXTS);
     }
     note_text(f, code, lines);

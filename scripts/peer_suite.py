@@ -371,6 +371,29 @@ class Rewriter:
         self.edit(inner, MODULES[dotted])
         self.need_header = True
 
+    def program(self, node):
+        """A triple-quoted string holding a Python program that imports the
+        peer (test_print's `python -c` programs, run in a child): the same
+        renames inside it, in place, so the literal keeps its lines.  One with
+        escapes, or that is no program, is left as it is."""
+        text = node.value
+        if "import" not in text or not any(m.split(".")[0] in text for m in TOP_NAMES):
+            return
+        seg = ast.get_source_segment(self.src, node)
+        if seg is None or seg[:3] not in ('"""', "'''") or not seg.endswith(seg[:3]):
+            return
+        quote, body = seg[:3], seg[3:-3]
+        lead = "\\\n" if body.startswith("\\\n") else ""
+        if body[len(lead):] != text:
+            return
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            return
+        new = Rewriter(text, self.package, self.names).run(tree)
+        if new != text and quote not in new and "\\" not in new:
+            self.edit(node, quote + lead + new + quote)
+
     def edit(self, node, text):
         self.edits.append((node.lineno, node.col_offset, node.end_lineno,
                            node.end_col_offset, text))
@@ -386,6 +409,8 @@ class Rewriter:
                 text = self.import_(node)
             elif isinstance(node, ast.Attribute):
                 self.attribute(node)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                self.program(node)
             if text is not None:
                 self.edit(node, text)
         if self.need_header:
