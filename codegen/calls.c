@@ -573,6 +573,20 @@ print_vals(Cg *g, const Type *t, const char *expr)
     }
 }
 
+/* the conversions (%lld, %f ...) of a printf format; %% is none */
+static int
+conversions(const char *s)
+{
+    int n = 0;
+    for (; s && *s; s++) {
+        if (*s == '%') {
+            n += s[1] != '%';
+            s += s[1] == '%';
+        }
+    }
+    return n;
+}
+
 /* print(a, b, ...): one printf; a tuple that is no variable is evaluated
  * once, into cj_p<i> in a lambda around the printf */
 static void
@@ -596,6 +610,14 @@ print_call(Cg *g, Node *n)
         print_fmt(&fmt, t);
     }
     print_str(&fmt, end);
+    if (conversions(fmt.s) > 32) {
+        /* CUDA's printf takes 32 values: the format itself is printed, as
+         * numba-cuda does, and the pipeline warns */
+        g->p->print_raw = 1;
+        P("printf(\"%%s\", \"%s\")", fmt.s);
+        buf_free(&fmt);
+        return;
+    }
     if (temps) {
         S("[&]() { ");
         for (int i = 0; i < n->n; i++) {

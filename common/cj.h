@@ -565,6 +565,7 @@ typedef struct {
     int idx32;          /* index arithmetic in 32 bits */
     int depth;          /* nesting of device-function typing (recursion guard) */
     unsigned features;
+    int print_raw;          /* a print() of more than 32 values prints its format (codegen) */
     unsigned atomic_ops;    /* bit (op - BI_ATOMIC_ADD) for each atomic used */
     const char **msgs;  /* assert messages, by msg_id in the error record */
     int nmsgs, mcap;

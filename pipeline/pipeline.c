@@ -150,6 +150,7 @@ kernel_result(Program *p, Type **types, int n, PlCompiled *out)
     out->check_errors = (p->features & (FEAT_ASSERT | FEAT_BOUNDS)) != 0;
     out->has_dynshared = (p->features & FEAT_DYNSHARED) != 0;
     out->has_print = (p->features & FEAT_PRINT) != 0;
+    out->print_raw = p->print_raw;
     out->cooperative = (p->features & FEAT_GRID_SYNC) != 0;
     out->coarse_vec = p->coarse_vec;
     out->coarse_mask = p->coarse_mask;
@@ -628,7 +629,13 @@ pl_transpile(const PlRequest *rq, PlCompiled *out)
     if (!hit && run_stages(rq, out) < 0) {
         return -1;
     }
-    int stored = keyed && !hit && front_store(key, out) == 0;
+    if (out->print_raw && PyErr_WarnEx(PyExc_UserWarning, "CUDA print() cannot print more "
+                                       "than 32 items. The raw format string will be emitted "
+                                       "by the kernel instead.", 1) < 0) {
+        pl_compiled_free(out);
+        return -1;
+    }
+    int stored = keyed && !hit && !out->print_raw && front_store(key, out) == 0;
     out->front = hit ? PL_FRONT_HIT : keyed ? PL_FRONT_MISS : PL_FRONT_OFF;
     out->ms_front = ms;
     if (env_on("CUJIT_LOG")) {

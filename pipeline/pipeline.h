@@ -113,6 +113,8 @@ typedef struct {
     int check_errors;           /* asserts or boundscheck: read the error record */
     int has_dynshared;
     int has_print;              /* flush stdout after a synchronising launch */
+    int print_raw;              /* a print() printed its format (> 32 values): warned when
+                                 * compiled, never recorded (each process warns again) */
     int cooperative;            /* this_grid().sync(): cuLaunchCooperativeKernel */
     int coarse_vec;             /* elements per thread of <kname>_x<vec>, 0: none */
     uint64_t coarse_mask;       /* parameters it moves in packs (alignment checked) */

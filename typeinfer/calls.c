@@ -470,10 +470,6 @@ print_type(Ti *t, Node *n)
                    "numbers, not %s", ti_tstr(t, x));
         }
     }
-    if (nvals > 32) {
-        ti_err_kind(t, n, CE_VALUE, "print() in a kernel prints at most 32 values (CUDA's "
-                    "printf limit), got %d; print them in several calls", nvals);
-    }
     t->p->features |= FEAT_PRINT;
     return cj_void();
 }

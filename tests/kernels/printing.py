@@ -1,5 +1,6 @@
 """print() in kernels: strings, ints and floats of several dtypes, several
-arguments, sep= and end=, an empty print()."""
+arguments, sep= and end=, an empty print(), more values than CUDA's printf
+takes (its format printed instead, as numba-cuda does)."""
 import re
 
 import numpy as np
@@ -58,12 +59,26 @@ def no_arguments():
         print("a kernel without parameters")
 
 
+@jit.rawkernel()
+def print_too_many(r):
+    if jit.grid(1) == 0:
+        print(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10],
+              r[11], r[12], r[13], r[14], r[15], r[16], r[17], r[18], r[19], r[20],
+              r[21], r[22], r[23], r[24], r[25], r[26], r[27], r[28], r[29], r[30],
+              r[31], r[32])
+
+
+def _too_many_out(out):
+    assert " ".join(["%lld"] * 33) + "\n" in out, out
+
+
 CASES = [
     (no_arguments, ("()",)),
     (hello, (42,), [("printf", True)]),
     (print_values, _values_args()),
     (print_values, (rand(4, np.float64), rand(4, np.int8), rand(4, np.uint16))),
     (print_values, (rand(4, np.float16), rand(4, np.int32), rand(4, np.bool_))),
+    (print_too_many, (rand(33, np.int64),), [('printf("%s", "%lld %lld', True)]),
 ]
 
 RUN = [
@@ -71,4 +86,6 @@ RUN = [
      {"stdout": lambda out: "a kernel without parameters\n" in out or pytest_fail(out)}),
     (hello, 1, 32, lambda: (42,), lambda n: {}, {"stdout": _hello_out}),
     (print_values, 1, 32, _values_args, lambda x, k, u: {}, {"stdout": _values_out}),
+    (print_too_many, 1, 32, lambda: (rand(33, np.int64),), lambda r: {},
+     {"stdout": _too_many_out}),
 ]
