@@ -147,7 +147,10 @@ audit_hook(const char *event, PyObject *args, void *data)
     }
     if (strcmp(event, "compile") == 0 && !quiet && PyTuple_Check(args)
         && PyTuple_GET_SIZE(args) >= 2 && PyUnicode_Check(PyTuple_GET_ITEM(args, 1))) {
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);        /* the store never changes the error state */
         store_add(PyTuple_GET_ITEM(args, 0), PyTuple_GET_ITEM(args, 1));
+        PyErr_Restore(type, value, tb);
     } else if (strcmp(event, "cpython._PySys_ClearAuditHooks") == 0) {
         drop_all();
     }
