@@ -1190,6 +1190,10 @@ attr_expr(Cg *g, Node *n, int prec)
         field_expr(g, n->a, n->str);
         return;
     }
+    if (at->kind == TY_TUPLE && at->names) {
+        cg_tuple_elem(g, n->a, (int)g->in->aux[n->id], prec);     /* a namedtuple's field */
+        return;
+    }
     switch (n->op) {
     case AT_SIZE:
         size_expr(g, n->a, prec);
@@ -1268,6 +1272,9 @@ cg_tuple_elem(Cg *g, Node *n, int k, int prec)
         cg_expr(g, n->list[k], prec);
         return;
     case ND_ATTR:
+        if (cg_type(g, n->a)->kind == TY_TUPLE) {
+            break;          /* a namedtuple's field named shape or strides */
+        }
         if (n->op == AT_SHAPE) {
             const Type *at = cg_type(g, n->a);
             extent(g, n->a, at, k);

@@ -180,6 +180,7 @@ struct Type {
     int align;          /* MEM_SHARED: jit.shared_memory(..., alignment=) bytes, or 0 */
     int ntup;           /* TY_TUPLE */
     Type **tup;
+    const char **names; /* TY_TUPLE of a namedtuple argument: its fields (t.x), else NULL */
     CjTable *table;     /* MEM_CONST arrays */
     GroupKind group;    /* TY_GROUP */
     int tile;           /* GK_TILE: its threads */

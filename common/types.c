@@ -173,8 +173,13 @@ array_eq(const Type *x, const Type *y)
 static int
 tuple_eq(const Type *x, const Type *y)
 {
-    if (x->ntup != y->ntup) {
+    if (x->ntup != y->ntup || !x->names != !y->names) {
         return 0;
+    }
+    for (int i = 0; x->names && i < x->ntup; i++) {
+        if (strcmp(x->names[i], y->names[i]) != 0) {
+            return 0;
+        }
     }
     for (int i = 0; i < x->ntup; i++) {
         if (!cj_type_eq(x->tup[i], y->tup[i])) {
@@ -507,9 +512,12 @@ array_str(Buf *b, const Type *t)
 static void
 tuple_str(Buf *b, const Type *t)
 {
-    buf_puts(b, "Tuple(");
+    buf_puts(b, t->names ? "NamedTuple(" : "Tuple(");
     for (int i = 0; i < t->ntup; i++) {
         buf_puts(b, i ? ", " : "");
+        if (t->names) {
+            buf_printf(b, "%s: ", t->names[i]);
+        }
         cj_type_str(b, t->tup[i]);
     }
     buf_putc(b, ')');
@@ -621,6 +629,22 @@ array_mangle(Buf *b, const Type *t)
     }
 }
 
+/* a namedtuple's field: N, its length, its bytes (others than [A-Za-z0-9_]
+ * as x + 2 hex digits) */
+static void
+names_mangle(Buf *b, const char *name)
+{
+    buf_printf(b, "N%zu", strlen(name));
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++) {
+        if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')
+            || *c == '_') {
+            buf_putc(b, (char)*c);
+        } else {
+            buf_printf(b, "x%02x", *c);
+        }
+    }
+}
+
 /* scalars by code (f4), arrays f4a2C, tuples T2_f4_i8_, weak wi/wf/wc,
  * void v, str s, None n, dtype values D + code; only [A-Za-z0-9_] */
 void
@@ -650,6 +674,9 @@ cj_type_mangle(Buf *b, const Type *t)
         for (int i = 0; i < t->ntup; i++) {
             cj_type_mangle(b, t->tup[i]);
             buf_putc(b, '_');
+        }
+        for (int i = 0; t->names && i < t->ntup; i++) {
+            names_mangle(b, t->names[i]);
         }
         break;
     case TY_STRING:

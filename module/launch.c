@@ -289,6 +289,27 @@ launch_resolved(KernelObject *k, const LaunchConfig *c, PyObject *const *args, P
     return r;
 }
 
+/* A tuple argument's key, its arrays read into leaves; *tbytes: the most
+ * bytes the tuple arguments so far can pack into.  The launch's scratch
+ * must hold them beside the n arguments' own (8 + 16 * RT_MAXDIM each at
+ * most).  -1 with an exception. */
+static int
+tuple_arg(PyObject *o, RtLeaves *leaves, void *stream, ArgKey *key, int *idx32, size_t *tbytes,
+          Py_ssize_t n)
+{
+    if (rt_tuple_key(o, leaves, 1, stream, key, idx32) < 0) {
+        return -1;
+    }
+    size_t room = sizeof launch_static.buf - (size_t)n * (8 + 16 * RT_MAXDIM);
+    *tbytes += rt_tuple_of(*key)->maxbytes;
+    if (*tbytes > room) {
+        PyErr_Format(PyExc_TypeError, "argument: the tuple arguments take more than %zu "
+                     "bytes of kernel parameters: pass the arrays separately", room);
+        return -1;
+    }
+    return 0;
+}
+
 /* Launches k on args with config c: the hot path. */
 static PyObject *
 launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t n)
@@ -330,11 +351,21 @@ launch_ex(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssiz
     Py_ssize_t got = 0;
     int idx32 = 1, printing = 0, redo = 0;
     PyObject *result = NULL;
+    RtLeaves leaves = {NULL, 0, 0};     /* the arrays inside tuple arguments */
+    size_t tbytes = 0;
     for (; got < n; got++) {
         DType dt;
         isarr[got] = 0;
         if (!Py_IS_TYPE(args[got], &rt_DeviceArray_Type) && rt_scalar_dtype(args[got], &dt)) {
             keys[got] = rt_scalar_key(dt);
+            continue;
+        }
+        if (PyTuple_Check(args[got])) {
+            isarr[got] = 2;
+            if (tuple_arg(args[got], &leaves, c->stream, &keys[got], &idx32, &tbytes, n) < 0) {
+                name_arg_error(k, got);
+                goto done;
+            }
             continue;
         }
         if (rt_get_array(args[got], &arrs[got], c->stream, "argument") < 0) {
@@ -373,7 +404,7 @@ launch_ex(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssiz
     void **params = sc->params;
     size_t off;
     /* the entry's keys: an alias packs numbers as its signature's dtypes */
-    if (rt_pack_args(args, arrs, isarr, e->keys, n, idx32, buf, params, &off) < 0) {
+    if (rt_pack_args(args, arrs, isarr, e->keys, n, idx32, leaves.a, buf, params, &off) < 0) {
         goto done;
     }
     const char *kname = PyUnicode_AsUTF8(k->name);
@@ -414,10 +445,13 @@ launch_ex(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssiz
     Py_INCREF(result);
 done:
     for (Py_ssize_t i = 0; i < got; i++) {
-        if (isarr[i] && (arrs[i].host || arrs[i].owned)
+        if (isarr[i] == 1 && (arrs[i].host || arrs[i].owned)
             && rt_array_release(&arrs[i], c->stream, result != NULL) < 0 && result) {
             Py_CLEAR(result);
         }
+    }
+    if (leaves.cap && rt_leaves_release(&leaves, c->stream, result != NULL) < 0 && result) {
+        Py_CLEAR(result);
     }
     if (printing) {
         fflush(stdout);

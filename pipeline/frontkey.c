@@ -644,17 +644,35 @@ key_versions(Keyer *k)
     buf_puts(&k->b, versions);
 }
 
+/* one argument's key; a record's DType and a tuple's number are this
+ * process's: their layout is the key */
+static void
+key_arg(Keyer *k, ArgKey a)
+{
+    if (a.kind == RT_KEY_TUPLE) {
+        const RtTuple *t = rt_tuple_of(a);
+        put_num(k, 'T', t->n);
+        for (int i = 0; i < t->n; i++) {
+            key_arg(k, t->elems[i]);
+        }
+        put_cstr(k, 'N', t->cname ? t->cname : "");
+        for (int i = 0; t->names && i < t->n; i++) {
+            put_cstr(k, 'n', t->names[i]);
+        }
+        return;
+    }
+    put_num(k, ',', a.kind | a.dtype << 8 | a.ndim << 16 | a.flags << 24);
+    if (cj_is_record((DType)a.dtype)) {
+        put_cstr(k, 'V', cj_record((DType)a.dtype)->key);
+    }
+}
+
 static void
 key_args(Keyer *k, const PlRequest *rq)
 {
     put_num(k, 'A', rq->nargs);
     for (int i = 0; i < rq->nargs; i++) {
-        ArgKey a = rq->args[i];
-        put_num(k, ',', a.kind | a.dtype << 8 | a.ndim << 16 | a.flags << 24);
-        if (cj_is_record((DType)a.dtype)) {
-            /* a record's DType is this process's: its layout is the key */
-            put_cstr(k, 'V', cj_record((DType)a.dtype)->key);
-        }
+        key_arg(k, rq->args[i]);
         if (rq->is_array) {
             put_num(k, ';', rq->is_array[i] | rq->in_dtype[i] << 8);
         }

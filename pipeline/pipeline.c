@@ -83,6 +83,21 @@ frame_close(Frame *fr)
 
 /* ---- types from the request ---- */
 
+static Type *type_of_key(Arena *a, ArgKey k);
+
+/* a tuple argument's type: its elements', a namedtuple's fields */
+static Type *
+tuple_of_key(Arena *a, const RtTuple *t)
+{
+    Type **elems = cj_alloc(a, sizeof(Type *) * (size_t)(t->n + 1));
+    for (int i = 0; i < t->n; i++) {
+        elems[i] = type_of_key(a, t->elems[i]);
+    }
+    Type *ty = cj_tuple_type(a, elems, t->n);
+    ty->names = t->names;
+    return ty;
+}
+
 static Type *
 type_of_key(Arena *a, ArgKey k)
 {
@@ -92,6 +107,9 @@ type_of_key(Arena *a, ArgKey k)
     }
     if (k.kind == 1) {
         return cj_scalar((DType)k.dtype);
+    }
+    if (k.kind == RT_KEY_TUPLE) {
+        return tuple_of_key(a, rt_tuple_of(k));
     }
     if (k.ndim == 0 && cj_is_record((DType)k.dtype)) {
         /* a record (np.void): its memory */

@@ -165,7 +165,25 @@ rt_numpy_scalar_dtype(PyObject *o, DType *dt)
     return ok;
 }
 
-/* keys from example arguments (host or device arrays, scalars) */
+/* a tuple argument's "argument: <what>" becomes "name(): argument i: <what>" */
+static void
+name_tuple_error(PyObject *name, Py_ssize_t i)
+{
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyObject *s = value ? PyObject_Str(value) : NULL;
+    const char *m = s ? PyUnicode_AsUTF8(s) : NULL;
+    if (m) {
+        m += strncmp(m, "argument: ", 10) == 0 ? 10 : 0;
+        PyErr_Format(type ? type : PyExc_TypeError, "%U(): argument %zd: %s", name, i + 1, m);
+    }
+    Py_XDECREF(s);
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+}
+
+/* keys from example arguments (host or device arrays, scalars, tuples) */
 int
 rt_keys_from_args(PyObject *name, PyObject *const *args, Py_ssize_t n, ArgKey *keys, int *idx32)
 {
@@ -174,6 +192,16 @@ rt_keys_from_args(PyObject *name, PyObject *const *args, Py_ssize_t n, ArgKey *k
         DType dt;
         if (rt_scalar_dtype(args[i], &dt)) {
             keys[i] = rt_scalar_key(dt);
+            continue;
+        }
+        if (PyTuple_Check(args[i])) {
+            RtLeaves lv = {NULL, 0, 0};
+            int r = rt_tuple_key(args[i], &lv, 0, NULL, &keys[i], idx32);
+            PyMem_Free(lv.a);
+            if (r < 0) {
+                name_tuple_error(name, i);
+                return -1;
+            }
             continue;
         }
         RtArray d;

@@ -9,7 +9,8 @@
 
 /* one argument's type as the launch path sees it: a compact key */
 typedef struct {
-    unsigned char kind;     /* 1 scalar, 2 array */
+    unsigned char kind;     /* 1 scalar, 2 array, 4 tuple (RT_KEY_TUPLE: dtype | ndim << 8
+                             * is its RtTuple's number) */
     unsigned char dtype;
     unsigned char ndim;
     unsigned char flags;    /* layout ('C' 1, 'F' 2, 'A' 3) | readonly << 2 */
@@ -32,6 +33,40 @@ rt_scalar_key(DType dt)
     ArgKey k = {1, (unsigned char)dt, 0, 0};
     return k;
 }
+
+/* ---- tuple arguments (argtuple.c) ---- */
+#define RT_KEY_TUPLE 4
+
+/* A tuple argument's type: its elements' keys (scalars, arrays, tuples),
+ * interned, so that equal tuple types have one key.  A namedtuple keeps its
+ * class's name and fields (t.x reads a field by name). */
+typedef struct {
+    int n;
+    ArgKey *elems;
+    PyObject *cls;          /* a namedtuple's class (a reference), or NULL */
+    const char *cname;      /* its __qualname__, or NULL */
+    const char **names;     /* its _fields, or NULL */
+    int align;              /* bytes: of its C++ struct (codegen's tuple struct) */
+    size_t maxbytes;        /* an upper bound of its packed size */
+} RtTuple;
+
+/* the arrays inside a launch's tuple arguments, in the order of packing */
+typedef struct {
+    RtArray *a;
+    int n, cap;
+} RtLeaves;
+
+/* the RtTuple of a key of kind RT_KEY_TUPLE */
+const RtTuple *rt_tuple_of(ArgKey k);
+/* The key of tuple o (its arrays appended to lv: read with rt_get_array on
+ * stream when launch, else only described); idx32 cleared when an array
+ * needs 64-bit indexing.  -1 with TypeError naming the element. */
+int rt_tuple_key(PyObject *o, RtLeaves *lv, int launch, void *stream, ArgKey *key, int *idx32);
+/* tuple o packed as its C++ struct at *off (leaf: the next array of lv) */
+int rt_pack_tuple(unsigned char *buf, size_t *off, PyObject *o, const RtTuple *t,
+                  const RtArray **leaf, int idx32);
+/* the leaves released (host arrays copied back when copy_back), lv emptied */
+int rt_leaves_release(RtLeaves *lv, void *stream, int copy_back);
 
 /* 'C', 'F' or 'A' (any) for an array of this shape and byte strides */
 char rt_layout_of(int ndim, const int64_t *shape, const int64_t *strides, int itemsize);

@@ -101,12 +101,20 @@ rt_pack_scalar(unsigned char *buf, size_t *off, PyObject *o, DType dt)
 
 int
 rt_pack_args(PyObject *const *args, const RtArray *arrs, const int *isarr, const ArgKey *keys,
-             Py_ssize_t n, int idx32, unsigned char *buf, void **params, size_t *end)
+             Py_ssize_t n, int idx32, const RtArray *leaves, unsigned char *buf, void **params,
+             size_t *end)
 {
     size_t off = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         size_t before;
-        if (isarr[i]) {
+        if (isarr[i] == 2) {
+            const RtTuple *t = rt_tuple_of(keys[i]);
+            off = (off + (size_t)t->align - 1) & ~((size_t)t->align - 1);
+            before = off;
+            if (rt_pack_tuple(buf, &off, args[i], t, &leaves, idx32) < 0) {
+                return -1;
+            }
+        } else if (isarr[i]) {
             off = (off + 7) & ~(size_t)7;
             before = off;
             rt_pack_view(buf, &off, (uint64_t)(uintptr_t)arrs[i].ptr, arrs[i].ndim,

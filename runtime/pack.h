@@ -86,10 +86,12 @@ rt_pack_view(unsigned char *buf, size_t *off, uint64_t ptr, int nd, const int64_
 int rt_pack_scalar(unsigned char *buf, size_t *off, PyObject *o, DType dt);
 
 /* A kernel's n arguments packed into buf, params[i] pointing at each: the
- * arrays (isarr[i]) as views of arrs[i], the scalars as keys[i].dtype, with
- * 32-bit indices when idx32.  *end: the bytes used.  -1 with an exception
- * (a scalar that does not convert). */
+ * arrays (isarr[i] 1) as views of arrs[i], the tuples (isarr[i] 2) as their
+ * structs, whose arrays are the next of leaves, the scalars as
+ * keys[i].dtype, with 32-bit indices when idx32.  *end: the bytes used.  -1
+ * with an exception (a scalar that does not convert). */
 int rt_pack_args(PyObject *const *args, const RtArray *arrs, const int *isarr, const ArgKey *keys,
-                 Py_ssize_t n, int idx32, unsigned char *buf, void **params, size_t *end);
+                 Py_ssize_t n, int idx32, const RtArray *leaves, unsigned char *buf,
+                 void **params, size_t *end);
 
 #endif

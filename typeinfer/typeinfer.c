@@ -763,6 +763,26 @@ index_type(Ti *t, Node *n)
     return cj_elem_type(base->dtype, base->readonly || base->mem == MEM_CONST);
 }
 
+/* t.name of a namedtuple argument: its element, whose position goes in aux */
+static Type *
+named_field(Ti *t, Node *n, const Type *x)
+{
+    for (int i = 0; i < x->ntup; i++) {
+        if (strcmp(x->names[i], n->str) == 0) {
+            t->in->aux[n->id] = i;
+            return x->tup[i];
+        }
+    }
+    Buf b;
+    buf_init(&b);
+    for (int i = 0; i < x->ntup; i++) {
+        buf_printf(&b, "%s'%s'", i ? ", " : "", x->names[i]);
+    }
+    const char *names = cj_strdup(t->p->arena, b.s ? b.s : "");
+    buf_free(&b);
+    ti_err(t, n, "the namedtuple has no field '%s' (its fields: %s)", n->str, names);
+}
+
 static Type *
 attr_type(Ti *t, Node *n)
 {
@@ -772,6 +792,9 @@ attr_type(Ti *t, Node *n)
     }
     if (x->kind == TY_RECORD) {
         return field_type(t, n, x, n->str);
+    }
+    if (x->kind == TY_TUPLE && x->names) {
+        return named_field(t, n, x);
     }
     if (n->op == AT_FIELD) {
         ti_err(t, n, "attribute '%s' is not supported on %s (arrays have .shape, .size, "
