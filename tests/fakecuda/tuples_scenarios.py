@@ -1,0 +1,106 @@
+"""Tuple and namedtuple kernel arguments without a GPU, run by
+tests/test_tuples_nogpu.py in a fresh process against the fake libcuda:
+
+    python tuples_scenarios.py run_cases
+
+Device memory is host memory there, and the fake driver calls
+fake_launch_hook on every launch: this file compiles the launched kernel's
+CUDA (from the kernel's inspect_cuda()) for the host with the shim of
+tests/test_kernels_host.py and runs it on the parameters cujit packed.  So
+the cases of tests/gpu/test_tuples_gpu.py check, against NumPy, the whole
+path: the tuple's key, its arrays read (host arrays copied back), its
+struct packed by the runtime at the offsets the C++ compiler gives the
+generated struct, and the kernel's code."""
+import ctypes
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "gpu"))
+
+import cujit  # noqa: E402
+import test_tuples_gpu as cases  # noqa: E402
+from test_kernels_host import (CXX, ENTRY, LAUNCH, SHIM, host_source,  # noqa: E402
+                               param_type, split_params)
+
+FAKE = ctypes.CDLL("libcuda.so.1")
+HOOK = ctypes.CFUNCTYPE(None, ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p),
+                        ctypes.POINTER(ctypes.c_uint), ctypes.POINTER(ctypes.c_uint))
+TMP = tempfile.mkdtemp(prefix="cujit-tuples-host-")
+launched = []
+failures = []
+_BUILT = {}
+
+
+def source_of(name):
+    """The source holding entry `name` and the entry's full name (the fake
+    driver keeps 63 characters of a name)."""
+    for k in vars(cases).values():
+        if isinstance(k, cujit.Kernel):
+            for src in k.inspect_cuda().values():
+                for e in ENTRY.finditer(src):
+                    if e.group(1).startswith(name):
+                        return src, e.group(1)
+    raise AssertionError("no kernel compiled " + name)
+
+
+def build_entry(src, name):
+    """The entry `name` of src (a kernel's plain or coarsened entry) for the
+    host, called with the parameters as cujit packed them."""
+    key = hashlib.sha1((src + name).encode()).hexdigest()[:16]
+    if key in _BUILT:
+        return _BUILT[key]
+    m = [e for e in ENTRY.finditer(src) if e.group(1) == name][0]
+    types = [param_type(p) for p in split_params(m.group(2))]
+    call = ", ".join("*(%s *)args[%d]" % (t, k) for k, t in enumerate(types))
+    cpp, so = os.path.join(TMP, key + ".cpp"), os.path.join(TMP, key + ".so")
+    with open(cpp, "w") as f:
+        f.write(SHIM + src + LAUNCH % (name, call))
+    r = subprocess.run([CXX, "-std=c++17", "-O1", "-w", "-shared", "-fPIC", "-o", so, cpp],
+                       capture_output=True, text=True)
+    if r.returncode:
+        raise RuntimeError("host compile failed:\n" + r.stderr[-3000:])
+    lib = ctypes.CDLL(so)
+    lib.cj_host_launch.argtypes = [ctypes.POINTER(ctypes.c_void_p),
+                                   ctypes.POINTER(ctypes.c_uint), ctypes.POINTER(ctypes.c_uint)]
+    _BUILT[key] = lib
+    return lib
+
+
+@HOOK
+def on_launch(name, params, grid, block):
+    try:
+        name = name.decode()
+        src, name = source_of(name)
+        lib = build_entry(host_source(src), name)
+        lib.cj_host_launch(ctypes.cast(params, ctypes.POINTER(ctypes.c_void_p)), grid, block)
+        launched.append(name)
+    except Exception:       # a callback cannot raise: the case fails after the launch
+        failures.append(traceback.format_exc())
+
+
+def run_cases():
+    ctypes.c_void_p.in_dll(FAKE, "fake_launch_hook").value = ctypes.cast(on_launch,
+                                                                         ctypes.c_void_p).value
+    try:
+        for case in cases.CASES:
+            del launched[:]
+            try:
+                case()
+            finally:
+                assert not failures, "".join(failures)
+            assert launched, case.__name__ + " launched nothing"
+            print(case.__name__, "passed")
+    finally:
+        shutil.rmtree(TMP, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    globals()[sys.argv[1]]()
+    print(sys.argv[1], "ok")
