@@ -356,6 +356,14 @@ class Dispatcher(Kernel):
         blocks = max(1, (ntasks + tpb - 1) // tpb)
         return self[blocks, tpb, stream, sharedmem]
 
+    def compile(self, *sig):
+        """Numba's compile(sig): sig a signature (a string, a signature object
+        or a tuple of Numba types), or example arguments as cujit takes them
+        (a tuple among them is a tuple argument)."""
+        if len(sig) == 1 and _is_signature_value(sig[0]):
+            return Kernel.compile(self, _sig(sig[0]))
+        return Kernel.compile(self, *sig)
+
     def specialize(self, *args):
         """A dispatcher compiled for these argument types (Numba's types) or
         the types of these example arguments; the same one for the same
@@ -432,9 +440,7 @@ class Dispatcher(Kernel):
                             "only (cuda.jit with signatures compiles no others)")
         # a Python int out of the parameter's range wraps, as in Numba's typed
         # launch (np.int32(2**31 + 5) would raise OverflowError)
-        return tuple(a if p[0] == "a" or t is None or t[0] != "s"
-                     else np.asarray(a).astype(p[1])[()] for a, t, p in zip(args, types,
-                                                                           best[1]))
+        return tuple(_convert(a, t, p) for a, t, p in zip(args, types, best[1]))
 
     # ---- the compiled kernels' properties (cuFuncGetAttribute) ----
 
@@ -556,6 +562,8 @@ def _arg_type(a):
         return ("s", np.dtype(np.float64))
     if isinstance(a, complex):
         return ("s", np.dtype(np.complex128))
+    if isinstance(a, tuple):
+        return ("t", [_arg_type(x) for x in a])
     cai = getattr(a, "__cuda_array_interface__", None)
     if cai is not None or isinstance(a, np.ndarray):
         if cai is not None:
@@ -586,7 +594,7 @@ def _layout_of(shape, strides, itemsize):
 
 def _parse_params(sig):
     """cujit's signature string "(float32[::1], int64)" as parameter types:
-    ("a", dtype, ndim, layout) or ("s", dtype)."""
+    ("a", dtype, ndim, layout), ("s", dtype) or ("t", [its elements'])."""
     import numpy as np
     inner = sig[sig.index("(") + 1:sig.rindex(")")]
     params, depth, cur = [], 0, ""
@@ -596,10 +604,13 @@ def _parse_params(sig):
                 params.append(cur.strip())
             cur = ""
             continue
-        depth += (ch == "[") - (ch == "]")
+        depth += (ch in "[(") - (ch in "])")
         cur += ch
     out = []
     for p in params:
+        if p.startswith("Tuple("):
+            out.append(("t", _parse_params(p[5:])))
+            continue
         if "[" not in p:
             out.append(("s", np.dtype(_ntypes.SCALARS.get(p, p))))
             continue
@@ -618,6 +629,11 @@ def _conversion(t, p):
     import numpy as np
     if t is None or t[0] != p[0]:
         return None
+    if t[0] == "t":
+        if len(t[1]) != len(p[1]):
+            return None
+        scores = [_conversion(a, b) for a, b in zip(t[1], p[1])]
+        return None if None in scores else max(scores, default=0)
     if t[0] == "a":
         if t[1] != p[1] or t[2] != p[2] or p[3] not in ("A", t[3]):
             return None
@@ -632,9 +648,22 @@ def _conversion(t, p):
     return 3
 
 
+def _convert(a, t, p):
+    """argument a (of type t) for parameter p: a number as p's dtype, a
+    tuple element by element"""
+    import numpy as np
+    if t is not None and t[0] == "t":
+        return tuple(_convert(x, u, q) for x, u, q in zip(a, t[1], p[1]))
+    if p[0] == "a" or t is None or t[0] != "s":
+        return a
+    return np.asarray(a).astype(p[1])[()]
+
+
 def _type_name(t):
     if t is None:
         return "(not an array or a number)"
+    if t[0] == "t":
+        return "Tuple(" + ", ".join(_type_name(u) for u in t[1]) + ")"
     if t[0] == "s":
         return str(t[1])
     return f"array({t[1]}, {t[2]}d, {t[3]})"
@@ -755,6 +784,15 @@ def _rebuild(func, device, options, sigs, specialized):
     if specialized:
         d.__dict__["_specialized"] = True
     return d
+
+
+def _is_signature_value(s):
+    """s is a signature object or a non-empty tuple of Numba types, not an
+    example tuple argument"""
+    if _ntypes.is_signature(s):
+        return True
+    return (isinstance(s, (tuple, list)) and len(s) > 0
+            and all(_ntypes._is_type(t) and not isinstance(t, str) for t in s))
 
 
 def _sig(signature):

@@ -10,9 +10,23 @@
 
 /* ---- argument types ---- */
 
+/* a signature's type as the launch's key (a tuple's interned: kind 0 with an
+ * exception set when that fails) */
 static ArgKey
 key_of_type(const Type *t)
 {
+    if (t->kind == TY_TUPLE) {
+        ArgKey k = {0, 0, 0, 0}, el[256];
+        for (int i = 0; i < t->ntup && i < 256; i++) {
+            el[i] = key_of_type(t->tup[i]);
+        }
+        if (t->ntup > 255) {
+            PyErr_SetString(PyExc_TypeError, "a tuple type of more than 255 elements");
+        } else if (rt_tuple_key_of(el, t->ntup, &k) < 0) {
+            k.kind = 0;
+        }
+        return k;
+    }
     if (t->kind == TY_ARRAY) {
         return rt_array_key(t->dtype, t->ndim, t->layout, t->readonly);
     }
@@ -112,6 +126,10 @@ entry_for_sig(KernelObject *k, PyObject *const *args, Py_ssize_t n)
         }
         cj_arena_free(&a);
         int np = fixed_params(k);
+        if (PyErr_Occurred()) {         /* a tuple type not interned */
+            free(keys);
+            return NULL;
+        }
         if (np >= 0 && nt != np) {
             free(keys);
             PyErr_Format(PyExc_TypeError, "%U() takes %d argument%s; the signature gives %d",
@@ -269,6 +287,11 @@ device_compiled(KernelObject *k, PyObject *sig, const char *name, PlCompiled *c)
     }
     for (int i = 0; i < nt; i++) {
         keys[i] = key_of_type(types[i]);
+    }
+    if (PyErr_Occurred()) {             /* a tuple type not interned */
+        cj_arena_free(&a);
+        free(keys);
+        return -1;
     }
     PlRequest rq;
     memset(&rq, 0, sizeof rq);

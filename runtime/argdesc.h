@@ -62,6 +62,8 @@ const RtTuple *rt_tuple_of(ArgKey k);
  * stream when launch, else only described); idx32 cleared when an array
  * needs 64-bit indexing.  -1 with TypeError naming the element. */
 int rt_tuple_key(PyObject *o, RtLeaves *lv, int launch, void *stream, ArgKey *key, int *idx32);
+/* the key of a plain tuple of these elements' keys; -1 with an exception */
+int rt_tuple_key_of(const ArgKey *elems, int n, ArgKey *key);
 /* tuple o packed as its C++ struct at *off (leaf: the next array of lv) */
 int rt_pack_tuple(unsigned char *buf, size_t *off, PyObject *o, const RtTuple *t,
                   const RtArray **leaf, int idx32);

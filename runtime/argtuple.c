@@ -149,6 +149,12 @@ intern(const ArgKey *elems, int n, PyObject *cls, ArgKey *key)
     return 0;
 }
 
+int
+rt_tuple_key_of(const ArgKey *elems, int n, ArgKey *key)
+{
+    return intern(elems, n, NULL, key);
+}
+
 /* ---- keys from values ---- */
 
 static RtArray *

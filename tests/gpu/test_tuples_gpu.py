@@ -17,6 +17,7 @@ import pytest
 
 import cujit
 from cujit import cuda, jit
+from cujit.cuda import types
 
 pytestmark = pytest.mark.gpu
 
@@ -136,6 +137,13 @@ def device_call_kernel(r, t, u):
 @cuda.jit
 def empty_kernel(r, x, y):
     r[0] = len(x) + 10 * len(y)
+
+
+@cuda.jit((types.float64[:], types.UniTuple(types.int32, 3), types.Tuple((types.float32,
+                                                                          types.int64))))
+def signed_kernel(r, t, u):
+    r[0] = t[0] * t[1] - t[2]
+    r[1] = u[0] * u[1]
 
 
 # ---- kernels, cujit's spelling ----
@@ -263,6 +271,18 @@ def check_types_give_new_binaries():
         r = np.zeros(2, np.float64)
         unpack_loop_kernel[1, 1](r, x)
         np.testing.assert_allclose(r, [x[0] - x[1] * x[2], sum(x)], rtol=1e-12)
+
+
+def check_explicit_signature():
+    # Python ints for a UniTuple(int32, 3): converted as Numba's typed launch
+    # does; a tuple of another length has no signature
+    t = (rint(), rint(), rint())
+    u = (rfloat(), rint())
+    r = np.zeros(2)
+    signed_kernel[1, 1](r, t, u)
+    np.testing.assert_allclose(r, [t[0] * t[1] - t[2], np.float32(u[0]) * u[1]], rtol=1e-6)
+    with pytest.raises(TypeError, match="No matching definition"):
+        signed_kernel[1, 1](r, t[:2], u)
 
 
 def check_rawkernel_namedtuple():
