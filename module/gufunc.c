@@ -327,7 +327,9 @@ cast_input(GuCall *c, int i, DType to)
         op->is_array = 0;
         return -1;
     }
+    PyObject *seq = c->cast[i];     /* a tuple or list input's array, or NULL */
     c->cast[i] = PyObject_CallMethod(obj, "astype", "s", cj_dtypes[to].name);
+    Py_XDECREF(seq);
     char what[48];
     snprintf(what, sizeof what, "input %d", i + 1);
     if (!c->cast[i] || operand(c->cast[i], op, c->stream, what) < 0) {
@@ -345,7 +347,18 @@ gu_inputs(GuCall *c, PyObject *const *args)
     for (; c->nops < g->lay.nin; c->nops++) {
         char what[48];
         snprintf(what, sizeof what, "input %d", c->nops + 1);
-        if (operand(args[c->nops], &c->ops[c->nops], c->stream, what) < 0) {
+        PyObject *in = args[c->nops];
+        if (PyTuple_Check(in) || PyList_Check(in)) {
+            /* array_like, as NumPy's gufuncs take it (a tuple of arrays or
+             * of tuples): NumPy's array of it */
+            PyObject *np = PyImport_ImportModule("numpy");
+            in = c->cast[c->nops] = np ? PyObject_CallMethod(np, "asarray", "(O)", in) : NULL;
+            Py_XDECREF(np);
+            if (!in) {
+                return -1;
+            }
+        }
+        if (operand(in, &c->ops[c->nops], c->stream, what) < 0) {
             return -1;
         }
     }

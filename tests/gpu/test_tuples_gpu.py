@@ -146,6 +146,14 @@ def signed_kernel(r, t, u):
     r[1] = u[0] * u[1]
 
 
+@cuda.guvectorize(["void(float64[:], float64[:], float64[:])"], "(n),(n)->()")
+def gu_dot(x, y, r):
+    s = 0.0
+    for i in range(len(x)):
+        s += x[i] * y[i]
+    r[0] = s
+
+
 # ---- kernels, cujit's spelling ----
 
 @jit.rawkernel()
@@ -283,6 +291,19 @@ def check_explicit_signature():
     np.testing.assert_allclose(r, [t[0] * t[1] - t[2], np.float32(u[0]) * u[1]], rtol=1e-6)
     with pytest.raises(TypeError, match="No matching definition"):
         signed_kernel[1, 1](r, t[:2], u)
+
+
+def check_gufunc_tuple_inputs():
+    # a generalized ufunc takes tuples as NumPy does: array_like
+    a = (rand(3), rand(3))
+    b = tuple(Point(rfloat(), rfloat(), rfloat()) for _ in range(2))
+    got = host(gu_dot(a, b))
+    np.testing.assert_allclose(got, np.sum(np.asarray(a) * np.asarray(b), axis=1), rtol=1e-12)
+    n = int(rng.integers(2, 20))
+    c = tuple(tuple(rfloat() for _ in range(n)) for _ in range(4))
+    d = tuple(rand(n) for _ in range(4))
+    got = host(gu_dot(c, d))
+    np.testing.assert_allclose(got, np.sum(np.asarray(c) * np.asarray(d), axis=1), rtol=1e-12)
 
 
 def check_rawkernel_namedtuple():
