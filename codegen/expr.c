@@ -284,8 +284,8 @@ binop_str(int op)
     case OP_BITOR: return "|";
     case OP_BITXOR: return "^";
     case OP_BITAND: return "&";
-    case OP_EQ: return "==";
-    case OP_NE: return "!=";
+    case OP_EQ: case OP_IS: return "==";      /* is: of Enum members of one class */
+    case OP_NE: case OP_ISNOT: return "!=";
     case OP_LT: return "<";
     case OP_LE: return "<=";
     case OP_GT: return ">";
@@ -304,7 +304,7 @@ binop_prec(int op)
     case OP_BITOR: return PR_BOR;
     case OP_BITXOR: return PR_BXOR;
     case OP_BITAND: return PR_BAND;
-    case OP_EQ: case OP_NE: return PR_EQ;
+    case OP_EQ: case OP_NE: case OP_IS: case OP_ISNOT: return PR_EQ;
     default: return PR_REL;
     }
 }
@@ -671,10 +671,32 @@ mixed_sign64(Cg *g, Node *x, Node *y, Node **sgn, Node **uns)
     return 0;
 }
 
+/* Python's answer to x op y that no value decides: Enum members of two
+ * classes are never `is`, nor == unless both are IntEnums (ints); an Enum
+ * member (not an int) is never == a number.  -1: the values decide. */
+static int
+enum_constant(const Type *x, const Type *y, int op)
+{
+    int eq = op == OP_EQ || op == OP_IS, ne = op == OP_NE || op == OP_ISNOT;
+    if ((!x->enm && !y->enm) || cj_enum_same(x, y) || (!eq && !ne)) {
+        return -1;
+    }
+    int ints = (!x->enm || x->enm[0] == 'I') && (!y->enm || y->enm[0] == 'I');
+    if (ints && op != OP_IS && op != OP_ISNOT) {
+        return -1;
+    }
+    return ne;
+}
+
 static void
 pair(Cg *g, int op, Node *x, Node *y, int prec)
 {
     Node *s, *u;
+    int k = enum_constant(cg_type(g, x), cg_type(g, y), op);
+    if (k >= 0) {
+        S(k ? "true" : "false");
+        return;
+    }
     if (mixed_sign64(g, x, y, &s, &u)) {
         g->p->features |= FEAT_SU_CMP;
         cg_open(g, prec, binop_prec(op));
@@ -1192,6 +1214,10 @@ attr_expr(Cg *g, Node *n, int prec)
     }
     if (at->kind == TY_TUPLE && at->names) {
         cg_tuple_elem(g, n->a, (int)g->in->aux[n->id], prec);     /* a namedtuple's field */
+        return;
+    }
+    if (at->enm) {
+        cg_expr(g, n->a, prec);         /* an Enum member's .value: the member */
         return;
     }
     switch (n->op) {

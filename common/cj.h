@@ -181,6 +181,8 @@ struct Type {
     int ntup;           /* TY_TUPLE */
     Type **tup;
     const char **names; /* TY_TUPLE of a namedtuple argument: its fields (t.x), else NULL */
+    const char *enm;    /* TY_SCALAR of an Enum member (its value): the class, 'I' (an
+                         * IntEnum: an int) or 'E' then module.qualname; else NULL */
     CjTable *table;     /* MEM_CONST arrays */
     GroupKind group;    /* TY_GROUP */
     int tile;           /* GK_TILE: its threads */
@@ -247,6 +249,10 @@ Type *cj_string(void);
 Type *cj_none(void);
 Type *cj_array_type(Arena *a, DType dt, int ndim, char layout);
 Type *cj_tuple_type(Arena *a, Type **elems, int n);
+/* an Enum member of class enm (Type.enm) whose value is a dt */
+Type *cj_enum_type(Arena *a, DType dt, const char *enm);
+/* x and y are Enum members of one class */
+int cj_enum_same(const Type *x, const Type *y);
 Type *cj_dtype_type(DType dt);
 Type *cj_group_type(Arena *a, GroupKind k, int tile, int parent);
 Type *cj_iter_type(Arena *a, DType dt, char kind);    /* TY_ITER: kind 'P', 'S', 'K', 'N' */
@@ -453,6 +459,7 @@ typedef struct {
     double f, im;
     const char *s;
     const CjDevArray *arr;  /* CK_DEVARRAY */
+    const char *enm;        /* an Enum member's class (Type.enm), or NULL */
 } Const;
 
 typedef struct {

@@ -124,6 +124,21 @@ cj_tuple_type(Arena *a, Type **elems, int n)
     return t;
 }
 
+Type *
+cj_enum_type(Arena *a, DType dt, const char *enm)
+{
+    Type *t = cj_alloc(a, sizeof *t);
+    *t = *cj_scalar(dt);
+    t->enm = enm;
+    return t;
+}
+
+int
+cj_enum_same(const Type *x, const Type *y)
+{
+    return x->enm && y->enm && strcmp(x->enm, y->enm) == 0;
+}
+
 /* a cooperative group's type (jit.cg) */
 Type *
 cj_group_type(Arena *a, GroupKind k, int tile, int parent)
@@ -200,6 +215,7 @@ cj_type_eq(const Type *x, const Type *y)
     }
     switch (x->kind) {
     case TY_SCALAR:
+        return x->dtype == y->dtype && (x->enm ? cj_enum_same(x, y) : !y->enm);
     case TY_DTYPE:
     case TY_RECORD:
         return x->dtype == y->dtype;
@@ -556,6 +572,10 @@ cj_type_str(Buf *b, const Type *t)
         buf_puts(b, "void");
         break;
     case TY_SCALAR:
+        if (t->enm) {
+            buf_printf(b, "%s(%s)", t->enm + 1, cj_dtypes[t->dtype].name);
+            break;
+        }
         buf_puts(b, cj_dtypes[t->dtype].name);
         break;
     case TY_WEAK_INT:
@@ -656,6 +676,10 @@ cj_type_mangle(Buf *b, const Type *t)
         break;
     case TY_SCALAR:
         buf_puts(b, cj_dtypes[t->dtype].code);
+        if (t->enm) {
+            buf_putc(b, 'E');
+            names_mangle(b, t->enm);        /* an Enum member: its class */
+        }
         break;
     case TY_WEAK_INT:
         buf_puts(b, "wi");

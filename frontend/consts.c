@@ -214,7 +214,7 @@ fe_object_const(Fe *f, PyObject *obj, Loc loc)
     } else if (PyTuple_Check(obj)) {
         return tuple_const(f, obj, loc);
     } else {
-        return NULL;
+        return fe_enum_const(f, obj, loc);
     }
     return fe_const_node(f, loc, c);
 }

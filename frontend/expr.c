@@ -252,6 +252,10 @@ fe_subscript(Fe *f, PyObject *e, Loc loc)
         fe_fail_kind(f, loc, CE_TYPE, "indexing cannot be fused: a fused function sees one "
                      "element of each array; index the arrays before the call");
     }
+    Resolved r;
+    if (fe_enum_item(f, e, &r, loc)) {
+        return r.node;          /* Color["red"]: the member */
+    }
     Node *n = fe_new_node(f, ND_INDEX, loc);
     n->a = fe_expr(f, fe_get(f, e, S_value));
     PyObject *sl = fe_get(f, e, S_slice);

@@ -134,6 +134,9 @@ Func *fe_read_call(FeCtx *cx, PyObject *pyfunc, int boundscheck, const FeOffers 
 Node *fe_const_node(Fe *f, Loc loc, Const c);
 int fe_dtype_of_object(Fe *f, PyObject *obj, DType *dt);
 Node *fe_object_const(Fe *f, PyObject *obj, Loc loc);
+/* enums.c: Enum members as constants tagged with their class */
+int fe_is_enum_class(PyObject *obj);
+Node *fe_enum_const(Fe *f, PyObject *obj, Loc loc);
 /* a device array of any library (__cuda_array_interface__) read as a global:
  * a CK_DEVARRAY constant, obj kept in cx->captured; NULL if obj is none */
 Node *fe_device_array_const(Fe *f, PyObject *obj, Loc loc);
@@ -143,6 +146,7 @@ const char *fe_module_name(PyObject *obj);
 int fe_is_local_name(Fe *f, PyObject *name);
 const char *fe_describe_object(Fe *f, PyObject *obj);
 int fe_resolve(Fe *f, PyObject *e, Resolved *out);
+int fe_enum_item(Fe *f, PyObject *e, Resolved *out, Loc loc);
 Resolved fe_classify(Fe *f, PyObject *obj, Loc loc);
 void fe_declare_signatures(Fe *f, Func *fn, PyObject *sigs, Loc loc);
 PyObject *fe_compile_time_call(Fe *f, PyObject *e, Loc loc);

@@ -687,7 +687,7 @@ fe_resolve(Fe *f, PyObject *e, Resolved *out)
 {
     Loc loc = fe_loc_of(f, e);
     if (fe_is(e, A_Subscript)) {
-        return template_item(f, e, out, loc);
+        return fe_enum_item(f, e, out, loc) || template_item(f, e, out, loc);
     }
     if (fe_is(e, A_Call)) {
         if (class_call(f, e, out)) {

@@ -310,6 +310,25 @@ tuple_arg(PyObject *o, RtLeaves *leaves, void *stream, ArgKey *key, int *idx32, 
     return 0;
 }
 
+/* After an argument was found no array: 1 when it is an Enum member (its
+ * key in *key, the error cleared); else the error stands (or the member's
+ * own, a value that is not a number) and 0 */
+static int
+enum_arg(PyObject *o, ArgKey *key)
+{
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    int r = rt_enum_key(o, key);
+    if (r == 0) {
+        PyErr_Restore(type, value, tb);
+        return 0;
+    }
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+    return r > 0;
+}
+
 /* Launches k on args with config c: the hot path. */
 static PyObject *
 launch(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssize_t n)
@@ -369,6 +388,10 @@ launch_ex(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssiz
             continue;
         }
         if (rt_get_array(args[got], &arrs[got], c->stream, "argument") < 0) {
+            if (enum_arg(args[got], &keys[got]) > 0) {
+                isarr[got] = 3;         /* an Enum member: its value */
+                continue;
+            }
             name_arg_error(k, got);
             goto done;
         }

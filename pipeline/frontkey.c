@@ -644,8 +644,8 @@ key_versions(Keyer *k)
     buf_puts(&k->b, versions);
 }
 
-/* one argument's key; a record's DType and a tuple's number are this
- * process's: their layout is the key */
+/* one argument's key; a record's DType, a tuple's and an Enum class's
+ * numbers are this process's: their layout (a class: its name) is the key */
 static void
 key_arg(Keyer *k, ArgKey a)
 {
@@ -659,6 +659,11 @@ key_arg(Keyer *k, ArgKey a)
         for (int i = 0; t->names && i < t->n; i++) {
             put_cstr(k, 'n', t->names[i]);
         }
+        return;
+    }
+    if (a.kind == RT_KEY_ENUM) {
+        put_num(k, 'E', a.dtype);
+        put_cstr(k, 'e', rt_enum_of(a)->tag);
         return;
     }
     put_num(k, ',', a.kind | a.dtype << 8 | a.ndim << 16 | a.flags << 24);

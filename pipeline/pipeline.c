@@ -111,6 +111,9 @@ type_of_key(Arena *a, ArgKey k)
     if (k.kind == RT_KEY_TUPLE) {
         return tuple_of_key(a, rt_tuple_of(k));
     }
+    if (k.kind == RT_KEY_ENUM) {
+        return cj_enum_type(a, (DType)k.dtype, rt_enum_of(k)->tag);    /* its value's */
+    }
     if (k.ndim == 0 && cj_is_record((DType)k.dtype)) {
         /* a record (np.void): its memory */
         return cj_elem_type((DType)k.dtype, (k.flags >> 2) & 1);

@@ -165,7 +165,7 @@ rt_numpy_scalar_dtype(PyObject *o, DType *dt)
     return ok;
 }
 
-/* a tuple argument's "argument: <what>" becomes "name(): argument i: <what>" */
+/* a tuple's or an Enum member's "argument: <what>" becomes "name(): argument i: <what>" */
 static void
 name_tuple_error(PyObject *name, Py_ssize_t i)
 {
@@ -199,6 +199,14 @@ rt_keys_from_args(PyObject *name, PyObject *const *args, Py_ssize_t n, ArgKey *k
             int r = rt_tuple_key(args[i], &lv, 0, NULL, &keys[i], idx32);
             PyMem_Free(lv.a);
             if (r < 0) {
+                name_tuple_error(name, i);
+                return -1;
+            }
+            continue;
+        }
+        int en = rt_enum_key(args[i], &keys[i]);
+        if (en != 0) {
+            if (en < 0) {
                 name_tuple_error(name, i);
                 return -1;
             }

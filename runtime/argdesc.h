@@ -10,7 +10,7 @@
 /* one argument's type as the launch path sees it: a compact key */
 typedef struct {
     unsigned char kind;     /* 1 scalar, 2 array, 4 tuple (RT_KEY_TUPLE: dtype | ndim << 8
-                             * is its RtTuple's number) */
+                             * is its RtTuple's number), 5 Enum member (RT_KEY_ENUM) */
     unsigned char dtype;
     unsigned char ndim;
     unsigned char flags;    /* layout ('C' 1, 'F' 2, 'A' 3) | readonly << 2 */
@@ -33,6 +33,23 @@ rt_scalar_key(DType dt)
     ArgKey k = {1, (unsigned char)dt, 0, 0};
     return k;
 }
+
+/* ---- Enum members (argenum.c) ---- */
+#define RT_KEY_ENUM 5
+
+/* an Enum class of arguments; key kind RT_KEY_ENUM, dtype the value's,
+ * ndim | flags << 8 its number */
+typedef struct {
+    PyObject *cls;          /* a reference */
+    char *tag;              /* Type.enm: 'I' (an int subclass) or 'E', module.qualname */
+} RtEnum;
+
+const RtEnum *rt_enum_of(ArgKey k);
+/* 1: o is an Enum member, *key its class's (its value a number); 0: not a
+ * member; -1 with TypeError (a value that is not a number) */
+int rt_enum_key(PyObject *o, ArgKey *key);
+/* member o packed as its value, of dtype dt */
+int rt_pack_enum(unsigned char *buf, size_t *off, PyObject *o, DType dt);
 
 /* ---- tuple arguments (argtuple.c) ---- */
 #define RT_KEY_TUPLE 4

@@ -230,6 +230,10 @@ elem_key(PyObject *o, RtLeaves *lv, int launch, void *stream, ArgKey *key, int *
         *key = rt_scalar_key(dt);
         return 0;
     }
+    int en = rt_enum_key(o, key);
+    if (en != 0) {
+        return en < 0 ? -1 : 0;
+    }
     int r = PyUnicode_Check(o) || PyBytes_Check(o) ? 0
             : array_key(o, lv, launch, stream, key, idx32);
     if (r < 0 && PyErr_ExceptionMatches(PyExc_TypeError)) {
@@ -305,6 +309,12 @@ rt_pack_tuple(unsigned char *buf, size_t *off, PyObject *o, const RtTuple *t,
         PyObject *item = PyTuple_GET_ITEM(o, i);
         if (k.kind == RT_KEY_TUPLE) {
             if (rt_pack_tuple(buf, off, item, rt_tuple_of(k), leaf, idx32) < 0) {
+                return -1;
+            }
+        } else if (k.kind == RT_KEY_ENUM) {
+            size_t sa = (size_t)scalar_align((DType)k.dtype);
+            *off = (*off + sa - 1) & ~(sa - 1);
+            if (rt_pack_enum(buf, off, item, (DType)k.dtype) < 0) {
                 return -1;
             }
         } else if (k.kind == 2) {

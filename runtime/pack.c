@@ -114,6 +114,14 @@ rt_pack_args(PyObject *const *args, const RtArray *arrs, const int *isarr, const
             if (rt_pack_tuple(buf, &off, args[i], t, &leaves, idx32) < 0) {
                 return -1;
             }
+        } else if (isarr[i] == 3) {
+            int sz = cj_dtypes[keys[i].dtype].size;
+            size_t al = (size_t)(sz > 8 ? 8 : sz);
+            off = (off + al - 1) & ~(al - 1);
+            before = off;
+            if (rt_pack_enum(buf, &off, args[i], (DType)keys[i].dtype) < 0) {
+                return -1;
+            }
         } else if (isarr[i]) {
             off = (off + 7) & ~(size_t)7;
             before = off;

@@ -87,7 +87,8 @@ int rt_pack_scalar(unsigned char *buf, size_t *off, PyObject *o, DType dt);
 
 /* A kernel's n arguments packed into buf, params[i] pointing at each: the
  * arrays (isarr[i] 1) as views of arrs[i], the tuples (isarr[i] 2) as their
- * structs, whose arrays are the next of leaves, the scalars as
+ * structs, whose arrays are the next of leaves, Enum members (isarr[i] 3)
+ * as their values, the scalars as
  * keys[i].dtype, with 32-bit indices when idx32.  *end: the bytes used.  -1
  * with an exception (a scalar that does not convert). */
 int rt_pack_args(PyObject *const *args, const RtArray *arrs, const int *isarr, const ArgKey *keys,

@@ -267,6 +267,9 @@ static Type *
 const_type(Ti *t, Node *n)
 {
     Const *c = &n->cval;
+    if (c->enm) {
+        return cj_enum_type(t->p->arena, c->dt, c->enm);    /* an Enum member */
+    }
     switch (c->kind) {
     case CK_BOOL:
         return cj_scalar(DT_BOOL);
@@ -390,6 +393,38 @@ unary_type(Ti *t, Node *n)
     return x;
 }
 
+/* an Enum member (not an IntEnum's) is compared with ==, != and is only */
+static void
+enum_compare(Ti *t, Node *n, int op, const Type *x, const Type *y)
+{
+    int plain = (x->enm && x->enm[0] == 'E') || (y->enm && y->enm[0] == 'E');
+    if (plain && op != OP_EQ && op != OP_NE && op != OP_IS && op != OP_ISNOT) {
+        ti_err(t, n, "Enum members (%s, %s) are compared with ==, != and is only; compare "
+               "their .value, or make the class an IntEnum", ti_tstr(t, x), ti_tstr(t, y));
+    }
+}
+
+/* x.value of an Enum member: its value; another attribute of one: an error */
+static Type *
+enum_attr(Ti *t, Node *n, const Type *x)
+{
+    if (n->op == AT_FIELD && strcmp(n->str, "value") == 0) {
+        return cj_scalar(x->dtype);
+    }
+    ti_err(t, n, "attribute '%s' of an Enum member is not supported in kernels (only "
+           ".value)", n->str);
+}
+
+/* arithmetic on an Enum member that is not an int (an IntEnum's is) */
+static void
+enum_arith(Ti *t, Node *n, const Type *x, const Type *y)
+{
+    if ((x && x->enm && x->enm[0] == 'E') || (y && y->enm && y->enm[0] == 'E')) {
+        ti_err(t, n, "arithmetic on an Enum member (%s) is not supported: use its .value, "
+               "or make the class an IntEnum", ti_tstr(t, x && x->enm ? x : y));
+    }
+}
+
 static Type *
 compare_type(Ti *t, Node *n)
 {
@@ -398,7 +433,8 @@ compare_type(Ti *t, Node *n)
         Type *cur = ti_expr(t, n->list[i]);
         int op = n->ops[i - 1];
         if (prev && cur) {
-            if (op == OP_IS || op == OP_ISNOT) {
+            enum_compare(t, n, op, prev, cur);
+            if ((op == OP_IS || op == OP_ISNOT) && !(prev->enm && cur->enm)) {
                 ti_err(t, n, "'is' comparisons are not supported in kernels; use == or !=");
             }
             if (!cj_is_numeric(prev) || !cj_is_numeric(cur)) {
@@ -796,6 +832,9 @@ attr_type(Ti *t, Node *n)
     if (x->kind == TY_TUPLE && x->names) {
         return named_field(t, n, x);
     }
+    if (x->enm) {
+        return enum_attr(t, n, x);
+    }
     if (n->op == AT_FIELD) {
         ti_err(t, n, "attribute '%s' is not supported on %s (arrays have .shape, .size, "
                ".ndim, .strides; numbers have .real, .imag; a group's dim3 has .x, .y, .z; "
@@ -888,6 +927,7 @@ ti_expr(Ti *t, Node *n)
         break;
     case ND_BINOP: {
         Type *x = ti_expr(t, n->a), *y = ti_expr(t, n->b);
+        enum_arith(t, n, x, y);
         ty = ti_binop_type(t, n, n->op, x, y);
         weak_operands(t, n->op, n->a, n->b, x, y);
         break;

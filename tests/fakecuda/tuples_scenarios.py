@@ -14,6 +14,7 @@ generated struct, and the kernel's code."""
 import ctypes
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -27,7 +28,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "gpu"))
 import cujit  # noqa: E402
 import test_tuples_gpu as cases  # noqa: E402
 from test_kernels_host import (CXX, ENTRY, LAUNCH, SHIM, host_source,  # noqa: E402
-                               param_type, split_params)
+                               split_params)
 
 FAKE = ctypes.CDLL("libcuda.so.1")
 HOOK = ctypes.CFUNCTYPE(None, ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p),
@@ -42,7 +43,7 @@ def source_of(name):
     """The source holding entry `name` and the entry's full name (the fake
     driver keeps 63 characters of a name)."""
     for k in vars(cases).values():
-        if isinstance(k, (cujit.Kernel, cujit.GUFunc)):
+        if isinstance(k, (cujit.Kernel, cujit.GUFunc, cujit.Vectorize)):
             srcs = k.inspect_cuda()
             for src in srcs.values() if isinstance(srcs, dict) else srcs:
                 src = src.split("\n/* staged:")[0]      # barriers: not for this shim
@@ -59,7 +60,7 @@ def build_entry(src, name):
     if key in _BUILT:
         return _BUILT[key]
     m = [e for e in ENTRY.finditer(src) if e.group(1) == name][0]
-    types = [param_type(p) for p in split_params(m.group(2))]
+    types = [re.sub(r"\w+$", "", p).strip() for p in split_params(m.group(2))]  # T *x too
     call = ", ".join("*(%s *)args[%d]" % (t, k) for k, t in enumerate(types))
     cpp, so = os.path.join(TMP, key + ".cpp"), os.path.join(TMP, key + ".so")
     with open(cpp, "w") as f:

@@ -4,13 +4,17 @@ alignment: int8 beside complex128), a constant and a variable index,
 len(), unpacking, for loops, namedtuple fields, nested tuples, tuples of
 arrays (host and device, C and F order) and of arrays, numbers and tuples,
 a tuple passed on to a device function, both spellings (Numba's
-`from cujit import cuda` and cujit's `jit.rawkernel`).
+`from cujit import cuda` and cujit's `jit.rawkernel`); Enum and IntEnum
+members as globals, arguments (alone and in tuples), compared (==, !=,
+is, between classes), .value, IntEnum arithmetic, returned from a device
+function, in a vectorize body.
 
 Each case is a plain function (CASES); tests/fakecuda/tuples_scenarios.py
 runs the same ones without a GPU, through the fake libcuda with the kernels
 compiled for the host (tests/test_tuples_nogpu.py), which checks cujit's
 packing of the tuple structs too."""
 from collections import namedtuple
+from enum import Enum, IntEnum
 
 import numpy as np
 import pytest
@@ -22,6 +26,27 @@ from cujit.cuda import types
 pytestmark = pytest.mark.gpu
 
 rng = np.random.default_rng()
+
+class Color(Enum):
+    red = 1
+    green = 2
+    blue = 3
+
+
+class Shape(IntEnum):
+    circle = 2
+    square = 500
+
+
+class Level(IntEnum):
+    low = -7
+    two = 2
+
+
+class Scale(Enum):
+    small = 0.5
+    large = 4.25
+
 
 Point = namedtuple("Point", ("x", "y", "r"))
 Pair = namedtuple("Pair", ("lo", "hi"))
@@ -152,6 +177,54 @@ def gu_dot(x, y, r):
     for i in range(len(x)):
         s += x[i] * y[i]
     r[0] = s
+
+
+@cuda.jit
+def enum_compare_kernel(out, a, b):
+    out[0] = a == b
+    out[1] = a != b
+    out[2] = a is b
+    out[3] = a is not b
+
+
+@cuda.jit
+def enum_globals_kernel(out, codes):
+    i = cuda.grid(1)
+    if i < codes.size:
+        # an array of ints against IntEnum members, a global Enum's value
+        if codes[i] == Shape.square:
+            out[i] = Shape.square - Level.low
+        elif codes[i] > Shape.circle:
+            out[i] = codes[i] * Color.blue.value + Shape["circle"]
+        else:
+            out[i] = Level.two + (Color.red == Color["red"]) * 100 + (Color.red == Color.green)
+
+
+@cuda.jit(device=True)
+def pick(flag):
+    return Color.red if flag else Color.green
+
+
+@cuda.jit
+def enum_device_kernel(out, flags, scale):
+    i = cuda.grid(1)
+    if i < flags.size:
+        c = pick(flags[i] > 0)
+        out[i] = (c == Color.red) * 10 + (c is Color.green) + scale.value * 1000
+
+
+@cuda.vectorize(["int64(int64)"])
+def enum_vec(x):
+    if x != Shape.square:
+        return Shape["square"]
+    return Level.low
+
+
+@cuda.jit
+def enum_tuple_kernel(out, t):
+    out[0] = t[0] == Color.blue
+    out[1] = t[1] + 1
+    out[2] = t[2].value * 2
 
 
 # ---- kernels, cujit's spelling ----
@@ -321,6 +394,47 @@ def check_rawkernel_arrays():
     out = cujit.empty(n, np.int32)
     raw_arrays[(n + 127) // 128, 128]((cujit.to_device(a), cujit.to_device(b)), out)
     np.testing.assert_array_equal(host(out), a * b)
+
+
+def check_enum_arguments_compare():
+    pairs = [(Color.red, Color.red), (Color.red, Color.green), (Shape.circle, Level.two),
+             (Shape.square, Shape.square), (Scale.small, Scale.large), (Color.green, Shape.circle)]
+    for a, b in pairs:
+        got = np.zeros(4, np.bool_)
+        enum_compare_kernel[1, 1](got, a, b)
+        np.testing.assert_array_equal(got, [a == b, a != b, a is b, a is not b], str((a, b)))
+
+
+def check_enum_globals():
+    n = int(rng.integers(50, 300))
+    codes = rng.choice(np.array([2, 500, 404, 1, -3, 7], np.int64), n)
+    out = np.zeros(n, np.int64)
+    enum_globals_kernel[(n + 63) // 64, 64](out, codes)
+    want = np.where(codes == 500, 507, np.where(codes > 2, codes * 3 + 2, 2 + 100))
+    np.testing.assert_array_equal(out, want)
+
+
+def check_enum_device_function():
+    n = int(rng.integers(50, 300))
+    flags = rng.integers(-5, 5, n)
+    for scale in Scale:
+        out = np.zeros(n)
+        enum_device_kernel[(n + 63) // 64, 64](out, flags, scale)
+        np.testing.assert_allclose(out, np.where(flags > 0, 10, 1) + scale.value * 1000)
+
+
+def check_enum_vectorize():
+    x = rng.choice(np.array([500, 2, 9, -7], np.int64), int(rng.integers(20, 200)))
+    np.testing.assert_array_equal(host(enum_vec(x)), np.where(x != 500, 500, -7))
+
+
+def check_enum_in_tuple():
+    for c in Color:
+        out = np.zeros(3)
+        k = rint()
+        enum_tuple_kernel[1, 1](out, (c, Shape.square if k > 0 else Level.low, Scale.large))
+        s = Shape.square if k > 0 else Level.low
+        np.testing.assert_allclose(out, [c == Color.blue, s + 1, 8.5])
 
 
 CASES = [v for k, v in sorted(globals().items()) if k.startswith("check_")]
