@@ -688,6 +688,25 @@ enum_constant(const Type *x, const Type *y, int op)
     return ne;
 }
 
+/* Enum members of one class whose values are tuples: equal when every
+ * element is (members with equal values are one member) */
+static void
+enum_tuple_eq(Cg *g, int op, Node *x, Node *y, int prec)
+{
+    const Type *t = cg_type(g, x);
+    cg_open(g, prec, PR_UNARY);
+    P("%s[&]() -> bool { auto cj_a = ", op == OP_NE || op == OP_ISNOT ? "!" : "");
+    cg_expr(g, x, PR_ASSIGN);
+    S("; auto cj_b = ");
+    cg_expr(g, y, PR_ASSIGN);
+    S("; return true");
+    for (int i = 0; i < t->ntup; i++) {
+        P(" && cj_a.f%d == cj_b.f%d", i, i);
+    }
+    S("; }()");
+    cg_close(g, prec, PR_UNARY);
+}
+
 static void
 pair(Cg *g, int op, Node *x, Node *y, int prec)
 {
@@ -695,6 +714,10 @@ pair(Cg *g, int op, Node *x, Node *y, int prec)
     int k = enum_constant(cg_type(g, x), cg_type(g, y), op);
     if (k >= 0) {
         S(k ? "true" : "false");
+        return;
+    }
+    if (cg_type(g, x)->kind == TY_TUPLE) {
+        enum_tuple_eq(g, op, x, y, prec);
         return;
     }
     if (mixed_sign64(g, x, y, &s, &u)) {

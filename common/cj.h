@@ -181,8 +181,8 @@ struct Type {
     int ntup;           /* TY_TUPLE */
     Type **tup;
     const char **names; /* TY_TUPLE of a namedtuple argument: its fields (t.x), else NULL */
-    const char *enm;    /* TY_SCALAR of an Enum member (its value): the class, 'I' (an
-                         * IntEnum: an int) or 'E' then module.qualname; else NULL */
+    const char *enm;    /* TY_SCALAR or TY_TUPLE of an Enum member (its value): the class,
+                         * 'I' (an IntEnum: an int) or 'E' then module.qualname; else NULL */
     CjTable *table;     /* MEM_CONST arrays */
     GroupKind group;    /* TY_GROUP */
     int tile;           /* GK_TILE: its threads */

@@ -188,7 +188,8 @@ array_eq(const Type *x, const Type *y)
 static int
 tuple_eq(const Type *x, const Type *y)
 {
-    if (x->ntup != y->ntup || !x->names != !y->names) {
+    if (x->ntup != y->ntup || !x->names != !y->names || !x->enm != !y->enm
+        || (x->enm && !cj_enum_same(x, y))) {
         return 0;
     }
     for (int i = 0; x->names && i < x->ntup; i++) {
@@ -528,6 +529,9 @@ array_str(Buf *b, const Type *t)
 static void
 tuple_str(Buf *b, const Type *t)
 {
+    if (t->enm) {
+        buf_printf(b, "%s", t->enm + 1);     /* an Enum member whose value is a tuple */
+    }
     buf_puts(b, t->names ? "NamedTuple(" : "Tuple(");
     for (int i = 0; i < t->ntup; i++) {
         buf_puts(b, i ? ", " : "");
@@ -701,6 +705,10 @@ cj_type_mangle(Buf *b, const Type *t)
         }
         for (int i = 0; t->names && i < t->ntup; i++) {
             names_mangle(b, t->names[i]);
+        }
+        if (t->enm) {
+            buf_putc(b, 'E');
+            names_mangle(b, t->enm);        /* an Enum member: its class */
         }
         break;
     case TY_STRING:

@@ -662,8 +662,8 @@ key_arg(Keyer *k, ArgKey a)
         return;
     }
     if (a.kind == RT_KEY_ENUM) {
-        put_num(k, 'E', a.dtype);
-        put_cstr(k, 'e', rt_enum_of(a)->tag);
+        put_cstr(k, 'E', rt_enum_of(a)->tag);
+        key_arg(k, rt_enum_of(a)->vkey);
         return;
     }
     put_num(k, ',', a.kind | a.dtype << 8 | a.ndim << 16 | a.flags << 24);

@@ -112,7 +112,13 @@ type_of_key(Arena *a, ArgKey k)
         return tuple_of_key(a, rt_tuple_of(k));
     }
     if (k.kind == RT_KEY_ENUM) {
-        return cj_enum_type(a, (DType)k.dtype, rt_enum_of(k)->tag);    /* its value's */
+        /* a member: its value's type, tagged with its class */
+        Type *t = type_of_key(a, rt_enum_of(k)->vkey);
+        if (t->kind == TY_TUPLE) {
+            t->enm = rt_enum_of(k)->tag;
+            return t;
+        }
+        return cj_enum_type(a, t->dtype, rt_enum_of(k)->tag);
     }
     if (k.ndim == 0 && cj_is_record((DType)k.dtype)) {
         /* a record (np.void): its memory */

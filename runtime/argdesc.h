@@ -37,19 +37,22 @@ rt_scalar_key(DType dt)
 /* ---- Enum members (argenum.c) ---- */
 #define RT_KEY_ENUM 5
 
-/* an Enum class of arguments; key kind RT_KEY_ENUM, dtype the value's,
- * ndim | flags << 8 its number */
+/* an Enum class of arguments with one type of values; key kind
+ * RT_KEY_ENUM, dtype the value's (a number's), ndim | flags << 8 its number */
 typedef struct {
     PyObject *cls;          /* a reference */
     char *tag;              /* Type.enm: 'I' (an int subclass) or 'E', module.qualname */
+    ArgKey vkey;            /* its values' key: a number's or a tuple of numbers' */
 } RtEnum;
 
 const RtEnum *rt_enum_of(ArgKey k);
-/* 1: o is an Enum member, *key its class's (its value a number); 0: not a
- * member; -1 with TypeError (a value that is not a number) */
+/* 1: o is an Enum member, *key its class's (its value a number or a tuple
+ * of numbers); 0: not a member; -1 with TypeError (another value) */
 int rt_enum_key(PyObject *o, ArgKey *key);
-/* member o packed as its value, of dtype dt */
-int rt_pack_enum(unsigned char *buf, size_t *off, PyObject *o, DType dt);
+/* member o packed as its value (key: its RT_KEY_ENUM key) */
+int rt_pack_enum(unsigned char *buf, size_t *off, PyObject *o, ArgKey key);
+/* the C++ alignment of a value of this key (a number, array, tuple, member) */
+int rt_key_align(ArgKey k);
 
 /* ---- tuple arguments (argtuple.c) ---- */
 #define RT_KEY_TUPLE 4

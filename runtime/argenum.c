@@ -57,12 +57,13 @@ enum_tag(PyObject *cls)
     return s;
 }
 
-/* the number of cls in the table, added when new; 0 with an exception */
+/* the number of (cls, vkey) in the table, added when new; 0 with an
+ * exception */
 static int
-intern(PyObject *cls)
+intern(PyObject *cls, ArgKey vkey)
 {
     for (int i = 0; i < nenums; i++) {
-        if (enums[i]->cls == cls) {
+        if (enums[i]->cls == cls && memcmp(&enums[i]->vkey, &vkey, sizeof vkey) == 0) {
             return i + 1;
         }
     }
@@ -89,8 +90,38 @@ intern(PyObject *cls)
     }
     e->cls = Py_NewRef(cls);
     e->tag = tag;
+    e->vkey = vkey;
     enums[nenums++] = e;
     return nenums;
+}
+
+/* the key of a member's value: a number or a tuple of numbers (no
+ * arrays); -1 with TypeError */
+static int
+value_key(PyObject *o, PyObject *v, PyObject *base, ArgKey *vkey)
+{
+    DType dt;
+    int ok = v && !PyObject_TypeCheck(v, (PyTypeObject *)base);
+    if (ok && PyTuple_Check(v)) {
+        RtLeaves lv = {NULL, 0, 0};
+        int idx32 = 1;
+        ok = rt_tuple_key(v, &lv, 0, NULL, vkey, &idx32) == 0 && lv.n == 0;
+        PyMem_Free(lv.a);
+        for (int i = 0; ok && i < rt_tuple_of(*vkey)->n; i++) {
+            ok = rt_tuple_of(*vkey)->elems[i].kind == 1;        /* numbers only */
+        }
+    } else if (ok) {
+        ok = rt_scalar_dtype(v, &dt) && cj_dtypes[dt].kind != 'c' && !cj_is_record(dt);
+        *vkey = ok ? rt_scalar_key(dt) : *vkey;
+    }
+    if (!ok) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "argument: %s members have values of type %s: kernels "
+                     "take Enum members whose values are ints, floats, bools or tuples of "
+                     "them", Py_TYPE(o)->tp_name, v ? Py_TYPE(v)->tp_name : "?");
+        return -1;
+    }
+    return 0;
 }
 
 int
@@ -101,34 +132,28 @@ rt_enum_key(PyObject *o, ArgKey *key)
         return 0;
     }
     PyObject *v = PyObject_GetAttrString(o, "_value_");
-    DType dt;
-    int ok = v && !PyObject_TypeCheck(v, (PyTypeObject *)base) && rt_scalar_dtype(v, &dt)
-             && cj_dtypes[dt].kind != 'c' && !cj_is_record(dt);
-    if (!ok) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "argument: %s members have values of type %s: kernels "
-                     "take Enum members whose values are ints, floats or bools",
-                     Py_TYPE(o)->tp_name, v ? Py_TYPE(v)->tp_name : "?");
-        Py_XDECREF(v);
-        return -1;
-    }
-    Py_DECREF(v);
-    int id = intern(cls);
+    ArgKey vkey = {0, 0, 0, 0};
+    int r = value_key(o, v, base, &vkey);
+    Py_XDECREF(v);
+    int id = r < 0 ? 0 : intern(cls, vkey);
     if (!id) {
         return -1;
     }
     key->kind = RT_KEY_ENUM;
-    key->dtype = (unsigned char)dt;
+    key->dtype = vkey.kind == 1 ? vkey.dtype : 0;
     key->ndim = (unsigned char)(id & 0xff);
     key->flags = (unsigned char)(id >> 8);
     return 1;
 }
 
 int
-rt_pack_enum(unsigned char *buf, size_t *off, PyObject *o, DType dt)
+rt_pack_enum(unsigned char *buf, size_t *off, PyObject *o, ArgKey key)
 {
+    ArgKey vk = rt_enum_of(key)->vkey;
     PyObject *v = PyObject_GetAttrString(o, "_value_");
-    int r = v ? rt_pack_scalar(buf, off, v, dt) : -1;
+    const RtArray *none = NULL;
+    int r = !v ? -1 : vk.kind == RT_KEY_TUPLE ? rt_pack_tuple(buf, off, v, rt_tuple_of(vk), &none, 1)
+                    : rt_pack_scalar(buf, off, v, (DType)vk.dtype);
     Py_XDECREF(v);
     return r;
 }

@@ -44,6 +44,9 @@ scalar_align(DType dt)
 static void
 key_layout(ArgKey k, int *align, size_t *maxbytes)
 {
+    if (k.kind == RT_KEY_ENUM) {
+        k = rt_enum_of(k)->vkey;        /* a member: its value */
+    }
     if (k.kind == RT_KEY_TUPLE) {
         const RtTuple *t = rt_tuple_of(k);
         *align = t->align;
@@ -55,6 +58,15 @@ key_layout(ArgKey k, int *align, size_t *maxbytes)
         *align = scalar_align((DType)k.dtype);
         *maxbytes = 2 * (size_t)cj_dtypes[k.dtype].size;
     }
+}
+
+int
+rt_key_align(ArgKey k)
+{
+    int al;
+    size_t mb;
+    key_layout(k, &al, &mb);
+    return al;
 }
 
 /* ---- interning ---- */
@@ -312,9 +324,9 @@ rt_pack_tuple(unsigned char *buf, size_t *off, PyObject *o, const RtTuple *t,
                 return -1;
             }
         } else if (k.kind == RT_KEY_ENUM) {
-            size_t sa = (size_t)scalar_align((DType)k.dtype);
+            size_t sa = (size_t)rt_key_align(k);
             *off = (*off + sa - 1) & ~(sa - 1);
-            if (rt_pack_enum(buf, off, item, (DType)k.dtype) < 0) {
+            if (rt_pack_enum(buf, off, item, k) < 0) {
                 return -1;
             }
         } else if (k.kind == 2) {

@@ -115,11 +115,10 @@ rt_pack_args(PyObject *const *args, const RtArray *arrs, const int *isarr, const
                 return -1;
             }
         } else if (isarr[i] == 3) {
-            int sz = cj_dtypes[keys[i].dtype].size;
-            size_t al = (size_t)(sz > 8 ? 8 : sz);
+            size_t al = (size_t)rt_key_align(keys[i]);
             off = (off + al - 1) & ~(al - 1);
             before = off;
-            if (rt_pack_enum(buf, &off, args[i], (DType)keys[i].dtype) < 0) {
+            if (rt_pack_enum(buf, &off, args[i], keys[i]) < 0) {
                 return -1;
             }
         } else if (isarr[i]) {

@@ -397,7 +397,8 @@ unary_type(Ti *t, Node *n)
 static void
 enum_compare(Ti *t, Node *n, int op, const Type *x, const Type *y)
 {
-    int plain = (x->enm && x->enm[0] == 'E') || (y->enm && y->enm[0] == 'E');
+    int plain = (x->enm && x->enm[0] == 'E') || (y->enm && y->enm[0] == 'E')
+                || x->kind == TY_TUPLE || y->kind == TY_TUPLE;
     if (plain && op != OP_EQ && op != OP_NE && op != OP_IS && op != OP_ISNOT) {
         ti_err(t, n, "Enum members (%s, %s) are compared with ==, != and is only; compare "
                "their .value, or make the class an IntEnum", ti_tstr(t, x), ti_tstr(t, y));
@@ -436,6 +437,10 @@ compare_type(Ti *t, Node *n)
             enum_compare(t, n, op, prev, cur);
             if ((op == OP_IS || op == OP_ISNOT) && !(prev->enm && cur->enm)) {
                 ti_err(t, n, "'is' comparisons are not supported in kernels; use == or !=");
+            }
+            if (prev->enm && cur->enm && (prev->kind == TY_TUPLE || cur->kind == TY_TUPLE)) {
+                prev = cur;
+                continue;       /* Enum members with tuple values: == and is only */
             }
             if (!cj_is_numeric(prev) || !cj_is_numeric(cur)) {
                 ti_err(t, n, "cannot compare %s with %s in a kernel", ti_tstr(t, prev),

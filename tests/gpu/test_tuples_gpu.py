@@ -48,6 +48,12 @@ class Scale(Enum):
     large = 4.25
 
 
+class Planet(Enum):
+    MERCURY = (3.303e23, 2.4397e6)
+    VENUS = (4.869e24, 6.0518e6)
+    EARTH = (5.976e24, 6.37814e6)
+
+
 Point = namedtuple("Point", ("x", "y", "r"))
 Pair = namedtuple("Pair", ("lo", "hi"))
 
@@ -398,7 +404,8 @@ def check_rawkernel_arrays():
 
 def check_enum_arguments_compare():
     pairs = [(Color.red, Color.red), (Color.red, Color.green), (Shape.circle, Level.two),
-             (Shape.square, Shape.square), (Scale.small, Scale.large), (Color.green, Shape.circle)]
+             (Shape.square, Shape.square), (Scale.small, Scale.large), (Color.green, Shape.circle),
+             (Planet.EARTH, Planet.EARTH), (Planet.VENUS, Planet.MERCURY)]
     for a, b in pairs:
         got = np.zeros(4, np.bool_)
         enum_compare_kernel[1, 1](got, a, b)
