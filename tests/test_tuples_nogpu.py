@@ -102,3 +102,87 @@ def test_cases_on_host(fake_driver, tmp_path):  # noqa: F811
                         "run_cases"], env=e, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-4000:]
     assert "run_cases ok" in r.stdout
+
+
+# ---- Enum and IntEnum members ----
+
+from enum import Enum, IntEnum  # noqa: E402
+
+
+class Color(Enum):
+    red = 1
+    green = 2
+
+
+class Shade(Enum):
+    red = 1
+
+
+class Size(IntEnum):
+    small = 1
+    big = 9
+
+
+class Name(Enum):
+    a = "alpha"
+
+
+def test_enum_arguments_are_keyed_by_class():
+    def f(out, a):
+        out[0] = a == a
+    k = cujit.jit.rawkernel()(f)
+    out = np.zeros(1, np.bool_)
+    srcs = {k.inspect_cuda(out, x) for x in [Color.red, Color.green, Shade.red, Size.big, 1]}
+    assert len(srcs) == 4          # Color.red and Color.green: one type
+
+
+def test_enum_is_between_classes_is_a_constant():
+    def f(out, a, b):
+        out[0] = a is b
+        out[1] = a == b
+    k = cujit.jit.rawkernel()(f)
+    src = k.inspect_cuda(np.zeros(2, np.bool_), Color.red, Shade.red)
+    assert "= false;" in src
+    src = k.inspect_cuda(np.zeros(2, np.bool_), Color.red, Color.green)
+    assert " == " in src and "false" not in src.split("extern")[-1]
+
+
+@pytest.mark.parametrize("body, what", [
+    ("out[0] = Color.red + 1", "arithmetic on an Enum member"),
+    ("out[0] = Color.red < Color.green", "compared with ==, != and is only"),
+    ("out[0] = Name.a == Name.a", "has a value of type str"),
+    ("out[0] = Color.red.name == 1", "only .value"),
+    ("out[0] = Color['blue'] == 1", "has no member 'blue'"),
+])
+def test_enum_errors(tmp_path, body, what):
+    src = ("from enum import Enum\nimport numpy as np\nfrom cujit import cuda\n"
+           "class Color(Enum):\n    red = 1\n    green = 2\n"
+           "class Name(Enum):\n    a = 'alpha'\n"
+           "@cuda.jit\ndef k(out):\n    " + body + "\n")
+    p = tmp_path / "enum_err_mod.py"
+    p.write_text(src)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        import enum_err_mod
+        with pytest.raises(cujit.CompileError, match=what) as e:
+            enum_err_mod.k.inspect_cuda(np.zeros(1))
+        assert isinstance(e.value, TypeError)
+        assert e.value.lineno == 11      # the line of the body
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("enum_err_mod", None)
+
+
+def test_enum_argument_of_strings_is_refused():
+    def f(out, a):
+        out[0] = 1
+    k = cujit.jit.rawkernel()(f)
+    with pytest.raises(TypeError, match="Name members have values of type str"):
+        k.inspect_cuda(np.zeros(1), Name.a)
+
+
+def test_enum_value_and_intenum_arithmetic():
+    def f(out, a, s):
+        out[0] = a.value + s * 2 + Size.big
+    src = cujit.jit.rawkernel()(f).inspect_cuda(np.zeros(1), Color.green, Size.small)
+    assert "extern" in src
