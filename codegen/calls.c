@@ -954,6 +954,9 @@ cg_call(Cg *g, Node *n, int prec)
     case BI_DEVFUNC:
         devfunc_call(g, n);
         return;
+    case BI_NPFUNC:
+        cg_npfunc(g, n, prec);
+        return;
     case BI_COUNT:
         break;
     }

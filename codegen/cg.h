@@ -76,5 +76,10 @@ void cg_array_iter(Cg *g, Node *n, int prec);
 void cg_iter_binop(Cg *g, Node *n, int prec);
 void cg_iter_index(Cg *g, Node *n);
 void cg_thrust(Cg *g, Node *n, int prec);
+/* npfuncs.c: NumPy's reductions and array methods, cmath */
+void cg_np_prelude(Buf *b, unsigned features);
+void cg_npfunc(Cg *g, Node *n, int prec);
+/* expr.c: an array as a (data, shape, strides) struct: a static one wrapped */
+void cg_view_base(Cg *g, Node *a, const Type *at);
 
 #endif

@@ -1062,6 +1062,12 @@ view_base(Cg *g, Node *a, const Type *at)
     S("}}");
 }
 
+void
+cg_view_base(Cg *g, Node *a, const Type *at)
+{
+    view_base(g, a, at);
+}
+
 /* the arguments of one step of a view, after the array: a single index
  * (bounds-checked if asked) or a slice's bounds, step and given bits */
 static void

@@ -28,7 +28,7 @@ const char *const cj_builtin_names[BI_COUNT] = {
     "intrinsic",
     "jit.block_reduce", "jit.warp_reduce", "jit.block_scan", "jit.warp_scan",
     "jit.thrust algorithm", "jit.thrust execution policy", "begin", "end",
-    "device function",
+    "device function", "NumPy or cmath function",
 };
 
 /* by TH_*: jit.thrust's algorithms as Python spells them, and their forms */
@@ -49,4 +49,11 @@ const char *const cj_group_method_names[GM_COUNT] = {
 #define CJ_GM_NAME(n, s) s,
     CJ_GROUP_METHODS(CJ_GM_NAME)
 #undef CJ_GM_NAME
+};
+
+/* by NP_*: NumPy's and cmath's functions in kernels */
+const NpFuncInfo cj_np_funcs[NP_COUNT] = {
+#define CJ_NP_INFO(n, s, k, lo, hi) {s, k, lo, hi},
+    CJ_NP_FUNCS(CJ_NP_INFO)
+#undef CJ_NP_INFO
 };

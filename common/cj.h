@@ -347,7 +347,7 @@ typedef enum {
     X(INTRIN) \
     X(BLOCK_REDUCE) X(WARP_REDUCE) X(BLOCK_SCAN) X(WARP_SCAN) \
     X(THRUST) X(THRUST_POLICY) X(ARRAY_BEGIN) X(ARRAY_END) \
-    X(DEVFUNC)
+    X(DEVFUNC) X(NPFUNC)
 
 typedef enum {
 #define CJ_BI_ENUM(n) BI_##n,
@@ -422,6 +422,44 @@ typedef enum {
 
 extern const char *const cj_thrust_names[TH_NALGOS];
 extern const char *const cj_thrust_forms[TH_NALGOS];
+
+/* NumPy's functions and array methods that a kernel computes in the calling
+ * thread, and cmath's functions (a BI_NPFUNC call, the function in
+ * Node.axis): X(enum name, Python name, kind, arguments).  kind: 'r' a
+ * reduction of a whole array, np.X(a) or a.X(); 'f' np.X(a) only; 'm' a
+ * method only; 'c' cmath.X(z ...).  arguments: the least and the most. */
+#define CJ_NP_FUNCS(X) \
+    X(SUM, "sum", 'r', 1, 1) X(PROD, "prod", 'r', 1, 1) X(MIN, "min", 'r', 1, 1) \
+    X(MAX, "max", 'r', 1, 1) X(AMIN, "amin", 'f', 1, 1) X(AMAX, "amax", 'f', 1, 1) \
+    X(MEAN, "mean", 'r', 1, 1) X(VAR, "var", 'r', 1, 1) X(STD, "std", 'r', 1, 1) \
+    X(ALL, "all", 'r', 1, 1) X(ANY, "any", 'r', 1, 1) \
+    X(NANSUM, "nansum", 'f', 1, 1) X(NANPROD, "nanprod", 'f', 1, 1) \
+    X(NANMIN, "nanmin", 'f', 1, 1) X(NANMAX, "nanmax", 'f', 1, 1) \
+    X(NANMEAN, "nanmean", 'f', 1, 1) X(COUNT_NONZERO, "count_nonzero", 'f', 1, 1) \
+    X(COPY, "copy", 'm', 1, 1) X(VIEW, "view", 'm', 2, 2) X(RESHAPE, "reshape", 'm', 2, 9) \
+    X(C_ACOS, "acos", 'c', 1, 1) X(C_ACOSH, "acosh", 'c', 1, 1) X(C_ASIN, "asin", 'c', 1, 1) \
+    X(C_ASINH, "asinh", 'c', 1, 1) X(C_ATAN, "atan", 'c', 1, 1) X(C_ATANH, "atanh", 'c', 1, 1) \
+    X(C_COS, "cos", 'c', 1, 1) X(C_COSH, "cosh", 'c', 1, 1) X(C_EXP, "exp", 'c', 1, 1) \
+    X(C_ISFINITE, "isfinite", 'c', 1, 1) X(C_ISINF, "isinf", 'c', 1, 1) \
+    X(C_ISNAN, "isnan", 'c', 1, 1) X(C_LOG, "log", 'c', 1, 2) X(C_LOG10, "log10", 'c', 1, 1) \
+    X(C_PHASE, "phase", 'c', 1, 1) X(C_POLAR, "polar", 'c', 1, 1) X(C_RECT, "rect", 'c', 2, 2) \
+    X(C_SIN, "sin", 'c', 1, 1) X(C_SINH, "sinh", 'c', 1, 1) X(C_SQRT, "sqrt", 'c', 1, 1) \
+    X(C_TAN, "tan", 'c', 1, 1) X(C_TANH, "tanh", 'c', 1, 1)
+
+typedef enum {
+#define CJ_NP_ENUM(n, s, k, lo, hi) NP_##n,
+    CJ_NP_FUNCS(CJ_NP_ENUM)
+#undef CJ_NP_ENUM
+    NP_COUNT
+} NpFunc;
+
+typedef struct {
+    const char *name;
+    char kind;
+    int min_args, max_args;
+} NpFuncInfo;
+
+extern const NpFuncInfo cj_np_funcs[NP_COUNT];
 
 /* the combiner of a collective (an ND_CALL of BI_BLOCK_REDUCE ... BI_WARP_SCAN),
  * in Node.coll; CO_FUNC combines with the device function Node.fn */
@@ -562,6 +600,7 @@ enum {
     FEAT_F16_OPS = 1 << 27,     /* cuda.fp16's functions and float16 arithmetic in f16 */
     FEAT_MATH_EXTRA = 1 << 28,  /* cj_degrees, cj_radians, cj_round_nd (prelude.c) */
     FEAT_FMINMAX = 1 << 29,     /* min() / max() of floats: cj_fmax, cj_fmin */
+    FEAT_NPFUNC = 1 << 30,      /* NumPy reductions and cmath in kernels (codegen/npfuncs.c) */
 };
 
 typedef struct {

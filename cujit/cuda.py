@@ -1486,3 +1486,54 @@ def compile_all(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=F
                         output=output, forceinline=forceinline, launch_bounds=launch_bounds,
                         **kws)
     return [code], ret
+
+
+# ---- numba.cuda.misc.special and numba.cuda.kernels.transpose ----
+
+def literal_unroll(container):
+    """Numba's literal_unroll: in a kernel, `for x in literal_unroll(t)` over
+    a global or closure tuple reads the loop body once per item, each typed
+    on its own (arrays of different shapes and dtypes); in Python, t."""
+    return container
+
+
+def transpose(a, b=None):
+    """numba.cuda.kernels.transpose.transpose: the transpose of the 2-d
+    array a written into b (a new C-order device array when not given),
+    which is returned; any dtype, records included."""
+    import cujit
+    if not isinstance(a, cujit.DeviceArray):
+        a = to_device(a)
+    if a.ndim != 2:
+        raise ValueError("transpose() takes a 2-d array, got %d dimensions" % a.ndim)
+    if b is None:
+        b = device_array((a.shape[1], a.shape[0]), a.dtype)
+    elif tuple(b.shape) != (a.shape[1], a.shape[0]):
+        raise ValueError("transpose(): b has shape %s, the transpose of a has %s"
+                         % (tuple(b.shape), (a.shape[1], a.shape[0])))
+    b[...] = a.T
+    return b
+
+
+class _NumpySupport:
+    """numba.cuda.np.numpy_support's conversions between NumPy dtypes and
+    the type objects of cujit.cuda (numba's own reject cujit's objects)."""
+
+    from_dtype = staticmethod(_ntypes.from_dtype)
+
+    @staticmethod
+    def as_dtype(nbtype):
+        """The NumPy dtype of a number or boolean type object (cujit's or
+        numba's); NotImplementedError for anything else, as Numba raises."""
+        dt = getattr(nbtype, "dtype", None)
+        if isinstance(nbtype, _ntypes.Scalar) or (_ntypes._from_numba(nbtype)
+                                                   and isinstance(dt, np.dtype)):
+            return dt
+        try:
+            return np.dtype(str(nbtype))
+        except TypeError:
+            raise NotImplementedError("%r cannot be represented as a NumPy dtype"
+                                      % (nbtype,)) from None
+
+
+numpy_support = _NumpySupport()

@@ -176,6 +176,29 @@ arg_of(Fe *f, PyObject *a)
     return x;
 }
 
+/* '*' cmath.polar(z): its two items (the call read once for each: it is
+ * pure); 0 if v is another expression */
+static int
+polar_items(Fe *f, PyObject *v, Args *out, Loc loc)
+{
+    Resolved r;
+    PyObject *fn = fe_is(v, A_Call) ? fe_get(f, v, S_func) : NULL;
+    if (!fn || !(fe_is(fn, A_Name) || fe_is(fn, A_Attribute)) || !fe_resolve(f, fn, &r)
+        || r.kind != R_BUILTIN || r.bi != BI_NPFUNC || r.axis != NP_C_POLAR) {
+        return 0;
+    }
+    for (int i = 0; i < 2; i++) {
+        Node *ix = fe_new_node(f, ND_INDEX, loc);
+        ix->a = fe_expr(f, v);
+        ix->n = 1;
+        ix->list = cj_alloc(f->cx->arena, sizeof(Node *));
+        Const c = {.kind = CK_INT, .weak = 1, .dt = DT_I64, .i = i};
+        ix->list[0] = fe_const_node(f, loc, c);
+        push(f, out, (Arg){NULL, ix, loc});
+    }
+    return 1;
+}
+
 /* starred := '*' (the function's own *args | tuple written out | a global
  * or compile-time tuple): its items, whose number is known now */
 static void
@@ -201,6 +224,9 @@ starred(Fe *f, PyObject *s, Args *out)
         for (Py_ssize_t i = 0; i < PyList_GET_SIZE(elts); i++) {
             push(f, out, arg_of(f, PyList_GET_ITEM(elts, i)));
         }
+        return;
+    }
+    if (polar_items(f, v, out, loc)) {
         return;
     }
     Arg t = fe_is(v, A_Name) && fe_is_local_name(f, fe_get(f, v, S_id))

@@ -452,6 +452,10 @@ method_call(Fe *f, PyObject *e, PyObject *fn, Node *n, Loc loc)
         return iterator_method(f, e, fn, n, an, loc);
     }
     int gm = group_method(an);
+    Node *np = gm < 0 ? fe_np_method(f, e, fn, n, an, loc) : NULL;
+    if (np) {
+        return np;
+    }
     int bit_count = strcmp(an, "bit_count") == 0;   /* int.bit_count(): popc */
     if (strcmp(an, "conjugate") != 0 && strcmp(an, "conj") != 0 && gm < 0 && !bit_count) {
         fe_fail(f, loc, "method '%s' is not supported in kernels", an);
@@ -495,26 +499,7 @@ const_array(Fe *f, PyObject *e, Node *n, Loc loc)
                      !global || !r.obj ? "a local variable or an expression"
                      : fe_describe_object(f, r.obj));
     }
-    CjTable *t = cj_alloc(f->cx->arena, sizeof *t);
-    PyObject *dt = fe_keep(f, PyObject_GetAttr(r.obj, fe_names[S_dtype]));
-    PyObject *shape = fe_keep(f, PyObject_GetAttrString(r.obj, "shape"));
-    PyObject *bytes = fe_keep(f, PyObject_CallMethod(r.obj, "tobytes", NULL));
-    if (!dt || !shape || !bytes || !PyTuple_Check(shape) || !PyBytes_Check(bytes)) {
-        fe_fail_py(f, loc, "cuda.const.array_like(): cannot read the array");
-    }
-    t->ndim = (int)PyTuple_GET_SIZE(shape);
-    if (!fe_dtype_of_object(f, dt, &t->dt) || t->ndim < 1 || t->ndim > 8) {
-        fe_fail_kind(f, loc, CE_TYPE, "cuda.const.array_like() takes an array of 1 to 8 "
-                     "dimensions of a number dtype, not %s", fe_describe_object(f, r.obj));
-    }
-    t->shape = cj_alloc(f->cx->arena, sizeof(int64_t) * (size_t)t->ndim);
-    for (int i = 0; i < t->ndim; i++) {
-        t->shape[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, i));
-    }
-    t->nbytes = (int64_t)PyBytes_GET_SIZE(bytes);
-    unsigned char *copy = cj_alloc(f->cx->arena, (size_t)t->nbytes + 1);
-    memcpy(copy, PyBytes_AS_STRING(bytes), (size_t)t->nbytes);
-    t->data = copy;
+    CjTable *t = fe_ndarray_table(f, r.obj, "cuda.const.array_like()", loc);
     n->op = BI_CONST_ARRAY;
     n->table = t;
     return n;
@@ -640,6 +625,9 @@ call(Fe *f, PyObject *e, Loc loc)
         }
         if (r.bi == BI_CONST_ARRAY) {
             return const_array(f, e, n, loc);
+        }
+        if (r.bi == BI_NPFUNC) {    /* the axis holds the function, not a variant */
+            return fe_np_call(f, e, n, r.axis, loc);
         }
         if (r.bi == BI_THRUST) {    /* the axis holds the algorithm, not a variant */
             return thrust_call(f, e, n, r.axis, loc);

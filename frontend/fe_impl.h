@@ -183,6 +183,13 @@ Node *fe_inner_def(Fe *f, PyObject *s, Loc loc);
 PyObject *fe_inner_closure(Fe *f, PyObject *pyfunc);
 int fe_is_inner(Fe *f, PyObject *obj);
 
+/* npfuncs.c: NumPy's functions and methods, cmath, NumPy arrays as globals */
+int fe_np_function(PyObject *obj, Resolved *r);
+Node *fe_np_call(Fe *f, PyObject *e, Node *n, int row, Loc loc);
+Node *fe_np_method(Fe *f, PyObject *e, PyObject *fn, Node *n, const char *name, Loc loc);
+CjTable *fe_ndarray_table(Fe *f, PyObject *arr, const char *what, Loc loc);
+Node *fe_ndarray_const(Fe *f, PyObject *obj, Loc loc);
+
 /* loops.c */
 Node *fe_for_items(Fe *f, PyObject *s, Loc loc);
 Node *fe_fused_return(Fe *f, Loc loc);

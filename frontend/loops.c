@@ -390,6 +390,127 @@ bind_items(Fe *f, PyObject *tg, const Seq *s, Var *iv, Block *body)
     add_stmt(f, body, assign_node(f, fe_target(f, tg), seq_item(f, s, iv, loc), loc));
 }
 
+/* ---- loops unrolled at compile time ---- */
+
+/* literal_unroll(x) (numba.literal_unroll, numba.cuda.misc.special's,
+ * cujit.cuda's): x, else NULL */
+static PyObject *
+literal_unroll_arg(Fe *f, PyObject *it)
+{
+    if (!fe_is(it, A_Call)) {
+        return NULL;
+    }
+    PyObject *fn = fe_get(f, it, S_func), *args = fe_get(f, it, S_args);
+    Resolved r;
+    if (!(fe_is(fn, A_Name) || fe_is(fn, A_Attribute)) || !fe_resolve(f, fn, &r) || !r.value) {
+        return NULL;
+    }
+    PyObject *nm = PyObject_GetAttr(r.value, fe_names[S___name__]);
+    PyObject *mod = nm ? PyObject_GetAttr(r.value, fe_names[S___module__]) : NULL;
+    int is = nm && mod && PyUnicode_Check(nm) && PyUnicode_Check(mod)
+             && PyUnicode_CompareWithASCIIString(nm, "literal_unroll") == 0
+             && (PyUnicode_Tailmatch(mod, fe_keep(f, PyUnicode_FromString("numba")), 0, 5, -1) == 1
+                 || PyUnicode_Tailmatch(mod, fe_keep(f, PyUnicode_FromString("cujit")), 0, 5, -1)
+                    == 1);
+    Py_XDECREF(nm);
+    Py_XDECREF(mod);
+    PyErr_Clear();
+    if (!is) {
+        return NULL;
+    }
+    if (PyList_GET_SIZE(args) != 1 || PyList_GET_SIZE(fe_get(f, it, S_keywords))) {
+        fe_fail_kind(f, fe_loc_of(f, it), CE_TYPE, "literal_unroll() takes one argument, a "
+                     "tuple");
+    }
+    return PyList_GET_ITEM(args, 0);
+}
+
+/* does a statement list break or continue the loop it is the body of? */
+static int
+breaks_out(Fe *f, PyObject *list, Loc *where)
+{
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(list); i++) {
+        PyObject *s = PyList_GET_ITEM(list, i);
+        if (fe_is(s, A_Break) || fe_is(s, A_Continue)) {
+            *where = fe_loc_of(f, s);
+            return 1;
+        }
+        if (fe_is(s, A_If) && (breaks_out(f, fe_get(f, s, S_body), where)
+                               || breaks_out(f, fe_get(f, s, S_orelse), where))) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* the tuple known at compile time that `for x in it` unrolls over: a
+ * global or closure tuple (literal_unroll(t) or not) holding a NumPy array,
+ * whose items cannot be one variable's, or any such tuple given to
+ * literal_unroll; NULL for a loop read as a range loop */
+static PyObject *
+unrolled_tuple(Fe *f, PyObject *it, int asked)
+{
+    Resolved r;
+    if (!(fe_is(it, A_Name) || fe_is(it, A_Attribute)) || !fe_resolve(f, it, &r)
+        || !r.value || !PyTuple_Check(r.value)) {
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(r.value) && !asked; i++) {
+        asked = strcmp(Py_TYPE(PyTuple_GET_ITEM(r.value, i))->tp_name, "numpy.ndarray") == 0;
+    }
+    return asked ? r.value : NULL;
+}
+
+/* unrolled := 'for' name 'in' tuple ':' block: the block read once per item,
+ * with the name bound to the item as a global would be (each item typed on
+ * its own, as Numba's literal_unroll does); the else block after them */
+static Node *
+unrolled_for(Fe *f, PyObject *s, PyObject *items, Loc loc)
+{
+    PyObject *tg = fe_get(f, s, S_target), *body = fe_get(f, s, S_body);
+    Loc where;
+    if (!fe_is(tg, A_Name)) {
+        fe_fail_kind(f, fe_loc_of(f, tg), CE_TYPE, "a loop unrolled over a tuple of arrays "
+                     "takes one name as its target");
+    }
+    if (breaks_out(f, body, &where)) {
+        fe_fail(f, where, "break and continue are not supported in a loop unrolled over a "
+                "tuple of arrays (literal_unroll); use a flag");
+    }
+    PyObject *id = fe_get(f, tg, S_id);
+    if (!f->aliases) {
+        f->aliases = fe_keep(f, PyDict_New());
+    }
+    if (!f->aliases || PySet_Discard(f->locals, id) < 0) {
+        fe_fail_py(f, loc, "cujit");
+    }
+    Block blk = {NULL, 0, 0};
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(items); i++) {
+        if (PyDict_SetItem(f->aliases, id, PyTuple_GET_ITEM(items, i)) < 0) {
+            fe_fail_py(f, loc, "cujit");
+        }
+        int nb;
+        Node **stmts = fe_stmts(f, body, &nb);
+        for (int k = 0; k < nb; k++) {
+            add_stmt(f, &blk, stmts[k]);
+        }
+    }
+    if (PyDict_DelItem(f->aliases, id) < 0 || PySet_Add(f->locals, id) < 0) {
+        fe_fail_py(f, loc, "cujit");
+    }
+    int ne;
+    Node **other = fe_stmts(f, fe_get(f, s, S_orelse), &ne);
+    for (int k = 0; k < ne; k++) {
+        add_stmt(f, &blk, other[k]);
+    }
+    Node *n = fe_new_node(f, ND_IF, loc);
+    Const yes = {.kind = CK_BOOL, .dt = DT_BOOL, .i = 1};
+    n->a = fe_const_node(f, loc, yes);
+    n->list = blk.v;
+    n->n = blk.n;
+    return n;
+}
+
 /* for := 'for' target 'in' seq ':' block [ 'else' ':' block ] over what is
  * not a plain range(): read as a range loop over a hidden index, with the
  * statements that read the sequence once before it (a block: an if on a
@@ -398,7 +519,12 @@ Node *
 fe_for_items(Fe *f, PyObject *s, Loc loc)
 {
     Block pre = {NULL, 0, 0}, body = {NULL, 0, 0};
-    Seq *seq = read_seq(f, fe_get(f, s, S_iter), &pre);
+    PyObject *it = fe_get(f, s, S_iter), *inner = literal_unroll_arg(f, it);
+    PyObject *items = unrolled_tuple(f, inner ? inner : it, inner != NULL);
+    if (items) {
+        return unrolled_for(f, s, items, loc);
+    }
+    Seq *seq = read_seq(f, inner ? inner : it, &pre);
     Var *iv = hidden_var(f, "i", loc);
     Node *n = fe_new_node(f, ND_FOR, loc);
     n->var = iv;

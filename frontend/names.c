@@ -522,9 +522,15 @@ classify(Fe *f, PyObject *obj, Loc loc)
         r.sigs = is_device ? declared_signatures(f, obj, loc) : NULL;
         return r;
     }
+    if (fe_np_function(obj, &r)) {
+        return r;
+    }
     Node *c = fe_object_const(f, obj, loc);
     if (!c) {
         c = fe_device_array_const(f, obj, loc);
+    }
+    if (!c) {
+        c = fe_ndarray_const(f, obj, loc);
     }
     if (c) {
         r.kind = R_CONST;

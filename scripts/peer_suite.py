@@ -63,6 +63,8 @@ PEER_PACKAGES = ("numba.cuda.tests.cudapy", "cupyx_tests.jit_tests")
 MODULES = {"numba.cuda": "cujit.cuda", "cupyx.jit": "cujit.jit",
            "numba.cuda.random": "cujit.random",
            "numba.cuda.libdevicefuncs": "cujit._libdevicefuncs",
+           "numba.cuda.misc.special": "cujit.cuda", "numba.cuda.kernels.transpose": "cujit.cuda",
+           "numba.cuda.np": "cujit.cuda",
            # CCCL's cuda.coop (block and warp collectives), old and new names
            "cuda.cooperative.experimental": "cujit.cooperative", "cuda.coop": "cujit.cooperative"}
 # from <peer package> import <name> -> (cujit module, name) for names cujit has

@@ -216,6 +216,15 @@ alloc_type(Ti *t, Node *n)
     return ty;
 }
 
+/* two tables of the same dtype, shape and bytes */
+static int
+same_table(const CjTable *a, const CjTable *b)
+{
+    return a->dt == b->dt && a->ndim == b->ndim && a->nbytes == b->nbytes
+           && memcmp(a->shape, b->shape, sizeof(int64_t) * (size_t)a->ndim) == 0
+           && memcmp(a->data, b->data, (size_t)a->nbytes) == 0;
+}
+
 /* cuda.const.array_like(global_array): a read-only C-order array in
  * __constant__ memory (64 KiB for every table of the kernel) */
 static Type *
@@ -226,13 +235,16 @@ const_array_type(Ti *t, Node *n)
     int64_t total = 0;
     int known = 0;
     for (int i = 0; i < p->ntables; i++) {
+        if (p->tables[i] != tb && same_table(p->tables[i], tb)) {
+            tb = n->table = p->tables[i];       /* a global array read again */
+        }
         known |= p->tables[i] == tb;
         total += p->tables[i]->nbytes;
     }
     if (!known) {
         if (total + tb->nbytes > 65536) {
-            ti_err_kind(t, n, CE_VALUE, "cuda.const.array_like(): the kernel's constant "
-                        "arrays would take %lld bytes, more than the 64 KiB of constant "
+            ti_err_kind(t, n, CE_VALUE, "the kernel's constant arrays (cuda.const."
+                        "array_like and NumPy arrays read as globals) would take %lld bytes, more than the 64 KiB of constant "
                         "memory; pass the array as an argument instead",
                         (long long)(total + tb->nbytes));
         }
@@ -1052,6 +1064,8 @@ ti_call(Ti *t, Node *n)
         cj_unreachable(t->p->try_, "a thrust policy called");
     case BI_DEVFUNC:
         return devfunc_type(t, n);
+    case BI_NPFUNC:
+        return ti_npfunc(t, n);
     case BI_COUNT:
         break;
     }

@@ -1,0 +1,173 @@
+/* npfuncs.c - NumPy's functions and array methods in kernels (np.sum(a),
+ * a.max(), np.count_nonzero(a), a.copy(), a.view(dtype), a.reshape(shape)),
+ * cmath's functions, and NumPy arrays read as globals: each becomes a
+ * constant table, as Numba freezes a global array into the kernel.  The
+ * calls are one builtin, BI_NPFUNC, with the function (NP_*, cj.h's
+ * CJ_NP_FUNCS) in the node's axis; typeinfer/npfuncs.c types them. */
+#include <stdio.h>
+#include <string.h>
+
+#include "fe_impl.h"
+
+/* the NP_* row called `name` whose kind is one of `kinds`, or -1 */
+static int
+np_row(const char *name, const char *kinds)
+{
+    for (int i = 0; i < NP_COUNT; i++) {
+        if (strcmp(cj_np_funcs[i].name, name) == 0 && strchr(kinds, cj_np_funcs[i].kind)) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* obj.__module__ and obj.__name__ as C strings (copied into out), 0 if
+ * either is missing */
+static int
+module_and_name(PyObject *obj, char *mod, size_t nmod, char *name, size_t nname)
+{
+    PyObject *m = PyObject_GetAttr(obj, fe_names[S___module__]);
+    PyObject *n = m ? PyObject_GetAttr(obj, fe_names[S___name__]) : NULL;
+    int ok = m && n && PyUnicode_Check(m) && PyUnicode_Check(n);
+    if (ok) {
+        snprintf(mod, nmod, "%s", PyUnicode_AsUTF8(m));
+        snprintf(name, nname, "%s", PyUnicode_AsUTF8(n));
+    }
+    Py_XDECREF(m);
+    Py_XDECREF(n);
+    PyErr_Clear();
+    return ok;
+}
+
+/* np.sum and friends (functions of the numpy module) and cmath.sqrt and
+ * friends: a BI_NPFUNC builtin with its row in r->axis; 0 for anything else */
+int
+fe_np_function(PyObject *obj, Resolved *r)
+{
+    char mod[64], name[64];
+    if (PyType_Check(obj) || !PyCallable_Check(obj)
+        || !module_and_name(obj, mod, sizeof mod, name, sizeof name)) {
+        return 0;
+    }
+    int row = -1;
+    if (strcmp(mod, "cmath") == 0 && PyCFunction_Check(obj)) {
+        row = np_row(name, "c");
+    } else if (strcmp(mod, "numpy") == 0 || strncmp(mod, "numpy.", 6) == 0) {
+        row = np_row(name, "rf");
+    }
+    if (row < 0) {
+        return 0;
+    }
+    r->kind = R_BUILTIN;
+    r->bi = BI_NPFUNC;
+    r->axis = row;
+    return 1;
+}
+
+/* the call's arguments into n (after `first`, the array of a method), their
+ * number checked against the row's */
+static Node *
+np_args(Fe *f, PyObject *e, Node *n, Node *first, int row, Loc loc)
+{
+    const NpFuncInfo *fi = &cj_np_funcs[row];
+    const char *pre = fi->kind == 'c' ? "cmath." : fi->kind == 'm' ? "a." : "np.";
+    if (PyList_GET_SIZE(fe_get(f, e, S_keywords))) {
+        fe_fail_kind(f, loc, CE_TYPE, "%s%s() takes no keyword arguments in kernels%s", pre,
+                     fi->name, fi->kind == 'r' || fi->kind == 'f'
+                     ? " (axis=, dtype=, out=, ddof= are not supported: it reduces the whole "
+                       "array in the calling thread)" : "");
+    }
+    int na;
+    Node **args = fe_call_args(f, fe_get(f, e, S_args), &na);
+    int got = na + (first != NULL);
+    if (got < fi->min_args || got > fi->max_args) {
+        int lo = fi->min_args - (first != NULL), hi = fi->max_args - (first != NULL);
+        fe_fail_kind(f, loc, CE_TYPE, "%s%s() takes %d%s%s argument%s in kernels, got %d", pre,
+                     fi->name, lo, hi > lo ? " to " : "",
+                     hi > lo ? cj_aprintf(f->cx->arena, "%d", hi) : "", hi == 1 ? "" : "s", na);
+    }
+    n->op = BI_NPFUNC;
+    n->axis = row;
+    n->n = got;
+    n->list = cj_alloc(f->cx->arena, sizeof(Node *) * (size_t)(got + 1));
+    if (first) {
+        n->list[0] = first;
+    }
+    memcpy(n->list + (first != NULL), args, sizeof(Node *) * (size_t)na);
+    return n;
+}
+
+/* np_call := ('np.' reduction | 'cmath.' function) '(' exprs ')' */
+Node *
+fe_np_call(Fe *f, PyObject *e, Node *n, int row, Loc loc)
+{
+    return np_args(f, e, n, NULL, row, loc);
+}
+
+/* np_method := expr '.' (reduction | 'copy' | 'view' | 'reshape') '(' exprs ')';
+ * NULL when the method is none of these */
+Node *
+fe_np_method(Fe *f, PyObject *e, PyObject *fn, Node *n, const char *name, Loc loc)
+{
+    int row = np_row(name, "rm");
+    if (row < 0) {
+        return NULL;
+    }
+    Node *self = fe_expr(f, fe_get(f, fn, S_value));
+    return np_args(f, e, n, self, row, loc);
+}
+
+/* ---- NumPy arrays read as globals ---- */
+
+/* a NumPy array's dtype, shape and bytes (C order), read now, as a table;
+ * `what` names the construct in messages */
+CjTable *
+fe_ndarray_table(Fe *f, PyObject *arr, const char *what, Loc loc)
+{
+    CjTable *t = cj_alloc(f->cx->arena, sizeof *t);
+    PyObject *dt = fe_keep(f, PyObject_GetAttr(arr, fe_names[S_dtype]));
+    PyObject *shape = fe_keep(f, PyObject_GetAttrString(arr, "shape"));
+    PyObject *bytes = fe_keep(f, PyObject_CallMethod(arr, "tobytes", NULL));
+    if (!dt || !shape || !bytes || !PyTuple_Check(shape) || !PyBytes_Check(bytes)) {
+        fe_fail_py(f, loc, cj_aprintf(f->cx->arena, "%s: cannot read the array", what));
+    }
+    t->ndim = (int)PyTuple_GET_SIZE(shape);
+    if (!fe_dtype_of_object(f, dt, &t->dt) || t->ndim < 1 || t->ndim > 8) {
+        fe_fail_kind(f, loc, CE_TYPE, "%s: kernels take NumPy arrays of 1 to 8 dimensions "
+                     "of a number, bool or record dtype, not %s of %d dimensions", what,
+                     fe_describe_object(f, arr), t->ndim);
+    }
+    t->shape = cj_alloc(f->cx->arena, sizeof(int64_t) * (size_t)t->ndim);
+    for (int i = 0; i < t->ndim; i++) {
+        t->shape[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, i));
+    }
+    t->nbytes = (int64_t)PyBytes_GET_SIZE(bytes);
+    unsigned char *copy = cj_alloc(f->cx->arena, (size_t)t->nbytes + 1);
+    memcpy(copy, PyBytes_AS_STRING(bytes), (size_t)t->nbytes);
+    t->data = copy;
+    return t;
+}
+
+/* A NumPy array read as a global or closure variable: a read-only constant
+ * table (BI_CONST_ARRAY, as cuda.const.array_like makes), its values taken
+ * when the kernel compiles, as Numba does; a 0-d array is its item, a NumPy
+ * scalar.  NULL when obj is not a NumPy array. */
+Node *
+fe_ndarray_const(Fe *f, PyObject *obj, Loc loc)
+{
+    if (strcmp(Py_TYPE(obj)->tp_name, "numpy.ndarray") != 0) {
+        return NULL;
+    }
+    PyObject *nd = fe_keep(f, PyObject_GetAttrString(obj, "ndim"));
+    if (nd && PyLong_Check(nd) && PyLong_AsLong(nd) == 0) {
+        PyObject *item = fe_keep(f, PyObject_GetItem(obj, fe_keep(f, PyTuple_New(0))));
+        Node *c = item ? fe_object_const(f, item, loc) : NULL;
+        PyErr_Clear();
+        return c;
+    }
+    PyErr_Clear();
+    Node *n = fe_new_node(f, ND_CALL, loc);
+    n->op = BI_CONST_ARRAY;
+    n->table = fe_ndarray_table(f, obj, "a global NumPy array", loc);
+    return n;
+}

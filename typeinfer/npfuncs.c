@@ -1,0 +1,160 @@
+/* npfuncs.c - the typing of NumPy's functions and array methods in kernels
+ * (np.sum(a), a.max(), np.count_nonzero(a) ..., computed by the calling
+ * thread over the whole array, with NumPy's result dtypes), of a.copy(),
+ * a.view(dtype) and a.reshape(shape), and of cmath's functions. */
+#include <stdio.h>
+#include <string.h>
+
+#include "ti.h"
+
+static const char *
+fname(Node *n)
+{
+    static char buf[64];
+    const NpFuncInfo *fi = &cj_np_funcs[n->axis];
+    snprintf(buf, sizeof buf, "%s%s", fi->kind == 'c' ? "cmath." : fi->kind == 'm' ? "a."
+             : "np.", fi->name);
+    return buf;
+}
+
+/* the complex dtype a cmath argument is computed in: complex64 for complex64
+ * and float32 (and smaller), complex128 for the rest (Python's complex) */
+static DType
+complex_dtype(Ti *t, Node *n, Node *a)
+{
+    Type *x = ti_expr_pub(t, a);
+    if (!x) {
+        return DT_C128;
+    }
+    if (!cj_is_numeric(x)) {
+        ti_err(t, a, "%s() takes a number, got %s", fname(n), ti_tstr(t, x));
+    }
+    DType dt = cj_is_weak(x) ? cj_weak_default(x) : x->dtype;
+    return dt == DT_C64 || dt == DT_F32 || dt == DT_F16 ? DT_C64 : DT_C128;
+}
+
+static DType
+real_of(DType c)
+{
+    return c == DT_C64 ? DT_F32 : DT_F64;
+}
+
+/* cmath.f(z): complex -> complex; isnan / isinf / isfinite -> bool; phase ->
+ * float; polar -> (float, float); rect(r, phi) -> complex; log(z, base) */
+static Type *
+cmath_type(Ti *t, Node *n)
+{
+    DType dt = complex_dtype(t, n, n->list[0]);
+    for (int i = 1; i < n->n; i++) {
+        DType d2 = complex_dtype(t, n, n->list[i]);
+        dt = dt == DT_C128 || d2 == DT_C128 ? DT_C128 : DT_C64;
+    }
+    t->p->features |= FEAT_NPFUNC | FEAT_COMPLEX;
+    int fn = n->axis;
+    if (fn == NP_C_ISNAN || fn == NP_C_ISINF || fn == NP_C_ISFINITE) {
+        return cj_scalar(DT_BOOL);
+    }
+    if (fn == NP_C_PHASE) {
+        return cj_scalar(real_of(dt));
+    }
+    if (fn == NP_C_POLAR) {
+        Type **two = cj_alloc(t->p->arena, sizeof(Type *) * 2);
+        two[0] = two[1] = cj_scalar(real_of(dt));
+        return cj_tuple_type(t->p->arena, two, 2);
+    }
+    return cj_scalar(dt);
+}
+
+/* NumPy's result dtype of a reduction of elements of dtype dt */
+static DType
+reduce_dtype(NpFunc fn, DType dt)
+{
+    char k = cj_dtypes[dt].kind;
+    int intish = k == 'i' || k == 'u' || k == 'b';
+    switch (fn) {
+    case NP_SUM: case NP_PROD: case NP_NANSUM: case NP_NANPROD:
+        return k == 'u' ? DT_U64 : intish ? DT_I64 : dt;
+    case NP_MEAN: case NP_NANMEAN:
+        return intish ? DT_F64 : dt;
+    case NP_VAR: case NP_STD:
+        return intish ? DT_F64 : k == 'c' ? real_of(dt) : dt;
+    case NP_ALL: case NP_ANY:
+        return DT_BOOL;
+    case NP_COUNT_NONZERO:
+        return DT_I64;
+    case NP_MIN: case NP_MAX: case NP_AMIN: case NP_AMAX: case NP_NANMIN: case NP_NANMAX:
+        return dt;
+    default:
+        return dt;          /* not a reduction: not asked */
+    }
+}
+
+/* the element dtypes a reduction takes: numbers and bool; no float16; no
+ * complex for the orderings and the nan* family */
+static void
+check_reduce_dtype(Ti *t, Node *n, DType dt, Type *x)
+{
+    char k = cj_dtypes[dt].kind;
+    NpFunc fn = (NpFunc)n->axis;
+    int orders = fn == NP_MIN || fn == NP_MAX || fn == NP_AMIN || fn == NP_AMAX
+                 || fn == NP_NANMIN || fn == NP_NANMAX || fn == NP_NANSUM
+                 || fn == NP_NANPROD || fn == NP_NANMEAN;
+    if (dt >= DT_COUNT || dt == DT_F16) {
+        ti_err(t, n, "%s() in a kernel takes numbers or bool (not float16 or records), got %s",
+               fname(n), ti_tstr(t, x));
+    }
+    if (k == 'c' && orders) {
+        ti_err(t, n, "%s() of complex numbers is not supported in kernels", fname(n));
+    }
+}
+
+/* np.sum(a) and friends: a reduction of every element of an array (or of a
+ * number, as NumPy reduces a 0-d array) in the calling thread */
+static Type *
+reduce_type(Ti *t, Node *n)
+{
+    Type *x = ti_expr_pub(t, n->list[0]);
+    if (!x) {
+        return NULL;
+    }
+    if (x->kind != TY_ARRAY && !cj_is_numeric(x)) {
+        ti_err(t, n, "%s() takes an array, got %s", fname(n), ti_tstr(t, x));
+    }
+    DType dt = x->kind == TY_ARRAY ? x->dtype : cj_is_weak(x) ? cj_weak_default(x) : x->dtype;
+    check_reduce_dtype(t, n, dt, x);
+    t->p->features |= FEAT_NPFUNC | (x->kind == TY_ARRAY && x->mem == MEM_DYNSHARED
+                                      ? FEAT_DYNSHARED : 0);
+    if (cj_dtypes[dt].kind == 'c') {
+        t->p->features |= FEAT_COMPLEX;
+    }
+    return cj_scalar(reduce_dtype((NpFunc)n->axis, dt));
+}
+
+/* a.copy(), a.view(dtype), a.reshape(shape) */
+static Type *
+ti_array_method(Ti *t, Node *n)
+{
+    ti_err(t, n, "%s() is not supported in kernels yet", fname(n));
+}
+
+Type *
+ti_npfunc(Ti *t, Node *n)
+{
+    switch ((NpFunc)n->axis) {
+    case NP_SUM: case NP_PROD: case NP_MIN: case NP_MAX: case NP_AMIN: case NP_AMAX:
+    case NP_MEAN: case NP_VAR: case NP_STD: case NP_ALL: case NP_ANY: case NP_NANSUM:
+    case NP_NANPROD: case NP_NANMIN: case NP_NANMAX: case NP_NANMEAN: case NP_COUNT_NONZERO:
+        return reduce_type(t, n);
+    case NP_COPY: case NP_VIEW: case NP_RESHAPE:
+        return ti_array_method(t, n);
+    case NP_C_ACOS: case NP_C_ACOSH: case NP_C_ASIN: case NP_C_ASINH: case NP_C_ATAN:
+    case NP_C_ATANH: case NP_C_COS: case NP_C_COSH: case NP_C_EXP: case NP_C_ISFINITE:
+    case NP_C_ISINF: case NP_C_ISNAN: case NP_C_LOG: case NP_C_LOG10: case NP_C_PHASE:
+    case NP_C_POLAR: case NP_C_RECT: case NP_C_SIN: case NP_C_SINH: case NP_C_SQRT:
+    case NP_C_TAN: case NP_C_TANH:
+        return cmath_type(t, n);
+    case NP_COUNT:
+        break;
+    }
+    cj_unreachable(t->p->try_, "npfunc");
+}
