@@ -336,6 +336,9 @@ assign_stmt(Cg *g, Node *n)
     if (is_alloc(n->a)) {
         return;     /* declared with the function's variables */
     }
+    if (cg_np_assign(g, n)) {
+        return;     /* q = a.copy(): declared, then filled */
+    }
     if (n->n == 1 && n->list[0]->kind == ND_TUPLE && n->a->kind == ND_TUPLE) {
         assign_tuple_literal(g, n, n->list[0], n->a);
         return;

@@ -481,12 +481,116 @@ static const char cmath[] =
     "    return cj_cm_back(cj_cm_rect(r, phi), cj_complex<T>(T(0)));\n"
     "}\n";
 
-/* a.copy(), a.view(dtype), a.reshape(shape) */
+static const char methods[] =
+    "/* a.view(dtype): another itemsize scales the last dimension, which must be\n"
+    " * contiguous and divide evenly (else an empty view: NumPy raises) */\n"
+    "template <typename U, typename T, int N, typename I>\n"
+    "CJ_DEVICE cj_array<U, N, I> cj_np_view(const cj_array<T, N, I> &a)\n"
+    "{\n"
+    "    cj_array<U, N, I> r;\n"
+    "    r.data = (U *)a.data;\n"
+    "    for (int d = 0; d < N; d++) {\n"
+    "        r.shape[d] = a.shape[d];\n"
+    "        r.strides[d] = a.strides[d];\n"
+    "    }\n"
+    "    if (N > 0 && sizeof(U) != sizeof(T)) {\n"
+    "        long long bytes = (long long)a.shape[N - 1] * (long long)sizeof(T);\n"
+    "        bool ok = (a.shape[N - 1] <= 1 || a.strides[N - 1] == (I)sizeof(T))\n"
+    "                  && bytes % (long long)sizeof(U) == 0;\n"
+    "        r.shape[N - 1] = ok ? (I)(bytes / (long long)sizeof(U)) : 0;\n"
+    "        r.strides[N - 1] = (I)sizeof(U);\n"
+    "    }\n"
+    "    return r;\n"
+    "}\n"
+    "template <typename U, typename T, typename I>\n"
+    "CJ_DEVICE cj_array<U, 0, I> cj_np_view(const cj_array<T, 0, I> &a) { return {(U *)a.data}; }\n"
+    "/* a.reshape(shape) of a C-contiguous a: a C-order view; one -1 takes what\n"
+    " * is left; a shape of another size gives an empty view (NumPy raises) */\n"
+    "template <int M, typename T, int N, typename I, typename... D>\n"
+    "CJ_DEVICE cj_array<T, M, I> cj_np_reshape(const cj_array<T, N, I> &a, D... dims)\n"
+    "{\n"
+    "    long long want[M] = {(long long)dims...}, size = cj_np_size(a), known = 1;\n"
+    "    int free = -1;\n"
+    "    for (int d = 0; d < M; d++) {\n"
+    "        if (want[d] == -1 && free < 0) {\n"
+    "            free = d;\n"
+    "        } else {\n"
+    "            known *= want[d];\n"
+    "        }\n"
+    "    }\n"
+    "    if (free >= 0) {\n"
+    "        want[free] = known > 0 && size % known == 0 ? size / known : -1;\n"
+    "    }\n"
+    "    long long total = 1;\n"
+    "    for (int d = 0; d < M; d++) {\n"
+    "        total *= want[d];\n"
+    "    }\n"
+    "    cj_array<T, M, I> r;\n"
+    "    r.data = a.data;\n"
+    "    long long st = sizeof(T);\n"
+    "    for (int d = M - 1; d >= 0; d--) {\n"
+    "        r.shape[d] = total == size && want[d] >= 0 ? (I)want[d] : 0;\n"
+    "        r.strides[d] = (I)st;\n"
+    "        st *= want[d] > 0 ? want[d] : 1;\n"
+    "    }\n"
+    "    return r;\n"
+    "}\n"
+    "/* q = a.copy(): a's elements in C order into the local array q */\n"
+    "template <typename T, typename X> CJ_DEVICE void cj_np_copy(T *q, const X &a)\n"
+    "{\n"
+    "    for (long long k = 0, n = cj_np_size(a); k < n; k++) {\n"
+    "        q[k] = cj_np_at(a, k);\n"
+    "    }\n"
+    "}\n";
+
+/* a.view(dtype), a.reshape(shape) as views; a.copy() only as the value of an
+ * assignment (cg_np_assign) */
 static void
 cg_array_method(Cg *g, Node *n)
 {
-    cj_unreachable(g->p->try_, "array method");
-    (void)n;
+    const Type *rt = cg_type(g, n), *at = cg_type(g, n->list[0]);
+    if (n->axis == NP_COPY) {
+        cj_fail(g->p->try_, g->fn->file, n->loc, "a.copy() can only be assigned to a variable "
+                "name (q = a.copy()) in a kernel");
+    }
+    if (n->axis == NP_VIEW) {
+        P("cj_np_view<%s>(", cj_dtypes[rt->dtype].ctype);
+        cg_view_base(g, n->list[0], at);
+        S(")");
+        return;
+    }
+    P("cj_np_reshape<%d>(", rt->ndim);
+    cg_view_base(g, n->list[0], at);
+    for (int i = 1; i < n->n; i++) {
+        const Type *x = cg_type(g, n->list[i]);
+        for (int k = 0; k < (x->kind == TY_TUPLE ? x->ntup : 1); k++) {
+            S(", (long long)");
+            if (x->kind == TY_TUPLE) {
+                cg_tuple_elem(g, n->list[i], k, PR_UNARY);
+            } else {
+                cg_expr(g, n->list[i], PR_UNARY);
+            }
+        }
+    }
+    S(")");
+}
+
+/* q = a.copy(): the copy into q's local array; 0 for any other assignment */
+int
+cg_np_assign(Cg *g, Node *n)
+{
+    Node *v = n->a;
+    if (v->kind != ND_CALL || v->op != BI_NPFUNC || v->axis != NP_COPY) {
+        return 0;
+    }
+    cg_line_mark(g, n->loc.line);
+    buf_indent(g->out);
+    S("cj_np_copy(");
+    cg_expr(g, n->list[0], PR_COMMA);
+    S(", ");
+    cg_view_base(g, v->list[0], cg_type(g, v->list[0]));
+    S(");\n");
+    return 1;
 }
 
 void
@@ -494,6 +598,7 @@ cg_np_prelude(Buf *b, unsigned features)
 {
     if (features & FEAT_NPFUNC) {
         buf_puts(b, reductions);
+        buf_puts(b, methods);
         if (features & FEAT_COMPLEX) {
             buf_puts(b, complex_abs2);
             buf_puts(b, cmath);

@@ -1256,6 +1256,11 @@ class _DeviceArrayModule:
         import numpy as np
         return to_device(np.asarray(obj), stream), True
 
+    @staticmethod
+    def from_array_like(ary, stream=0, gpu_data=None):
+        """A new device array of ary's shape, strides and dtype (not filled)."""
+        return device_array_like(ary, stream)
+
     def __repr__(self):
         return "<cujit.cuda.cudadrv.devicearray>"
 

@@ -452,9 +452,12 @@ rt_DeviceArray_view(RtDeviceArray *self, PyObject *args)
             PyErr_SetString(PyExc_ValueError, "_view(): the view reaches outside the array");
             return NULL;
         }
-        int aligned = (self->ptr + (CUdeviceptr)offset) % (CUdeviceptr)itemsize == 0;
+        /* a record's itemsize need not be a power of two (28 bytes): its
+         * elements are aligned to the largest one dividing it */
+        int64_t align = itemsize & -itemsize;
+        int aligned = (self->ptr + (CUdeviceptr)offset) % (CUdeviceptr)align == 0;
         for (int i = 0; i < nd; i++) {
-            aligned &= strides[i] % itemsize == 0;
+            aligned &= strides[i] % align == 0;
         }
         if (!aligned) {
             PyErr_SetString(PyExc_ValueError, "_view(): elements would not be aligned");

@@ -130,11 +130,113 @@ reduce_type(Ti *t, Node *n)
     return cj_scalar(reduce_dtype((NpFunc)n->axis, dt));
 }
 
+/* a.copy(): a local array of a's static shape (a shared, local or constant
+ * array, a global NumPy array), filled with a's elements; it must be
+ * assigned to a variable name (as cuda.local.array is) */
+static Type *
+copy_type(Ti *t, Node *n, Type *a)
+{
+    if (!a->sshape || a->mem == MEM_DYNSHARED) {
+        ti_err(t, n, "a.copy() in a kernel needs an array whose shape is known when the "
+               "kernel compiles (a local, shared or constant array, or a global NumPy "
+               "array): cujit makes the copy in local memory; %s is not one: copy it into "
+               "a cuda.local.array with a loop", ti_tstr(t, a));
+    }
+    Type *ty = cj_array_type(t->p->arena, a->dtype, a->ndim, 'C');
+    ty->mem = MEM_LOCAL;
+    ty->sshape = a->sshape;
+    return ty;
+}
+
+/* a.view(dtype): a's memory read as dtype; another itemsize scales the last
+ * dimension, which must be contiguous (NumPy's rule, checked when it runs) */
+static Type *
+view_type(Ti *t, Node *n, Type *a)
+{
+    Node *d = n->list[1];
+    if (d->kind != ND_CONST || d->cval.kind != CK_DTYPE) {
+        ti_err(t, d, "a.view() takes a NumPy dtype known when the kernel compiles "
+               "(np.int32, np.float32 ...)");
+    }
+    DType dt = d->cval.dt;
+    if (dt >= DT_COUNT || a->dtype >= DT_COUNT || dt == DT_F16) {
+        ti_err(t, n, "a.view() in a kernel reads numbers as numbers (not records or float16)");
+    }
+    int same = cj_dtypes[dt].size == cj_dtypes[a->dtype].size;
+    if (!same && a->ndim == 0) {
+        ti_err(t, n, "a.view() of a 0-d array cannot change the itemsize");
+    }
+    char layout = a->mem != MEM_GLOBAL ? 'C' : a->layout;
+    Type *ty = cj_array_type(t->p->arena, dt, a->ndim, same || layout == 'C' ? layout : 'A');
+    ty->readonly = a->readonly || a->mem == MEM_CONST;
+    if (cj_dtypes[dt].kind == 'c') {
+        t->p->features |= FEAT_COMPLEX;
+    }
+    return ty;
+}
+
+/* a.reshape(d0, d1 ...) | a.reshape((d0, d1 ...)) | a.reshape(d0): a C-order
+ * view of a C-contiguous array; one dimension may be -1 */
+static Type *
+reshape_type(Ti *t, Node *n, Type *a)
+{
+    int ndim = n->n - 1;
+    if (n->n == 2) {
+        Type *s = ti_expr_pub(t, n->list[1]);
+        if (s && s->kind == TY_TUPLE) {
+            ndim = s->ntup;
+            for (int i = 0; i < s->ntup; i++) {
+                if (!cj_is_numeric(s->tup[i]) || cj_type_kind(s->tup[i]) == 'f'
+                    || cj_type_kind(s->tup[i]) == 'c' || cj_type_kind(s->tup[i]) == 'b') {
+                    ti_err(t, n->list[1], "a.reshape() takes integers, got %s", ti_tstr(t, s));
+                }
+            }
+        }
+    }
+    for (int i = 1; i < n->n; i++) {
+        Type *x = ti_expr_pub(t, n->list[i]);
+        if (x && x->kind != TY_TUPLE && (!cj_is_numeric(x) || (cj_type_kind(x) != 'i'
+                                                             && cj_type_kind(x) != 'u'))) {
+            ti_err(t, n->list[i], "a.reshape() takes integers or one tuple of them, got %s",
+                   ti_tstr(t, x));
+        }
+        if (x && x->kind == TY_TUPLE && n->n > 2) {
+            ti_err(t, n->list[i], "a.reshape() takes integers or one tuple of them");
+        }
+    }
+    if (ndim < 1 || ndim > CJ_MAXDIMS) {
+        ti_err(t, n, "a.reshape() gives 1 to %d dimensions in kernels, not %d", CJ_MAXDIMS,
+               ndim);
+    }
+    if (a->mem == MEM_GLOBAL && a->layout != 'C') {
+        ti_err(t, n, "a.reshape() in a kernel makes a view, which needs a C-contiguous array; "
+               "%s may not be (pass a C-contiguous array, or copy the elements with a loop)",
+               ti_tstr(t, a));
+    }
+    Type *ty = cj_array_type(t->p->arena, a->dtype, ndim, 'C');
+    ty->readonly = a->readonly || a->mem == MEM_CONST;
+    return ty;
+}
+
 /* a.copy(), a.view(dtype), a.reshape(shape) */
 static Type *
 ti_array_method(Ti *t, Node *n)
 {
-    ti_err(t, n, "%s() is not supported in kernels yet", fname(n));
+    Type *a = ti_expr_pub(t, n->list[0]);
+    if (!a) {
+        return NULL;
+    }
+    if (a->kind != TY_ARRAY) {
+        ti_err(t, n, "%s() is a method of arrays, not of %s", fname(n), ti_tstr(t, a));
+    }
+    t->p->features |= FEAT_NPFUNC | (a->mem == MEM_DYNSHARED ? FEAT_DYNSHARED : 0);
+    if (n->axis == NP_COPY) {
+        return copy_type(t, n, a);
+    }
+    if (n->axis == NP_VIEW) {
+        return view_type(t, n, a);
+    }
+    return reshape_type(t, n, a);
 }
 
 Type *

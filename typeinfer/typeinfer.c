@@ -1264,7 +1264,9 @@ ti_stmt(Ti *t, Node *n)
     case ND_ASSIGN: {
         int alloc = n->a->kind == ND_CALL && (n->a->op == BI_SHARED_MEMORY
                                              || n->a->op == BI_LOCAL_MEMORY
-                                             || n->a->op == BI_CONST_ARRAY);
+                                             || n->a->op == BI_CONST_ARRAY
+                                             || (n->a->op == BI_NPFUNC
+                                                 && n->a->axis == NP_COPY));
         Type *ty = ti_expr(t, n->a);
         if (alloc && (n->n != 1 || n->list[0]->kind != ND_VAR)) {
             ti_err(t, n, "assign a shared, local or constant array to one variable name");
