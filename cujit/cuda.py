@@ -1530,6 +1530,7 @@ class _NumpySupport:
     def as_dtype(nbtype):
         """The NumPy dtype of a number or boolean type object (cujit's or
         numba's); NotImplementedError for anything else, as Numba raises."""
+        import numpy as np
         dt = getattr(nbtype, "dtype", None)
         if isinstance(nbtype, _ntypes.Scalar) or (_ntypes._from_numba(nbtype)
                                                    and isinstance(dt, np.dtype)):

@@ -90,8 +90,9 @@ fe_dtype_of_object(Fe *f, PyObject *obj, DType *dt)
 static int
 numpy_scalar_const(Fe *f, PyObject *obj, Const *c)
 {
-    if (strncmp(Py_TYPE(obj)->tp_name, "numpy.", 6) != 0) {
-        return 0;
+    if (strncmp(Py_TYPE(obj)->tp_name, "numpy.", 6) != 0
+        || strcmp(Py_TYPE(obj)->tp_name, "numpy.ndarray") == 0) {
+        return 0;       /* an array of one element is an array (npfuncs.c) */
     }
     PyObject *d = PyObject_GetAttr(obj, fe_names[S_dtype]);
     if (!d) {

@@ -452,6 +452,9 @@ method_call(Fe *f, PyObject *e, PyObject *fn, Node *n, Loc loc)
         return iterator_method(f, e, fn, n, an, loc);
     }
     int gm = group_method(an);
+    if ((gm == GM_ANY || gm == GM_ALL) && !PyList_GET_SIZE(fe_get(f, e, S_args))) {
+        gm = -1;            /* a.any(), a.all() of an array: g.any(pred) takes one */
+    }
     Node *np = gm < 0 ? fe_np_method(f, e, fn, n, an, loc) : NULL;
     if (np) {
         return np;
@@ -679,6 +682,7 @@ call(Fe *f, PyObject *e, Loc loc)
     case R_NONE:
     case R_OTHER:
         unsupported_call(f, r.obj, loc);
+        fe_np_unsupported(f, r.obj, loc);
         if (fe_resolve(f, e, &r)) {
             return resolved_value(f, &r, e, loc);     /* run by Python: its value */
         }

@@ -64,6 +64,22 @@ fe_np_function(PyObject *obj, Resolved *r)
     return 1;
 }
 
+/* A function of numpy that kernels lack (np.argsort, np.sin): an error
+ * that lists those they have; nothing for another object */
+void
+fe_np_unsupported(Fe *f, PyObject *obj, Loc loc)
+{
+    char mod[64], name[64];
+    if (!obj || PyType_Check(obj) || !module_and_name(obj, mod, sizeof mod, name, sizeof name)
+        || (strcmp(mod, "numpy") != 0 && strncmp(mod, "numpy.", 6) != 0)) {
+        return;
+    }
+    fe_fail_kind(f, loc, CE_TYPE, "cannot call np.%s in a kernel: kernels have np.sum, prod, "
+                 "min, max, amin, amax, mean, var, std, all, any, nansum, nanprod, nanmin, "
+                 "nanmax, nanmean and count_nonzero of a whole array, and NumPy dtype casts; "
+                 "for elementwise math use the math module (math.sin(x[i]))", name);
+}
+
 /* the call's arguments into n (after `first`, the array of a method), their
  * number checked against the row's */
 static Node *

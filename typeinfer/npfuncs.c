@@ -123,7 +123,7 @@ reduce_type(Ti *t, Node *n)
     DType dt = x->kind == TY_ARRAY ? x->dtype : cj_is_weak(x) ? cj_weak_default(x) : x->dtype;
     check_reduce_dtype(t, n, dt, x);
     t->p->features |= FEAT_NPFUNC | (x->kind == TY_ARRAY && x->mem == MEM_DYNSHARED
-                                      ? FEAT_DYNSHARED : 0);
+                                      ? FEAT_DYNSHARED | FEAT_VIEW : 0);
     if (cj_dtypes[dt].kind == 'c') {
         t->p->features |= FEAT_COMPLEX;
     }
@@ -229,7 +229,7 @@ ti_array_method(Ti *t, Node *n)
     if (a->kind != TY_ARRAY) {
         ti_err(t, n, "%s() is a method of arrays, not of %s", fname(n), ti_tstr(t, a));
     }
-    t->p->features |= FEAT_NPFUNC | (a->mem == MEM_DYNSHARED ? FEAT_DYNSHARED : 0);
+    t->p->features |= FEAT_NPFUNC | (a->mem == MEM_DYNSHARED ? FEAT_DYNSHARED | FEAT_VIEW : 0);
     if (n->axis == NP_COPY) {
         return copy_type(t, n, a);
     }
