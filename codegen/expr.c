@@ -1279,6 +1279,10 @@ attr_expr(Cg *g, Node *n, int prec)
         break;
     case AT_REAL:
     case AT_IMAG:
+        if (at->kind == TY_ARRAY) {
+            cg_array_part(g, n, at, prec);
+            return;
+        }
         if (at->kind == TY_SCALAR && cj_dtypes[at->dtype].kind == 'c') {
             cg_expr(g, n->a, PR_POSTFIX);
             S(n->op == AT_REAL ? ".re" : ".im");

@@ -121,7 +121,21 @@ static const char reductions[] =
     "}\n";
 
 static const char complex_abs2[] =
-    "template <typename T> CJ_DEVICE T cj_np_abs2(cj_complex<T> z) { return z.re * z.re + z.im * z.im; }\n";
+    "template <typename T> CJ_DEVICE T cj_np_abs2(cj_complex<T> z) { return z.re * z.re + z.im * z.im; }\n"
+    "/* a.real, a.imag of a complex array: views of its parts */\n"
+    "template <typename R, int N, typename I>\n"
+    "CJ_DEVICE cj_array<R, N, I> cj_np_part(const cj_array<cj_complex<R>, N, I> &a, int imag)\n"
+    "{\n"
+    "    cj_array<R, N, I> r;\n"
+    "    r.data = (R *)a.data + imag;\n"
+    "    for (int d = 0; d < N; d++) {\n"
+    "        r.shape[d] = a.shape[d];\n"
+    "        r.strides[d] = a.strides[d];\n"
+    "    }\n"
+    "    return r;\n"
+    "}\n"
+    "template <typename R, typename I>\n"
+    "CJ_DEVICE cj_array<R, 0, I> cj_np_part(const cj_array<cj_complex<R>, 0, I> &a, int imag) { return {(R *)a.data + imag}; }\n";
 
 static const char cmath[] =
     "/* cmath on complex128 (complex64 through it, rounded once): the finite\n"
@@ -573,6 +587,20 @@ cg_array_method(Cg *g, Node *n)
         }
     }
     S(")");
+}
+
+/* a.real / a.imag of an array: a view of a complex array's parts, or a
+ * real array itself */
+void
+cg_array_part(Cg *g, Node *n, const Type *at, int prec)
+{
+    if (cj_dtypes[at->dtype].kind != 'c') {
+        cg_expr(g, n->a, prec);
+        return;
+    }
+    P("cj_np_part<%s>(", cj_dtypes[at->dtype == DT_C64 ? DT_F32 : DT_F64].ctype);
+    cg_view_base(g, n->a, at);
+    P(", %d)", n->op == AT_IMAG);
 }
 
 /* q = a.copy(): the copy into q's local array; 0 for any other assignment */

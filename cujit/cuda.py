@@ -1516,8 +1516,8 @@ def transpose(a, b=None):
     elif tuple(b.shape) != (a.shape[1], a.shape[0]):
         raise ValueError("transpose(): b has shape %s, the transpose of a has %s"
                          % (tuple(b.shape), (a.shape[1], a.shape[0])))
-    if a.dtype.names is None:
-        b[...] = a.T                    # numbers and bool: the stdlib's copy
+    if a.dtype.names is None or tuple(b.strides) == tuple(a.strides[::-1]):
+        b[...] = a.T        # numbers and bool, or one layout: the stdlib's copy
         return b
     # records: their bytes, element by element (a 28-byte record is no number)
     s = a.dtype.itemsize

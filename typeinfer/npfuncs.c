@@ -239,6 +239,27 @@ ti_array_method(Ti *t, Node *n)
     return reshape_type(t, n, a);
 }
 
+/* a.real, a.imag of an array: a view of the parts of a complex array (of
+ * the real dtype, strided); a.real of a real array is a */
+Type *
+ti_array_part(Ti *t, Node *n, Type *a)
+{
+    int is_real = n->op == AT_REAL;
+    if (a->dtype >= DT_COUNT || (cj_dtypes[a->dtype].kind != 'c' && !is_real)) {
+        ti_err(t, n, "%s has no .%s in kernels (.real and .imag of an array are views of a "
+               "complex array's parts; .real of a real array is the array)", ti_tstr(t, a),
+               is_real ? "real" : "imag");
+    }
+    if (cj_dtypes[a->dtype].kind != 'c') {
+        return a;
+    }
+    Type *ty = cj_array_type(t->p->arena, real_of(a->dtype), a->ndim, 'A');
+    ty->readonly = a->readonly || a->mem == MEM_CONST;
+    t->p->features |= FEAT_NPFUNC | FEAT_COMPLEX
+                      | (a->mem == MEM_DYNSHARED ? FEAT_DYNSHARED | FEAT_VIEW : 0);
+    return ty;
+}
+
 Type *
 ti_npfunc(Ti *t, Node *n)
 {

@@ -34,6 +34,7 @@ Type *ti_iter_binop(Ti *t, Node *n, int op, Type *x, Type *y);
 Type *ti_iter_index(Ti *t, Node *n, Type *it, Type *k);
 /* npfuncs.c: NumPy's reductions and array methods, cmath */
 Type *ti_npfunc(Ti *t, Node *n);
+Type *ti_array_part(Ti *t, Node *n, Type *a);
 void ti_weak_to(Ti *t, Node *operand, const Type *to);
 void ti_weak_mask(Ti *t, Node *operand, uint32_t dtypes);
 CJ_NORETURN void ti_err(Ti *t, Node *n, const char *fmt, ...) CJ_PRINTF(3, 4);

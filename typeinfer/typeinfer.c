@@ -845,6 +845,9 @@ attr_type(Ti *t, Node *n)
                ".ndim, .strides; numbers have .real, .imag; a group's dim3 has .x, .y, .z; "
                "records have their fields)", n->str, ti_tstr(t, x));
     }
+    if ((n->op == AT_REAL || n->op == AT_IMAG) && x->kind == TY_ARRAY) {
+        return ti_array_part(t, n, x);
+    }
     if (n->op == AT_REAL || n->op == AT_IMAG) {
         if (!cj_is_numeric(x)) {
             ti_err(t, n, "%s has no .%s", ti_tstr(t, x), n->op == AT_REAL ? "real" : "imag");

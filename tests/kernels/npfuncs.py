@@ -176,6 +176,26 @@ def _views_ref(b, words, x, grid2, grid3):
             4: x.reshape(2, 3, 4) + b.size // 2}
 
 
+@cuda.jit
+def parts(z, w, out, total):
+    """a.real and a.imag of complex arrays are views (written, given to atomics)"""
+    i = cuda.grid(1)
+    if i < z.shape[0]:
+        cuda.atomic.add(z.real, i, 1)
+        cuda.atomic.add(z.imag, i, 2)
+        w.imag[i] *= 3
+        out[i] = z.real[i] - z.imag[i] + w.real[i] + w.imag[i]
+    if i == 0:
+        total[0] = np.sum(w.real) + w.real.max()
+
+
+def _parts_ref(z, w, out, total):
+    z2 = z + (1 + 2j)
+    w2 = (w.real + 3j * w.imag).astype(w.dtype)
+    return {0: z2, 1: w2, 2: z2.real - z2.imag + w2.real + w2.imag,
+            3: np.array([np.sum(w.real) + w.real.max()], total.dtype)}
+
+
 # cmath: the peer tests' grid of special values and random points
 _REALS = [-0.0, 0.0, 1.0, -1.0, 1.5, -3.5, -math.pi, math.pi, -math.inf, math.inf, math.nan]
 CMATH_UNARY = ["sqrt", "exp", "log", "log10", "acos", "asin", "atan", "cos", "sin", "tan",
@@ -282,6 +302,8 @@ RUN = (
        (views, 1, 32, lambda: (rand(64, np.uint8, 0, 255), poison(16, np.int32),
                                rand(24, np.float64), poison((4, 6), np.float64),
                                poison((2, 3, 4), np.float64)), _views_ref),
+       (parts, 1, 32, lambda: (rand(20, np.complex128), rand(20, np.complex64),
+                               poison(20, np.float64), poison(1, np.float32)), _parts_ref),
        (cmath_unary, 2, 128, _cmath_points(np.complex128), _cmath_ref),
        (cmath_unary, 2, 128, _cmath_points(np.complex64), _cmath_ref)]
 )
