@@ -336,7 +336,7 @@ fr_launch(FrCall *c, Form *f, int dev, uint64_t part_ptr)
 static int
 fr_run(FrCall *c, Form *f)
 {
-    c->made = rt_empty(c->ond, c->oshape, f->c.out[0], c->stream);
+    c->made = rt_empty(c->ond, c->oshape, f->c.out[0], c->stream, NULL);
     if (!c->made || rt_get_array(c->made, &c->o.a, c->stream, "out") < 0) {
         return -1;
     }
@@ -352,7 +352,7 @@ fr_run(FrCall *c, Form *f)
     uint64_t part_ptr = 0;
     if (c->splits > 1) {
         int64_t nbytes = (int64_t)f->c.acc_size * c->nout * c->splits;
-        c->partial = rt_empty(1, &nbytes, DT_U8, c->stream);
+        c->partial = rt_empty(1, &nbytes, DT_U8, c->stream, NULL);
         RtArray pa;
         if (!c->partial || rt_get_array(c->partial, &pa, c->stream, "partials") < 0) {
             return -1;

@@ -189,6 +189,7 @@ gu_nparams(const GUFuncObject *g)
 typedef struct {
     GUFuncObject *g;
     void *stream;
+    PyObject *stream_obj;       /* the stream= argument (borrowed), kept by outputs */
     int nops;                   /* operands read so far (released at the end) */
     PyObject *made[MAXOUT];     /* outputs allocated here */
     PyObject *cast[GU_MAXOP];   /* inputs cast to an eager signature's dtypes */
@@ -588,7 +589,7 @@ gu_make_outputs(GuCall *c)
             shape[c->nloop + j] = c->size[g->lay.dim[k][j]];
         }
         Operand *o = &c->ops[k];
-        PyObject *m = rt_empty_order(nd, shape, c->dt[k], 'C', c->stream);
+        PyObject *m = rt_empty_order(nd, shape, c->dt[k], 'C', c->stream, c->stream_obj);
         c->made[k - g->lay.nin] = m;
         c->nops = k + 1;
         if (!m) {
@@ -1040,6 +1041,7 @@ gufunc_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwna
     memset(c->size, 0xff, sizeof c->size);
     c->g = g;
     c->stream = stream;
+    c->stream_obj = stream_arg;
     for (int d = 0; d < g->lay.ndims; d++) {
         c->size[d] = g->lay.fixed[d];
     }

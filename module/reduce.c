@@ -94,6 +94,7 @@ form_parse_axes(PyObject *axis, int ndim, int *red)
 typedef struct {
     ReduceObject *r;
     void *stream;
+    PyObject *stream_obj;       /* the stream= argument (borrowed), kept by the output */
     Operand x, o;               /* the array, the output */
     RedPlan pl;
     int red[RT_MAXDIM];         /* reduced dimensions of x */
@@ -306,7 +307,7 @@ red_make_out(RedCall *c, const Form *f)
     if (c->o.is_array) {
         return 0;
     }
-    c->made = rt_empty(c->ond, c->oshape, f->c.out[0], c->stream);
+    c->made = rt_empty(c->ond, c->oshape, f->c.out[0], c->stream, c->stream_obj);
     if (!c->made) {
         rt_err_context("the output of reduction %s", PyUnicode_AsUTF8(c->r->name));
         return -1;
@@ -397,7 +398,7 @@ red_run(RedCall *c, Form *f)
     uint64_t part_ptr = 0;
     if (c->splits > 1) {
         int64_t nbytes = (int64_t)f->c.acc_size * c->nout * c->splits;
-        c->partial = rt_empty(1, &nbytes, DT_U8, c->stream);
+        c->partial = rt_empty(1, &nbytes, DT_U8, c->stream, NULL);
         RtArray pa;
         if (!c->partial) {
             rt_err_context("the partial results of reduction %s", PyUnicode_AsUTF8(c->r->name));
@@ -454,6 +455,7 @@ reduce_call(PyObject *self, PyObject *args, PyObject *kwargs)
     RedCall c;
     memset(&c, 0, sizeof c);
     c.r = (ReduceObject *)self;
+    c.stream_obj = stream_arg;
     if (rt_get_stream(stream_arg ? stream_arg : Py_None, &c.stream) < 0
         || operand(xo, &c.x, c.stream, "x") < 0) {
         return NULL;

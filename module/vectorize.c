@@ -191,6 +191,7 @@ typedef struct {
     VectorizeObject *v;
     int n;                      /* inputs */
     void *stream;
+    PyObject *stream_obj;       /* the stream= argument (borrowed), kept by outputs */
     int nops, nouts;            /* operands read so far (released at the end) */
     PyObject *made[MAXOUT];     /* outputs allocated here */
     int sig;                    /* the eager signature chosen; -1: lazy typing */
@@ -450,7 +451,7 @@ vec_make_outputs(VecCall *c)
             continue;
         }
         PyObject *m = rt_empty_order(c->ndim, c->shape, c->typed->c.out[c->nouts], c->order,
-                                     c->stream);
+                                     c->stream, c->stream_obj);
         c->made[c->nouts] = m;
         if (!m) {
             rt_err_context("the output of %s()", PyUnicode_AsUTF8(c->v->name));
@@ -637,6 +638,7 @@ vectorize_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *k
     c->v = v;
     c->n = (int)n;
     c->stream = stream;
+    c->stream_obj = stream_arg;
     c->plan.n = (int)n;
     if (vec_inputs(c, args) == 0 && vec_inplace_outputs(c, args) == 0
         && vec_given_outputs(c, out_arg) == 0) {

@@ -66,26 +66,36 @@ rt_array_new(int ndim, const int64_t *shape, DType dt, char order, int dev, CUst
     return a;
 }
 
-PyObject *
-rt_empty_order(int ndim, const int64_t *shape, DType dt, char order, void *stream)
+/* The stream object an array made on `stream` keeps alive: the caller's
+ * stream argument unless it is None or a bare handle (an int).  The array
+ * frees its memory on that stream, so a cujit.Stream must outlive it (a
+ * free on a destroyed stream crashed the driver: Numba's test_1d_async). */
+static PyObject *
+kept_stream(PyObject *stream_obj)
 {
-    int dev = rt_ensure_context();
-    if (dev < 0) {
-        rt_err_context("allocating an array");
+    if (!stream_obj || stream_obj == Py_None || PyLong_Check(stream_obj)) {
         return NULL;
     }
-    return (PyObject *)rt_array_new(ndim, shape, dt, order, dev, stream, NULL);
+    return stream_obj;
 }
 
 PyObject *
-rt_empty(int ndim, const int64_t *shape, DType dt, void *stream)
+rt_empty_order(int ndim, const int64_t *shape, DType dt, char order, void *stream,
+               PyObject *stream_obj)
 {
     int dev = rt_ensure_context();
     if (dev < 0) {
         rt_err_context("allocating an array");
         return NULL;
     }
-    return (PyObject *)rt_array_new(ndim, shape, dt, 'C', dev, stream, NULL);
+    return (PyObject *)rt_array_new(ndim, shape, dt, order, dev, stream,
+                                    kept_stream(stream_obj));
+}
+
+PyObject *
+rt_empty(int ndim, const int64_t *shape, DType dt, void *stream, PyObject *stream_obj)
+{
+    return rt_empty_order(ndim, shape, dt, 'C', stream, stream_obj);
 }
 
 int

@@ -151,10 +151,13 @@ int rt_is_device_array(PyObject *o);
 /* the type itself, for exact checks on hot paths */
 extern PyTypeObject rt_DeviceArray_Type;
 /* A new C-contiguous cujit.DeviceArray on the current device, its memory
- * allocated (stream-ordered) on `stream`; uninitialised. */
-PyObject *rt_empty(int ndim, const int64_t *shape, DType dt, void *stream);
+ * allocated (stream-ordered) on `stream`; uninitialised.  stream_obj is the
+ * stream argument the handle came from (NULL, None or an int: none): the
+ * array keeps it alive, since it frees its memory on that stream. */
+PyObject *rt_empty(int ndim, const int64_t *shape, DType dt, void *stream, PyObject *stream_obj);
 /* the same in C ('C') or Fortran ('F') order */
-PyObject *rt_empty_order(int ndim, const int64_t *shape, DType dt, char order, void *stream);
+PyObject *rt_empty_order(int ndim, const int64_t *shape, DType dt, char order, void *stream,
+                         PyObject *stream_obj);
 
 /* A Python number as the bytes of one element of dt (NumPy casting for
  * in-range values; OverflowError for integers that do not fit). */

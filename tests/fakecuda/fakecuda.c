@@ -17,6 +17,10 @@
  * cuda-python (numba-cuda's bindings) loads it too: scripts/peer_suite.py
  * --fakecuda runs the peers' suites here, compiling for real, launching nothing.
  *
+ * A destroyed stream is never freed but remembered: a call that names it
+ * afterwards (a free, an allocation, a copy, a launch, a synchronize) prints
+ * what and aborts, as the real driver's use of a freed handle crashes.
+ *
  * Every entry point but the error-string ones opens with FAULT(): the fault
  * plan of faultplan.h (count the calls, fail the k-th one with a given
  * CUresult), driven through ctypes or FAKECUDA_FAULT. */
@@ -53,6 +57,22 @@ typedef struct {
 typedef struct {
     double t;
 } Event;
+
+/* the streams destroyed so far (their memory is kept, so no new stream takes
+ * an address of this list) */
+static void **dead_streams;
+static size_t ndead, capdead;
+
+static void
+live_stream(void *s, const char *what)
+{
+    for (size_t i = 0; i < ndead; i++) {
+        if (dead_streams[i] == s) {
+            fprintf(stderr, "fakecuda: %s on a destroyed stream %p\n", what, s);
+            abort();
+        }
+    }
+}
 
 long long fake_allocs, fake_frees, fake_launches, fake_coop_launches, fake_waits;
 long long fake_htod, fake_dtoh, fake_dtod;
@@ -397,6 +417,7 @@ cuLaunchKernel(Func *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsi
                unsigned bz, unsigned shmem, void *stream, void **params, void **extra)
 {
     FAULT();
+    live_stream(stream, "a launch");
     fake_last_shmem = shmem;
     return launch(f, gx, gy, gz, bx, by, bz, params);
 }
@@ -407,6 +428,7 @@ cuLaunchCooperativeKernel(Func *f, unsigned gx, unsigned gy, unsigned gz, unsign
                           unsigned by, unsigned bz, unsigned shmem, void *stream, void **params)
 {
     FAULT();
+    live_stream(stream, "a launch");
     CUresult r = launch(f, gx, gy, gz, bx, by, bz, params);
     fake_coop_launches += r == 0;
     return r;
@@ -476,6 +498,7 @@ CUresult
 cuMemAllocFromPoolAsync(CUdeviceptr *p, size_t n, Pool *pool, void *stream)
 {
     FAULT();
+    live_stream(stream, "cuMemAllocFromPoolAsync");
     if (!depth) {
         return 201;
     }
@@ -496,6 +519,7 @@ CUresult
 cuMemFreeAsync(CUdeviceptr p, void *stream)
 {
     FAULT();
+    live_stream(stream, "cuMemFreeAsync");
     size_t *b = (size_t *)(uintptr_t)p - 2;
     ((Pool *)(uintptr_t)b[1])->used -= (long long)b[0];
     free(b);
@@ -507,6 +531,7 @@ CUresult
 cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *s, size_t n, void *stream)
 {
     FAULT();
+    live_stream(stream, "cuMemcpyHtoDAsync_v2");
     fake_htod++;
     memcpy((void *)(uintptr_t)d, s, n);
     return 0;
@@ -516,6 +541,7 @@ CUresult
 cuMemcpyDtoHAsync_v2(void *d, CUdeviceptr s, size_t n, void *stream)
 {
     FAULT();
+    live_stream(stream, "cuMemcpyDtoHAsync_v2");
     fake_dtoh++;
     memcpy(d, (void *)(uintptr_t)s, n);
     return 0;
@@ -525,6 +551,7 @@ CUresult
 cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, void *stream)
 {
     FAULT();
+    live_stream(stream, "cuMemcpyDtoDAsync_v2");
     fake_dtod++;
     memmove((void *)(uintptr_t)d, (void *)(uintptr_t)s, n);
     return 0;
@@ -589,7 +616,12 @@ CUresult
 cuStreamDestroy_v2(void *s)
 {
     FAULT();
-    free(s);
+    live_stream(s, "cuStreamDestroy");
+    if (ndead == capdead) {
+        capdead = capdead ? 2 * capdead : 64;
+        dead_streams = realloc(dead_streams, capdead * sizeof *dead_streams);
+    }
+    dead_streams[ndead++] = s;
     return 0;
 }
 
@@ -597,6 +629,7 @@ CUresult
 cuStreamSynchronize(void *s)
 {
     FAULT();
+    live_stream(s, "cuStreamSynchronize");
     return sticky;
 }
 
@@ -611,6 +644,7 @@ CUresult
 cuStreamWaitEvent(void *s, Event *e, unsigned flags)
 {
     FAULT();
+    live_stream(s, "cuStreamWaitEvent");
     fake_waits++;
     return 0;
 }
