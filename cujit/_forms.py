@@ -52,7 +52,9 @@ def vectorize(func=None, signatures=None, target=None, **options):
     ``@vectorize`` types lazily per tuple of input dtypes (like cupy.vectorize);
     ``@vectorize(['float32(float32, float32)', ...])`` compiles for Numba-style
     signatures, casting inputs to the first that takes them safely.
-    ``target="cuda"`` (Numba's spelling) is the one target.
+    ``target="cuda"`` (Numba's spelling) is the one target; given, the
+    function follows Numba's rules for results (a NumPy array for host
+    inputs: cujit/_numba_forms.py), else cujit's (a DeviceArray).
     Call as ``f(*inputs, out=None, stream=None)``.
     """
     if target not in (None, "cuda", "gpu"):
@@ -65,9 +67,14 @@ def vectorize(func=None, signatures=None, target=None, **options):
     if isinstance(func, (list, tuple, str)) or _is_sig_object(func):
         func, signatures = None, func
     signatures = _sig_strings(signatures)
+    make = Vectorize
+    if target is not None:
+        from cujit import _numba_forms
+        _numba_forms.nopython_warning(options)
+        make = lambda f, s: _numba_forms.NumbaUFunc(Vectorize(f, s), s)   # noqa: E731
     if func is None:
-        return lambda f: Vectorize(f, signatures)
-    return Vectorize(func, signatures)
+        return lambda f: make(f, signatures)
+    return make(func, signatures)
 
 
 def _gu_sig_strings(sigs):
@@ -100,7 +107,7 @@ def reduce(func=None, identity=None):
     return Reduce(func, identity)
 
 
-def guvectorize(*args, target="cuda", **kwargs):
+def guvectorize(*args, target=None, **kwargs):
     """Generalized ufunc: a function over core dimensions that writes its outputs.
 
     ``@guvectorize(["void(float32[:], float32[:], float32[:])"], "(n),(n)->()")``
@@ -109,8 +116,10 @@ def guvectorize(*args, target="cuda", **kwargs):
     out= gives them).  The outputs are the trailing parameters, written in place;
     a "()" output is a 1-element array (``out[0] = v``), a "()" input a number.
     Call as ``f(*inputs, out=None, stream=None)`` or ``f(*inputs, *outputs)``.
+    ``target="cuda"`` (Numba's spelling) gives Numba's rules for results,
+    arguments and casts (cujit/_numba_forms.py).
     """
-    if target != "cuda":
+    if target not in (None, "cuda"):
         raise ValueError("cujit.guvectorize compiles for target='cuda' only, not %r" % (target,))
     sigs = kwargs.pop("signatures", None)
     layout = kwargs.pop("signature", None) or kwargs.pop("layout", None)
@@ -133,4 +142,7 @@ def guvectorize(*args, target="cuda", **kwargs):
         raise TypeError("use @guvectorize([signatures,] '(n),(n)->()')")
     if sigs is not None:
         sigs = _gu_sig_strings(sigs)
+    if target is not None:
+        from cujit import _numba_forms
+        return lambda f: _numba_forms.NumbaGUFunc(GUFunc(f, layout, sigs), sigs)
     return lambda f: GUFunc(f, layout, sigs)

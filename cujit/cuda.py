@@ -28,7 +28,7 @@ from cujit import cooperative   # noqa: F401  (cuda.coop: from cujit.cuda import
 from cujit import _ntypes
 from cujit import jit as _jit
 from cujit._cujit import Kernel
-from cujit._forms import guvectorize, vectorize   # numba.cuda's (target="cuda")
+from cujit._numba_forms import guvectorize, vectorize   # target="cuda": Numba's rules
 from cujit._ntypes import types  # noqa: F401  (numba.types' names)
 
 # Numba's name in kernels -> cujit's builtin (the __cujit_builtin__ tag)

@@ -61,7 +61,7 @@ def test_numba_cuda_vectorize_and_guvectorize():
     @cuda.vectorize(["float32(float32)"])
     def sq(v):
         return v * v
-    assert isinstance(sq, cujit.Vectorize)
+    assert isinstance(sq.form, cujit.Vectorize)      # Numba's rules around it
 
     @cuda.guvectorize(["void(float32[:], float32[:])"], "(n)->()")
     def total(a, out):
@@ -69,7 +69,7 @@ def test_numba_cuda_vectorize_and_guvectorize():
         for i in range(a.shape[0]):
             acc += a[i]
         out[0] = acc
-    assert isinstance(total, cujit.GUFunc)
+    assert isinstance(total.form, cujit.GUFunc)
     assert ".visible .entry" in total.inspect_ptx("void(float32[:], float32[:])")
     assert "vectorize" in cuda.__all__ and "guvectorize" in cuda.__all__
     with pytest.raises(ValueError, match="target"):

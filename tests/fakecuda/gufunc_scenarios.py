@@ -110,7 +110,9 @@ def build_threaded(src, name):
 
 
 def gufuncs():
-    return [v for v in vars(cases).values() if isinstance(v, cujit.GUFunc)]
+    """the test file's gufuncs (the cujit form inside a Numba-style one)"""
+    forms = [getattr(v, "form", v) for v in vars(cases).values()]
+    return [f for f in forms if isinstance(f, cujit.GUFunc)]
 
 
 def source_of(name):

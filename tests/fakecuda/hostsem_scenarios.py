@@ -1,0 +1,146 @@
+"""Numba's host-side rules (cujit/_numba_forms.py) and the lifetime of
+streams, without a GPU, run by tests/test_numba_forms_nogpu.py in a fresh
+process against the fake libcuda:
+
+    python hostsem_scenarios.py NAME
+
+`cases` runs the CASES of tests/gpu/test_numba_forms_gpu.py with every
+launched kernel compiled for the host and run on the parameters cujit packed
+(as gufunc_scenarios.py does, finding the kernels among that file's
+forms, each entry of a source built for itself), so results are checked against NumPy on the CPU.  The fake
+driver aborts on any use of a destroyed stream, as the real one crashes."""
+import ctypes
+import gc
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import gufunc_scenarios as gs  # noqa: E402
+import test_numba_forms_gpu as forms  # noqa: E402
+from test_kernels_host import (CXX, ENTRY, LAUNCH, SHIM, host_source,  # noqa: E402
+                               split_params)
+
+import cujit  # noqa: E402
+from cujit import cuda  # noqa: E402
+
+
+def _forms():
+    for v in vars(forms).values():
+        f = getattr(v, "form", v)
+        if isinstance(f, (cujit.Vectorize, cujit.GUFunc)):
+            yield f
+
+
+def source_of(name):
+    """the CUDA of the kernel `name` among the test file's forms (the
+    entries of a vectorize's source kept whole: the host build picks one)"""
+    for f in _forms():
+        for src in f.inspect_cuda():
+            if "void %s(" % name in src:
+                return src
+    raise AssertionError("no form compiled kernel " + name)
+
+
+_BUILT = {}
+
+
+def ctype_of(param):
+    """a parameter's type: the declaration without its name (`double *out0`
+    is a `double *`)"""
+    return re.match(r"(.*?)\w+\s*$", param).group(1).strip()
+
+
+def build_entry(src, name):
+    """the entry `name` of src (one of several) built for the host with the
+    shim of tests/test_kernels_host.py"""
+    if (src, name) in _BUILT:
+        return _BUILT[src, name]
+    m = [e for e in ENTRY.finditer(src) if e.group(1) == name][0]
+    types = [ctype_of(p) for p in split_params(m.group(2))]
+    typedefs = "".join("typedef %s P%d;\n" % (t, k) for k, t in enumerate(types))
+    call = ", ".join("*(P%d *)args[%d]" % (k, k) for k in range(len(types)))
+    key = "%s_%d" % (name, len(_BUILT))
+    cpp, so = os.path.join(gs.TMP, key + ".cpp"), os.path.join(gs.TMP, key + ".so")
+    with open(cpp, "w") as f:
+        f.write(SHIM + src + "\n" + typedefs + LAUNCH % (name, call))
+    r = subprocess.run([CXX, "-std=c++17", "-O1", "-w", "-shared", "-fPIC", "-o", so, cpp],
+                       capture_output=True, text=True)
+    if r.returncode:
+        raise RuntimeError("host compile failed:\n" + r.stderr[-3000:])
+    lib = ctypes.CDLL(so)
+    lib.cj_host_launch.argtypes = [ctypes.POINTER(ctypes.c_void_p),
+                                   ctypes.POINTER(ctypes.c_uint), ctypes.POINTER(ctypes.c_uint)]
+    _BUILT[src, name] = lib
+    return lib
+
+
+failures = []
+
+
+@gs.HOOK
+def on_launch(name, params, grid, block):
+    """runs the launched kernel on the CPU; a failure is recorded (an
+    exception cannot cross the driver) and fails the scenario"""
+    try:
+        name = name.decode()
+        src = host_source(source_of(name))
+        args = ctypes.cast(params, ctypes.POINTER(ctypes.c_void_p))
+        if name.endswith("_st"):
+            shmem = ctypes.c_uint.in_dll(gs.FAKE, "fake_last_shmem").value
+            gs.build_threaded(src, name).cj_host_launch(args, grid, block, shmem)
+            return
+        build_entry(src.split("\n/* staged:")[0], name).cj_host_launch(args, grid, block)
+    except BaseException as e:  # noqa: B036
+        failures.append("%s: %s: %s" % (name, type(e).__name__, e))
+
+
+def cases():
+    ctypes.c_void_p.in_dll(gs.FAKE, "fake_launch_hook").value = \
+        ctypes.cast(on_launch, ctypes.c_void_p).value
+    try:
+        for case in forms.CASES:
+            if case in forms.NOT_ON_HOST:
+                continue
+            try:
+                case()
+            finally:
+                assert not failures, failures
+            print(case.__name__, "passed")
+    finally:
+        shutil.rmtree(gs.TMP, ignore_errors=True)
+
+
+def streams_outlived():
+    """Outputs of vectorize, guvectorize and reduce made on a cujit.Stream
+    keep it alive (they free their memory on it); the fake driver aborts on
+    a free on a destroyed stream"""
+    x = np.arange(64, dtype=np.float32)
+    made = []
+    for run in (lambda s: forms.add_cujit(x, x, stream=s),
+                lambda s: forms.dot_nb(cuda.to_device(x.reshape(8, 8).astype(np.float64)),
+                                       x.reshape(8, 8).astype(np.float64), stream=s),
+                lambda s: cujit.reduce(lambda a, b: a + b)(cuda.to_device(x), stream=s),
+                lambda s: cuda.to_device(x, stream=s)):
+        s = cujit.Stream()
+        r = run(s)
+        assert r.stream is s, (r.stream, s)
+        made.append(r)
+        del s, r
+        gc.collect()
+    del made
+    gc.collect()
+    # a handle given as an int is not kept (nothing to keep)
+    r = forms.add_cujit(x, x, stream=0)
+    assert r.stream == 0
+
+
+if __name__ == "__main__":
+    globals()[sys.argv[1]]()
+    print("%s ok" % sys.argv[1])

@@ -1,0 +1,78 @@
+"""Numba's host-side rules for @cuda.vectorize / @cuda.guvectorize
+(cujit/_numba_forms.py) without a GPU: the argument errors with Numba's
+words, and, against the fake libcuda (tests/fakecuda/hostsem_scenarios.py,
+each scenario in a fresh process), the cases of
+tests/gpu/test_numba_forms_gpu.py run on the CPU, and outputs made on a
+stream keeping the stream alive."""
+import os
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import cujit
+from cujit import cuda
+from cujit.cuda import float32, int32, void
+from test_runtime_nogpu import fake_driver, nvrtc_or_skip  # noqa: F401
+
+FAKE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fakecuda")
+
+
+def copy_rows(x, y, z):
+    for i in range(x.shape[0]):
+        z[i] = x[i] + y[i]
+
+
+def test_which_spelling_gets_which_rule():
+    from cujit._numba_forms import NumbaGUFunc, NumbaUFunc
+    sig = [float32(float32, float32)]
+    assert isinstance(cuda.vectorize(sig)(lambda a, b: a + b), NumbaUFunc)
+    assert isinstance(cujit.vectorize(sig, target="cuda")(lambda a, b: a + b), NumbaUFunc)
+    plain = cujit.vectorize(sig)(lambda a, b: a + b)
+    assert isinstance(plain, cujit.Vectorize)
+    g = cuda.guvectorize([void(int32[:], int32[:], int32[:])], "(m),(m)->(m)")(copy_rows)
+    assert isinstance(g, NumbaGUFunc) and isinstance(g.form, cujit.GUFunc)
+    assert g.__name__ == "copy_rows" and g.nin == 2 and g.py_func is copy_rows
+    assert isinstance(cujit.guvectorize("(m),(m)->(m)")(copy_rows), cujit.GUFunc)
+
+
+def test_gufunc_argument_errors_have_numbas_words():
+    g = cuda.guvectorize([void(int32[:], int32[:], int32[:])], "(m),(m)->(m)")(copy_rows)
+    arr = np.arange(5, dtype=np.int32)
+    with pytest.raises(TypeError) as e:
+        g(arr)
+    for words in ("copy_rows() takes 2 inputs", "gufunc accepts 2 positional arguments",
+                  "or 3 positional arguments", "Got 1 positional argument."):
+        assert words in str(e.value)
+    with pytest.raises(TypeError, match="Got 4 positional arguments."):
+        g(arr, arr, arr, arr)
+    with pytest.raises(ValueError) as e:
+        g(arr, arr, arr, out=arr)
+    assert str(e.value) == "cannot specify argument 'out' as both positional and keyword"
+
+
+def test_nopython_warns_for_cuda():
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        cujit.vectorize([float32(float32)], target="cuda", nopython=True)(lambda a: a)
+    assert [str(x.message) for x in w] == ["nopython kwarg for cuda target is redundant"]
+    assert w[0].category is RuntimeWarning
+
+
+def run_scenario(fake_driver, name, tmp_path):  # noqa: F811
+    e = dict(os.environ, CUJIT_CACHE_DIR=str(tmp_path),
+             LD_LIBRARY_PATH=fake_driver + os.pathsep + os.environ.get("LD_LIBRARY_PATH", ""))
+    e.pop("CUJIT_CACHE", None)
+    r = subprocess.run([sys.executable, os.path.join(FAKE_DIR, "hostsem_scenarios.py"), name],
+                       env=e, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, "scenario %s failed:\n%s\n%s" % (name, r.stdout[-4000:],
+                                                                r.stderr[-4000:])
+    assert "%s ok" % name in r.stdout
+
+
+@pytest.mark.parametrize("name", ["cases", "streams_outlived"])
+def test_fake_driver(fake_driver, tmp_path, name):  # noqa: F811
+    nvrtc_or_skip()
+    run_scenario(fake_driver, name, tmp_path)
