@@ -42,6 +42,16 @@ def _to_host(r):
     return r
 
 
+def _device_view(o):
+    """an output given as another library's device array is returned as a
+    cujit.DeviceArray over it (Numba returns its own device array over it);
+    host arrays and cujit's as they are"""
+    import cujit
+    if isinstance(o, cujit.DeviceArray) or not _on_device(o):
+        return o
+    return cujit._cujit._as_device_array(o)
+
+
 class _NumbaForm:
     """What the two wrappers share: the cujit form's attributes, repr and
     docstring."""
@@ -92,9 +102,10 @@ class NumbaUFunc(_NumbaForm):
         if self._sigs and any(isinstance(a, _SCALARS) for a in args):
             args = self._typed_scalars(args)
         r = self._form(*args, **kwargs)
-        if kwargs.get("out") is None and not any(_on_device(a) for a in args):
+        out = kwargs.get("out")
+        if out is None and not any(_on_device(a) for a in args):
             return _to_host(r)
-        return r
+        return _device_view(out) if out is not None else r
 
     def _typed_scalars(self, args):
         """Numba's first choice for scalar operands: the signature whose types
@@ -198,6 +209,7 @@ class NumbaGUFunc(_NumbaForm):
                 raise
             r = self._run(cast, outs, stream)
         if outs:
+            outs = [_device_view(o) for o in outs]
             return outs[0] if len(outs) == 1 else tuple(outs)
         return _to_host(r) if copy_back else r
 

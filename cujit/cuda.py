@@ -351,7 +351,8 @@ class Dispatcher(Kernel):
         """A launcher of ntasks threads: ``k.forall(n)(args)``; tpb 0 takes 256
         threads per block."""
         if ntasks < 0:
-            raise ValueError("forall: ntasks must be >= 0")
+            raise ValueError(f"forall: ntasks must be >= 0, got {ntasks}: Can't create "
+                             "ForAll with negative task count")
         tpb = tpb or 256
         blocks = max(1, (ntasks + tpb - 1) // tpb)
         return self[blocks, tpb, stream, sharedmem]
@@ -970,8 +971,30 @@ def pinned(*arrays):
     return contextlib.nullcontext()
 
 
+class Stream(cujit.Stream):
+    """What cuda.stream() gives: a cujit.Stream with Numba's Stream methods
+    (``auto_synchronize``).  A Python subclass, so Numba-style code can also
+    patch its methods."""
+
+    external = False
+
+    def auto_synchronize(self):
+        """``with s.auto_synchronize():``: synchronizes the stream on exit."""
+        return _synchronizing(self)
+
+
+def _synchronizing(s):
+    import contextlib
+
+    @contextlib.contextmanager
+    def cm():
+        yield s
+        s.synchronize()
+    return cm()
+
+
 def stream():
-    return cujit.Stream()
+    return Stream()
 
 
 class _BuiltinStream:
@@ -1005,13 +1028,7 @@ class _BuiltinStream:
 
     def auto_synchronize(self):
         """``with s.auto_synchronize():``: synchronizes on exit."""
-        import contextlib
-
-        @contextlib.contextmanager
-        def cm():
-            yield self
-            self.synchronize()
-        return cm()
+        return _synchronizing(self)
 
     def __repr__(self):
         return f"<cujit.cuda {self._name} stream 0x{self.handle:x}>"
@@ -1275,7 +1292,7 @@ class _DriverModule:
     CudaDriverError = cujit.CudaError
     LinkerError = cujit.CompileError
     CudaSupportError = CudaSupportError
-    Stream = cujit.Stream
+    Stream = Stream              # cuda.stream()'s class (a cujit.Stream)
     Event = cujit.Event
     Device = cujit.Device
 

@@ -55,7 +55,7 @@ rt_get_stream(PyObject *o, void **out)
     if (o == NULL || o == Py_None) {
         return 0;
     }
-    if (Py_IS_TYPE(o, &rt_Stream_Type)) {
+    if (PyObject_TypeCheck(o, &rt_Stream_Type)) {    /* cujit.cuda.Stream too */
         *out = ((RtStream *)o)->handle;
         return 0;
     }
@@ -234,7 +234,7 @@ PyTypeObject rt_Stream_Type = {
     .tp_basicsize = sizeof(RtStream),
     .tp_dealloc = (destructor)Stream_dealloc,
     .tp_repr = (reprfunc)Stream_repr,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,   /* cujit.cuda.Stream */
     .tp_doc = "Stream(non_blocking=False): a CUDA stream on the current device.",
     .tp_new = Stream_new,
     .tp_getset = Stream_getset,

@@ -72,7 +72,19 @@ def run_scenario(fake_driver, name, tmp_path):  # noqa: F811
     assert "%s ok" % name in r.stdout
 
 
-@pytest.mark.parametrize("name", ["cases", "streams_outlived"])
+@pytest.mark.parametrize("name", ["cases", "streams_outlived", "numba_streams"])
 def test_fake_driver(fake_driver, tmp_path, name):  # noqa: F811
     nvrtc_or_skip()
     run_scenario(fake_driver, name, tmp_path)
+
+
+def test_stream_class_and_forall_message():
+    assert issubclass(cuda.Stream, cujit.Stream)
+    assert cuda.cudadrv.driver.Stream is cuda.Stream
+    assert callable(cuda.Stream.auto_synchronize)
+
+    @cuda.jit
+    def k(x):
+        x[0] = 1
+    with pytest.raises(ValueError, match="Can't create ForAll with negative task count"):
+        k.forall(-1)

@@ -141,6 +141,29 @@ def streams_outlived():
     assert r.stream == 0
 
 
+def numba_streams():
+    """cuda.stream() is a cujit.Stream subclass that launches and copies take
+    as the C type; auto_synchronize synchronizes on exit; an output given as
+    another library's device array comes back as a DeviceArray over it"""
+    s = cuda.stream()
+    assert isinstance(s, cujit.Stream) and type(s) is cuda.Stream
+    x = np.arange(16, dtype=np.float32)
+    with s.auto_synchronize() as t:
+        assert t is s
+        d = cuda.to_device(x, s)
+        forms.add_cujit(d, d, stream=s)
+        d.copy_to_host(stream=s)
+    assert d.stream is s
+
+    class Foreign:
+        def __init__(self, arr):
+            self._arr = arr
+            self.__cuda_array_interface__ = arr.__cuda_array_interface__
+    out = Foreign(cuda.device_array(16, np.float32))
+    r = forms.add_nb(x, x, out=out)
+    assert isinstance(r, cujit.DeviceArray) and r.base is out, (type(r), r.base)
+
+
 if __name__ == "__main__":
     globals()[sys.argv[1]]()
     print("%s ok" % sys.argv[1])
