@@ -27,8 +27,21 @@ def _sig_strings(sigs):
     if isinstance(sigs, str) or _is_sig_object(sigs):
         sigs = [sigs]
     if all(isinstance(s, str) for s in sigs):
-        return list(sigs)
-    return [_nt().signature_string(s) for s in sigs]
+        return _no_datetime(list(sigs))
+    return _no_datetime([_nt().signature_string(s) for s in sigs])
+
+
+def _no_datetime(sigs):
+    """datetime64 / timedelta64 in a form's signature: a TypeError that
+    says what works instead (kernels take such arrays as int64 counts)"""
+    for s in sigs:
+        if "datetime64" in s or "timedelta64" in s:
+            raise TypeError(f"signature {s!r}: cujit's vectorize and guvectorize do not take "
+                            "datetime64 / timedelta64 types; pass the arrays as their int64 "
+                            "counts (a.view('int64'), and view the result back, e.g. "
+                            "r.view('m8[D]')), or use a @cuda.jit kernel, which takes "
+                            "datetime64 / timedelta64 arrays and scalars as int64 counts")
+    return sigs
 
 
 # Numba's @vectorize options taken for source compatibility (cujit's
@@ -94,7 +107,7 @@ def _gu_sig_strings(sigs):
                             "write the results into the output arguments (void(...))")
         text = _ntypes.signature_string(sig)
         out.append("void" + text if text.lstrip().startswith("(") else text)
-    return out
+    return _no_datetime(out)
 
 
 def reduce(func=None, identity=None):

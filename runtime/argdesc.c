@@ -98,7 +98,10 @@ rt_describe_array(PyObject *o, RtArray *d)
     }
     Py_buffer v;
     if (PyObject_GetBuffer(o, &v, PyBUF_RECORDS_RO) < 0) {
-        return -1;
+        PyObject *counts = rt_datetime_counts(o);
+        int r = counts ? rt_describe_array(counts, d) : -1;
+        Py_XDECREF(counts);
+        return r;
     }
     int ok = v.ndim <= RT_MAXDIM && v.format
              && rt_buffer_dtype(o, v.format, v.itemsize, &d->dtype) == 0;
@@ -156,6 +159,10 @@ rt_numpy_scalar_dtype(PyObject *o, DType *dt)
         ok = s && PyUnicode_Check(s) && cj_dtype_from_name(PyUnicode_AsUTF8(s), dt);
         Py_XDECREF(s);
         PyErr_Clear();
+        if (!ok && rt_is_datetime(o)) {
+            *dt = DT_I64;       /* datetime64 / timedelta64: its int64 count */
+            ok = 1;
+        }
     }
     if (nscalar_types < 32) {
         Py_INCREF(t);               /* the pointer must stay this type's */

@@ -807,7 +807,10 @@ from_host(PyObject *o, RtArray *out, void *stream, const char *what)
     CUdeviceptr p = 0;
     int r = -1;
     if (PyObject_GetBuffer(o, &view, PyBUF_RECORDS_RO) < 0) {
-        return -1;
+        PyObject *counts = rt_datetime_counts(o);
+        r = counts ? from_host(counts, out, stream, what) : -1;
+        Py_XDECREF(counts);
+        return r;
     }
     if (view.ndim > RT_MAXDIM) {
         PyErr_Format(PyExc_ValueError, "%s: at most %d dimensions are supported", what,

@@ -350,6 +350,9 @@ static PyMethodDef DeviceArray_methods[] = {
      "(kDLCUDA, device id)"},
     {"__array__", (PyCFunction)(void (*)(void))rt_DeviceArray_array, METH_VARARGS | METH_KEYWORDS,
      "refuses: device data is copied to the host only explicitly"},
+    {"view", (PyCFunction)rt_DeviceArray_view_as, METH_O,
+     "view(dtype): the same memory as another dtype (the same itemsize keeps the shape; "
+     "another rescales a contiguous last axis), as NumPy's and Numba's"},
     {"_view", (PyCFunction)rt_DeviceArray_view, METH_VARARGS,
      "_view(shape, strides, offset=0, dtype=None): a view of this array's memory (inside "
      "its span)"},

@@ -103,9 +103,11 @@ rt_py_to_device(PyObject *self, PyObject *args, PyObject *kw)
         return (PyObject *)a;
     }
     if (PyObject_GetBuffer(obj, &view, PyBUF_RECORDS_RO) < 0) {
+        PyErr_Clear();          /* before the import: none may be pending */
         PyObject *np = rt_numpy();
-        PyErr_Clear();
-        conv = np ? PyObject_CallMethod(np, "asarray", "O", obj) : NULL;
+        /* datetime64 / timedelta64: their int64 counts (rt_datetime_counts) */
+        conv = !np ? NULL : rt_is_datetime(obj) ? PyObject_CallMethod(obj, "view", "s", "int64")
+                                                : PyObject_CallMethod(np, "asarray", "O", obj);
         if (!conv || PyObject_GetBuffer(conv, &view, PyBUF_RECORDS_RO) < 0) {
             Py_XDECREF(conv);
             return NULL;

@@ -475,6 +475,57 @@ rt_DeviceArray_view(RtDeviceArray *self, PyObject *args)
     return v;
 }
 
+static PyObject *
+int_tuple_of(int n, const int64_t *v)
+{
+    PyObject *t = PyTuple_New(n);
+    for (int i = 0; t && i < n; i++) {
+        PyObject *x = PyLong_FromLongLong(v[i]);
+        if (!x) {
+            Py_CLEAR(t);
+            break;
+        }
+        PyTuple_SET_ITEM(t, i, x);
+    }
+    return t;
+}
+
+/* a.view(dtype): the same memory read as another dtype (NumPy's and Numba's
+ * rule: the same itemsize keeps the shape; another one rescales a
+ * contiguous last axis) */
+PyObject *
+rt_DeviceArray_view_as(RtDeviceArray *self, PyObject *dtype_o)
+{
+    DType dt;
+    int nd = self->ndim;
+    int64_t shape[RT_MAXDIM], strides[RT_MAXDIM], was = cj_dtypes[self->dtype].size;
+    if (rt_dtype_from_obj(dtype_o, &dt) < 0) {
+        return NULL;
+    }
+    int64_t now = cj_dtypes[dt].size;
+    memcpy(shape, self->shape, sizeof(int64_t) * (size_t)nd);
+    memcpy(strides, self->strides, sizeof(int64_t) * (size_t)nd);
+    if (was != now) {
+        if (nd == 0 || strides[nd - 1] != was || (shape[nd - 1] * was) % now != 0) {
+            PyErr_Format(PyExc_ValueError, "view(%R): changing the itemsize (%lld to %lld "
+                         "bytes) needs a contiguous last axis whose length in bytes divides "
+                         "by the new itemsize", dtype_o, (long long)was, (long long)now);
+            return NULL;
+        }
+        shape[nd - 1] = shape[nd - 1] * was / now;
+        strides[nd - 1] = now;
+    }
+    PyObject *sh = int_tuple_of(nd, shape), *st = int_tuple_of(nd, strides), *args = NULL;
+    PyObject *v = NULL;
+    if (sh && st && (args = Py_BuildValue("(OOiO)", sh, st, 0, dtype_o))) {
+        v = rt_DeviceArray_view(self, args);
+    }
+    Py_XDECREF(sh);
+    Py_XDECREF(st);
+    Py_XDECREF(args);
+    return v;
+}
+
 PySequenceMethods rt_DeviceArray_as_sequence = {
     .sq_length = (lenfunc)DeviceArray_length,
     .sq_item = (ssizeargfunc)DeviceArray_item_at,

@@ -120,6 +120,41 @@ bad:
     return -1;
 }
 
+/* 1 when o (an array or a NumPy scalar) has a datetime64 or timedelta64
+ * dtype (kind 'M' or 'm'); never an exception */
+int
+rt_is_datetime(PyObject *o)
+{
+    PyObject *d = PyObject_GetAttrString(o, "dtype");
+    PyObject *k = d ? PyObject_GetAttrString(d, "kind") : NULL;
+    int r = k && PyUnicode_Check(k) && (PyUnicode_CompareWithASCIIString(k, "M") == 0
+                                        || PyUnicode_CompareWithASCIIString(k, "m") == 0);
+    Py_XDECREF(d);
+    Py_XDECREF(k);
+    PyErr_Clear();
+    return r;
+}
+
+/* NumPy's datetime64 / timedelta64 arrays export no buffer ("cannot include
+ * dtype 'M' in a buffer"); cujit reads them as their int64 counts, a view
+ * of the same memory (so results written in place come back).  Called
+ * where o's buffer failed: the view (new reference), or NULL with the
+ * buffer's own error again when o is not such an array. */
+PyObject *
+rt_datetime_counts(PyObject *o)
+{
+    Py_buffer v;
+    PyErr_Clear();
+    if (rt_is_datetime(o)) {
+        return PyObject_CallMethod(o, "view", "s", "int64");
+    }
+    if (PyObject_GetBuffer(o, &v, PyBUF_RECORDS_RO) == 0) {
+        PyBuffer_Release(&v);
+        PyErr_Format(PyExc_TypeError, "the buffer of a %s failed once", Py_TYPE(o)->tp_name);
+    }
+    return NULL;
+}
+
 int
 rt_buffer_dtype(PyObject *o, const char *fmt, Py_ssize_t itemsize, DType *out)
 {

@@ -144,6 +144,12 @@ int rt_dtype_of(PyObject *o, DType *out);
 /* The same for the buffer of o: a structured array's format (T{...}) is
  * read from o.dtype as a record dtype. */
 int rt_buffer_dtype(PyObject *o, const char *fmt, Py_ssize_t itemsize, DType *out);
+/* datetime64 / timedelta64 (NumPy's 'M' and 'm' kinds) are read as their int64
+ * counts: 1 when o has such a dtype (never an exception); and, where o's
+ * buffer failed, o.view('int64') (new reference) or NULL with the buffer's
+ * error again */
+int rt_is_datetime(PyObject *o);
+PyObject *rt_datetime_counts(PyObject *o);
 
 /* ---- device arrays ---- */
 /* Is o a cujit.DeviceArray? */

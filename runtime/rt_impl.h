@@ -392,6 +392,7 @@ int rt_assign(RtDeviceArray *a, PyObject *value, CUstream s);
 PyObject *rt_DeviceArray_copy_to_device(RtDeviceArray *self, PyObject *args, PyObject *kw);
 PyObject *rt_DeviceArray_copy(RtDeviceArray *self, PyObject *args, PyObject *kw);
 PyObject *rt_DeviceArray_view(RtDeviceArray *self, PyObject *args);
+PyObject *rt_DeviceArray_view_as(RtDeviceArray *self, PyObject *dtype_o);
 extern PySequenceMethods rt_DeviceArray_as_sequence;
 extern PyMappingMethods rt_DeviceArray_as_mapping;
 

@@ -53,6 +53,15 @@ def test_gufunc_argument_errors_have_numbas_words():
     assert str(e.value) == "cannot specify argument 'out' as both positional and keyword"
 
 
+def test_datetime_in_form_signatures_says_what_to_do():
+    for make in (lambda: cuda.vectorize(["int64(datetime64[D], datetime64[D])"]),
+                 lambda: cuda.guvectorize(["void(datetime64[D], timedelta64[D][:])"],
+                                          "()->()")):
+        with pytest.raises(TypeError, match=r"do not take datetime64 / timedelta64 .*int64 "
+                                            r"counts .*@cuda.jit kernel"):
+            make()
+
+
 def test_nopython_warns_for_cuda():
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
@@ -72,7 +81,8 @@ def run_scenario(fake_driver, name, tmp_path):  # noqa: F811
     assert "%s ok" % name in r.stdout
 
 
-@pytest.mark.parametrize("name", ["cases", "streams_outlived", "numba_streams"])
+@pytest.mark.parametrize("name", ["cases", "streams_outlived", "numba_streams",
+                                  "dtype_views"])
 def test_fake_driver(fake_driver, tmp_path, name):  # noqa: F811
     nvrtc_or_skip()
     run_scenario(fake_driver, name, tmp_path)

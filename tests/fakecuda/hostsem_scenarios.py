@@ -31,20 +31,22 @@ import cujit  # noqa: E402
 from cujit import cuda  # noqa: E402
 
 
-def _forms():
+def _sources():
     for v in vars(forms).values():
         f = getattr(v, "form", v)
         if isinstance(f, (cujit.Vectorize, cujit.GUFunc)):
-            yield f
+            yield from f.inspect_cuda()
+        elif isinstance(f, cujit.Kernel):
+            yield from f.inspect_cuda().values()
 
 
 def source_of(name):
-    """the CUDA of the kernel `name` among the test file's forms (the
-    entries of a vectorize's source kept whole: the host build picks one)"""
-    for f in _forms():
-        for src in f.inspect_cuda():
-            if "void %s(" % name in src:
-                return src
+    """the CUDA of the kernel `name` among the test file's forms and kernels
+    (the entries of a vectorize's source kept whole: the host build picks
+    one)"""
+    for src in _sources():
+        if "void %s(" % name in src:
+            return src
     raise AssertionError("no form compiled kernel " + name)
 
 
@@ -162,6 +164,30 @@ def numba_streams():
     out = Foreign(cuda.device_array(16, np.float32))
     r = forms.add_nb(x, x, out=out)
     assert isinstance(r, cujit.DeviceArray) and r.base is out, (type(r), r.base)
+
+
+def dtype_views():
+    """DeviceArray.view(dtype) (Numba's device arrays have it): NumPy's
+    results for the same itemsize, a smaller and a larger one, its errors;
+    datetime64 arrays reach the device as their int64 counts"""
+    rng = np.random.default_rng()
+    a = rng.standard_normal((3, 8)).astype(np.float32)
+    d = cuda.to_device(a)
+    for dt in (np.int32, np.uint8, np.float64, np.complex128):
+        v = d.view(dt)
+        assert v.base is d and v.dtype == np.dtype(dt) and v.shape == a.view(dt).shape
+        np.testing.assert_array_equal(v.copy_to_host(), a.view(dt))
+    for bad in (d.T, d[:, ::2]):
+        try:
+            bad.view(np.float64)
+        except ValueError as e:
+            assert "contiguous last axis" in str(e), e
+        else:
+            raise AssertionError("no ValueError")
+    dates = np.datetime64("2005-02-01") + rng.integers(0, 9999, 50).astype("m8[D]")
+    dd = cuda.to_device(dates)
+    assert dd.dtype == np.int64
+    np.testing.assert_array_equal(dd.view(np.int64).copy_to_host(), dates.view(np.int64))
 
 
 if __name__ == "__main__":

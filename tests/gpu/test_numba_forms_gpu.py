@@ -3,8 +3,9 @@ cujit's with target='cuda'), cujit/_numba_forms.py, against NumPy on fresh
 random data: host inputs give NumPy arrays, device inputs device arrays,
 tuples are arrays, Python scalars pick the float64 / int64 signature, a
 gufunc's old-style scalar, Numba's casts of host inputs, outputs given
-positionally or by out=, and results on a stream that is dropped before them
-(Numba's test_1d_async crashed there).  The CASES run here on the GPU and
+positionally or by out=, results on a stream that is dropped before them
+(Numba's test_1d_async crashed there), and datetime64 / timedelta64 arrays
+and scalars given to kernels (as their int64 counts).  The CASES run here on the GPU and
 on the CPU through the fake driver (tests/fakecuda/hostsem_scenarios.py)."""
 import numpy as np
 import pytest
@@ -185,10 +186,57 @@ def check_gufunc_scalars():
     np.testing.assert_array_equal(r, 2 * x)
 
 
+@cuda.jit
+def time_between(start, end, delta):
+    for i in range(cuda.grid(1), delta.size, cuda.gridsize(1)):
+        delta[i] = end[i] - start[i]
+
+
+@cuda.jit
+def match_dates(dates, target, delta, matches, shifted):
+    for i in range(cuda.grid(1), matches.size, cuda.gridsize(1)):
+        matches[i] = dates[i] == target
+        shifted[i] = dates[i] - delta
+
+
+def random_dates(n, unit="D"):
+    return np.datetime64("2005-02-01", unit) + rng.integers(0, 10000, n).astype("m8[%s]" % unit)
+
+
+def check_datetime_arrays():
+    for unit in ("D", "s"):
+        n = int(rng.integers(300, 400))
+        a, b = random_dates(n, unit), random_dates(n, unit)
+        delta = np.zeros(n, "m8[%s]" % unit)
+        time_between[3, 64](a, b, delta)
+        np.testing.assert_array_equal(delta, b - a)
+        assert delta.dtype == np.dtype("m8[%s]" % unit)
+
+
+def check_datetime_scalars():
+    dates = random_dates(257)
+    k = int(rng.integers(0, 257))
+    target, step = dates[k], np.timedelta64(int(rng.integers(1, 50)), "D")
+    matches = np.zeros(257, np.bool_)
+    shifted = np.zeros(257, "M8[D]")
+    match_dates[2, 128](dates, target, step, matches, shifted)
+    np.testing.assert_array_equal(matches, dates == target)
+    np.testing.assert_array_equal(shifted, dates - step)
+
+
+def check_datetime_on_device():
+    dates = random_dates(100)
+    d = cuda.to_device(dates)                 # its int64 counts
+    assert d.dtype == np.int64
+    np.testing.assert_array_equal(d.copy_to_host(), dates.view(np.int64))
+    np.testing.assert_array_equal(d.copy_to_host().view("M8[D]"), dates)
+
+
 CASES = [check_vectorize_host_inputs, check_vectorize_device_inputs,
          check_vectorize_out_and_tuples, check_vectorize_python_scalars,
          check_vectorize_stream_dropped_first, check_reduce, check_gufunc_host_and_device,
-         check_gufunc_outputs, check_gufunc_old_style_scalar, check_gufunc_scalars]
+         check_gufunc_outputs, check_gufunc_old_style_scalar, check_gufunc_scalars,
+         check_datetime_arrays, check_datetime_scalars, check_datetime_on_device]
 # not run on the CPU by hostsem_scenarios.py: reductions synchronise threads,
 # which its one-thread-at-a-time launch cannot
 NOT_ON_HOST = [check_reduce]
