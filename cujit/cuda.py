@@ -1223,14 +1223,25 @@ def is_cuda_array(obj):
     return hasattr(obj, "__cuda_array_interface__")
 
 
+def _producer_stream(desc):
+    """the stream a __cuda_array_interface__ names (v3's 'stream': None, or
+    a handle, 1 and 2 the legacy and per-thread default streams) as Numba's
+    consumer takes it: an external stream object, None for none"""
+    h = desc.get("stream") if isinstance(desc, dict) else None
+    return external_stream(h) if isinstance(h, int) and h not in (0, 1, 2) else None
+
+
 def as_cuda_array(obj, sync=True):
     """A cujit.DeviceArray viewing the memory of obj (its
     __cuda_array_interface__), no copy; obj stays alive while the view
-    does."""
+    does.  The stream the interface names becomes the view's default stream
+    (``.stream``, an external stream), as in Numba."""
     if not is_cuda_array(obj):
         raise TypeError("as_cuda_array: the object has no __cuda_array_interface__; copy "
                         "host data with cuda.to_device()")
-    return cujit._cujit._as_device_array(obj)
+    if isinstance(obj, cujit.DeviceArray):
+        return obj
+    return cujit._cujit._as_device_array(obj, _producer_stream(obj.__cuda_array_interface__))
 
 
 class _Interface:
@@ -1250,7 +1261,7 @@ def from_cuda_array_interface(desc, owner=None, sync=True):
     if desc.get("mask") is not None:
         raise NotImplementedError("Masked arrays are not supported: cujit's arrays have no "
                                   "mask; apply it with cujit.where first")
-    return cujit._cujit._as_device_array(_Interface(desc, owner))
+    return cujit._cujit._as_device_array(_Interface(desc, owner), _producer_stream(desc))
 
 
 class _DeviceArrayModule:

@@ -28,14 +28,21 @@ creation_stream(PyObject *o, CUstream *s, PyObject **ref)
 /* to_device(obj, stream=None): a new DeviceArray (C-contiguous, or Fortran
  * when obj is) with a copy of obj: host data (a buffer or anything
  * numpy.asarray takes) or device data */
-/* _as_device_array(obj): a DeviceArray over the memory of another library's
+/* _as_device_array(obj, stream=None): a DeviceArray over the memory of another library's
  * device array (its __cuda_array_interface__ or DLPack), no copy; obj is its
- * base, so the memory stays alive while the view does.  Host data is a
- * TypeError: it has no device memory to view. */
+ * base, so the memory stays alive while the view does; stream (kept) is its
+ * methods' default stream.  Host data is a TypeError: it has no device
+ * memory to view. */
 PyObject *
-rt_py_as_device_array(PyObject *self, PyObject *obj)
+rt_py_as_device_array(PyObject *self, PyObject *args)
 {
     RtArray in;
+    PyObject *obj, *so = NULL, *ref;
+    CUstream s;
+    if (!PyArg_ParseTuple(args, "O|O:_as_device_array", &obj, &so)
+        || creation_stream(so, &s, &ref) < 0) {
+        return NULL;
+    }
     if (rt_is_device_array(obj)) {
         return Py_NewRef(obj);
     }
@@ -60,6 +67,8 @@ rt_py_as_device_array(PyObject *self, PyObject *obj)
     } else if ((v = rt_array_struct(in.ndim, in.shape, in.strides, in.dtype, dev))) {
         v->ptr = (CUdeviceptr)(uintptr_t)in.ptr;
         v->base = Py_NewRef(obj);
+        v->stream = s;                  /* its methods' default stream */
+        v->stream_ref = Py_XNewRef(ref);
     }
     if (rt_array_release(&in, NULL, 0) < 0) {
         Py_CLEAR(v);

@@ -42,8 +42,9 @@ rt_py_cupy_fields(PyObject *self, PyObject *o)
 static PyMethodDef rt_functions[] = {
     {"to_device", FN(rt_py_to_device), KW,
      "to_device(obj, stream=None): a new DeviceArray holding a copy of obj"},
-    {"_as_device_array", rt_py_as_device_array, METH_O,
-     "_as_device_array(obj): a DeviceArray over another library's device array, no copy "
+    {"_as_device_array", rt_py_as_device_array, METH_VARARGS,
+     "_as_device_array(obj, stream=None): a DeviceArray over another library's device array "
+     "(its methods' default stream: stream), no copy "
      "(cujit.cuda.as_cuda_array)"},
     {"empty", FN(rt_py_empty), KW,
      "empty(shape, dtype=float64, order='C', stream=None): an uninitialised DeviceArray"},

@@ -164,6 +164,18 @@ def numba_streams():
     out = Foreign(cuda.device_array(16, np.float32))
     r = forms.add_nb(x, x, out=out)
     assert isinstance(r, cujit.DeviceArray) and r.base is out, (type(r), r.base)
+    # an imported array takes the stream its interface names as its own
+    # (Numba's consumer: an external stream), none for the default streams
+    s2 = cuda.stream()
+    f = Foreign(cuda.to_device(x, stream=s2))
+    v = cuda.as_cuda_array(f)
+    assert v.stream.external and v.stream.handle == s2.handle, v.stream
+    np.testing.assert_array_equal(v.copy_to_host(), x)
+    w = cuda.from_cuda_array_interface(f.__cuda_array_interface__, owner=f)
+    assert w.stream.handle == s2.handle
+    assert cuda.as_cuda_array(Foreign(cuda.to_device(x))).stream == 0
+    d = cuda.to_device(x)
+    assert cuda.as_cuda_array(d) is d
 
 
 def dtype_views():
