@@ -118,6 +118,18 @@ DeviceArray_get_alloc_size(RtDeviceArray *self, void *c)
     return PyLong_FromLongLong(root->size * cj_dtypes[root->dtype].size);
 }
 
+/* Numba's gpu_data is the memory object views share; here the address of
+ * the array the views look into, equal for all views of one allocation */
+static PyObject *
+DeviceArray_get_gpu_data(RtDeviceArray *self, void *c)
+{
+    RtDeviceArray *root = self;
+    while (root->base && rt_is_device_array(root->base)) {
+        root = (RtDeviceArray *)root->base;
+    }
+    return PyLong_FromUnsignedLongLong((unsigned long long)root->ptr);
+}
+
 static PyObject *
 DeviceArray_get_stream(RtDeviceArray *self, void *c)
 {
@@ -315,6 +327,9 @@ static PyGetSetDef DeviceArray_getset[] = {
      "ptr as a ctypes.c_void_p (Numba's name)", NULL},
     {"alloc_size", (getter)DeviceArray_get_alloc_size, NULL,
      "bytes of the allocation the array lies in (Numba's name)", NULL},
+    {"gpu_data", (getter)DeviceArray_get_gpu_data, NULL,
+     "the device address of the array that views of it share (Numba's attribute, there "
+     "the memory object): equal for views of one allocation", NULL},
     {"flags", (getter)DeviceArray_get_flags, NULL,
      "{'C_CONTIGUOUS': ..., 'F_CONTIGUOUS': ..., 'OWNDATA': ...}, as NumPy's flags", NULL},
     {"stream", (getter)DeviceArray_get_stream, NULL,

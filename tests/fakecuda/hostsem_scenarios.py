@@ -188,6 +188,7 @@ def dtype_views():
     for dt in (np.int32, np.uint8, np.float64, np.complex128):
         v = d.view(dt)
         assert v.base is d and v.dtype == np.dtype(dt) and v.shape == a.view(dt).shape
+        assert v.gpu_data == d.gpu_data == d[1:].gpu_data == d.ptr
         np.testing.assert_array_equal(v.copy_to_host(), a.view(dt))
     for bad in (d.T, d[:, ::2]):
         try:
@@ -198,7 +199,7 @@ def dtype_views():
             raise AssertionError("no ValueError")
     dates = np.datetime64("2005-02-01") + rng.integers(0, 9999, 50).astype("m8[D]")
     dd = cuda.to_device(dates)
-    assert dd.dtype == np.int64
+    assert dd.dtype == np.int64 and dd.gpu_data != d.gpu_data
     np.testing.assert_array_equal(dd.view(np.int64).copy_to_host(), dates.view(np.int64))
 
 
