@@ -88,6 +88,15 @@ class _NumbaForm:
     def __repr__(self):
         return "<Numba-style %r>" % (self._form,)
 
+    @property
+    def __cujit_unsupported__(self):
+        """what a kernel calling it is told (the frontend's unsupported_call)"""
+        what = "ufunc (@cuda.vectorize)" if isinstance(self, NumbaUFunc) \
+            else "gufunc (@cuda.guvectorize)"
+        return (f"'{self._form.__name__}' is a {what}: it is called from the host on whole "
+                "arrays and cannot be called in a kernel; make its function a "
+                "@cuda.jit(device=True) function and call that")
+
 
 class NumbaUFunc(_NumbaForm):
     """``@cuda.vectorize``: a cujit.Vectorize called as Numba's CUDA ufuncs

@@ -62,6 +62,21 @@ def test_datetime_in_form_signatures_says_what_to_do():
             make()
 
 
+def test_called_in_a_kernel_says_what_to_do():
+    g = cuda.guvectorize([void(int32[:], int32[:], int32[:])], "(m),(m)->(m)")(copy_rows)
+    v = cuda.vectorize([float32(float32)])(lambda a: a + 1)
+
+    def k_g(a, b):
+        g(a, a, b)
+
+    def k_v(a):
+        a[0] = v(a[0])
+    for k, text in ((k_g, "'copy_rows' is a gufunc (@cuda.guvectorize): it is called from the "
+                          "host"), (k_v, "is a ufunc (@cuda.vectorize)")):
+        with pytest.raises(cujit.CompileError, match=text.replace("(", r"\(").replace(")", r"\)")):
+            cuda.jit(k).inspect_cuda("(int32[::1], int32[::1])" if k is k_g else "(float32[::1],)")
+
+
 def test_nopython_warns_for_cuda():
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
