@@ -113,3 +113,14 @@ def test_stream_class_and_forall_message():
         x[0] = 1
     with pytest.raises(ValueError, match="Can't create ForAll with negative task count"):
         k.forall(-1)
+
+
+def test_ufunc_reduce_errors():
+    add = cuda.vectorize([int32(int32, int32)])(lambda a, b: a + b)
+    with pytest.raises(TypeError, match="only 1-d arrays reduce"):
+        add.reduce(np.zeros((2, 2), np.int32))
+    with pytest.raises(TypeError, match="reduction of an empty array has no identity"):
+        add.reduce(np.zeros(0, np.int32))
+    one = cuda.vectorize([int32(int32)])(lambda a: a)
+    with pytest.raises(TypeError, match="only a ufunc of 2 inputs reduces"):
+        one.reduce(np.zeros(3, np.int32))
