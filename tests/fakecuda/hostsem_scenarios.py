@@ -6,9 +6,10 @@ process against the fake libcuda:
 
 `cases` runs the CASES of tests/gpu/test_numba_forms_gpu.py with every
 launched kernel compiled for the host and run on the parameters cujit packed
-(as gufunc_scenarios.py does, finding the kernels among that file's
-forms, each entry of a source built for itself), so results are checked against NumPy on the CPU.  The fake
-driver aborts on any use of a destroyed stream, as the real one crashes."""
+(as gufunc_scenarios.py does, finding the kernels among that file's forms
+and kernels, each entry of a source built for itself), so results are
+checked against NumPy on the CPU.  The fake driver aborts on any use of a
+destroyed stream, as the real one crashes."""
 import ctypes
 import gc
 import os
