@@ -65,12 +65,20 @@ MODULES = {"numba.cuda": "cujit.cuda", "cupyx.jit": "cujit.jit",
            "numba.cuda.libdevicefuncs": "cujit._libdevicefuncs",
            "numba.cuda.misc.special": "cujit.cuda", "numba.cuda.kernels.transpose": "cujit.cuda",
            "numba.cuda.np": "cujit.cuda",
+           # cuda.compile_ptx and friends; TypingError (cujit.CompileTypeError)
+           "numba.cuda.compiler": "cujit.cuda", "numba.cuda.core.errors": "cujit.cuda",
+           "numba.core.errors": "cujit.cuda",
            # CCCL's cuda.coop (block and warp collectives), old and new names
            "cuda.cooperative.experimental": "cujit.cooperative", "cuda.coop": "cujit.cooperative"}
 # from <peer package> import <name> -> (cujit module, name) for names cujit has
 TOP_NAMES = {
     "numba": {"cuda": ("cujit", "cuda"), "vectorize": ("_peer_shims", "vectorize"),
-              "guvectorize": ("_peer_shims", "guvectorize")},
+              "guvectorize": ("_peer_shims", "guvectorize"), "errors": ("_peer_shims", "errors")},
+    # the errors module: Numba's, with cujit's TypingError (_peer_shims)
+    "numba.core": {"errors": ("_peer_shims", "errors")},
+    "numba.cuda.core": {"errors": ("_peer_shims", "errors")},
+    # cuda-python's driver error, which numba-cuda raises: cujit's is cujit.CudaError
+    "cuda.core._utils.cuda_utils": {"CUDAError": ("cujit", "CudaError")},
     "cupyx": {"jit": ("cujit", "jit")},
     "cuda": {"coop": ("cujit", "cooperative")},
 }
@@ -98,6 +106,24 @@ def guvectorize(*args, **kwargs):
     if kwargs.get("target") in ("cuda", "gpu"):
         return cujit.guvectorize(*args, **kwargs)
     return numba.guvectorize(*args, **kwargs)
+
+
+def _errors():
+    """numba's errors module with cujit's TypingError (cujit.CompileTypeError)
+    in place of Numba's: what `errors.TypingError` catches in the tests"""
+    import types
+    import cujit.cuda
+    try:
+        from numba.cuda.core import errors as peer
+    except ImportError:
+        from numba.core import errors as peer
+    mod = types.ModuleType(peer.__name__)
+    mod.__dict__.update(peer.__dict__)
+    mod.TypingError = cujit.cuda.TypingError
+    return mod
+
+
+errors = _errors()
 '''
 
 # numba.cuda.testing imports filecheck (a test dependency of numba-cuda) at
