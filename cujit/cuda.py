@@ -477,10 +477,18 @@ class Dispatcher(Kernel):
 
     def inspect_asm(self, signature=None):
         """PTX (cujit compiles CUDA C++ with NVRTC): for one signature, or a
-        dict of every compiled one's."""
+        dict of every compiled one's.  A device function's is its own PTX, an
+        extern "C" function as cuda.compile_ptx(device=True) gives."""
+        if self.device:
+            sigs = [_sig(signature)] if signature is not None else self.signatures
+            opts = ["--use_fast_math"] if getattr(self, "_options", {}).get("fastmath") else []
+            asm = {s: self._compile_binary(s, _arch(None), opts, False,
+                                           _entry_name(self.py_func, None))[0] for s in sigs}
+            return asm[sigs[0]] if signature is not None else asm
         if signature is not None:
             return self.inspect_ptx(_sig(signature))
-        return {sig: self.inspect_ptx(sig) for sig in self.signatures}
+        return _SigDict({sig: self.inspect_ptx(sig) for sig in self.signatures},
+                        lambda key: self.inspect_ptx(_sig(key)))
 
     def inspect_lto_ptx(self, signature=None):
         """The PTX of the whole kernel with its device functions: what Numba
@@ -1297,6 +1305,10 @@ class CudaSupportError(ImportError):
     """No CUDA driver or device (Numba's cuda.cudadrv.error.CudaSupportError)."""
 
 
+# numba.core.errors.TypingError: a kernel's type error at compile time
+TypingError = cujit.CompileTypeError
+
+
 class _DriverModule:
     """cuda.cudadrv.driver: Numba's error classes and stream class names."""
     CudaAPIError = cujit.CudaError
@@ -1390,7 +1402,7 @@ __all__ = sorted(set(k.partition(".")[0] for k in SPELLINGS) | {
     "event_elapsed_time", "close", "is_bfloat16_supported", "gpus", "current_context",
     "get_context", "get_ipc_handle", "open_ipc_array", "is_cuda_array", "as_cuda_array",
     "from_cuda_array_interface", "cudadrv", "devicearray", "DeviceNDArray", "CudaAPIError",
-    "CudaSupportError", "In", "Out", "InOut", "Dispatcher", "typeof", "compile", "compile_ptx",
+    "CudaSupportError", "TypingError", "In", "Out", "InOut", "Dispatcher", "typeof", "compile", "compile_ptx",
     "compile_for_current_device", "compile_ptx_for_current_device", "compile_all", "fp16",
     "libdevice", "random"} | set(_ntypes.EXPORTED))
 
