@@ -894,8 +894,8 @@ cg_declare_var(Cg *g, Var *v)
             total *= t->sshape[d];
         }
         if (t->align) {
-            P("__shared__ __align__(%d) %s %s[%lld];\n", t->align, ct, v->cname,
-              (long long)total);
+            P("%s__align__(%d) %s %s[%lld];\n", t->mem == MEM_SHARED ? "__shared__ " : "",
+              t->align, ct, v->cname, (long long)total);
             return;
         }
         P("%s%s %s[%lld];\n", t->mem == MEM_SHARED ? "__shared__ " : "", ct, v->cname,

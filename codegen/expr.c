@@ -1250,6 +1250,13 @@ attr_expr(Cg *g, Node *n, int prec)
         return;
     }
     switch (n->op) {
+    case AT_ADDRESS:
+        cg_open(g, prec, PR_UNARY);
+        S("(unsigned long long)");
+        cg_expr(g, n->a, PR_POSTFIX);
+        S(at->mem == MEM_GLOBAL ? ".data" : "");
+        cg_close(g, prec, PR_UNARY);
+        return;
     case AT_SIZE:
         size_expr(g, n->a, prec);
         return;

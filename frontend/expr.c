@@ -189,16 +189,37 @@ attr_node(Fe *f, PyObject *e, Loc loc, int kind, const char *name)
     return n;
 }
 
+/* expr '.ctypes.data': the array's address (Numba's, NumPy's spelling) */
+static Node *
+address_of(Fe *f, PyObject *e, Loc loc)
+{
+    PyObject *v = fe_get(f, e, S_value);
+    if (!fe_is(v, A_Attribute) || strcmp(fe_utf8(f, fe_get(f, v, S_attr)), "ctypes") != 0
+        || strcmp(fe_utf8(f, fe_get(f, e, S_attr)), "data") != 0 || fe_fused(f)) {
+        return NULL;
+    }
+    Node *n = fe_new_node(f, ND_ATTR, loc);
+    n->op = AT_ADDRESS;
+    n->str = "ctypes.data";
+    n->a = fe_expr(f, fe_get(f, v, S_value));
+    return n;
+}
+
 /* attribute := dotted global name (math.pi, jit.blockIdx.x)
  *            | expr '.' ('shape' | 'size' | 'ndim' | 'strides' | 'real' | 'imag'
  *                       | 'itemsize' | 'x' | 'y' | 'z'    (x, y, z: of a dim3)
- *                       | field)                            (of a record) */
+ *                       | field)                            (of a record)
+ *            | expr '.ctypes.data'                          (an array's address) */
 static Node *
 attribute(Fe *f, PyObject *e, Loc loc)
 {
     Resolved r;
     if (fe_resolve(f, e, &r)) {
         return resolved_value(f, &r, e, loc);
+    }
+    Node *addr = address_of(f, e, loc);
+    if (addr) {
+        return addr;
     }
     static const struct { const char *name; int kind; } attrs[] = {
         {"shape", AT_SHAPE}, {"size", AT_SIZE}, {"ndim", AT_NDIM}, {"strides", AT_STRIDES},

@@ -149,18 +149,28 @@ dtype_arg(Ti *t, Node *n, Node *a)
     ti_err(t, a, "%s() needs a dtype such as numpy.float32 as its first argument", bname(n));
 }
 
-/* cupyx.jit's jit.shared_memory(dtype, size, alignment): None or a power of
- * two from 1 to 256 bytes known at compile time; 0 when not given */
+/* jit.shared_memory / local_memory(dtype, shape, alignment) (cupyx.jit's
+ * shared memory, Numba's cuda.shared.array and cuda.local.array): None or a
+ * power of two from 1 to 256 bytes known at compile time; 0 when not given.
+ * The messages hold Numba's words, which its tests match. */
 static int
 alloc_alignment(Ti *t, Node *n)
 {
     int64_t v;
-    if (n->n < 3 || (n->list[2]->kind == ND_CONST && n->list[2]->cval.kind == CK_NONE)) {
+    Node *a = n->n < 3 ? NULL : n->list[2];
+    if (!a || (a->kind == ND_CONST && a->cval.kind == CK_NONE)) {
         return 0;
     }
-    if (!const_int(n->list[2], &v) || v < 1 || v > 256 || (v & (v - 1))) {
-        ti_err_kind(t, n->list[2], CE_VALUE, "jit.shared_memory(alignment=) must be a power "
-                    "of two from 1 to 256 known at compile time");
+    if (!const_int(a, &v)) {
+        Type *at = arg(t, n, 2);
+        ti_err(t, a, "%s(): RequireLiteralValue: alignment must be a constant integer (a "
+               "power of two from 1 to 256 known at compile time), got %s%s", bname(n),
+               at ? ti_tstr(t, at) : "a value", a->kind == ND_CONST ? "" : " known only when "
+               "the kernel runs");
+    }
+    if (v < 1 || v > 256 || (v & (v - 1))) {
+        ti_err_kind(t, a, CE_VALUE, "%s(): Alignment must be a power of two from 1 to 256, "
+                    "got %lld", bname(n), (long long)v);
     }
     return (int)v;
 }
@@ -176,8 +186,8 @@ alloc_type(Ti *t, Node *n)
         }
     }
     int shared = n->op == BI_SHARED_MEMORY;
-    bind_keywords(t, n, pn, shared ? 3 : 2);
-    arity(t, n, 2, shared ? 3 : 2);
+    bind_keywords(t, n, pn, 3);
+    arity(t, n, 2, 3);
     int align = alloc_alignment(t, n);
     DType dt = dtype_arg(t, n, n->list[0]);
     Node *s = n->list[1];

@@ -868,10 +868,13 @@ attr_type(Ti *t, Node *n)
         return x->tup[n->op - AT_X];
     }
     if (x->kind != TY_ARRAY) {
-        ti_err(t, n, "only arrays have .shape, .size, .ndim, .strides and .itemsize; got %s",
+        ti_err(t, n, "only arrays have .shape, .size, .ndim, .strides, .itemsize and "
+               ".ctypes.data; got %s",
             ti_tstr(t, x));
     }
     switch (n->op) {
+    case AT_ADDRESS:
+        return cj_scalar(DT_U64);
     case AT_SIZE:
         return cj_weak(TY_WEAK_INT);    /* a Python int, as in NumPy */
     case AT_NDIM:
