@@ -122,7 +122,8 @@ grid_type(Ti *t, Node *n)
     arity(t, n, 1, 1);
     int64_t d;
     if (!const_int(n->list[0], &d)) {
-        ti_err(t, n, "%s() takes the number of dimensions, a constant 1, 2 or 3", bname(n));
+        ti_err(t, n, "%s() takes the number of dimensions, a constant 1, 2 or 3, not a "
+               "variable (Numba: RequireLiteralValue)", bname(n));
     }
     if (d < 1 || d > 3) {
         ti_err_kind(t, n, CE_VALUE, "%s() takes the number of dimensions, a constant 1, 2 or 3", bname(n));
@@ -401,8 +402,14 @@ vote_type(Ti *t, Node *n)
     bind_keywords(t, n, pn, 2);
     arity(t, n, 2, 2);
     Type *m = arg(t, n, 0), *p = arg(t, n, 1);
-    need(t, n->list[0], m, is_intish(m), "an integer mask", n);
-    need(t, n->list[1], p, is_num(p), "a condition", n);
+    if (m && !is_intish(m)) {       /* Numba's words, which its tests match */
+        ti_err(t, n->list[0], "%s(): Mask type must be an integer (a uint32 such as "
+               "0xFFFFFFFF), got %s", bname(n), ti_tstr(t, m));
+    }
+    if (p && !(is_intish(p) || kind(p) == 'b')) {
+        ti_err(t, n->list[1], "%s(): Predicate must be an integer or boolean, got %s "
+               "(compare it: x != 0)", bname(n), ti_tstr(t, p));
+    }
     t->p->features |= FEAT_WARP;
     return cj_scalar(n->op == BI_BALLOT_SYNC ? DT_U32 : DT_BOOL);
 }
