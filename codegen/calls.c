@@ -454,18 +454,19 @@ shfl_call(Cg *g, Node *n, int prec)
     }
 }
 
-/* selp(p, a, b): (p ? a : b) in the result type */
+/* selp(p, a, b): cj_selp<T>(p, a, b) in the result type T, a call as in
+ * Numba: both values are evaluated, so no branch guards a load in them */
 static void
-selp_call(Cg *g, Node *n, int prec)
+selp_call(Cg *g, Node *n)
 {
     const Type *rt = cg_type(g, n);
-    cg_open(g, prec, PR_COND);
-    cg_truth(g, n->list[0], PR_LOR);
-    S(" ? ");
+    P("cj_selp<%s>(", cg_ctype(g, rt));
+    cg_truth(g, n->list[0], PR_ASSIGN);
+    S(", ");
     cg_conv(g, n->list[1], rt, PR_ASSIGN);
-    S(" : ");
-    cg_conv(g, n->list[2], rt, PR_COND);
-    cg_close(g, prec, PR_COND);
+    S(", ");
+    cg_conv(g, n->list[2], rt, PR_ASSIGN);
+    S(")");
 }
 
 /* popc, clz, ffs and brev as Numba defines them: popc and clz count in the
@@ -890,7 +891,7 @@ cg_call(Cg *g, Node *n, int prec)
         S("cj_lanemask_lt()");
         return;
     case BI_SELP:
-        selp_call(g, n, prec);
+        selp_call(g, n);
         return;
     case BI_POPC: case BI_CLZ: case BI_FFS: case BI_BREV:
         bits_call(g, n);

@@ -87,8 +87,10 @@ static const char f16_ops[] =
     "CJ_HF(cj_hfloor, floorf(x)) CJ_HF(cj_hrint, rintf(x)) CJ_HF(cj_htrunc, truncf(x))\n";
 
 /* math.degrees / math.radians, and round(x, ndigits) for ndigits known only
- * when the kernel runs: CPython's fallback algorithm (Numba's), in double */
+ * when the kernel runs: CPython's fallback algorithm (Numba's), in double;
+ * cuda.selp, a call that evaluates both values (a PTX selp, no branch) */
 static const char math_extra[] =
+    "template <typename T> CJ_DEVICE T cj_selp(bool p, T a, T b) { return p ? a : b; }\n"
     "template <typename T> CJ_DEVICE T cj_degrees(T x) { return x * (T)57.29577951308232; }\n"
     "template <typename T> CJ_DEVICE T cj_radians(T x) { return x * (T)0.017453292519943295; }\n"
     "CJ_DEVICE double cj_round_nd(double x, long long nd)\n"

@@ -442,6 +442,7 @@ selp_type(Ti *t, Node *n)
     Type *r = cj_promote(a, b);
     ti_weak_to(t, n->list[1], r);
     ti_weak_to(t, n->list[2], r);
+    t->p->features |= FEAT_MATH_EXTRA;     /* cj_selp */
     return r;
 }
 
