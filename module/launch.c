@@ -428,6 +428,12 @@ launch_ex(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssiz
     size_t off;
     /* the entry's keys: an alias packs numbers as its signature's dtypes */
     if (rt_pack_args(args, arrs, isarr, e->keys, n, idx32, leaves.a, buf, params, &off) < 0) {
+        /* a Python int out of an explicit signature's range wraps, as in
+         * Numba (cuda.jit("void(int32)")'s k[1, 1](0x80000000)) */
+        if (k->by_signature && !orig && PyErr_ExceptionMatches(PyExc_OverflowError)) {
+            PyErr_Clear();
+            redo = 1;
+        }
         goto done;
     }
     const char *kname = PyUnicode_AsUTF8(k->name);
