@@ -137,6 +137,8 @@ grid_type(Ti *t, Node *n)
     return cj_tuple_type(t->p->arena, el, (int)d);
 }
 
+/* a dtype: a constant (numpy.float32, 'f4', a record dtype) or arr.dtype of
+ * an array (Numba's cuda.local.array(n, dtype=arr.dtype)) */
 static DType
 dtype_arg(Ti *t, Node *n, Node *a)
 {
@@ -144,10 +146,17 @@ dtype_arg(Ti *t, Node *n, Node *a)
     if (a->kind == ND_CONST && a->cval.kind == CK_DTYPE) {
         return a->cval.dt;
     }
+    if (a->kind == ND_ATTR && a->op == AT_FIELD && strcmp(a->str, "dtype") == 0) {
+        Type *x = ti_expr_pub(t, a->a);
+        if (x && x->kind == TY_ARRAY) {
+            return x->dtype;
+        }
+    }
     if (a->kind == ND_CONST && a->cval.kind == CK_STR && cj_dtype_from_name(a->cval.s, &dt)) {
         return dt;
     }
-    ti_err(t, a, "%s() needs a dtype such as numpy.float32 as its first argument", bname(n));
+    ti_err(t, a, "%s() needs a dtype such as numpy.float32 (or arr.dtype of an array) as "
+           "its dtype argument", bname(n));
 }
 
 /* jit.shared_memory / local_memory(dtype, shape, alignment) (cupyx.jit's
