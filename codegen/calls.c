@@ -469,6 +469,22 @@ selp_call(Cg *g, Node *n)
     S(")");
 }
 
+/* cuda.ld<hint>(a, i) -> cj_ld<hint>(&a[i]); cuda.st<hint>(a, i, v) ->
+ * cj_st<hint>(&a[i], (T)v) (prelude.c: PTX ld.global.<hint> / st.global.<hint>) */
+static void
+cache_hint_call(Cg *g, Node *n)
+{
+    int ld = n->op == BI_CACHE_LD;
+    const Type *et = cj_scalar(arg_type(g, n, 0)->dtype);
+    P("cj_%s%s(&", ld ? "ld" : "st", ld ? cj_ld_hints[n->axis] : cj_st_hints[n->axis]);
+    cg_element(g, n->list[0], n->list[1]);
+    if (!ld) {
+        S(", ");
+        cg_conv(g, n->list[2], et, PR_COMMA);
+    }
+    S(")");
+}
+
 /* popc, clz, ffs and brev as Numba defines them: popc and clz count in the
  * argument's own width (clz(uint8(1)) is 7, popc(int8(-1)) is 8: the value
  * is zero-extended and clz takes off the extra bits), ffs gives the
@@ -892,6 +908,15 @@ cg_call(Cg *g, Node *n, int prec)
         return;
     case BI_SELP:
         selp_call(g, n);
+        return;
+    case BI_CACHE_LD:
+    case BI_CACHE_ST:
+        cache_hint_call(g, n);
+        return;
+    case BI_NANOSLEEP:
+        S("__nanosleep(");
+        cg_conv(g, n->list[0], cj_scalar(DT_U32), PR_COMMA);
+        S(")");
         return;
     case BI_POPC: case BI_CLZ: case BI_FFS: case BI_BREV:
         bits_call(g, n);

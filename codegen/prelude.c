@@ -463,6 +463,44 @@ static const char *const atomic16_ops[][2] = {
     {"", ""},
 };
 
+/* Numba's cuda.ld<hint> / st<hint>: one PTX ld.global.<hint>.b<bits> or
+ * st.global.<hint>.b<bits> of an element of global memory ("memory": plain
+ * loads and stores are not moved across them) */
+#define CJ_LD_SIZE(h, bits, reg, rt)                                                       \
+    "    if (sizeof(T) == " #bits " / 8) {\n"                                             \
+    "        " rt " v;\n"                                                                 \
+    "        asm volatile(\"{ .reg .u64 g; cvta.to.global.u64 g, %1; ld.global." h ".b"   \
+    #bits " %0, [g]; }\" : \"=" reg "\"(v) : \"l\"(p) : \"memory\");\n"                      \
+    "        cj_bytes(&r, &v, sizeof(T));\n"                                              \
+    "    }\n"
+#define CJ_ST_SIZE(h, bits, reg, rt)                                                       \
+    "    if (sizeof(T) == " #bits " / 8) {\n"                                             \
+    "        " rt " v = 0;\n"                                                             \
+    "        cj_bytes(&v, &x, sizeof(T));\n"                                              \
+    "        asm volatile(\"{ .reg .u64 g; cvta.to.global.u64 g, %0; st.global." h ".b"   \
+    #bits " [g], %1; }\" : : \"l\"(p), \"" reg "\"(v) : \"memory\");\n"                    \
+    "    }\n"
+#define CJ_LD_HINT(h)                                                                      \
+    "template <typename T> CJ_DEVICE T cj_ld" h "(const T *p)\n{\n    T r;\n"              \
+    CJ_LD_SIZE(h, 8, "h", "unsigned short") CJ_LD_SIZE(h, 16, "h", "unsigned short")      \
+    CJ_LD_SIZE(h, 32, "r", "unsigned int") CJ_LD_SIZE(h, 64, "l", "unsigned long long")   \
+    "    return r;\n}\n"
+#define CJ_ST_HINT(h)                                                                      \
+    "template <typename T> CJ_DEVICE void cj_st" h "(T *p, T x)\n{\n"                     \
+    CJ_ST_SIZE(h, 8, "h", "unsigned short") CJ_ST_SIZE(h, 16, "h", "unsigned short")      \
+    CJ_ST_SIZE(h, 32, "r", "unsigned int") CJ_ST_SIZE(h, 64, "l", "unsigned long long")   \
+    "}\n"
+
+static const char cache_hint[] =
+    "CJ_DEVICE void cj_bytes(void *to, const void *from, int n)\n"
+    "{\n"
+    "    for (int k = 0; k < n; k++) {\n"
+    "        ((char *)to)[k] = ((const char *)from)[k];\n"
+    "    }\n"
+    "}\n"
+    CJ_LD_HINT("ca") CJ_LD_HINT("cg") CJ_LD_HINT("cs") CJ_LD_HINT("lu") CJ_LD_HINT("cv")
+    CJ_ST_HINT("cg") CJ_ST_HINT("cs") CJ_ST_HINT("wb") CJ_ST_HINT("wt");
+
 static const char warp[] =
     "CJ_DEVICE int cj_laneid(void)\n"
     "{\n"
@@ -789,6 +827,9 @@ cg_prelude(Buf *b, unsigned features, unsigned atomic_ops_used)
     }
     if (features & FEAT_WARP) {
         buf_puts(b, warp);
+    }
+    if (features & FEAT_CACHE_HINT) {
+        buf_puts(b, cache_hint);
     }
     if (features & FEAT_LANEMASK) {
         buf_puts(b, lanemask);

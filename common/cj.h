@@ -336,6 +336,7 @@ typedef enum {
     X(ALL_SYNC) X(ANY_SYNC) X(EQ_SYNC) X(BALLOT_SYNC) X(ACTIVEMASK) X(LANEMASK_LT) \
     X(MATCH_ANY_SYNC) X(MATCH_ALL_SYNC) \
     X(POPC) X(CLZ) X(FFS) X(BREV) X(SELP) \
+    X(CACHE_LD) X(CACHE_ST) X(NANOSLEEP) \
     X(CG_THIS_BLOCK) X(CG_THIS_GRID) X(CG_TILED_PARTITION) X(CG_COALESCED) \
     X(CG_SYNC) X(CG_WAIT) X(CG_WAIT_PRIOR) X(CG_MEMCPY_ASYNC) X(CG_METHOD) \
     X(PRINT) X(RANGE) X(LEN) X(INT) X(FLOAT) X(BOOL) X(COMPLEX) X(CAST) \
@@ -358,6 +359,10 @@ typedef enum {
 } BuiltinKind;
 
 extern const char *const cj_builtin_names[BI_COUNT];
+/* the cache hints of BI_CACHE_LD / BI_CACHE_ST (Node.axis): PTX's ld.global.<hint>
+ * and st.global.<hint>, Numba's cuda.ld<hint> and cuda.st<hint> */
+extern const char *const cj_ld_hints[5];
+extern const char *const cj_st_hints[4];
 
 /* jit.thrust's algorithms (a BI_THRUST call, the algorithm in Node.axis):
  * X(enum name, Python name, forms).  A form is its arguments after the
@@ -603,6 +608,8 @@ enum {
     FEAT_FMINMAX = 1 << 29,     /* min() / max() of floats: cj_fmax, cj_fmin */
     FEAT_NPFUNC = 1 << 30,      /* NumPy reductions and cmath in kernels (codegen/npfuncs.c) */
 };
+/* the last bit of `unsigned features`: 1 << 31 is past an enum constant's int range */
+#define FEAT_CACHE_HINT (1u << 31)   /* cuda.ldca ... / stcg ...: cj_ld<hint>, cj_st<hint> */
 
 typedef struct {
     Arena *arena;

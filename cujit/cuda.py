@@ -44,6 +44,8 @@ SPELLINGS = {
     "ballot_sync": "ballot_sync", "activemask": "activemask", "lanemask_lt": "lanemask_lt",
     "popc": "popc", "clz": "clz", "ffs": "ffs", "brev": "brev",
     "fma": "fma", "cbrt": "cbrt", "selp": "selp",
+    "ldca": "ldca", "ldcg": "ldcg", "ldcs": "ldcs", "ldlu": "ldlu", "ldcv": "ldcv",
+    "stcg": "stcg", "stcs": "stcs", "stwb": "stwb", "stwt": "stwt", "nanosleep": "nanosleep",
     "laneid": "numba.laneid",                   # a value: cuda.laneid, not laneid()
     "shared.array": "numba.shared.array",       # (shape, dtype); shape=0: dynamic
     "local.array": "numba.local.array",

@@ -724,7 +724,8 @@ call(Fe *f, PyObject *e, Loc loc)
         } else if (r.axis == FE_V_FIRST_ELEMENT) {
             first_element_args(f, n, loc);
         }
-        n->axis = 0;        /* from here on, the builtin in cujit's own form */
+        /* from here on, the builtin in cujit's own form (a cache hint's axis: the hint) */
+        n->axis = r.axis >= FE_V_HINT ? r.axis - FE_V_HINT : 0;
     }
     return n;
 }

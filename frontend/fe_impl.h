@@ -98,6 +98,8 @@ const FeOperator *fe_operator(int i);
  * and cuda.local.array, cuda.compare_and_swap on element 0, cuda.laneid
  * read as a value */
 enum { FE_V_NUMBA_ALLOC = 1, FE_V_FIRST_ELEMENT, FE_V_VALUE };
+/* Numba's cache hints (cuda.ldcg ...): FE_V_HINT + k gives the call Node.axis k */
+enum { FE_V_HINT = 8 };
 
 typedef struct {
     RKind kind;

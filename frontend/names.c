@@ -55,6 +55,13 @@ static const BuiltinName jit_names[] = {
     {"cg.memcpy_async", BI_CG_MEMCPY_ASYNC, 0},
     {"popc", BI_POPC, 0}, {"clz", BI_CLZ, 0}, {"ffs", BI_FFS, 0}, {"brev", BI_BREV, 0},
     {"selp", BI_SELP, 0}, {"cbrt", BI_CBRT, 0}, {"fma", BI_FMA, 0},
+    /* Numba's cache-hint loads and stores: FE_V_HINT + the hint (cj_ld_hints ...) */
+    {"ldca", BI_CACHE_LD, FE_V_HINT}, {"ldcg", BI_CACHE_LD, FE_V_HINT + 1},
+    {"ldcs", BI_CACHE_LD, FE_V_HINT + 2}, {"ldlu", BI_CACHE_LD, FE_V_HINT + 3},
+    {"ldcv", BI_CACHE_LD, FE_V_HINT + 4},
+    {"stcg", BI_CACHE_ST, FE_V_HINT}, {"stcs", BI_CACHE_ST, FE_V_HINT + 1},
+    {"stwb", BI_CACHE_ST, FE_V_HINT + 2}, {"stwt", BI_CACHE_ST, FE_V_HINT + 3},
+    {"nanosleep", BI_NANOSLEEP, 0},
     {"range", BI_RANGE, 0},
     {"block_reduce", BI_BLOCK_REDUCE, 0}, {"warp_reduce", BI_WARP_REDUCE, 0},
     {"block_scan", BI_BLOCK_SCAN, 0}, {"warp_scan", BI_WARP_SCAN, 0},

@@ -1,5 +1,6 @@
 /* calls.c - typing rules of calls: jit builtins, Python builtins, math,
  * dtype casts and device functions. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -433,6 +434,91 @@ sync_vote_type(Ti *t, Node *n)
     Type *p = arg(t, n, 0);
     need(t, n->list[0], p, is_num(p), "a condition", n);
     return cj_scalar(DT_I32);
+}
+
+/* Numba's cuda.ld<hint>(array, index) and cuda.st<hint>(array, index,
+ * value): an element of an argument array (global memory) of integers or
+ * floats, loaded or stored with a cache hint; the index an integer for a
+ * 1-d array, else a tuple of ndim integers.  Numba's words in the errors. */
+static void
+hint_access(Ti *t, Node *n, const char *name)
+{
+    Type *a = arg(t, n, 0), *ix = arg(t, n, 1);
+    if (!a) {
+        return;
+    }
+    char k = a->kind == TY_ARRAY ? cj_dtypes[a->dtype].kind : 0;
+    if (a->kind != TY_ARRAY || a->dtype >= DT_COUNT || (k != 'i' && k != 'u' && k != 'f')) {
+        ti_err(t, n->list[0], "%s requires array of integer or float type, got %s", name,
+               ti_tstr(t, a));
+    }
+    if (a->mem != MEM_GLOBAL) {
+        ti_err(t, n->list[0], "%s() needs an array in global memory (a kernel's argument), "
+               "not a local, shared or constant array", name);
+    }
+    if (ix && ix->kind == TY_TUPLE) {
+        if (ix->ntup != a->ndim) {
+            ti_err(t, n->list[1], "%s(): Expected %d indices, got %d", name, a->ndim, ix->ntup);
+        }
+        for (int i = 0; i < ix->ntup; i++) {
+            if (!is_intish(ix->tup[i])) {
+                ti_err(t, n->list[1], "%s(): %s is not a valid index", name,
+                       ti_tstr(t, cj_concrete(ix->tup[i])));
+            }
+        }
+    } else if (ix && !is_intish(ix)) {
+        ti_err(t, n->list[1], "%s(): %s is not a valid index", name, ti_tstr(t, cj_concrete(ix)));
+    } else if (ix && a->ndim != 1) {
+        ti_err(t, n->list[1], "%s(): Expected %d indices, got a scalar", name, a->ndim);
+    }
+    t->p->features |= FEAT_CACHE_HINT | (a->dtype == DT_F16 ? FEAT_F16 : 0);
+}
+
+static Type *
+cache_ld_type(Ti *t, Node *n)
+{
+    static const char *const pn[] = {"array", "i"};
+    char name[16];
+    snprintf(name, sizeof name, "cuda.ld%s", cj_ld_hints[n->axis]);
+    bind_keywords(t, n, pn, 2);
+    arity(t, n, 2, 2);
+    hint_access(t, n, name);
+    Type *a = arg(t, n, 0);
+    return cj_scalar(a->dtype);
+}
+
+static Type *
+cache_st_type(Ti *t, Node *n)
+{
+    static const char *const pn[] = {"array", "i", "value"};
+    char name[16];
+    snprintf(name, sizeof name, "cuda.st%s", cj_st_hints[n->axis]);
+    bind_keywords(t, n, pn, 3);
+    arity(t, n, 3, 3);
+    hint_access(t, n, name);
+    Type *a = arg(t, n, 0), *v = arg(t, n, 2);
+    if (a->readonly) {
+        ti_err(t, n->list[0], "%s(): the array is read-only", name);
+    }
+    if (v && (!is_num(v) || kind(v) == 'c')) {
+        ti_err(t, n->list[2], "%s() needs a real number to store, got %s", name, ti_tstr(t, v));
+    }
+    ti_weak_to(t, n->list[2], cj_scalar(a->dtype));
+    return cj_void();
+}
+
+/* cuda.nanosleep(ns): the thread sleeps about ns nanoseconds (an unsigned
+ * 32-bit count; sm_70 and later) */
+static Type *
+nanosleep_type(Ti *t, Node *n)
+{
+    static const char *const pn[] = {"ns"};
+    bind_keywords(t, n, pn, 1);
+    arity(t, n, 1, 1);
+    Type *x = arg(t, n, 0);
+    need(t, n->list[0], x, is_intish(x), "an integer number of nanoseconds", n);
+    ti_weak_to(t, n->list[0], cj_scalar(DT_U32));
+    return cj_void();
 }
 
 /* selp(predicate, a, b): a where predicate holds, else b, in their common type */
@@ -1051,6 +1137,12 @@ ti_call(Ti *t, Node *n)
         return bits_type(t, n);
     case BI_SELP:
         return selp_type(t, n);
+    case BI_CACHE_LD:
+        return cache_ld_type(t, n);
+    case BI_CACHE_ST:
+        return cache_st_type(t, n);
+    case BI_NANOSLEEP:
+        return nanosleep_type(t, n);
     case BI_PRINT:
         return print_type(t, n);
     case BI_RANGE:
