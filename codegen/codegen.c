@@ -772,6 +772,18 @@ return_stmt(Cg *g, Node *n)
     S(";\n");
 }
 
+/* raise E(args): the error record (kind 3, the raise's message names the
+ * exception for the host), then the thread ends: a kernel returns, a
+ * device function exits the thread (PTX exit) */
+static void
+raise_stmt(Cg *g, Node *n, int msg)
+{
+    begin(g, n);
+    P("cj_record(3, %d, %d, 0, 0, 0);\n", n->loc.line, msg);
+    begin(g, n);
+    S(g->fn->is_device ? "asm volatile(\"exit;\");\n" : "return;\n");
+}
+
 static void
 assert_stmt(Cg *g, Node *n)
 {
@@ -783,6 +795,10 @@ assert_stmt(Cg *g, Node *n)
                                              (void *)n->str);
     }
     p->features |= FEAT_ASSERT;
+    if (n->op == ND_RAISE_OP) {
+        raise_stmt(g, n, msg);
+        return;
+    }
     begin(g, n);
     S("if (!");
     cg_truth(g, n->a, PR_UNARY);

@@ -514,6 +514,10 @@ typedef struct {
     Loc loc;            /* first assignment */
 } Var;
 
+/* Node.op of an ND_ASSERT that is a raise (frontend/raise.c): its str names
+ * the exception ("module\nqualname\nrepr(args)"), its condition is False */
+enum { ND_RAISE_OP = 1 };
+
 struct Node {
     NodeKind kind;
     int id;             /* index into an instance's type table */

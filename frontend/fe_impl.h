@@ -16,7 +16,8 @@
     X(Starred) X(And) X(Or) X(Add) X(Sub) X(Mult) X(Div) X(FloorDiv) X(Mod) \
     X(Pow) X(LShift) X(RShift) X(BitOr) X(BitXor) X(BitAnd) X(MatMult) \
     X(Invert) X(Not) X(UAdd) X(USub) X(Eq) X(NotEq) X(Lt) X(LtE) X(Gt) X(GtE) \
-    X(Is) X(IsNot) X(In) X(NotIn) X(Lambda) X(NamedExpr) X(JoinedStr) X(Expression)
+    X(Is) X(IsNot) X(In) X(NotIn) X(Lambda) X(NamedExpr) X(JoinedStr) X(Expression) \
+    X(Raise)
 
 enum {
 #define AST_ENUM(n) A_##n,
@@ -35,7 +36,7 @@ enum {
     X(__closure__) X(cell_contents) X(__cujit_builtin__) X(__cujit_dtype__) X(__cujit_signatures__) \
     X(__cujit_unsupported__) X(__module__) \
     X(__name__) X(dtype) X(item) X(getlines) X(returns) X(type_comment) X(co_varnames) \
-    X(co_argcount) X(walk) X(lower) X(upper) X(step)
+    X(co_argcount) X(walk) X(lower) X(upper) X(step) X(exc) X(cause)
 
 enum {
 #define ATTR_ENUM(n) S_##n,
@@ -131,6 +132,9 @@ Var *fe_add_var(Fe *f, const char *name, Loc loc, int is_param);
 
 /* frontend.c */
 Func *fe_read_call(FeCtx *cx, PyObject *pyfunc, int boundscheck, const FeOffers *offers);
+
+/* raise.c */
+Node *fe_raise_stmt(Fe *f, PyObject *s, Loc loc);
 
 /* consts.c */
 Node *fe_const_node(Fe *f, Loc loc, Const c);

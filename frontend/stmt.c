@@ -356,14 +356,14 @@ unsupported_stmt(Fe *f, PyObject *s, Loc loc)
         hint = "; import at module level";
     } else if (strcmp(what, "Global") == 0 || strcmp(what, "Nonlocal") == 0) {
         hint = "; kernels read globals as constants and write only to arrays";
-    } else if (strcmp(what, "Try") == 0 || strcmp(what, "Raise") == 0) {
+    } else if (strcmp(what, "Try") == 0) {
         hint = "; use assert to check conditions";
     }
     fe_fail(f, loc, "'%s' statements are not supported in kernels%s", what, hint);
 }
 
 /* stmt := assign | augassign | annassign | if | while | for | exprstmt | return
- *       | 'pass' | 'break' | 'continue' | assert */
+ *       | 'pass' | 'break' | 'continue' | assert | raise */
 static Node *
 stmt(Fe *f, PyObject *s)
 {
@@ -400,6 +400,9 @@ stmt(Fe *f, PyObject *s)
     }
     if (fe_is(s, A_Assert)) {
         return assert_stmt(f, s, loc);
+    }
+    if (fe_is(s, A_Raise)) {
+        return fe_raise_stmt(f, s, loc);
     }
     if (fe_is(s, A_FunctionDef) && !fe_fused(f)) {
         return fe_inner_def(f, s, loc);

@@ -46,6 +46,11 @@ Entry *add_entry(KernelObject *k, const ArgKey *keys, int n, int idx32);
 /* loads e for device dev (NVRTC or the caches); -1 with an exception */
 int load_entry(KernelObject *k, Entry *e, int dev);
 
+/* raise.c: sets the exception of a kernel's raise (error record kind 3; desc:
+ * the raise's message, "module\nqualname\nrepr(args)") */
+void raise_from_kernel(const char *desc, const char *kname, const char *file,
+                       const CjErrorRecord *rec);
+
 /* the Kernel type's launch slots: k[grid, block, ...], k(grid, block, args) */
 PyObject *kernel_getitem(PyObject *self, PyObject *key);
 PyObject *kernel_call(PyObject *self, PyObject *args, PyObject *kwargs);

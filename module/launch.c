@@ -189,7 +189,10 @@ check_record(KernelObject *k, Entry *e, int dev, void *stream, const char *kname
     PyObject *file = PyFunction_GET_CODE(k->pyfunc)
                      ? ((PyCodeObject *)PyFunction_GET_CODE(k->pyfunc))->co_filename : NULL;
     const char *fs = file ? PyUnicode_AsUTF8(file) : "?";
-    if (rec.kind == 1) {
+    if (rec.kind == 3) {
+        raise_from_kernel(rec.msg_id >= 0 && rec.msg_id < e->c.nmsgs ? e->c.msgs[rec.msg_id]
+                          : NULL, kname, fs, &rec);
+    } else if (rec.kind == 1) {
         const char *m = rec.msg_id >= 0 && rec.msg_id < e->c.nmsgs ? e->c.msgs[rec.msg_id] : NULL;
         PyErr_Format(PyExc_AssertionError, "%s%sassert failed in kernel %s at %s:%d, "
                      "block (%u, %u, %u), thread (%u, %u, %u)%s", m ? m : "", m ? " (" : "",

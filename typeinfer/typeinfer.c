@@ -1550,6 +1550,7 @@ da_stmt(Ti *t, Node *n, DA *s)
     case ND_ASSERT:
     case ND_EXPR:
         da_expr(t, n->a, s);
+        s->dead |= n->kind == ND_ASSERT && n->op == ND_RAISE_OP;    /* a raise ends the path */
         return;
     case ND_PASS:
         return;
