@@ -482,11 +482,15 @@ class Dispatcher(Kernel):
         dict of every compiled one's.  A device function's is its own PTX, an
         extern "C" function as cuda.compile_ptx(device=True) gives."""
         if self.device:
-            sigs = [_sig(signature)] if signature is not None else self.signatures
+            sigs = [_sig(signature)] if signature is not None else (
+                self.signatures or list(getattr(self, "__cujit_signatures__", None) or ()))
             opts = ["--use_fast_math"] if getattr(self, "_options", {}).get("fastmath") else []
-            asm = {s: self._compile_binary(s, _arch(None), opts, False,
-                                           _entry_name(self.py_func, None))[0] for s in sigs}
-            return asm[sigs[0]] if signature is not None else asm
+            def one(s):
+                return self._compile_binary(s, _arch(None), opts, False,
+                                            _entry_name(self.py_func, None))[0]
+            if signature is not None:
+                return one(sigs[0])
+            return _SigDict({s: one(s) for s in sigs}, lambda key: one(_sig(key)))
         if signature is not None:
             return self.inspect_ptx(_sig(signature))
         return _SigDict({sig: self.inspect_ptx(sig) for sig in self.signatures},
