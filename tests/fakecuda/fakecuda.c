@@ -7,6 +7,7 @@
  * kernels chosen by name:
  *   scale2(float *x, long long n)   x[i] *= 2 for i < n
  *   fail()                          records an assert failure in cj_error
+ *   cj_fake_raise_*                 records a raise (cujit's kernel fake_raise)
  *   crash()                         the next synchronize reports an illegal address
  * Environment: FAKECUDA_NODEV=1 (cuInit fails), FAKECUDA_NOPOOL=1 (no memory
  * pools), FAKECUDA_NOCOOP=1 (no cooperative launches).  Occupancy is an
@@ -405,6 +406,11 @@ launch(Func *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
     } else if (strcmp(f->name, "fail") == 0 && f->m->errrec) {
         /* flag, kind (assert), line, msg_id, block xyz, thread xyz */
         int rec[10] = {1, 1, 42, -1, 3, 0, 0, 5, 0, 0};
+        memcpy(f->m->errrec, rec, sizeof rec);
+    } else if (strncmp(f->name, "cj_fake_raise_", 14) == 0 && f->m->errrec) {
+        /* cujit's kernel fake_raise: a raise (kind 3) of the program's first
+         * message at line 7, block (3, 0, 0), thread (5, 0, 0) */
+        int rec[10] = {1, 3, 7, 0, 3, 0, 0, 5, 0, 0};
         memcpy(f->m->errrec, rec, sizeof rec);
     } else if (strcmp(f->name, "crash") == 0) {
         sticky = 700;
