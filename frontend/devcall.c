@@ -380,6 +380,24 @@ set_args(Fe *f, Node *n, const Args *pos, const Args *kw, const char **kwnames, 
     }
 }
 
+/* keywords := { name '=' arg }   (no **kwargs) */
+static const char **
+read_keywords(Fe *f, PyObject *kws, Args *kw)
+{
+    Py_ssize_t nk = PyList_GET_SIZE(kws);
+    const char **kwnames = cj_alloc(f->cx->arena, sizeof(char *) * (size_t)(nk + 1));
+    for (Py_ssize_t i = 0; i < nk; i++) {
+        PyObject *k = PyList_GET_ITEM(kws, i);
+        PyObject *name = fe_get(f, k, S_arg);
+        if (name == Py_None) {
+            fe_fail(f, fe_loc_of(f, k), "**kwargs are not supported in kernels");
+        }
+        kwnames[kw->n] = fe_utf8(f, name);
+        push(f, kw, arg_of(f, fe_get(f, k, S_value)));
+    }
+    return kwnames;
+}
+
 /* devcall := callee '(' args [',' keywords] ')' where the callee is a
  * device function or a kernel (numba-cuda makes a kernel called from a
  * kernel a device function: so does cujit) */
@@ -389,17 +407,7 @@ fe_devfunc_call(Fe *f, PyObject *e, Node *n, PyObject *pyfunc, PyObject *sigs, P
 {
     Args pos = read_args(f, fe_get(f, e, S_args));
     Args kw = {NULL, 0, 0};
-    Py_ssize_t nk = PyList_GET_SIZE(kws);
-    const char **kwnames = cj_alloc(f->cx->arena, sizeof(char *) * (size_t)(nk + 1));
-    for (Py_ssize_t i = 0; i < nk; i++) {
-        PyObject *k = PyList_GET_ITEM(kws, i);
-        PyObject *name = fe_get(f, k, S_arg);
-        if (name == Py_None) {
-            fe_fail(f, fe_loc_of(f, k), "**kwargs are not supported in kernels");
-        }
-        kwnames[kw.n] = fe_utf8(f, name);
-        push(f, &kw, arg_of(f, fe_get(f, k, S_value)));
-    }
+    const char **kwnames = read_keywords(f, kws, &kw);
     /* a device function with declared signatures (cuda.jit(sig, device=True))
      * takes values of its types, as in Numba: nothing is bound at compile time */
     FeOffers *of = sigs ? NULL : make_offers(f, &pos, &kw, kwnames);
