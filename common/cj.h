@@ -569,6 +569,29 @@ struct Func {
     int npnames;
     uint64_t bound;
     int vararg;
+    /* a stand-in for a function overloaded in Python (@overload): its calls
+     * are resolved by typeinfer for their argument types (CjOverload) */
+    struct CjOverload *ovl;
+};
+
+/* A call of a function overloaded in Python (cujit.extending.overload,
+ * frontend/overload.c).  Which function implements it depends on the types
+ * of its arguments, so the call's Func is a stand-in holding this, and
+ * typeinfer asks `resolve` for the implementation once it has the types:
+ * the frontend passes itself down in the IR, and typeinfer calls no Python.
+ * resolve gives the implementation and the call's arguments in the order of
+ * its parameters, or longjmps with an error at the call. */
+typedef struct CjOverload CjOverload;
+struct CjOverload {
+    Node **pos;             /* the arguments as written; NULL: a compile-time */
+    int npos;               /* object only (a function, a dtype) */
+    Node **kw;
+    const char **kwnames;
+    int nkw;
+    Func *(*resolve)(CjOverload *o, Node *call, Type **pos, Type **kw, Node ***args,
+                     int *nargs);
+    void *ctx;              /* the frontend's */
+    int resolved;           /* typeinfer: the call's arguments are in an implementation's order */
 };
 
 /* ---- typed program (typeinfer output, codegen input) ---- */

@@ -49,6 +49,7 @@ offerable(const Resolved *r)
     case R_COLLECTIVE:
     case R_CONST:
     case R_OPERATOR:
+    case R_OVERLOAD:
         return r->value != NULL;
     case R_BUILTIN:
         return r->value && r->bi != BI_THREADIDX && r->bi != BI_BLOCKIDX && r->bi != BI_BLOCKDIM
@@ -396,6 +397,30 @@ read_keywords(Fe *f, PyObject *kws, Args *kw)
         push(f, kw, arg_of(f, fe_get(f, k, S_value)));
     }
     return kwnames;
+}
+
+static Node **
+nodes_of(Fe *f, const Args *a)
+{
+    Node **out = cj_alloc(f->cx->arena, sizeof(Node *) * (size_t)(a->n + 1));
+    for (int i = 0; i < a->n; i++) {
+        out[i] = a->v[i].node;
+    }
+    return out;
+}
+
+/* The arguments of call e read once, for a callee known only later (an
+ * overloaded function, overload.c): their nodes (NULL: a compile-time
+ * object only) and what they offer. */
+FeOffers *
+fe_call_offers(Fe *f, PyObject *e, PyObject *kws, Node ***pos_nodes, Node ***kw_nodes)
+{
+    Args pos = read_args(f, fe_get(f, e, S_args));
+    Args kw = {NULL, 0, 0};
+    const char **kwnames = read_keywords(f, kws, &kw);
+    *pos_nodes = nodes_of(f, &pos);
+    *kw_nodes = nodes_of(f, &kw);
+    return make_offers(f, &pos, &kw, kwnames);
 }
 
 /* devcall := callee '(' args [',' keywords] ')' where the callee is a

@@ -126,6 +126,7 @@ resolved_value(Fe *f, Resolved *r, PyObject *e, Loc loc)
     }
     case R_DEVFUNC:
     case R_KERNEL:
+    case R_OVERLOAD:
         fe_fail(f, loc, "a kernel or device function can only be called here, not used as a value");
     case R_COLLECTIVE:
         fe_fail(f, loc, "a collective (%s) can only be called here, not used as a value",
@@ -698,6 +699,8 @@ call(Fe *f, PyObject *e, Loc loc)
                      "last statement: return np.sum(expr, axis=...)");
     case R_OPERATOR:
         return operator_call(f, e, r.bi, loc);
+    case R_OVERLOAD:
+        return fe_overload_call(f, e, n, r.obj, kws, loc);
     case R_CONST:
     case R_NAMESPACE:
     case R_NONE:

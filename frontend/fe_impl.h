@@ -82,7 +82,8 @@ typedef enum {
     R_NONE, R_BUILTIN, R_CONST, R_DEVFUNC, R_KERNEL, R_NAMESPACE, R_DTYPE, R_COLLECTIVE,
     R_OTHER,
     R_FUSE_REDUCE,      /* fused functions: np.sum and friends (Resolved.bi: RedOp) */
-    R_OPERATOR          /* operator.add and friends, builtin pow (Resolved.bi: fe_operator) */
+    R_OPERATOR,         /* operator.add and friends, builtin pow (Resolved.bi: fe_operator) */
+    R_OVERLOAD          /* a function with @overload implementations (overload.c) */
 } RKind;
 
 /* an operator module function: the node it makes (ND_BINOP, ND_UNARY,
@@ -173,6 +174,13 @@ Node *fe_resolved_value(Fe *f, Resolved *r, PyObject *e, Loc loc);
 Node **fe_call_args(Fe *f, PyObject *list, int *n);
 Node *fe_devfunc_call(Fe *f, PyObject *e, Node *n, PyObject *pyfunc, PyObject *sigs,
                       PyObject *kws, Loc loc);
+FeOffers *fe_call_offers(Fe *f, PyObject *e, PyObject *kws, Node ***pos_nodes,
+                         Node ***kw_nodes);
+
+/* overload.c: @overload's functions, numba's dispatchers */
+int fe_overloaded(Fe *f, PyObject *obj, Resolved *r);
+PyObject *fe_numba_function(Fe *f, PyObject *obj);
+Node *fe_overload_call(Fe *f, PyObject *e, Node *n, PyObject *func, PyObject *kws, Loc loc);
 
 /* collective.c */
 void fe_collective_builtin(Fe *f, PyObject *e, Node *n, int bi, Loc loc);

@@ -517,11 +517,17 @@ classify(Fe *f, PyObject *obj, Loc loc)
         r.kind = R_COLLECTIVE;      /* a collective's object: called in kernels */
         return r;
     }
+    if (fe_overloaded(f, obj, &r)) {
+        return r;               /* a function with @overload implementations */
+    }
     int is_device = 0;
     PyObject *pyfunc = kernel_function ? kernel_function(obj, &is_device) : NULL;
     if (!pyfunc && fe_is_inner(f, obj)) {
         pyfunc = obj;           /* def inner(): ... in a kernel: a device function */
         is_device = 1;
+    }
+    if (!pyfunc && (pyfunc = fe_numba_function(f, obj))) {
+        is_device = 1;          /* numba.njit's, or numba's own cuda.jit: its py_func */
     }
     if (pyfunc) {
         r.kind = is_device ? R_DEVFUNC : R_KERNEL;

@@ -851,10 +851,52 @@ declared_return(Ti *t, Node *n, Func *fn, Inst *in, Type *ret)
            ti_tstr(t, ret), ti_tstr(t, got));
 }
 
+/* overloaded(args) := the implementation the overloads give for the types
+ * of args (CjOverload: the frontend reads it); the call's arguments become
+ * the implementation's, in its order.  NULL: an argument's type is not
+ * known yet in this pass. */
+static Func *
+overload_impl(Ti *t, Node *n)
+{
+    CjOverload *o = n->fn->ovl;
+    Type **pos = cj_alloc(t->p->arena, sizeof(Type *) * (size_t)(o->npos + 1));
+    Type **kw = cj_alloc(t->p->arena, sizeof(Type *) * (size_t)(o->nkw + 1));
+    for (int i = 0; i < o->npos + o->nkw; i++) {
+        Node *a = i < o->npos ? o->pos[i] : o->kw[i - o->npos];
+        Type *x = a ? ti_expr_pub(t, a) : NULL;
+        if (a && !x) {
+            return NULL;
+        }
+        *(i < o->npos ? &pos[i] : &kw[i - o->npos]) = x;
+    }
+    Node **args;
+    int nargs;
+    Func *fn = o->resolve(o, n, pos, kw, &args, &nargs);
+    int same = nargs == n->n && n->n2 == 0;
+    for (int i = 0; i < nargs && same; i++) {
+        same = args[i] == n->list[i];
+    }
+    if (!same && o->resolved) {
+        ti_err(t, n, "this call of '%s' is typed for several argument types (in several "
+               "calls of the function around it) whose implementations take its arguments "
+               "in different orders: give the implementations the same parameters",
+               n->fn->name);
+    }
+    n->list = args;
+    n->n = nargs;
+    n->list2 = NULL;
+    n->n2 = 0;
+    o->resolved = 1;
+    return fn;
+}
+
 static Type *
 devfunc_type(Ti *t, Node *n)
 {
-    Func *fn = n->fn;
+    Func *fn = n->fn->ovl ? overload_impl(t, n) : n->fn;
+    if (!fn) {
+        return NULL;
+    }
     if (n->n2) {
         /* keywords bound to the parameters by name */
         Node **all = cj_alloc(t->p->arena, sizeof(Node *) * (size_t)(fn->nparams + 1));

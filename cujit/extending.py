@@ -1,0 +1,253 @@
+"""Numba's high-level extension API for device code: ``@overload``.
+
+    from cujit.extending import overload       # numba.cuda.extending's / numba.extending's
+
+    def clamp(x, lo, hi):                      # the function kernels call
+        pass
+
+    @overload(clamp, target="cuda")
+    def ol_clamp(x, lo, hi):                   # runs while a kernel compiles, with
+        if isinstance(x, types.Float):         # the Numba types of the call's arguments
+            def impl(x, lo, hi):
+                return min(max(x, lo), hi)
+            return impl                        # compiled as a device function
+        # returning None declines: the next overload is tried
+
+A kernel's call of ``clamp(...)`` is typed by cujit's typeinfer; for each set
+of argument types it asks the overloads of ``clamp`` in turn (``cuda`` ones
+before ``generic`` ones, each in the order registered) for an
+implementation, and compiles the first one returned as a device function
+(``frontend/overload.c``).  The factory's answer is kept per argument types,
+so each runs once per types in a process, as Numba's does.
+
+A ``generic`` or ``cpu`` overload is also registered with numba's own
+``overload`` when the program has loaded numba, so that ``numba.njit``
+functions see it as they would under Numba.
+
+``register_jitable(f)`` makes a plain function callable from kernels (an
+overload whose implementation is ``f`` itself).  ``overload_method`` and
+``overload_attribute`` are Numba's too but not cujit's: they raise
+NotImplementedError saying so.
+
+The overloaded function carries its registry entry as the attribute
+``__cujit_overload__`` (what the frontend reads): only Python functions
+(``def``, lambda) can be overloaded."""
+import sys
+
+import numpy as np
+
+from cujit import _ntypes
+
+__all__ = ["overload", "register_jitable", "overload_method", "overload_attribute"]
+
+# target names -> rank on the CUDA target (lower: tried first); Numba's "cpu"
+# overloads never apply to device code
+_TARGETS = {"cuda": 0, "gpu": 0, "generic": 1, "cpu": None}
+
+
+class _Overloads:
+    """The overloads of one function: [(rank, order, factory, options)] and
+    the implementations chosen so far, by argument types."""
+
+    def __init__(self, func):
+        self.func = func
+        self.entries = []
+        self.cache = {}
+
+    def add(self, factory, target, options):
+        self.entries.append((_TARGETS[target], len(self.entries), factory, options))
+        self.entries.sort(key=lambda e: (e[0], e[1]))
+        self.cache.clear()
+
+    def __repr__(self):
+        return f"<cujit overloads of {self.func.__qualname__}: {len(self.entries)}>"
+
+    # ---- called by the frontend (frontend/overload.c) ----
+
+    def _cujit_resolve(self, pos, kw):
+        """The implementation for a call: pos a tuple of arguments, kw a dict
+        name -> argument, each argument (desc,) or (desc, value) where value
+        is the compile-time object the call gives (a constant); desc is
+        cujit's type (_type).  Returns a Python function or raises (a
+        TypeError when every overload declines)."""
+        try:
+            key = (pos, tuple(sorted(kw.items())))
+            hash(key)
+        except TypeError:
+            key = None
+        impl = self.cache.get(key) if key is not None else None
+        if impl is None:
+            impl = self._choose(pos, kw)
+            if key is not None:
+                self.cache[key] = impl
+        return impl
+
+    def _choose(self, pos, kw):
+        tried = []
+        for rank, _, factory, options in self.entries:
+            if rank is None:
+                continue
+            literal = options.get("prefer_literal", False)
+            for use_literal in ((True, False) if literal else (False, True)):
+                args = tuple(_arg_type(a, use_literal) for a in pos)
+                kws = {k: _arg_type(a, use_literal) for k, a in kw.items()}
+                impl = _call_factory(self.func, factory, args, kws)
+                if impl is not None:
+                    _check_impl(self.func, factory, impl, options)
+                    return impl
+                tried.append(factory)
+                if not _has_literal(pos, kw):
+                    break
+        given = ", ".join([str(_arg_type(a, False)) for a in pos]
+                          + [f"{k}={_arg_type(a, False)}" for k, a in kw.items()])
+        if not tried:
+            raise TypeError(f"'{self.func.__name__}' has no overload for the CUDA target "
+                            "(only target='cpu' ones): register one with target='cuda' or "
+                            "'generic'")
+        names = ", ".join(sorted({f.__name__ for f in tried}))
+        raise TypeError(f"no overload of '{self.func.__name__}' takes ({given}): "
+                        f"{names} returned None for these types")
+
+
+def _has_literal(pos, kw):
+    return any(len(a) == 2 for a in pos) or any(len(a) == 2 for a in kw.values())
+
+
+def _call_factory(func, factory, args, kws):
+    try:
+        return factory(*args, **kws)
+    except TypeError as e:
+        # a call the factory's signature does not take is Numba's typing error
+        raise TypeError(f"@overload {factory.__name__} of '{func.__name__}' raised "
+                        f"{type(e).__name__}: {e}") from e
+    except Exception as e:
+        raise RuntimeError(f"@overload {factory.__name__} of '{func.__name__}' raised "
+                           f"{type(e).__name__}: {e}") from e
+
+
+def _check_impl(func, factory, impl, options):
+    if not callable(impl) or not hasattr(impl, "__code__"):
+        raise TypeError(f"@overload {factory.__name__} of '{func.__name__}' returned "
+                        f"{type(impl).__name__} {impl!r}: it must return a Python function "
+                        "(the implementation) or None")
+
+
+# ---- cujit's types as Numba's ----
+
+def _type(desc):
+    """cujit's type, as the frontend describes it, as a Numba type object"""
+    kind = desc[0]
+    if kind == "scalar":
+        return _ntypes.from_dtype(np.dtype(desc[1]))
+    if kind == "weak":                  # a Python number: Numba types it as 64 bits
+        return _ntypes.TYPES[{"int": "int64", "float": "float64",
+                              "complex": "complex128"}[desc[1]]]
+    if kind == "array":
+        _, dtype, ndim, layout, readonly = desc
+        return _ntypes.Array(_ntypes.from_dtype(np.dtype(dtype)), ndim, layout,
+                             readonly=bool(readonly))
+    if kind == "tuple":
+        return _ntypes.Tuple([_type(d) for d in desc[1]])
+    if kind == "none":
+        return _ntypes.TYPES["none"]
+    if kind == "object":                # a function or a dtype given at compile time
+        return _CompileTimeObject(desc[1])
+    return _ntypes.Opaque(desc[1])
+
+
+def _arg_type(arg, literal):
+    t = _type(arg[0])
+    if literal and len(arg) == 2:
+        v = arg[1]
+        if isinstance(v, bool):
+            return _ntypes.BooleanLiteral(v)
+        if isinstance(v, int):
+            return _ntypes.IntegerLiteral(v)
+        if isinstance(v, (float, complex, str)):
+            return _ntypes.Literal(v)
+    return t
+
+
+class _CompileTimeObject(_ntypes.Opaque):
+    """An argument known only while the kernel compiles (a function, a dtype):
+    ``.value`` is the object (Numba would give a Function or Dispatcher type)."""
+
+    def __init__(self, value):
+        self.value = value
+        super().__init__(f"object({getattr(value, '__name__', type(value).__name__)})")
+
+    @property
+    def key(self):
+        return id(self.value)
+
+
+# ---- the decorators ----
+
+def overload(func, jit_options={}, strict=True, inline="never", prefer_literal=False,
+             target="generic", **kwargs):
+    """@overload(func): the decorated factory gives ``func``'s implementation
+    for the types of a call's arguments (Numba's numba.extending.overload).
+    ``target`` is 'generic' (any target), 'cuda' (preferred on the GPU) or
+    'cpu' (never device code); ``prefer_literal`` offers constants as literal
+    types first.  ``jit_options``, ``strict`` and ``inline`` are accepted:
+    NVRTC inlines as it sees fit, and cujit has no other options to pass."""
+    if target not in _TARGETS:
+        raise ValueError(f"overload: unknown target {target!r}; give 'cuda', 'generic' or "
+                         "'cpu'")
+    if inline not in ("never", "always") and not callable(inline):
+        raise ValueError(f"overload: inline must be 'never', 'always' or a function, not "
+                         f"{inline!r}")
+    if not hasattr(func, "__code__") or not hasattr(func, "__dict__"):
+        raise TypeError(f"cujit can overload Python functions (def, lambda) only, not "
+                        f"{type(func).__name__} {func!r}")
+    options = dict(jit_options=dict(jit_options), strict=strict, inline=inline,
+                   prefer_literal=prefer_literal)
+
+    def decorate(factory):
+        if not callable(factory):
+            raise TypeError(f"@overload({func.__name__}) decorates the function that "
+                            f"returns the implementation, not {type(factory).__name__}")
+        entry = func.__dict__.get("__cujit_overload__")
+        if entry is None:
+            entry = func.__cujit_overload__ = _Overloads(func)
+        entry.add(factory, target, options)
+        _numba_too(func, factory, target, options)
+        return factory
+    return decorate
+
+
+def _numba_too(func, factory, target, options):
+    """A 'generic' or 'cpu' overload applies to numba's CPU jit (numba.njit)
+    too, where the user's program has loaded numba (never imported here)."""
+    ext = sys.modules.get("numba.core.extending")
+    if ext is None or target not in ("generic", "cpu"):
+        return
+    try:
+        ext.overload(func, target=target, **options)(factory)
+    except Exception:           # numba's own rules: its njit then lacks this overload
+        pass
+
+
+def register_jitable(*args, **kwargs):
+    """@register_jitable: a plain function that kernels may call (its own
+    body is the implementation, for every argument types)."""
+    def wrap(fn):
+        overload(fn, target="generic")(lambda *a, **k: fn)
+        return fn
+    if len(args) == 1 and not kwargs and callable(args[0]):
+        return wrap(args[0])
+    return wrap
+
+
+def _not_offered(name):
+    def unsupported(*args, **kwargs):
+        raise NotImplementedError(
+            f"cujit has no {name}: types in kernels are cujit's own (numbers, arrays, "
+            "tuples, records), and their methods and attributes are the kernel language's; "
+            "write a function and overload it with @overload instead")
+    unsupported.__name__ = name
+    return unsupported
+
+
+overload_method = _not_offered("overload_method")
+overload_attribute = _not_offered("overload_attribute")

@@ -1,0 +1,353 @@
+/* overload.c - functions whose device code comes from Numba's extension
+ * API: calls of a function overloaded in Python (cujit.extending's
+ * @overload), and numba's own jitted functions (numba.njit, a real
+ * numba.cuda.jit(device=True)) called from a kernel.
+ *
+ * An overloaded function's implementation depends on the types of a call's
+ * arguments, which the frontend does not know: the call becomes an ND_CALL
+ * of a stand-in Func holding a CjOverload (common/cj.h), with the arguments
+ * read once.  typeinfer calls back `resolve` with their types; resolve asks
+ * the Python registry (func.__cujit_overload__._cujit_resolve) for the
+ * implementation, which the factories give for Numba's types of the
+ * arguments, reads it as a device function offered the call's compile-time
+ * objects (devcall.c), and gives the call's arguments in the order of its
+ * parameters.  A numba dispatcher is read through its Python function
+ * (py_func), found by duck typing: numba is never imported. */
+#include <string.h>
+
+#include "fe_impl.h"
+
+/* what resolve needs of the frontend, kept with the call */
+typedef struct {
+    FeCtx *cx;
+    const char *file;       /* the caller's: errors are at the call */
+    PyObject *func;         /* the overloaded function (borrowed from cx->keep) */
+    PyObject *entry;        /* its __cujit_overload__ (kept) */
+    FeOffers *offers;       /* the call's compile-time objects (devcall.c) */
+    int boundscheck;
+} Ovl;
+
+/* func.__cujit_overload__ (kept), or NULL when func has no overloads */
+static PyObject *
+overloads_of(Fe *f, PyObject *func)
+{
+    if (!PyFunction_Check(func)) {
+        return NULL;
+    }
+    PyObject *d = PyObject_GetAttrString(func, "__dict__");
+    PyObject *entry = d && PyDict_Check(d) ? PyDict_GetItemString(d, "__cujit_overload__")
+                                           : NULL;
+    Py_XINCREF(entry);
+    Py_XDECREF(d);
+    PyErr_Clear();
+    return fe_keep(f, entry);
+}
+
+/* Is obj a function with overloads (R_OVERLOAD)? */
+int
+fe_overloaded(Fe *f, PyObject *obj, Resolved *r)
+{
+    if (!overloads_of(f, obj)) {
+        return 0;
+    }
+    r->kind = R_OVERLOAD;
+    r->obj = obj;
+    r->value = obj;
+    return 1;
+}
+
+/* A numba dispatcher (numba.njit's CPUDispatcher, numba.cuda.jit's
+ * CUDADispatcher): its Python function, kept; NULL for anything else. */
+PyObject *
+fe_numba_function(Fe *f, PyObject *obj)
+{
+    if (PyFunction_Check(obj) || PyType_Check(obj) || PyModule_Check(obj)) {
+        return NULL;
+    }
+    PyObject *m = PyObject_GetAttr((PyObject *)Py_TYPE(obj), fe_names[S___module__]);
+    const char *mod = m && PyUnicode_Check(m) ? PyUnicode_AsUTF8(m) : NULL;
+    int numba = mod && strncmp(mod, "numba", 5) == 0 && (mod[5] == '\0' || mod[5] == '.');
+    Py_XDECREF(m);
+    PyErr_Clear();
+    PyObject *py = numba ? PyObject_GetAttrString(obj, "py_func") : NULL;
+    if (!py || !PyFunction_Check(py)) {
+        Py_XDECREF(py);
+        PyErr_Clear();
+        return NULL;
+    }
+    return fe_keep(f, py);
+}
+
+/* ---- resolution, called by typeinfer ---- */
+
+/* A Python error as a compile error at loc: a TypeError stays one */
+CJ_NORETURN static void
+fail_py(Fe *f, Loc loc)
+{
+    CjErrKind kind = PyErr_ExceptionMatches(PyExc_TypeError) ? CE_TYPE : CE_COMPILE;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyObject *s = value ? PyObject_Str(value) : NULL;
+    const char *msg = s ? PyUnicode_AsUTF8(s) : NULL;
+    char text[900];
+    snprintf(text, sizeof text, "%s", msg ? msg : "an error without a message");
+    Py_XDECREF(s);
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+    PyErr_Clear();
+    fe_fail_kind(f, loc, kind, "%s", text);
+}
+
+static PyObject *type_desc(Fe *f, const Type *t);
+
+static PyObject *
+tuple_desc(Fe *f, const Type *t)
+{
+    PyObject *items = PyTuple_New(t->ntup);
+    for (int i = 0; items && i < t->ntup; i++) {
+        PyObject *d = type_desc(f, t->tup[i]);
+        if (!d) {
+            Py_CLEAR(items);
+            break;
+        }
+        PyTuple_SET_ITEM(items, i, d);
+    }
+    PyObject *r = items ? Py_BuildValue("(sO)", "tuple", items) : NULL;
+    Py_XDECREF(items);
+    return r;
+}
+
+/* cujit's type as cujit.extending reads it (_type): ("scalar", dtype),
+ * ("weak", kind), ("array", dtype, ndim, layout, readonly), ("tuple",
+ * items), ("none",), ("other", text); a new reference */
+static PyObject *
+type_desc(Fe *f, const Type *t)
+{
+    static const char layouts[][2] = {"C", "F", "A"};
+    t = cj_concrete((Type *)t);
+    switch (t->kind) {
+    case TY_SCALAR:
+        if (!cj_is_record(t->dtype)) {
+            return Py_BuildValue("(ss)", "scalar", cj_dtypes[t->dtype].name);
+        }
+        break;
+    case TY_WEAK_INT:
+        return Py_BuildValue("(ss)", "weak", "int");
+    case TY_WEAK_FLOAT:
+        return Py_BuildValue("(ss)", "weak", "float");
+    case TY_WEAK_COMPLEX:
+        return Py_BuildValue("(ss)", "weak", "complex");
+    case TY_ARRAY:
+        if (!cj_is_record(t->dtype)) {
+            int l = t->layout == 'C' ? 0 : t->layout == 'F' ? 1 : 2;
+            return Py_BuildValue("(ssisi)", "array", cj_dtypes[t->dtype].name, t->ndim,
+                                 layouts[l], (int)t->readonly);
+        }
+        break;
+    case TY_TUPLE:
+        return tuple_desc(f, t);
+    case TY_NONE:
+        return Py_BuildValue("(s)", "none");
+    case TY_VOID: case TY_STRING: case TY_DTYPE: case TY_GROUP: case TY_ITER: case TY_RECORD:
+        break;
+    }
+    Buf b;
+    buf_init(&b);
+    cj_type_str(&b, t);
+    PyObject *r = Py_BuildValue("(ss)", "other", b.s ? b.s : "?");
+    buf_free(&b);
+    return r;
+}
+
+/* one argument for _cujit_resolve: (desc,) or (desc, value) when the call
+ * gives a constant; a compile-time object only is (("object", obj),) */
+static PyObject *
+arg_desc(Fe *f, const Type *t, PyObject *offer, Loc loc)
+{
+    PyObject *d = t ? type_desc(f, t) : Py_BuildValue("(sO)", "object", offer);
+    PyObject *r = !d ? NULL : t && offer ? PyTuple_Pack(2, d, offer) : PyTuple_Pack(1, d);
+    Py_XDECREF(d);
+    if (!r) {
+        fail_py(f, loc);
+    }
+    return fe_keep(f, r);
+}
+
+/* the implementation of the call for these types: a Python function */
+static PyObject *
+ask_registry(Fe *f, Ovl *ov, CjOverload *o, Node *call, Type **pos, Type **kw)
+{
+    PyObject *args = fe_keep(f, PyTuple_New(o->npos));
+    PyObject *kwd = fe_keep(f, PyDict_New());
+    if (!args || !kwd) {
+        fail_py(f, call->loc);
+    }
+    for (int i = 0; i < o->npos; i++) {
+        PyObject *a = arg_desc(f, pos[i], ov->offers->pos[i], call->loc);
+        Py_INCREF(a);
+        PyTuple_SET_ITEM(args, i, a);
+    }
+    for (int i = 0; i < o->nkw; i++) {
+        PyObject *a = arg_desc(f, kw[i], ov->offers->kw[i], call->loc);
+        if (PyDict_SetItemString(kwd, o->kwnames[i], a) < 0) {
+            fail_py(f, call->loc);
+        }
+    }
+    PyObject *impl = fe_keep(f, PyObject_CallMethod(ov->entry, "_cujit_resolve", "OO",
+                                                    args, kwd));
+    if (!impl) {
+        fail_py(f, call->loc);
+    }
+    Resolved r = fe_classify(f, impl, call->loc);
+    if (r.kind == R_DEVFUNC || r.kind == R_KERNEL) {
+        return r.obj;       /* a device function given as the implementation */
+    }
+    if (!PyFunction_Check(impl)) {
+        fe_fail_kind(f, call->loc, CE_TYPE, "the @overload of '%s' gave %s as the "
+                     "implementation: it must be a Python function",
+                     call->fn->name, fe_describe_object(f, impl));
+    }
+    return impl;
+}
+
+/* the Var of parameter j (the parameters bound at compile time have none) */
+static int
+var_slot(const Func *fn, int j)
+{
+    int slot = 0;
+    for (int i = 0; i < j; i++) {
+        slot += !(i < 64 && (fn->bound >> i & 1));
+    }
+    return slot;
+}
+
+static int
+is_bound(const Func *fn, int j)
+{
+    return j < 64 && (fn->bound >> j & 1);
+}
+
+/* puts argument a for parameter j of fn into all[] (NULL: bound, skipped) */
+static void
+place(Fe *f, Node *call, const Func *fn, Node **all, int j, Node *a)
+{
+    if (is_bound(fn, j)) {
+        return;
+    }
+    int slot = var_slot(fn, j);
+    if (!a) {
+        fe_fail_kind(f, call->loc, CE_TYPE, "a function or a dtype is given to parameter "
+                     "'%s' of '%s', which assigns to it: give the new value another name",
+                     fn->pnames[j], fn->name);
+    }
+    if (all[slot]) {
+        fe_fail_kind(f, call->loc, CE_TYPE, "%s() got argument '%s' twice", fn->name,
+                     fn->pnames[j]);
+    }
+    all[slot] = a;
+}
+
+/* the call's arguments in the order of fn's parameters, without those
+ * bound at compile time */
+static Node **
+order_args(Fe *f, CjOverload *o, Node *call, const Func *fn)
+{
+    if (fn->vararg) {
+        fe_fail_kind(f, call->loc, CE_TYPE, "the implementation '%s' of an @overload takes "
+                     "*args, which cujit does not support there: name its parameters",
+                     fn->name);
+    }
+    if (o->npos > fn->npnames) {
+        fe_fail_kind(f, call->loc, CE_TYPE, "%s() takes %d argument%s, got %d", fn->name,
+                     fn->npnames, fn->npnames == 1 ? "" : "s", o->npos);
+    }
+    Node **all = cj_alloc(f->cx->arena, sizeof(Node *) * (size_t)(fn->nparams + 1));
+    for (int i = 0; i < o->npos; i++) {
+        place(f, call, fn, all, i, o->pos[i]);
+    }
+    for (int k = 0; k < o->nkw; k++) {
+        int j = -1;
+        for (int i = 0; i < fn->npnames && j < 0; i++) {
+            j = strcmp(fn->pnames[i], o->kwnames[k]) == 0 ? i : -1;
+        }
+        if (j < 0) {
+            fe_fail_kind(f, call->loc, CE_TYPE, "%s() has no parameter '%s'", fn->name,
+                         o->kwnames[k]);
+        }
+        place(f, call, fn, all, j, o->kw[k]);
+    }
+    for (int i = 0; i < fn->nparams; i++) {
+        if (!all[i]) {
+            fe_fail_kind(f, call->loc, CE_TYPE, "%s() is missing argument '%s'", fn->name,
+                         fn->vars[i]->name);
+        }
+    }
+    return all;
+}
+
+/* CjOverload.resolve: the implementation for these argument types */
+static Func *
+resolve(CjOverload *o, Node *call, Type **pos, Type **kw, Node ***args, int *nargs)
+{
+    Ovl *ov = o->ctx;
+    Fe fs, *f = &fs;
+    memset(f, 0, sizeof fs);
+    f->cx = ov->cx;
+    f->file = ov->file;
+    PyObject *impl = ask_registry(f, ov, o, call, pos, kw);
+    if (ov->cx->depth >= FE_MAX_DEPTH) {
+        fe_fail_kind(f, call->loc, CE_VALUE, "device functions nested more than %d deep",
+                     FE_MAX_DEPTH);
+    }
+    Func *fn = fe_read_call(ov->cx, impl, ov->boundscheck, ov->offers);
+    *args = order_args(f, o, call, fn);
+    *nargs = fn->nparams;
+    return fn;
+}
+
+/* overloaded_call := function '(' args [',' keywords] ')' where the
+ * function has overloads: its arguments read once, the implementation
+ * chosen by typeinfer */
+Node *
+fe_overload_call(Fe *f, PyObject *e, Node *n, PyObject *func, PyObject *kws, Loc loc)
+{
+    Arena *a = f->cx->arena;
+    CjOverload *o = cj_alloc(a, sizeof *o);
+    Ovl *ov = cj_alloc(a, sizeof *ov);
+    ov->cx = f->cx;
+    ov->file = f->file;
+    ov->func = func;
+    ov->entry = overloads_of(f, func);
+    ov->boundscheck = f->fn->boundscheck;
+    ov->offers = fe_call_offers(f, e, kws, &o->pos, &o->kw);
+    o->npos = ov->offers->npos;
+    o->nkw = ov->offers->nkw;
+    o->kwnames = ov->offers->kwnames;
+    o->resolve = resolve;
+    o->ctx = ov;
+    Func *stand = cj_alloc(a, sizeof *stand);
+    stand->name = fe_utf8(f, fe_get(f, func, S___name__));
+    stand->file = f->file;
+    stand->loc = loc;
+    stand->is_device = 1;
+    stand->ovl = o;
+    n->op = BI_DEVFUNC;
+    n->fn = stand;
+    /* until typeinfer orders them: the arguments that are values */
+    n->list = cj_alloc(a, sizeof(Node *) * (size_t)(o->npos + 1));
+    for (int i = 0; i < o->npos; i++) {
+        if (o->pos[i]) {
+            n->list[n->n++] = o->pos[i];
+        }
+    }
+    n->list2 = cj_alloc(a, sizeof(Node *) * (size_t)(o->nkw + 1));
+    n->kwnames = cj_alloc(a, sizeof(char *) * (size_t)(o->nkw + 1));
+    for (int i = 0; i < o->nkw; i++) {
+        if (o->kw[i]) {
+            n->kwnames[n->n2] = o->kwnames[i];
+            n->list2[n->n2++] = o->kw[i];
+        }
+    }
+    return n;
+}
