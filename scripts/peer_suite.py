@@ -68,6 +68,10 @@ MODULES = {"numba.cuda": "cujit.cuda", "cupyx.jit": "cujit.jit",
            # cuda.compile_ptx and friends; TypingError (cujit.CompileTypeError)
            "numba.cuda.compiler": "cujit.cuda", "numba.cuda.core.errors": "cujit.cuda",
            "numba.core.errors": "cujit.cuda",
+           # the high-level extension API (@overload): numba-cuda's, and numba's own
+           # that its tests use with target="cuda"
+           "numba.cuda.extending": "cujit.extending", "numba.extending": "cujit.extending",
+           "numba.core.extending": "cujit.extending",
            # CCCL's cuda.coop (block and warp collectives), old and new names
            "cuda.cooperative.experimental": "cujit.cooperative", "cuda.coop": "cujit.cooperative"}
 # from <peer package> import <name> -> (cujit module, name) for names cujit has
@@ -693,6 +697,7 @@ def main():
     try:
         names = {m: cujit_names(m) for m in ("cujit", "cujit.cuda", "cujit.jit", "cujit.random",
                                              "cujit._libdevicefuncs")}
+        names = {m: cujit_names(m) for m in {"cujit", "cujit.cuda"} | set(MODULES.values())}
     except Exception as e:
         fail(f"cujit cannot be imported here ({type(e).__name__}: {e}): install it first")
     import cujit
