@@ -335,6 +335,80 @@ key_function(Keyer *k, PyObject *func, int depth)
     return 0;
 }
 
+/* func.__cujit_overload__ (cujit.extending), borrowed; NULL if none */
+static PyObject *
+overload_entry(PyObject *func)
+{
+    PyObject *d = PyFunction_Check(func) ? PyObject_GetAttrString(func, "__dict__") : NULL;
+    PyObject *entry = d && PyDict_Check(d) ? PyDict_GetItemString(d, "__cujit_overload__")
+                                           : NULL;
+    Py_XDECREF(d);      /* the function keeps its dict, and the dict the entry */
+    PyErr_Clear();
+    return entry;
+}
+
+/* A function with @overload implementations: its own code (a factory may
+ * return it as the implementation) and, in the order they are tried, each
+ * overload's target rank, prefer_literal and factory, whose code holds the
+ * implementations it defines and whose globals and cells what it reads. */
+static int
+key_overloaded(Keyer *k, PyObject *func, PyObject *entry, int depth)
+{
+    int seen = seen_before(k, func, depth);
+    if (seen) {
+        return seen < 0 ? -1 : 0;
+    }
+    k->nseen--;                         /* key_function below keys it whole */
+    PyObject *entries = PyObject_GetAttrString(entry, "entries");
+    if (!entries || !PyList_Check(entries)) {
+        Py_XDECREF(entries);
+        return no_key(k, "an overload registry without its entries");
+    }
+    buf_putc(&k->b, 'V');
+    int r = key_function(k, func, depth + 1);
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(entries) && r == 0; i++) {
+        PyObject *e = PyList_GET_ITEM(entries, i);     /* (rank, order, factory, options) */
+        PyObject *lit = PyTuple_Check(e) && PyTuple_GET_SIZE(e) == 4
+                        && PyDict_Check(PyTuple_GET_ITEM(e, 3))
+                        ? PyDict_GetItemString(PyTuple_GET_ITEM(e, 3), "prefer_literal") : NULL;
+        if (!lit || !PyFunction_Check(PyTuple_GET_ITEM(e, 2))) {
+            r = no_key(k, "an overload that is not a Python function");
+            break;
+        }
+        buf_putc(&k->b, 'v');
+        r = key_value(k, PyTuple_GET_ITEM(e, 0), depth + 1);
+        if (r == 0) {
+            r = key_value(k, lit, depth + 1);
+        }
+        if (r == 0) {
+            r = key_function(k, PyTuple_GET_ITEM(e, 2), depth + 1);
+        }
+    }
+    Py_DECREF(entries);
+    return r;
+}
+
+/* numba's dispatcher (numba.njit, numba.cuda.jit) read as a device function
+ * by its Python function (frontend/overload.c): that function; NULL if v
+ * is none */
+static PyObject *
+numba_function(PyObject *v)
+{
+    char mod[128];
+    if (PyFunction_Check(v) || PyType_Check(v) || PyModule_Check(v)
+        || !str_attr((PyObject *)Py_TYPE(v), "__module__", mod, sizeof mod)
+        || strncmp(mod, "numba", 5) != 0 || (mod[5] != '\0' && mod[5] != '.')) {
+        return NULL;
+    }
+    PyObject *py = PyObject_GetAttrString(v, "py_func");
+    PyErr_Clear();
+    if (py && !PyFunction_Check(py)) {
+        Py_CLEAR(py);
+    }
+    Py_XDECREF(py);     /* borrowed: the dispatcher keeps it */
+    return py;
+}
+
 static int
 key_value(Keyer *k, PyObject *v, int depth)
 {
@@ -367,6 +441,15 @@ key_value(Keyer *k, PyObject *v, int depth)
     }
     if (key_library(k, v) || key_numpy(k, v) || key_ndarray(k, v)) {
         return 0;
+    }
+    PyObject *entry = overload_entry(v);
+    if (entry) {
+        return key_overloaded(k, v, entry, depth);
+    }
+    PyObject *py = numba_function(v);
+    if (py) {
+        buf_putc(&k->b, 'N');
+        return key_function(k, py, depth + 1);
     }
     if (PyFunction_Check(v)) {
         return no_key(k, "a global that is a plain Python function (it may run at compile time)");

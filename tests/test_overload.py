@@ -440,3 +440,57 @@ def test_ptx_compiles():
         out[0] = describe(f) + describe(i) + g_ol(i)
     ptx = k.inspect_ptx("void(float32, int32, float64[::1])")
     assert ".entry" in ptx
+
+
+# ---- the front key: the factories and their implementations are keyed ----
+
+FK_MOD = '''import os
+from cujit import cuda
+from cujit.extending import overload
+K = float(os.environ.get("FK_K", "2.5"))
+
+
+def grow(x):
+    pass
+
+
+@overload(grow, target="cuda")
+def ol_grow(x):
+    if str(x) == "float32":
+        def impl(x):
+            return x * K + %s
+        return impl
+
+
+@cuda.jit
+def k(x):
+    x[0] = grow(x[0])
+'''
+
+FK_RUN = '''import fkomod
+s = fkomod.k.inspect_cuda("void(float32[::1])")
+print([l.strip() for l in s.splitlines() if l.strip().startswith("return x")][0])
+'''
+
+
+def _fk_run(tmp_path, **env):
+    import os
+    import subprocess
+    e = dict(os.environ, CUJIT_LOG="1", CUJIT_CACHE_DIR=str(tmp_path / "cache"),
+             PYTHONPATH=os.pathsep.join([str(tmp_path)] + os.environ.get("PYTHONPATH", "").split(
+                 os.pathsep)), PYTHONDONTWRITEBYTECODE="1", **env)
+    r = subprocess.run([sys.executable, "-c", FK_RUN], env=e, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    state = [ln for ln in r.stderr.splitlines() if ": front key " in ln][0]
+    return r.stdout.strip(), state.split(": front key ")[1].split()[0].rstrip(":")
+
+
+def test_front_key_holds_factories_and_implementations(tmp_path):
+    (tmp_path / "fkomod.py").write_text(FK_MOD % "1.0")
+    assert _fk_run(tmp_path) == ("return x * 2.5f + 1.0f;", "miss")
+    assert _fk_run(tmp_path) == ("return x * 2.5f + 1.0f;", "hit")
+    assert _fk_run(tmp_path, FK_K="4.0") == ("return x * 4.0f + 1.0f;", "miss")
+    (tmp_path / "fkomod.py").write_text(FK_MOD % "3.0")    # the implementation changes
+    assert _fk_run(tmp_path) == ("return x * 2.5f + 3.0f;", "miss")
+    assert _fk_run(tmp_path) == ("return x * 2.5f + 3.0f;", "hit")
