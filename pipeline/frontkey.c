@@ -389,8 +389,8 @@ key_overloaded(Keyer *k, PyObject *func, PyObject *entry, int depth)
 }
 
 /* numba's dispatcher (numba.njit, numba.cuda.jit) read as a device function
- * by its Python function (frontend/overload.c): that function; NULL if v
- * is none */
+ * by its Python function (frontend/overload.c): that function, a new
+ * reference; NULL if v is none */
 static PyObject *
 numba_function(PyObject *v)
 {
@@ -405,7 +405,6 @@ numba_function(PyObject *v)
     if (py && !PyFunction_Check(py)) {
         Py_CLEAR(py);
     }
-    Py_XDECREF(py);     /* borrowed: the dispatcher keeps it */
     return py;
 }
 
@@ -449,7 +448,9 @@ key_value(Keyer *k, PyObject *v, int depth)
     PyObject *py = numba_function(v);
     if (py) {
         buf_putc(&k->b, 'N');
-        return key_function(k, py, depth + 1);
+        int keyed = key_function(k, py, depth + 1);
+        Py_DECREF(py);
+        return keyed;
     }
     if (PyFunction_Check(v)) {
         return no_key(k, "a global that is a plain Python function (it may run at compile time)");
