@@ -24,6 +24,8 @@ typedef struct {
     PyObject *func;         /* the overloaded function (borrowed from cx->keep) */
     PyObject *entry;        /* its __cujit_overload__ (kept) */
     FeOffers *offers;       /* the call's compile-time objects (devcall.c) */
+    Node **tails;           /* [i]: the positional arguments from i on as a tuple, for
+                             * an implementation taking *args (NULL: one is no value) */
     int boundscheck;
 } Ovl;
 
@@ -248,23 +250,34 @@ place(Fe *f, Node *call, const Func *fn, Node **all, int j, Node *a)
     all[slot] = a;
 }
 
+/* *args of the implementation: the positional arguments past its named
+ * parameters, as a tuple (the last parameter) */
+static void
+place_vararg(Fe *f, Ovl *ov, Node *call, const Func *fn, Node **all)
+{
+    int first = fn->npnames < ov->offers->npos ? fn->npnames : ov->offers->npos;
+    if (!ov->tails[first]) {
+        fe_fail_kind(f, call->loc, CE_TYPE, "a function or a dtype cannot be passed through "
+                     "*args of '%s'; name it as a parameter", fn->name);
+    }
+    all[fn->nparams - 1] = ov->tails[first];
+}
+
 /* the call's arguments in the order of fn's parameters, without those
  * bound at compile time */
 static Node **
-order_args(Fe *f, CjOverload *o, Node *call, const Func *fn)
+order_args(Fe *f, Ovl *ov, CjOverload *o, Node *call, const Func *fn)
 {
-    if (fn->vararg) {
-        fe_fail_kind(f, call->loc, CE_TYPE, "the implementation '%s' of an @overload takes "
-                     "*args, which cujit does not support there: name its parameters",
-                     fn->name);
-    }
-    if (o->npos > fn->npnames) {
+    if (o->npos > fn->npnames && !fn->vararg) {
         fe_fail_kind(f, call->loc, CE_TYPE, "%s() takes %d argument%s, got %d", fn->name,
                      fn->npnames, fn->npnames == 1 ? "" : "s", o->npos);
     }
     Node **all = cj_alloc(f->cx->arena, sizeof(Node *) * (size_t)(fn->nparams + 1));
-    for (int i = 0; i < o->npos; i++) {
+    for (int i = 0; i < o->npos && i < fn->npnames; i++) {
         place(f, call, fn, all, i, o->pos[i]);
+    }
+    if (fn->vararg) {
+        place_vararg(f, ov, call, fn, all);
     }
     for (int k = 0; k < o->nkw; k++) {
         int j = -1;
@@ -301,9 +314,27 @@ resolve(CjOverload *o, Node *call, Type **pos, Type **kw, Node ***args, int *nar
                      FE_MAX_DEPTH);
     }
     Func *fn = fe_read_call(ov->cx, impl, ov->boundscheck, ov->offers);
-    *args = order_args(f, o, call, fn);
+    *args = order_args(f, ov, o, call, fn);
     *nargs = fn->nparams;
     return fn;
+}
+
+/* the tuples of the positional arguments from each i on (npos + 1 of them,
+ * the last empty), made now: typeinfer cannot make nodes */
+static Node **
+tails(Fe *f, Node **pos, int npos, Loc loc)
+{
+    Node **t = cj_alloc(f->cx->arena, sizeof(Node *) * (size_t)(npos + 1));
+    for (int i = npos; i >= 0; i--) {
+        if (i < npos && (!pos[i] || !t[i + 1])) {
+            continue;       /* a compile-time object from i on: no tuple */
+        }
+        Node *n = fe_new_node(f, ND_TUPLE, loc);
+        n->n = npos - i;
+        n->list = pos + i;
+        t[i] = n;
+    }
+    return t;
 }
 
 /* overloaded_call := function '(' args [',' keywords] ')' where the
@@ -326,6 +357,7 @@ fe_overload_call(Fe *f, PyObject *e, Node *n, PyObject *func, PyObject *kws, Loc
     o->kwnames = ov->offers->kwnames;
     o->resolve = resolve;
     o->ctx = ov;
+    ov->tails = tails(f, o->pos, o->npos, loc);
     Func *stand = cj_alloc(a, sizeof *stand);
     stand->name = fe_utf8(f, fe_get(f, func, S___name__));
     stand->file = f->file;

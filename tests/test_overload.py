@@ -397,20 +397,46 @@ def test_keyword_errors():
         k2.inspect_cuda("void(int32[::1])")
 
 
-def test_star_args_implementation_is_refused():
-    def va(*a):
+def test_star_args_implementation():
+    def va(first, *rest):
         pass
 
+    seen = []
+
     @overload(va)
-    def ol(*a):
-        def impl(*a):
-            return a[0]
+    def ol(first, *rest):
+        seen.append(rest)
+        if len(rest) == 2:
+            def impl(first, *rest):
+                return first * 100 + rest[0] * 10 + rest[1]
+        else:
+            def impl(first, *rest):
+                return first * 7
         return impl
 
     @cuda.jit
     def k(x):
-        x[0] = va(x[0], x[1])
-    with pytest.raises(cujit.CompileTypeError, match=r"takes \*args"):
+        x[0] = va(x[0], x[1], x[2])
+        x[1] = va(x[3])
+    src = k.inspect_cuda("void(int32[::1])")
+    assert "first * 100" in src and "first * 7" in src
+    assert seen == [(types.int32, types.int32), ()]
+
+
+def test_function_through_star_args_is_an_error():
+    def va(*rest):
+        pass
+
+    @overload(va)
+    def ol(*rest):
+        def impl(*rest):
+            return 1
+        return impl
+
+    @cuda.jit
+    def k(x):
+        x[0] = va(x[0], len)
+    with pytest.raises(cujit.CompileTypeError, match=r"cannot be passed through \*args"):
         k.inspect_cuda("void(int32[::1])")
 
 
