@@ -233,6 +233,18 @@ def test_overload_calling_overload_and_itself_as_impl():
     assert "x * 3 + 1" in src and "+ 2" in src
 
 
+def test_device_function_typed_twice_gets_two_implementations():
+    @cuda.jit(device=True)
+    def via(v):
+        return describe(v)
+
+    @cuda.jit
+    def k(f, i, out):
+        out[0] = via(f) + via(i)
+    src = k.inspect_cuda("void(float64, int64, float64[::1])")
+    assert "x * 4.0" in src and "x - 9" in src
+
+
 def test_overloaded_function_passed_to_device_function():
     def op(x):
         pass
