@@ -133,6 +133,7 @@ Var *fe_add_var(Fe *f, const char *name, Loc loc, int is_param);
 
 /* frontend.c */
 Func *fe_read_call(FeCtx *cx, PyObject *pyfunc, int boundscheck, const FeOffers *offers);
+const char *fe_unique_name(FeCtx *cx, const char *name);
 
 /* raise.c */
 Node *fe_raise_stmt(Fe *f, PyObject *s, Loc loc);

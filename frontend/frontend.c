@@ -200,8 +200,8 @@ seen_find(FeCtx *cx, PyObject *pyfunc, const FeOffers *offers)
 /* A name no other function of this compilation has: g, then g_2, g_3 for
  * other functions called g (two products of one factory, two lambdas on one
  * line), so that their C++ names differ. */
-static const char *
-unique_name(FeCtx *cx, const char *name)
+const char *
+fe_unique_name(FeCtx *cx, const char *name)
 {
     const char *s = name;
     for (int k = 2;; k++) {
@@ -241,7 +241,7 @@ read_lambda(Fe *f, PyObject *lines, int first, PyObject *code, PyObject *filenam
 {
     Func *fn = f->fn;
     PyObject *lam = fe_find_lambda(f, lines, first, code, filename);
-    fn->name = unique_name(f->cx, cj_aprintf(f->cx->arena, "lambda%d", first + 1));
+    fn->name = fe_unique_name(f->cx, cj_aprintf(f->cx->arena, "lambda%d", first + 1));
     fn->loc = fe_loc_of(f, lam);
     read_params(f, lam, of);
     fn->nparams = f->nvars;
@@ -299,7 +299,7 @@ read_func(FeCtx *cx, PyObject *pyfunc, int is_device, int boundscheck, const FeO
     fn->boundscheck = boundscheck;
     PyObject *code = PyFunction_GET_CODE(pyfunc);
     const char *pyname = fe_utf8(f, fe_get(f, pyfunc, S___name__));
-    fn->name = unique_name(cx, pyname);
+    fn->name = fe_unique_name(cx, pyname);
     PyObject *filename = fe_get(f, code, S_co_filename);
     f->file = fn->file = fe_utf8(f, filename);
     f->globals = PyFunction_GET_GLOBALS(pyfunc);

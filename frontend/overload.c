@@ -314,6 +314,11 @@ resolve(CjOverload *o, Node *call, Type **pos, Type **kw, Node ***args, int *nar
                      FE_MAX_DEPTH);
     }
     Func *fn = fe_read_call(ov->cx, impl, ov->boundscheck, ov->offers);
+    size_t n = strlen(call->fn->name);
+    if (strncmp(fn->name, call->fn->name, n) != 0 || (fn->name[n] && fn->name[n] != '_')) {
+        /* named for what the kernel calls (Numba's implementations are all `impl`) */
+        fn->name = fe_unique_name(ov->cx, call->fn->name);
+    }
     *args = order_args(f, ov, o, call, fn);
     *nargs = fn->nparams;
     return fn;

@@ -66,7 +66,7 @@ def test_implementation_follows_argument_types():
     src = k.inspect_cuda("void(float32, int16, float64[::1], float64[::1])")
     assert "x * 4.0f" in src and "x - (short)9" in src and "+ 1000.0" in src
     kern = body(src, "k")
-    assert kern.count("cj_dev_impl") == 3      # three implementations, one each
+    assert kern.count("cj_dev_describe") == 3      # three implementations, one each
 
 
 def test_factories_get_numba_types():
@@ -170,7 +170,7 @@ def test_defaults_and_keywords():
         dv(out, a, z=b)
     src = k.inspect_cuda("void(int64, int64, int64[::1])")
     assert "x + 5" in src                       # y's default, bound at compile time
-    assert re.search(r"cj_dev_impl\w*\(out, a, b\)", body(src, "k"))
+    assert re.search(r"cj_dev_dv\w*\(out, a, b\)", body(src, "k"))
 
 
 def test_prefer_literal_gets_the_constant():
