@@ -25,11 +25,14 @@ import sys
 
 import cujit
 from cujit import cooperative   # noqa: F401  (cuda.coop: from cujit.cuda import cooperative)
+from cujit import extending     # numba.cuda.extending's @overload: cuda.extending too
 from cujit import _ntypes
 from cujit import jit as _jit
 from cujit._cujit import Kernel
 from cujit._numba_forms import guvectorize, vectorize   # target="cuda": Numba's rules
 from cujit._ntypes import types  # noqa: F401  (numba.types' names)
+
+sys.modules.setdefault(__name__ + ".extending", extending)   # from cujit.cuda.extending import
 
 # Numba's name in kernels -> cujit's builtin (the __cujit_builtin__ tag)
 SPELLINGS = {

@@ -532,3 +532,10 @@ def test_front_key_holds_factories_and_implementations(tmp_path):
     (tmp_path / "fkomod.py").write_text(FK_MOD % "3.0")    # the implementation changes
     assert _fk_run(tmp_path) == ("return x * 2.5f + 3.0f;", "miss")
     assert _fk_run(tmp_path) == ("return x * 2.5f + 3.0f;", "hit")
+
+
+def test_module_spellings():
+    import importlib
+    mod = importlib.import_module("cujit.cuda.extending")   # numba.cuda.extending's place
+    assert mod.overload is overload and cuda.extending is mod
+    assert mod.register_jitable is register_jitable
