@@ -25,9 +25,11 @@ A ``generic`` or ``cpu`` overload is also registered with numba's own
 functions see it as they would under Numba.
 
 ``register_jitable(f)`` makes a plain function callable from kernels (an
-overload whose implementation is ``f`` itself).  ``overload_method`` and
-``overload_attribute`` are Numba's too but not cujit's: they raise
-NotImplementedError saying so.
+overload whose implementation is ``f`` itself).  ``overload_method(typ,
+"name")`` gives ``x.name(...)`` of a receiver whose type is of class ``typ``
+(the registry is ``_METHODS``, by name, which the frontend and the front
+key read where this module is loaded).  ``overload_attribute`` is Numba's
+but not cujit's: it raises NotImplementedError saying so.
 
 The overloaded function carries its registry entry as the attribute
 ``__cujit_overload__`` (what the frontend reads): only Python functions
@@ -49,8 +51,9 @@ class _Overloads:
     """The overloads of one function: [(rank, order, factory, options)] and
     the implementations chosen so far, by argument types."""
 
-    def __init__(self, func):
+    def __init__(self, func, name=None):
         self.func = func
+        self.name = name or func.__name__      # a method: "method 'foo'"
         self.entries = []
         self.cache = {}
 
@@ -60,7 +63,7 @@ class _Overloads:
         self.cache.clear()
 
     def __repr__(self):
-        return f"<cujit overloads of {self.func.__qualname__}: {len(self.entries)}>"
+        return f"<cujit overloads of {self.name}: {len(self.entries)}>"
 
     # ---- called by the frontend (frontend/overload.c) ----
 
@@ -85,49 +88,60 @@ class _Overloads:
     def _choose(self, pos, kw):
         tried = []
         for rank, _, factory, options in self.entries:
-            if rank is None:
+            if rank is None or not _receives(options, pos):
                 continue
             literal = options.get("prefer_literal", False)
             for use_literal in ((True, False) if literal else (False, True)):
                 args = tuple(_arg_type(a, use_literal) for a in pos)
                 kws = {k: _arg_type(a, use_literal) for k, a in kw.items()}
-                impl = _call_factory(self.func, factory, args, kws)
+                impl = _call_factory(self.name, factory, args, kws)
                 if impl is not None:
-                    _check_impl(self.func, factory, impl, options)
+                    _check_impl(self.name, factory, impl, options)
                     return impl
                 tried.append(factory)
                 if not _has_literal(pos, kw):
                     break
         given = ", ".join([str(_arg_type(a, False)) for a in pos]
                           + [f"{k}={_arg_type(a, False)}" for k, a in kw.items()])
-        if not tried:
-            raise TypeError(f"'{self.func.__name__}' has no overload for the CUDA target "
-                            "(only target='cpu' ones): register one with target='cuda' or "
-                            "'generic'")
-        names = ", ".join(sorted({f.__name__ for f in tried}))
-        raise TypeError(f"no overload of '{self.func.__name__}' takes ({given}): "
-                        f"{names} returned None for these types")
+        if all(rank is None for rank, _, _, _ in self.entries):
+            raise TypeError(f"{self._what()} has no overload for the CUDA target (only "
+                            "target='cpu' ones): register one with target='cuda' or 'generic'")
+        why = ""
+        if tried:
+            why = ": " + ", ".join(sorted({f.__name__ for f in tried})) + \
+                " returned None for these types"
+        raise TypeError(f"no overload of {self._what()} takes ({given}){why}")
+
+    def _what(self):
+        return self.name if self.func is None else f"'{self.name}'"
+
+
+def _receives(options, pos):
+    """Does a method overload (options' receiver: a type class) take the
+    receiver, the call's first argument?"""
+    cls = options.get("receiver")
+    return cls is None or (pos and isinstance(_type(pos[0][0]), cls))
 
 
 def _has_literal(pos, kw):
     return any(len(a) == 2 for a in pos) or any(len(a) == 2 for a in kw.values())
 
 
-def _call_factory(func, factory, args, kws):
+def _call_factory(name, factory, args, kws):
     try:
         return factory(*args, **kws)
     except TypeError as e:
         # a call the factory's signature does not take is Numba's typing error
-        raise TypeError(f"@overload {factory.__name__} of '{func.__name__}' raised "
+        raise TypeError(f"@overload {factory.__name__} of '{name}' raised "
                         f"{type(e).__name__}: {e}") from e
     except Exception as e:
-        raise RuntimeError(f"@overload {factory.__name__} of '{func.__name__}' raised "
+        raise RuntimeError(f"@overload {factory.__name__} of '{name}' raised "
                            f"{type(e).__name__}: {e}") from e
 
 
-def _check_impl(func, factory, impl, options):
+def _check_impl(name, factory, impl, options):
     if not callable(impl) or not hasattr(impl, "__code__"):
-        raise TypeError(f"@overload {factory.__name__} of '{func.__name__}' returned "
+        raise TypeError(f"@overload {factory.__name__} of '{name}' returned "
                         f"{type(impl).__name__} {impl!r}: it must return a Python function "
                         "(the implementation) or None")
 
@@ -243,11 +257,37 @@ def _not_offered(name):
     def unsupported(*args, **kwargs):
         raise NotImplementedError(
             f"cujit has no {name}: types in kernels are cujit's own (numbers, arrays, "
-            "tuples, records), and their methods and attributes are the kernel language's; "
-            "write a function and overload it with @overload instead")
+            "tuples, records), and their attributes are the kernel language's; write a "
+            "method with @overload_method, or a function with @overload, instead")
     unsupported.__name__ = name
     return unsupported
 
 
-overload_method = _not_offered("overload_method")
+# method name -> its overloads (a kernel's x.name(...) of a receiver they take)
+_METHODS = {}
+
+
+def overload_method(typ, attr, jit_options={}, strict=True, inline="never",
+                    prefer_literal=False, target="generic", **kwargs):
+    """@overload_method(types.Array, "name"): ``x.name(args)`` in a kernel,
+    with x of a type of class ``typ``, calls the implementation the factory
+    gives for (x's type, the arguments' types); its first parameter is x."""
+    if not (isinstance(typ, type) and issubclass(typ, _ntypes.Type)):
+        raise TypeError(f"overload_method: the receiver must be a type class of cujit.cuda."
+                        f"types (types.Array, types.Integer, ...), not {typ!r}")
+    if target not in _TARGETS:
+        raise ValueError(f"overload_method: unknown target {target!r}; give 'cuda', "
+                         "'generic' or 'cpu'")
+    options = dict(jit_options=dict(jit_options), strict=strict, inline=inline,
+                   prefer_literal=prefer_literal, receiver=typ)
+
+    def decorate(factory):
+        entry = _METHODS.get(attr)
+        if entry is None:
+            entry = _METHODS[attr] = _Overloads(None, f"method '{attr}'")
+        entry.add(factory, target, options)
+        return factory
+    return decorate
+
+
 overload_attribute = _not_offered("overload_attribute")

@@ -410,12 +410,21 @@ nodes_of(Fe *f, const Args *a)
 }
 
 /* The arguments of call e read once, for a callee known only later (an
- * overloaded function, overload.c): their nodes (NULL: a compile-time
- * object only) and what they offer. */
+ * overloaded function or method, overload.c), after `first` (a method's
+ * receiver; NULL: none): their nodes (NULL: a compile-time object only) and
+ * what they offer. */
 FeOffers *
-fe_call_offers(Fe *f, PyObject *e, PyObject *kws, Node ***pos_nodes, Node ***kw_nodes)
+fe_call_offers(Fe *f, PyObject *e, PyObject *first, PyObject *kws, Node ***pos_nodes,
+               Node ***kw_nodes)
 {
-    Args pos = read_args(f, fe_get(f, e, S_args));
+    Args pos = {NULL, 0, 0};
+    if (first) {
+        push(f, &pos, arg_of(f, first));
+    }
+    Args rest = read_args(f, fe_get(f, e, S_args));
+    for (int i = 0; i < rest.n; i++) {
+        push(f, &pos, rest.v[i]);
+    }
     Args kw = {NULL, 0, 0};
     const char **kwnames = read_keywords(f, kws, &kw);
     *pos_nodes = nodes_of(f, &pos);

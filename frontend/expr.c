@@ -467,6 +467,10 @@ static Node *
 method_call(Fe *f, PyObject *e, PyObject *fn, Node *n, Loc loc)
 {
     const char *an = fe_utf8(f, fe_get(f, fn, S_attr));
+    Node *ov = fe_method_overload(f, e, fe_get(f, fn, S_value), n, an, loc);
+    if (ov) {
+        return ov;          /* a method with @overload_method implementations */
+    }
     if (fe_fused(f) && strcmp(an, "conjugate") != 0 && strcmp(an, "conj") != 0) {
         return fused_method(f, e, fn, n, an, loc);
     }

@@ -175,13 +175,15 @@ Node *fe_resolved_value(Fe *f, Resolved *r, PyObject *e, Loc loc);
 Node **fe_call_args(Fe *f, PyObject *list, int *n);
 Node *fe_devfunc_call(Fe *f, PyObject *e, Node *n, PyObject *pyfunc, PyObject *sigs,
                       PyObject *kws, Loc loc);
-FeOffers *fe_call_offers(Fe *f, PyObject *e, PyObject *kws, Node ***pos_nodes,
-                         Node ***kw_nodes);
+FeOffers *fe_call_offers(Fe *f, PyObject *e, PyObject *first, PyObject *kws,
+                         Node ***pos_nodes, Node ***kw_nodes);
 
 /* overload.c: @overload's functions, numba's dispatchers */
 int fe_overloaded(Fe *f, PyObject *obj, Resolved *r);
 PyObject *fe_numba_function(Fe *f, PyObject *obj);
 Node *fe_overload_call(Fe *f, PyObject *e, Node *n, PyObject *func, PyObject *kws, Loc loc);
+Node *fe_method_overload(Fe *f, PyObject *e, PyObject *recv, Node *n, const char *name,
+                         Loc loc);
 
 /* collective.c */
 void fe_collective_builtin(Fe *f, PyObject *e, Node *n, int bi, Loc loc);

@@ -21,7 +21,6 @@
 typedef struct {
     FeCtx *cx;
     const char *file;       /* the caller's: errors are at the call */
-    PyObject *func;         /* the overloaded function (borrowed from cx->keep) */
     PyObject *entry;        /* its __cujit_overload__ (kept) */
     FeOffers *offers;       /* the call's compile-time objects (devcall.c) */
     Node **tails;           /* [i]: the positional arguments from i on as a tuple, for
@@ -342,21 +341,21 @@ tails(Fe *f, Node **pos, int npos, Loc loc)
     return t;
 }
 
-/* overloaded_call := function '(' args [',' keywords] ')' where the
- * function has overloads: its arguments read once, the implementation
- * chosen by typeinfer */
-Node *
-fe_overload_call(Fe *f, PyObject *e, Node *n, PyObject *func, PyObject *kws, Loc loc)
+/* A call whose implementation typeinfer chooses (entry: the registry's
+ * overloads of it), named `name`; `first` is a method's receiver or NULL.
+ * Its arguments are read once. */
+static Node *
+overload_call(Fe *f, PyObject *e, PyObject *first, PyObject *kws, Node *n, const char *name,
+              PyObject *entry, Loc loc)
 {
     Arena *a = f->cx->arena;
     CjOverload *o = cj_alloc(a, sizeof *o);
     Ovl *ov = cj_alloc(a, sizeof *ov);
     ov->cx = f->cx;
     ov->file = f->file;
-    ov->func = func;
-    ov->entry = overloads_of(f, func);
+    ov->entry = entry;
     ov->boundscheck = f->fn->boundscheck;
-    ov->offers = fe_call_offers(f, e, kws, &o->pos, &o->kw);
+    ov->offers = fe_call_offers(f, e, first, kws, &o->pos, &o->kw);
     o->npos = ov->offers->npos;
     o->nkw = ov->offers->nkw;
     o->kwnames = ov->offers->kwnames;
@@ -364,7 +363,7 @@ fe_overload_call(Fe *f, PyObject *e, Node *n, PyObject *func, PyObject *kws, Loc
     o->ctx = ov;
     ov->tails = tails(f, o->pos, o->npos, loc);
     Func *stand = cj_alloc(a, sizeof *stand);
-    stand->name = fe_utf8(f, fe_get(f, func, S___name__));
+    stand->name = name;
     stand->file = f->file;
     stand->loc = loc;
     stand->is_device = 1;
@@ -387,4 +386,44 @@ fe_overload_call(Fe *f, PyObject *e, Node *n, PyObject *func, PyObject *kws, Loc
         }
     }
     return n;
+}
+
+/* overloaded_call := function '(' args [',' keywords] ')' where the
+ * function has overloads (@overload) */
+Node *
+fe_overload_call(Fe *f, PyObject *e, Node *n, PyObject *func, PyObject *kws, Loc loc)
+{
+    return overload_call(f, e, NULL, kws, n, fe_utf8(f, fe_get(f, func, S___name__)),
+                         overloads_of(f, func), loc);
+}
+
+/* cujit.extending._METHODS[name] where cujit.extending is loaded (kept);
+ * NULL when no method of that name is overloaded */
+static PyObject *
+method_overloads(Fe *f, const char *name)
+{
+    static PyObject *modname;
+    if (!modname && !(modname = PyUnicode_InternFromString("cujit.extending"))) {
+        PyErr_Clear();
+        return NULL;
+    }
+    PyObject *mod = PyImport_GetModule(modname);
+    PyObject *table = mod ? PyObject_GetAttrString(mod, "_METHODS") : NULL;
+    PyObject *entry = table && PyDict_Check(table) ? PyDict_GetItemString(table, name) : NULL;
+    Py_XINCREF(entry);
+    Py_XDECREF(table);
+    Py_XDECREF(mod);
+    PyErr_Clear();
+    return fe_keep(f, entry);
+}
+
+/* overloaded_method := expr '.' name '(' args [',' keywords] ')' where a
+ * method `name` has overloads (@overload_method): the receiver is the first
+ * argument; NULL when none has */
+Node *
+fe_method_overload(Fe *f, PyObject *e, PyObject *recv, Node *n, const char *name, Loc loc)
+{
+    PyObject *entry = method_overloads(f, name);
+    return entry ? overload_call(f, e, recv, fe_get(f, e, S_keywords), n, name, entry, loc)
+                 : NULL;
 }

@@ -347,30 +347,25 @@ overload_entry(PyObject *func)
     return entry;
 }
 
-/* A function with @overload implementations: its own code (a factory may
- * return it as the implementation) and, in the order they are tried, each
- * overload's target rank, prefer_literal and factory, whose code holds the
- * implementations it defines and whose globals and cells what it reads. */
+/* The overloads of a registry entry (cujit.extending._Overloads), in the
+ * order tried: each one's target rank, prefer_literal, receiver class (a
+ * method's) and factory, whose code holds the implementations it defines
+ * and whose globals and cells what it reads. */
 static int
-key_overloaded(Keyer *k, PyObject *func, PyObject *entry, int depth)
+key_entries(Keyer *k, PyObject *entry, int depth)
 {
-    int seen = seen_before(k, func, depth);
-    if (seen) {
-        return seen < 0 ? -1 : 0;
-    }
-    k->nseen--;                         /* key_function below keys it whole */
     PyObject *entries = PyObject_GetAttrString(entry, "entries");
     if (!entries || !PyList_Check(entries)) {
         Py_XDECREF(entries);
         return no_key(k, "an overload registry without its entries");
     }
-    buf_putc(&k->b, 'V');
-    int r = key_function(k, func, depth + 1);
+    int r = 0;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(entries) && r == 0; i++) {
         PyObject *e = PyList_GET_ITEM(entries, i);     /* (rank, order, factory, options) */
-        PyObject *lit = PyTuple_Check(e) && PyTuple_GET_SIZE(e) == 4
-                        && PyDict_Check(PyTuple_GET_ITEM(e, 3))
-                        ? PyDict_GetItemString(PyTuple_GET_ITEM(e, 3), "prefer_literal") : NULL;
+        PyObject *opts = PyTuple_Check(e) && PyTuple_GET_SIZE(e) == 4
+                         && PyDict_Check(PyTuple_GET_ITEM(e, 3)) ? PyTuple_GET_ITEM(e, 3) : NULL;
+        PyObject *lit = opts ? PyDict_GetItemString(opts, "prefer_literal") : NULL;
+        PyObject *recv = opts ? PyDict_GetItemString(opts, "receiver") : NULL;
         if (!lit || !PyFunction_Check(PyTuple_GET_ITEM(e, 2))) {
             r = no_key(k, "an overload that is not a Python function");
             break;
@@ -381,10 +376,54 @@ key_overloaded(Keyer *k, PyObject *func, PyObject *entry, int depth)
             r = key_value(k, lit, depth + 1);
         }
         if (r == 0) {
+            r = key_value(k, recv ? recv : Py_None, depth + 1);
+        }
+        if (r == 0) {
             r = key_function(k, PyTuple_GET_ITEM(e, 2), depth + 1);
         }
     }
     Py_DECREF(entries);
+    return r;
+}
+
+/* A function with @overload implementations: its own code (a factory may
+ * return it as the implementation) and its overloads. */
+static int
+key_overloaded(Keyer *k, PyObject *func, PyObject *entry, int depth)
+{
+    int seen = seen_before(k, func, depth);
+    if (seen) {
+        return seen < 0 ? -1 : 0;
+    }
+    k->nseen--;                         /* key_function below keys it whole */
+    buf_putc(&k->b, 'V');
+    int r = key_function(k, func, depth + 1);
+    return r < 0 ? r : key_entries(k, entry, depth);
+}
+
+/* A method with @overload_method implementations (cujit.extending's
+ * _METHODS, where that module is loaded): `name` is an attribute the code
+ * reads, so x.name(...) may call one of them; 0 when there is none. */
+static int
+key_method(Keyer *k, PyObject *name, int depth)
+{
+    static PyObject *modname;
+    if (!modname && !(modname = PyUnicode_InternFromString("cujit.extending"))) {
+        return no_key(k, "no memory");
+    }
+    PyObject *mod = PyImport_GetModule(modname);
+    PyObject *table = mod ? PyObject_GetAttrString(mod, "_METHODS") : NULL;
+    PyObject *entry = table && PyDict_Check(table) ? PyDict_GetItemWithError(table, name) : NULL;
+    Py_XINCREF(entry);
+    Py_XDECREF(table);
+    Py_XDECREF(mod);
+    PyErr_Clear();
+    if (!entry) {
+        return 0;
+    }
+    buf_putc(&k->b, 'm');
+    int r = key_entries(k, entry, depth + 1);
+    Py_DECREF(entry);
     return r;
 }
 
@@ -619,6 +658,9 @@ key_names(Keyer *k, PyObject *code, PyObject *globals, int depth)
     for (Py_ssize_t i = 0; i < n && r == 0; i++) {
         PyObject *name = PyTuple_GET_ITEM(names, i);
         r = put_str(k, is_global[i] ? 'g' : 'a', name);
+        if (r == 0 && !is_global[i]) {
+            r = key_method(k, name, depth);     /* x.name(...) of an @overload_method */
+        }
         if (r < 0 || !is_global[i]) {
             continue;
         }

@@ -316,6 +316,55 @@ def test_numba_sees_generic_overloads_where_loaded(monkeypatch):
     assert registered == [(f, "generic")]
 
 
+# ---- methods: @overload_method ----
+
+@overload_method(types.Array, "weighted")
+def ol_weighted(arr, i, w=2.0):
+    if arr.ndim == 1:
+        def impl(arr, i, w=2.0):
+            return arr[i] * w
+        return impl
+
+
+@overload_method(types.Float, "twice")
+def ol_twice_float(x):
+    return lambda x: x + x
+
+
+@overload_method(types.Integer, "twice")
+def ol_twice_int(x):
+    return lambda x: x * 2 + 1000
+
+
+def test_overload_method_by_receiver_type():
+    @cuda.jit
+    def k(a, n, out):
+        i = cuda.grid(1)
+        if i < a.size:
+            out[i] = a.weighted(i) + a.weighted(i, w=3.0) + a[i].twice() + n.twice()
+    src = k.inspect_cuda("void(float64[::1], int32, float64[::1])")
+    assert "arr.data[i] * 2.0" in src and "arr.data[i] * 3.0" in src
+    assert "x + x" in src and "x * 2 + 1000" in src
+    assert re.search(r"cj_dev_weighted\w*\(a, i\)", body(src, "k"))
+
+
+def test_overload_method_receiver_not_taken():
+    def k(a, out):
+        out[0] = out.twice()
+    with pytest.raises(cujit.CompileTypeError) as e:
+        cuda.jit(k).inspect_cuda("void(float64[::1], float64[::1])")
+    assert "no overload of method 'twice' takes (float64[::1])" in str(e.value)
+    assert e.value.lineno == line_of(k, "twice(")
+
+
+def test_overload_method_declined_by_factory():
+    @cuda.jit
+    def k(a, out):
+        out[0] = a.weighted(0)
+    with pytest.raises(cujit.CompileTypeError, match="ol_weighted returned None"):
+        k.inspect_cuda("void(float64[:, ::1], float64[::1])")
+
+
 # ---- errors, at the call's line ----
 
 def nothing_fits(x):
@@ -457,8 +506,10 @@ def test_decorator_errors():
         overload(nothing_fits, target="tpu")
     with pytest.raises(TypeError, match="Python functions"):
         overload(len)
-    with pytest.raises(NotImplementedError, match="overload_method"):
-        overload_method(types.Array, "foo")(lambda a: None)
+    with pytest.raises(TypeError, match="type class"):
+        overload_method(np.float32, "foo")
+    with pytest.raises(ValueError, match="unknown target"):
+        overload_method(types.Array, "foo", target="tpu")
     with pytest.raises(NotImplementedError, match="overload_attribute"):
         overload_attribute(types.Array, "foo")(lambda a: None)
 
@@ -500,14 +551,30 @@ def ol_grow(x):
         return impl
 
 
+import fkmeth  # noqa: F401  (x.first_plus: registered there, read by no name here)
+
+
 @cuda.jit
 def k(x):
     x[0] = grow(x[0])
+    x[1] = x.first_plus(1.0)
+'''
+
+FK_METH = '''from cujit.cuda import types
+from cujit.extending import overload_method
+
+
+@overload_method(types.Array, "first_plus")
+def ol_first_plus(a, v):
+    def impl(a, v):
+        return a[0] + v * %s
+    return impl
 '''
 
 FK_RUN = '''import fkomod
 s = fkomod.k.inspect_cuda("void(float32[::1])")
-print([l.strip() for l in s.splitlines() if l.strip().startswith("return x")][0])
+print(" | ".join(l.strip() for l in s.splitlines() if l.strip().startswith(("return x",
+                                                                          "return a"))))
 '''
 
 
@@ -525,13 +592,23 @@ def _fk_run(tmp_path, **env):
 
 
 def test_front_key_holds_factories_and_implementations(tmp_path):
-    (tmp_path / "fkomod.py").write_text(FK_MOD % "1.0")
-    assert _fk_run(tmp_path) == ("return x * 2.5f + 1.0f;", "miss")
-    assert _fk_run(tmp_path) == ("return x * 2.5f + 1.0f;", "hit")
-    assert _fk_run(tmp_path, FK_K="4.0") == ("return x * 4.0f + 1.0f;", "miss")
-    (tmp_path / "fkomod.py").write_text(FK_MOD % "3.0")    # the implementation changes
-    assert _fk_run(tmp_path) == ("return x * 2.5f + 3.0f;", "miss")
-    assert _fk_run(tmp_path) == ("return x * 2.5f + 3.0f;", "hit")
+    def run(add, mul, **env):
+        for name, text in (("fkomod.py", FK_MOD % add), ("fkmeth.py", FK_METH % mul)):
+            path = tmp_path / name
+            if not path.exists() or path.read_text() != text:   # a file's identity is keyed
+                path.write_text(text)
+        return _fk_run(tmp_path, **env)
+    first = "return x * 2.5f + 1.0f; | return a.data[0LL] + (float)(1.0 * 2.0);"
+    assert run("1.0", "2.0") == (first, "miss")
+    assert run("1.0", "2.0") == (first, "hit")
+    assert run("1.0", "2.0", FK_K="4.0") == (first.replace("2.5f", "4.0f"), "miss")
+    # an implementation changes: of the function, of the method (in a file the kernel's
+    # code names nothing of)
+    assert run("3.0", "2.0") == (first.replace("1.0f;", "3.0f;"), "miss")
+    assert run("3.0", "2.0")[1] == "hit"
+    assert run("3.0", "5.0") == (first.replace("1.0f;", "3.0f;").replace("2.0)", "5.0)"),
+                                 "miss")
+    assert run("3.0", "5.0")[1] == "hit"
 
 
 def test_module_spellings():

@@ -4,14 +4,14 @@ implementation chosen by the types of the call's arguments (floats and
 integers get different ones), a 'cuda' overload preferred to a 'generic' one,
 a declining overload passed over, defaults and keywords, a literal argument
 (prefer_literal), an implementation calling another overloaded function, one
-working on a whole array, register_jitable, and a numba-style dispatcher
+working on a whole array, a method of 2-d arrays (overload_method), register_jitable, and a numba-style dispatcher
 (an object with py_func, as numba.njit makes) called as a device function.
 Each has a NumPy reference."""
 import numpy as np
 
 from cujit import cuda
 from cujit.cuda import types
-from cujit.extending import overload, register_jitable
+from cujit.extending import overload, overload_method, register_jitable
 
 from ._common import poison, rand
 
@@ -111,6 +111,18 @@ def ol_add_row(a, i, v):
         return impl
 
 
+@overload_method(types.Array, "clipped_sum")
+def ol_clipped_sum(arr, lo, hi=1.0):
+    if arr.ndim == 2:
+        def impl(arr, lo, hi=1.0):
+            s = 0.0
+            for i in range(arr.shape[0]):
+                for j in range(arr.shape[1]):
+                    s += min(max(arr[i, j], lo), hi)
+            return s
+        return impl
+
+
 @register_jitable
 def hypot2(a, b):
     return a * a + b * b
@@ -187,6 +199,20 @@ def jitable_and_njit(x, y, out):
         out[i] = hypot2(x[i], y[i]) + halve(x[i])
 
 
+@cuda.jit
+def method_sums(m, out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        out[i, 0] = m.clipped_sum(-0.5)
+        out[i, 1] = m.clipped_sum(i * 0.1, hi=i * 0.3 + 1.0)
+
+
+def _method_ref(m, out):
+    i = np.arange(out.shape[0])[:, None, None]
+    return {1: np.stack([np.clip(m, -0.5, 1.0).sum() + 0 * i[:, 0, 0],
+                         np.clip(m[None], i * 0.1, i * 0.3 + 1.0).sum(axis=(1, 2))], axis=1)}
+
+
 # ---- references ----
 
 def _by_type_args():
@@ -221,6 +247,8 @@ RUN = [
     (nested, 2, 32, lambda: (rand(50, np.int32), poison(50, np.int32)),
      lambda x, out: {1: x * 3 + x + 7}),
     (rows, 2, 32, _rows_args, lambda a, v: {0: a + v[:, None]}),
+    (method_sums, 1, 32, lambda: (rand((6, 5), np.float64, -2, 2), poison((20, 2), np.float64)),
+     _method_ref, {"rtol": 1e-12, "atol": 1e-12}),
     (jitable_and_njit, 2, 32, lambda: (rand(50, np.float64), rand(50, np.float64),
                                        poison(50, np.float64)),
      lambda x, y, out: {2: x * x + y * y + x / 2}, {"rtol": 1e-12, "atol": 1e-12}),
