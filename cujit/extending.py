@@ -27,9 +27,9 @@ functions see it as they would under Numba.
 ``register_jitable(f)`` makes a plain function callable from kernels (an
 overload whose implementation is ``f`` itself).  ``overload_method(typ,
 "name")`` gives ``x.name(...)`` of a receiver whose type is of class ``typ``
-(the registry is ``_METHODS``, by name, which the frontend and the front
-key read where this module is loaded).  ``overload_attribute`` is Numba's
-but not cujit's: it raises NotImplementedError saying so.
+and ``overload_attribute(typ, "name")`` gives ``x.name`` (the registries are
+``_METHODS`` and ``_ATTRS``, by name, which the frontend and the front key
+read where this module is loaded).
 
 The overloaded function carries its registry entry as the attribute
 ``__cujit_overload__`` (what the frontend reads): only Python functions
@@ -253,18 +253,29 @@ def register_jitable(*args, **kwargs):
     return wrap
 
 
-def _not_offered(name):
-    def unsupported(*args, **kwargs):
-        raise NotImplementedError(
-            f"cujit has no {name}: types in kernels are cujit's own (numbers, arrays, "
-            "tuples, records), and their attributes are the kernel language's; write a "
-            "method with @overload_method, or a function with @overload, instead")
-    unsupported.__name__ = name
-    return unsupported
-
-
-# method name -> its overloads (a kernel's x.name(...) of a receiver they take)
+# method name -> its overloads (a kernel's x.name(...) of a receiver they take);
+# attribute name -> its overloads (x.name)
 _METHODS = {}
+_ATTRS = {}
+
+
+def _member(table, what, typ, attr, jit_options, strict, inline, prefer_literal, target):
+    if not (isinstance(typ, type) and issubclass(typ, _ntypes.Type)):
+        raise TypeError(f"overload_{what}: the receiver must be a type class of cujit.cuda."
+                        f"types (types.Array, types.Integer, ...), not {typ!r}")
+    if target not in _TARGETS:
+        raise ValueError(f"overload_{what}: unknown target {target!r}; give 'cuda', "
+                         "'generic' or 'cpu'")
+    options = dict(jit_options=dict(jit_options), strict=strict, inline=inline,
+                   prefer_literal=prefer_literal, receiver=typ)
+
+    def decorate(factory):
+        entry = table.get(attr)
+        if entry is None:
+            entry = table[attr] = _Overloads(None, f"{what} '{attr}'")
+        entry.add(factory, target, options)
+        return factory
+    return decorate
 
 
 def overload_method(typ, attr, jit_options={}, strict=True, inline="never",
@@ -272,22 +283,14 @@ def overload_method(typ, attr, jit_options={}, strict=True, inline="never",
     """@overload_method(types.Array, "name"): ``x.name(args)`` in a kernel,
     with x of a type of class ``typ``, calls the implementation the factory
     gives for (x's type, the arguments' types); its first parameter is x."""
-    if not (isinstance(typ, type) and issubclass(typ, _ntypes.Type)):
-        raise TypeError(f"overload_method: the receiver must be a type class of cujit.cuda."
-                        f"types (types.Array, types.Integer, ...), not {typ!r}")
-    if target not in _TARGETS:
-        raise ValueError(f"overload_method: unknown target {target!r}; give 'cuda', "
-                         "'generic' or 'cpu'")
-    options = dict(jit_options=dict(jit_options), strict=strict, inline=inline,
-                   prefer_literal=prefer_literal, receiver=typ)
-
-    def decorate(factory):
-        entry = _METHODS.get(attr)
-        if entry is None:
-            entry = _METHODS[attr] = _Overloads(None, f"method '{attr}'")
-        entry.add(factory, target, options)
-        return factory
-    return decorate
+    return _member(_METHODS, "method", typ, attr, jit_options, strict, inline,
+                   prefer_literal, target)
 
 
-overload_attribute = _not_offered("overload_attribute")
+def overload_attribute(typ, attr, jit_options={}, strict=True, inline="never",
+                       prefer_literal=False, target="generic", **kwargs):
+    """@overload_attribute(types.Array, "name"): ``x.name`` in a kernel, with
+    x of a type of class ``typ``, is the value of the implementation the
+    factory gives for x's type, called with x."""
+    return _member(_ATTRS, "attribute", typ, attr, jit_options, strict, inline,
+                   prefer_literal, target)

@@ -411,7 +411,7 @@ nodes_of(Fe *f, const Args *a)
 
 /* The arguments of call e read once, for a callee known only later (an
  * overloaded function or method, overload.c), after `first` (a method's
- * receiver; NULL: none): their nodes (NULL: a compile-time object only) and
+ * receiver; NULL: none; e NULL: no others, an attribute): their nodes (NULL: a compile-time object only) and
  * what they offer. */
 FeOffers *
 fe_call_offers(Fe *f, PyObject *e, PyObject *first, PyObject *kws, Node ***pos_nodes,
@@ -421,7 +421,7 @@ fe_call_offers(Fe *f, PyObject *e, PyObject *first, PyObject *kws, Node ***pos_n
     if (first) {
         push(f, &pos, arg_of(f, first));
     }
-    Args rest = read_args(f, fe_get(f, e, S_args));
+    Args rest = e ? read_args(f, fe_get(f, e, S_args)) : (Args){NULL, 0, 0};
     for (int i = 0; i < rest.n; i++) {
         push(f, &pos, rest.v[i]);
     }

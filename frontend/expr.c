@@ -239,6 +239,10 @@ attribute(Fe *f, PyObject *e, Loc loc)
             return attr_node(f, e, loc, attrs[i].kind, an);
         }
     }
+    Node *ov = fe_fused(f) ? NULL : fe_attribute_overload(f, e, an, loc);
+    if (ov) {
+        return ov;          /* an attribute with @overload_attribute implementations */
+    }
     if (fe_fused(f)) {
         fe_fail(f, loc, "attribute '%s' is not supported in kernels (arrays have .shape, "
                 ".size, .ndim, .strides; numbers have .real, .imag; a group's dim3 has .x, "

@@ -184,6 +184,7 @@ PyObject *fe_numba_function(Fe *f, PyObject *obj);
 Node *fe_overload_call(Fe *f, PyObject *e, Node *n, PyObject *func, PyObject *kws, Loc loc);
 Node *fe_method_overload(Fe *f, PyObject *e, PyObject *recv, Node *n, const char *name,
                          Loc loc);
+Node *fe_attribute_overload(Fe *f, PyObject *e, const char *name, Loc loc);
 
 /* collective.c */
 void fe_collective_builtin(Fe *f, PyObject *e, Node *n, int bi, Loc loc);

@@ -397,10 +397,11 @@ fe_overload_call(Fe *f, PyObject *e, Node *n, PyObject *func, PyObject *kws, Loc
                          overloads_of(f, func), loc);
 }
 
-/* cujit.extending._METHODS[name] where cujit.extending is loaded (kept);
- * NULL when no method of that name is overloaded */
+/* cujit.extending.<table>[name] (_METHODS, _ATTRS) where cujit.extending
+ * is loaded (kept); NULL when no method or attribute of that name is
+ * overloaded */
 static PyObject *
-method_overloads(Fe *f, const char *name)
+member_overloads(Fe *f, const char *table_name, const char *name)
 {
     static PyObject *modname;
     if (!modname && !(modname = PyUnicode_InternFromString("cujit.extending"))) {
@@ -408,7 +409,7 @@ method_overloads(Fe *f, const char *name)
         return NULL;
     }
     PyObject *mod = PyImport_GetModule(modname);
-    PyObject *table = mod ? PyObject_GetAttrString(mod, "_METHODS") : NULL;
+    PyObject *table = mod ? PyObject_GetAttrString(mod, table_name) : NULL;
     PyObject *entry = table && PyDict_Check(table) ? PyDict_GetItemString(table, name) : NULL;
     Py_XINCREF(entry);
     Py_XDECREF(table);
@@ -423,7 +424,25 @@ method_overloads(Fe *f, const char *name)
 Node *
 fe_method_overload(Fe *f, PyObject *e, PyObject *recv, Node *n, const char *name, Loc loc)
 {
-    PyObject *entry = method_overloads(f, name);
+    PyObject *entry = member_overloads(f, "_METHODS", name);
     return entry ? overload_call(f, e, recv, fe_get(f, e, S_keywords), n, name, entry, loc)
                  : NULL;
+}
+
+/* overloaded_attribute := expr '.' name where an attribute `name` has
+ * overloads (@overload_attribute): a call of the implementation with the
+ * receiver; NULL when none has */
+Node *
+fe_attribute_overload(Fe *f, PyObject *e, const char *name, Loc loc)
+{
+    PyObject *entry = member_overloads(f, "_ATTRS", name);
+    if (!entry) {
+        return NULL;
+    }
+    PyObject *none = fe_keep(f, PyList_New(0));
+    if (!none) {
+        fe_fail_py(f, loc, "cujit");
+    }
+    Node *n = fe_new_node(f, ND_CALL, loc);
+    return overload_call(f, NULL, fe_get(f, e, S_value), none, n, name, entry, loc);
 }

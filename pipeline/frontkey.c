@@ -401,9 +401,10 @@ key_overloaded(Keyer *k, PyObject *func, PyObject *entry, int depth)
     return r < 0 ? r : key_entries(k, entry, depth);
 }
 
-/* A method with @overload_method implementations (cujit.extending's
- * _METHODS, where that module is loaded): `name` is an attribute the code
- * reads, so x.name(...) may call one of them; 0 when there is none. */
+/* A method or an attribute with @overload_method / @overload_attribute
+ * implementations (cujit.extending's _METHODS and _ATTRS, where that module
+ * is loaded): `name` is an attribute the code reads, so x.name(...) or x.name
+ * may call one of them; 0 when there is none. */
 static int
 key_method(Keyer *k, PyObject *name, int depth)
 {
@@ -412,18 +413,21 @@ key_method(Keyer *k, PyObject *name, int depth)
         return no_key(k, "no memory");
     }
     PyObject *mod = PyImport_GetModule(modname);
-    PyObject *table = mod ? PyObject_GetAttrString(mod, "_METHODS") : NULL;
-    PyObject *entry = table && PyDict_Check(table) ? PyDict_GetItemWithError(table, name) : NULL;
-    Py_XINCREF(entry);
-    Py_XDECREF(table);
-    Py_XDECREF(mod);
-    PyErr_Clear();
-    if (!entry) {
-        return 0;
+    int r = 0;
+    for (int t = 0; t < 2 && mod && r == 0; t++) {
+        PyObject *table = PyObject_GetAttrString(mod, t ? "_ATTRS" : "_METHODS");
+        PyObject *entry = table && PyDict_Check(table) ? PyDict_GetItemWithError(table, name)
+                                                       : NULL;
+        Py_XINCREF(entry);
+        Py_XDECREF(table);
+        PyErr_Clear();
+        if (entry) {
+            buf_putc(&k->b, t ? 'p' : 'm');
+            r = key_entries(k, entry, depth + 1);
+            Py_DECREF(entry);
+        }
     }
-    buf_putc(&k->b, 'm');
-    int r = key_entries(k, entry, depth + 1);
-    Py_DECREF(entry);
+    Py_XDECREF(mod);
     return r;
 }
 

@@ -365,6 +365,35 @@ def test_overload_method_declined_by_factory():
         k.inspect_cuda("void(float64[:, ::1], float64[::1])")
 
 
+@overload_attribute(types.Array, "last")
+def ol_last(arr):
+    if arr.ndim == 1:
+        return lambda arr: arr[arr.shape[0] - 1]
+
+
+@overload_attribute(types.Complex, "phase_sq")
+def ol_phase_sq(z):
+    return lambda z: z.real * z.real - z.imag * z.imag
+
+
+def test_overload_attribute():
+    @cuda.jit
+    def k(a, z, out):
+        out[0] = a.last + z.phase_sq
+    src = k.inspect_cuda("void(float32[::1], complex64, float32[::1])")
+    assert "arr.data[arr.shape[0] - 1" in src
+    assert re.search(r"cj_dev_last\w*\(a\) \+ cj_dev_phase_sq\w*\(z\)", body(src, "k"))
+
+
+def test_overload_attribute_receiver_not_taken():
+    def k(a, out):
+        out[0] = out[0].last
+    with pytest.raises(cujit.CompileTypeError) as e:
+        cuda.jit(k).inspect_cuda("void(float32[::1], float32[::1])")
+    assert "no overload of attribute 'last' takes (float32)" in str(e.value)
+    assert e.value.lineno == line_of(k, ".last")
+
+
 # ---- errors, at the call's line ----
 
 def nothing_fits(x):
@@ -510,8 +539,8 @@ def test_decorator_errors():
         overload_method(np.float32, "foo")
     with pytest.raises(ValueError, match="unknown target"):
         overload_method(types.Array, "foo", target="tpu")
-    with pytest.raises(NotImplementedError, match="overload_attribute"):
-        overload_attribute(types.Array, "foo")(lambda a: None)
+    with pytest.raises(TypeError, match="type class"):
+        overload_attribute("Array", "foo")
 
 
 def test_overloaded_function_as_value_is_an_error():

@@ -4,14 +4,15 @@ implementation chosen by the types of the call's arguments (floats and
 integers get different ones), a 'cuda' overload preferred to a 'generic' one,
 a declining overload passed over, defaults and keywords, a literal argument
 (prefer_literal), an implementation calling another overloaded function, one
-working on a whole array, a method of 2-d arrays (overload_method), register_jitable, and a numba-style dispatcher
+working on a whole array, a method of 2-d arrays (overload_method), an
+attribute of arrays (overload_attribute), register_jitable, and a numba-style dispatcher
 (an object with py_func, as numba.njit makes) called as a device function.
 Each has a NumPy reference."""
 import numpy as np
 
 from cujit import cuda
 from cujit.cuda import types
-from cujit.extending import overload, overload_method, register_jitable
+from cujit.extending import overload, overload_attribute, overload_method, register_jitable
 
 from ._common import poison, rand
 
@@ -123,6 +124,12 @@ def ol_clipped_sum(arr, lo, hi=1.0):
         return impl
 
 
+@overload_attribute(types.Array, "middle")
+def ol_middle(arr):
+    if arr.ndim == 1:
+        return lambda arr: arr[arr.shape[0] // 2]
+
+
 @register_jitable
 def hypot2(a, b):
     return a * a + b * b
@@ -213,6 +220,13 @@ def _method_ref(m, out):
                          np.clip(m[None], i * 0.1, i * 0.3 + 1.0).sum(axis=(1, 2))], axis=1)}
 
 
+@cuda.jit
+def attribute_read(x, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = x[i] - x.middle
+
+
 # ---- references ----
 
 def _by_type_args():
@@ -249,6 +263,8 @@ RUN = [
     (rows, 2, 32, _rows_args, lambda a, v: {0: a + v[:, None]}),
     (method_sums, 1, 32, lambda: (rand((6, 5), np.float64, -2, 2), poison((20, 2), np.float64)),
      _method_ref, {"rtol": 1e-12, "atol": 1e-12}),
+    (attribute_read, 2, 32, lambda: (rand(51, np.float32), poison(51, np.float32)),
+     lambda x, out: {1: x - x[25]}),
     (jitable_and_njit, 2, 32, lambda: (rand(50, np.float64), rand(50, np.float64),
                                        poison(50, np.float64)),
      lambda x, y, out: {2: x * x + y * y + x / 2}, {"rtol": 1e-12, "atol": 1e-12}),
