@@ -258,6 +258,30 @@ class Optional(Type):
         return self.type
 
 
+class Record(Type):
+    """``from_dtype(np.dtype([('a', 'f8'), ...]))``: a structured dtype's
+    type (``dtype``, ``fields``, ``size``, ``aligned``); ``rec[:]`` is an
+    array of it.  Kernels compiled for the arrays they are given take such
+    arrays; an explicit signature cannot name one yet (type_string says so)."""
+
+    def __init__(self, dtype):
+        self.dtype = np.dtype(dtype)
+        self.size = self.dtype.itemsize
+        self.aligned = self.dtype.isalignedstruct
+        self.fields = {k: (from_dtype(v[0]) if v[0].names is None and v[0].shape == ()
+                           else v[0], v[1]) for k, v in self.dtype.fields.items()}
+        inner = ",".join(f"{k}[type={v[0]};offset={v[1]}]" for k, v in self.fields.items())
+        super().__init__(f"Record({inner};{self.size};{self.aligned})")
+
+    @property
+    def key(self):
+        return self.dtype.descr, self.size, self.aligned
+
+    def __getitem__(self, key):
+        ndim, layout = _layout(key)
+        return Array(self, ndim, layout)
+
+
 class Array(Type):
     """``types.Array(float32, 2, "C")`` = ``float32[:, ::1]``: ``dtype`` (the
     element's type), ``ndim``, ``layout`` ('C', 'F' or 'A'), ``readonly``."""
@@ -265,7 +289,7 @@ class Array(Type):
     mutable = True
 
     def __init__(self, dtype, ndim, layout="A", readonly=False, name=None, aligned=True):
-        if not isinstance(dtype, Scalar):
+        if not isinstance(dtype, (Scalar, Record)):
             dtype = _scalar_of(dtype)
         if not isinstance(ndim, int) or isinstance(ndim, bool) or ndim < 0:
             raise TypeError(f"types.Array: ndim must be an integer >= 0, not {ndim!r}")
@@ -462,6 +486,8 @@ def _layout(key):
 
 def _array_string(dtype, ndim, layout):
     """cujit's (and Numba's slice) spelling: float32[:, ::1]"""
+    if isinstance(dtype, Record):
+        return f"array({dtype}, {ndim}d, {layout})"     # Numba's spelling: no signature
     dims = [":"] * ndim
     if layout == "C" and ndim:
         dims[-1] = "::1"
@@ -484,6 +510,8 @@ def _scalar_of(dtype):
 def from_dtype(dtype):
     """The scalar type of a NumPy dtype (numba.np.numpy_support.from_dtype)"""
     dt = np.dtype(dtype)
+    if dt.names is not None:
+        return Record(dt)
     t = TYPES.get(dt.name)
     if t is None or not isinstance(t, Scalar):
         raise TypeError(f"cujit has no type for dtype {dt}")
@@ -556,6 +584,10 @@ def type_string(t):
         return t
     if isinstance(t, NoneType):
         return "void"
+    if isinstance(t, (Record, Array)) and isinstance(getattr(t, "dtype", None), Record) \
+            or isinstance(t, Record):
+        raise TypeError(f"{t}: a record type cannot be named in a signature yet; leave the "
+                        "signature out (cuda.jit() compiles for the record arrays given)")
     if isinstance(t, Array):
         return t.name if t.name.endswith("]") else _array_string(t.dtype, t.ndim, t.layout)
     if isinstance(t, BaseTuple):
@@ -668,7 +700,7 @@ del _t
 
 _CLASSES = (Type, Dummy, Opaque, Phantom, Hashable, NoneType, Omitted, RawPointer, Scalar,
             Boolean, Number, Integer, Float, Complex, Literal, IntegerLiteral,
-            BooleanLiteral, Optional, Array, BaseTuple, Tuple, UniTuple, List, Set)
+            BooleanLiteral, Optional, Record, Array, BaseTuple, Tuple, UniTuple, List, Set)
 
 
 class _Types:
