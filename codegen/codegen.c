@@ -918,7 +918,7 @@ cg_declare_var(Cg *g, Var *v)
           (long long)total);
         return;
     }
-    P("%s %s;\n", var_ctype(g, t), v->cname);
+    P("%s %s%s;\n", var_ctype(g, t), v->cname, v->maybe_unset ? "{}" : "");
 }
 
 /* __launch_bounds__(max threads[, min blocks[, max cluster size]]) */

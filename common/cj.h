@@ -511,6 +511,7 @@ typedef struct {
     const char *cname;  /* spelling in C++ (renamed if it meets a C++ word) */
     int id;
     int is_param;
+    int maybe_unset;    /* read where some path did not assign it: declared zero-initialized */
     Loc loc;            /* first assignment */
 } Var;
 
@@ -648,6 +649,8 @@ typedef struct {
     int depth;          /* nesting of device-function typing (recursion guard) */
     unsigned features;
     int print_raw;          /* a print() of more than 32 values prints its format (codegen) */
+    const char *undef_warn; /* the first read of a variable some path did not assign
+                             * ("file:line: ..."): warned when compiled (pipeline.c) */
     unsigned atomic_ops;    /* bit (op - BI_ATOMIC_ADD) for each atomic used */
     const char **msgs;  /* assert messages, by msg_id in the error record */
     int nmsgs, mcap;

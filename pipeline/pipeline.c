@@ -178,6 +178,9 @@ kernel_result(Program *p, Type **types, int n, PlCompiled *out)
     out->has_dynshared = (p->features & FEAT_DYNSHARED) != 0;
     out->has_print = (p->features & FEAT_PRINT) != 0;
     out->print_raw = p->print_raw;
+    if (p->undef_warn && !(out->undef_warn = xstrdup(p->undef_warn))) {
+        return -1;
+    }
     out->cooperative = (p->features & FEAT_GRID_SYNC) != 0;
     out->coarse_vec = p->coarse_vec;
     out->coarse_mask = p->coarse_mask;
@@ -662,7 +665,12 @@ pl_transpile(const PlRequest *rq, PlCompiled *out)
         pl_compiled_free(out);
         return -1;
     }
-    int stored = keyed && !hit && !out->print_raw && front_store(key, out) == 0;
+    if (out->undef_warn && PyErr_WarnEx(PyExc_UserWarning, out->undef_warn, 1) < 0) {
+        pl_compiled_free(out);
+        return -1;
+    }
+    int stored = keyed && !hit && !out->print_raw && !out->undef_warn
+                 && front_store(key, out) == 0;
     out->front = hit ? PL_FRONT_HIT : keyed ? PL_FRONT_MISS : PL_FRONT_OFF;
     out->ms_front = ms;
     if (env_on("CUJIT_LOG")) {
@@ -681,12 +689,13 @@ pl_compiled_free(PlCompiled *c)
     free(c->src);
     free(c->kname);
     free(c->sig);
+    free(c->undef_warn);
     for (int i = 0; i < c->nmsgs; i++) {
         free(c->msgs[i]);
     }
     free(c->msgs);
     Py_CLEAR(c->keep);
-    c->src = c->kname = c->sig = NULL;
+    c->src = c->kname = c->sig = c->undef_warn = NULL;
     c->msgs = NULL;
     c->nmsgs = 0;
 }

@@ -115,6 +115,8 @@ typedef struct {
     int has_print;              /* flush stdout after a synchronising launch */
     int print_raw;              /* a print() printed its format (> 32 values): warned when
                                  * compiled, never recorded (each process warns again) */
+    char *undef_warn;           /* malloc'd: a read of a variable not every path assigns
+                                 * (typeinfer): warned when compiled, never recorded */
     int cooperative;            /* this_grid().sync(): cuLaunchCooperativeKernel */
     int coarse_vec;             /* elements per thread of <kname>_x<vec>, 0: none */
     uint64_t coarse_mask;       /* parameters it moves in packs (alignment checked) */

@@ -1360,6 +1360,24 @@ typedef struct {
 
 static void da_stmts(Ti *t, Node **list, int n, DA *s);
 
+/* A read that some path reaches without assigning the variable: Python
+ * would raise UnboundLocalError there; Numba and cupyx.jit compile such
+ * kernels, and so does cujit, with the variable zero-initialized (it reads
+ * 0 on those paths) and a warning naming the first such read. */
+static void
+da_maybe_unset(Ti *t, Node *n)
+{
+    n->var->maybe_unset = 1;
+    if (t->p->undef_warn) {
+        return;
+    }
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s:%d: variable '%s' may be used before it is assigned "
+             "(not every path to this line assigns it); where none does, it reads as zero",
+             t->fn->file ? t->fn->file : "<kernel>", n->loc.line, n->var->name);
+    t->p->undef_warn = cj_strdup(t->p->arena, msg);
+}
+
 static void
 da_expr(Ti *t, Node *n, DA *s)
 {
@@ -1368,8 +1386,7 @@ da_expr(Ti *t, Node *n, DA *s)
     }
     if (n->kind == ND_VAR) {
         if (!s->set[n->var->id] && !s->dead) {
-            ti_err_kind(t, n, CE_COMPILE, "variable '%s' may be used before it is assigned: it is not assigned "
-                "on every path to this line", n->var->name);
+            da_maybe_unset(t, n);
         }
         return;
     }

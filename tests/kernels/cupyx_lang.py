@@ -180,6 +180,24 @@ def _check_tree(got, x):
     assert got[0] == x.sum(), (got[0], x.sum())
 
 
+
+@jit.rawkernel()
+def assigned_on_some_paths(x, out):
+    """value is assigned for even i only: an odd i reads it as zero (cupyx.jit
+    and Numba compile such kernels; cujit warns at the read)"""
+    i = jit.grid(1)
+    if i < out.size:
+        if i % 2 == 0:
+            value = x[i]
+        out[i] = value + 1
+
+
+def _some_paths_ref(x, out):
+    want = np.ones_like(out)
+    want[::2] = x[::2] + 1
+    return {1: want}
+
+
 CASES = [
     (unrolled_sums, (rand(64 * N_TAPS, np.float32), poison(64, np.float32), np.int32(5)),
      [("#pragma unroll\n", True), ("#pragma unroll(4)\n", True),
@@ -228,4 +246,6 @@ RUN = [
                                       rand(8, np.float16, -4, 4).round()), _half_hist_ref),
     (add_two, 1, 32, lambda: (rand(32, np.float32), poison(32, np.float32)),
      lambda x, out: {1: x + 2}),
+    (assigned_on_some_paths, 1, 64, lambda: (rand(50, np.float32), poison(50, np.float32)),
+     _some_paths_ref),
 ]

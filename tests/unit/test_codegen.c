@@ -278,7 +278,7 @@ test_int32_float32_promotes(void)
 static void
 test_unassigned_variable_error(void)
 {
-    /* y is read but never assigned */
+    /* y is read but never assigned (on any path) */
     begin_func("k");
     Var *out = var("out", 1);
     Var *y = var("y", 0);
@@ -288,8 +288,36 @@ test_unassigned_variable_error(void)
     Type *args[1] = {cj_array_type(unit_arena(), DT_F32, 1, 'C')};
     const char *s = emit(args, 1, 1);
     CU_ASSERT_PTR_NULL(s);
-    CU_ASSERT_PTR_NOT_NULL(strstr(tr.err.msg, "may be used before it is assigned"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(tr.err.msg, "'y' is used before it is assigned"));
     CU_ASSERT_EQUAL(tr.err.loc.line, 10 + st[0]->a->id);
+}
+
+static void
+test_maybe_unset_variable(void)
+{
+    /* if c: y = 1.5 / out[0] = y: compiles, as in Numba and cupyx.jit, with y
+     * zero-initialized, and the read is warned about */
+    begin_func("k");
+    Var *out = var("out", 1);
+    Var *c = var("c", 1);
+    Var *y = var("y", 0);
+    Node *iff = node(ND_IF);
+    iff->a = ref(c);
+    iff->list = cj_alloc(unit_arena(), sizeof(Node *));
+    iff->list[0] = assign(ref(y), num_f(1.5));
+    iff->n = 1;
+    Node **st = cj_alloc(unit_arena(), 2 * sizeof(Node *));
+    st[0] = iff;
+    st[1] = assign(idx(ref(out), num_i(0)), ref(y));
+    body(st, 2);
+    Type *args[2] = {cj_array_type(unit_arena(), DT_F64, 1, 'C'), cj_scalar(DT_I64)};
+    const char *s = emit(args, 2, 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    CONTAINS(s, "double y{};");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(prog->undef_warn);
+    char want[64];
+    snprintf(want, sizeof want, "test.py:%d: variable 'y'", 10 + st[1]->a->id);
+    CU_ASSERT_PTR_NOT_NULL(strstr(prog->undef_warn, want));
 }
 
 static void
@@ -399,7 +427,8 @@ add_codegen_suite(void)
         {"int / int is float64", test_truediv_ints_is_float64},
         {"int8 + weak int wraps in int8", test_int8_weak_int_wraps},
         {"int32 * float32 is float64", test_int32_float32_promotes},
-        {"unassigned variable is an error at its line", test_unassigned_variable_error},
+        {"a variable never assigned is an error at its read", test_unassigned_variable_error},
+        {"a variable some paths assign is zero-initialized, warned", test_maybe_unset_variable},
         {"64-bit F-order indexing", test_index_64bit},
         {"NEP 50: ranges a weak int parameter must fit", test_weak_int_param_ranges},
         {NULL, NULL},
