@@ -284,7 +284,7 @@ binop_str(int op)
     case OP_BITOR: return "|";
     case OP_BITXOR: return "^";
     case OP_BITAND: return "&";
-    case OP_EQ: case OP_IS: return "==";      /* is: of Enum members of one class */
+    case OP_EQ: case OP_IS: return "==";      /* is: of booleans, of one Enum class's members */
     case OP_NE: case OP_ISNOT: return "!=";
     case OP_LT: return "<";
     case OP_LE: return "<=";

@@ -123,12 +123,35 @@ compare_none(int op, const Node *a, const Node *b, int *v)
     return 0;
 }
 
+static int
+is_bool(const Node *n)
+{
+    return n->kind == ND_CONST && n->cval.kind == CK_BOOL;
+}
+
+/* flag is True, flag is not False of constant booleans (a closure's flag):
+ * identity of True and False is their equality; a bool is never an int */
+static int
+compare_bools(int op, const Node *a, const Node *b, int *v)
+{
+    if ((op != OP_IS && op != OP_ISNOT) || a->kind != ND_CONST || b->kind != ND_CONST
+        || !(is_bool(a) || is_bool(b))) {
+        return 0;
+    }
+    int same = is_bool(a) && is_bool(b) && (a->cval.i != 0) == (b->cval.i != 0);
+    *v = op == OP_IS ? same : !same;
+    return 1;
+}
+
 /* x op y for one link of a comparison chain of folded numbers (or of a
  * constant and None) */
 static int
 compare_nums(int op, const Node *a, const Node *b, int *v)
 {
     if (compare_none(op, a, b, v)) {
+        return 1;
+    }
+    if (compare_bools(op, a, b, v)) {
         return 1;
     }
     int64_t i, j;

@@ -435,8 +435,11 @@ compare_type(Ti *t, Node *n)
         int op = n->ops[i - 1];
         if (prev && cur) {
             enum_compare(t, n, op, prev, cur);
-            if ((op == OP_IS || op == OP_ISNOT) && !(prev->enm && cur->enm)) {
-                ti_err(t, n, "'is' comparisons are not supported in kernels; use == or !=");
+            if ((op == OP_IS || op == OP_ISNOT) && !(prev->enm && cur->enm)
+                && !(cj_type_kind(prev) == 'b' && cj_type_kind(cur) == 'b')) {
+                ti_err(t, n, "'is' compares booleans (flag is True) and Enum members in "
+                       "kernels, not %s with %s; use == or !=", ti_tstr(t, prev),
+                       ti_tstr(t, cur));
             }
             if (prev->enm && cur->enm && (prev->kind == TY_TUPLE || cur->kind == TY_TUPLE)) {
                 prev = cur;

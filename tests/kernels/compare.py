@@ -157,6 +157,31 @@ def _bool_ref(p, q, out):
     return {2: np.stack([p & q, p | q, p ^ q, ~p, p & ~q, p == q], axis=1)}
 
 
+WRAP = True     # a module flag, read as a constant: `is` of it folds
+
+
+@jit.rawkernel()
+def is_of_booleans(flags, x, out):
+    """x is True / is not False of booleans (Numba's test_ssa spells them):
+    the values' equality; of a constant flag, folded so the other branch is
+    never compiled (x[i][0] would not type)"""
+    i = jit.grid(1)
+    if i < x.size:
+        f = flags[i]
+        out[i, 0] = f is True
+        out[i, 1] = f is not False
+        out[i, 2] = (f is False) == (not f)
+        if WRAP is True:
+            out[i, 3] = x[i] > 0
+        if WRAP is not True:
+            out[i, 3] = x[i][0]
+
+
+def _is_ref(flags, x, out):
+    want = np.stack([flags, flags, np.ones_like(flags), x > 0], axis=1)
+    return {2: want}
+
+
 CASES = [
     (compare_ops, _cmp_args(np.int32)()),
     (compare_ops, _cmp_args(np.uint8, 0, 6)()),
@@ -187,4 +212,6 @@ RUN = [
      _thread_signed_ref),
     (bool_arrays, 1, 32, lambda: (rand(32, np.bool_), rand(32, np.bool_),
                                   poison((32, 6), np.bool_)), _bool_ref),
+    (is_of_booleans, 1, 64, lambda: (rand(40, np.bool_), rand(40, np.float32),
+                                     poison((40, 4), np.bool_)), _is_ref),
 ]
