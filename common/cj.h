@@ -512,6 +512,8 @@ typedef struct {
     int id;
     int is_param;
     int maybe_unset;    /* read where some path did not assign it: declared zero-initialized */
+    int has_konst;      /* assigned once, at the top level, an integer literal (N = 100): */
+    int64_t konst;      /* its value where a constant is needed (shapes, grid(N)) */
     Loc loc;            /* first assignment */
 } Var;
 

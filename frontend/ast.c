@@ -220,6 +220,21 @@ fe_find_var(Fe *f, const char *name)
     return NULL;
 }
 
+/* N = 100, assigned once at the top level: N's value where a constant is
+ * needed (cuda.shared.array(N, int32), as Numba types such locals literal) */
+static void
+konst_of(Fe *f, Var *v)
+{
+    PyObject *name = fe_keep(f, PyUnicode_FromString(v->name));
+    PyObject *c = name ? fe_constant_local(f, name) : NULL;
+    if (c && PyLong_Check(c) && !PyBool_Check(c)) {
+        int overflow;       /* never an error for an int */
+        long long k = PyLong_AsLongLongAndOverflow(c, &overflow);
+        v->has_konst = !overflow;
+        v->konst = k;
+    }
+}
+
 /* A new local (or parameter); C++ keywords get a '_' in the C name. */
 Var *
 fe_add_var(Fe *f, const char *name, Loc loc, int is_param)
@@ -231,5 +246,8 @@ fe_add_var(Fe *f, const char *name, Loc loc, int is_param)
     v->is_param = is_param;
     v->loc = loc;
     f->vars = (Var **)cj_vec_push(f->cx->arena, (void **)f->vars, &f->nvars, &f->capvars, v);
+    if (!is_param) {
+        konst_of(f, v);
+    }
     return v;
 }

@@ -152,6 +152,7 @@ Node *fe_device_array_const(Fe *f, PyObject *obj, Loc loc);
 /* names.c (also fe_set_kernel_function, from fe.h) */
 const char *fe_module_name(PyObject *obj);
 int fe_is_local_name(Fe *f, PyObject *name);
+PyObject *fe_constant_local(Fe *f, PyObject *name);
 const char *fe_describe_object(Fe *f, PyObject *obj);
 int fe_resolve(Fe *f, PyObject *e, Resolved *out);
 int fe_enum_item(Fe *f, PyObject *e, Resolved *out, Loc loc);

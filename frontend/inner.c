@@ -76,8 +76,8 @@ bindings(Fe *f, PyObject *list, PyObject *name)
 /* A local of the function around a def that is a constant: assigned once
  * in the whole function, at its top level, `name = <constant>` (a number,
  * a string, a tuple of them, a global constant).  Its value, or NULL. */
-static PyObject *
-constant_local(Fe *f, PyObject *name)
+PyObject *
+fe_constant_local(Fe *f, PyObject *name)
 {
     if (!f->body || bindings(f, f->body, name) != 1) {
         return NULL;
@@ -106,7 +106,7 @@ inner_names(Fe *f, PyObject *s)
     PyObject *node;
     while (it && (node = PyIter_Next(it))) {
         PyObject *id = fe_is(node, A_Name) ? fe_get(f, node, S_id) : NULL;
-        PyObject *v = id && fe_is_local_name(f, id) ? constant_local(f, id) : NULL;
+        PyObject *v = id && fe_is_local_name(f, id) ? fe_constant_local(f, id) : NULL;
         if (v && PyDict_SetItem(d, id, v) < 0) {
             Py_DECREF(node);
             break;

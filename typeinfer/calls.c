@@ -83,9 +83,14 @@ arg(Ti *t, Node *n, int i)
     return ti_expr_pub(t, n->list[i]);
 }
 
+/* a constant integer, or a local assigned one once (N = 100, fe_add_var) */
 static int
 const_int(Node *c, int64_t *v)
 {
+    if (c->kind == ND_VAR && c->var->has_konst) {
+        *v = c->var->konst;
+        return 1;
+    }
     return cj_fold_int(c, v);
 }
 

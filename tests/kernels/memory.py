@@ -124,7 +124,22 @@ def _local_2d_ref(x, out):
     return {1: s}
 
 
+
+@jit.rawkernel()
+def shared_sized_by_a_local(x, out):
+    """N = 64 assigned once: a constant where a shape needs one (Numba's
+    test_sync simple_smem); the block reverses its slice through it"""
+    N = 64
+    sm = jit.shared_memory(np.float32, N)
+    t = jit.threadIdx.x
+    i = jit.blockIdx.x * N + t
+    sm[t] = x[i]
+    jit.syncthreads()
+    out[i] = sm[N - 1 - t]
+
+
 CASES = [
+    (shared_sized_by_a_local, (rand(192, np.float32), poison(192, np.float32))),
     (block_sum, (rand(300, np.float32), poison(3, np.float32)), [("__shared__", True)]),
     (tile_transpose, (rand((40, 24), np.float64), poison((24, 40), np.float64))),
     (two_shared_arrays, (rand(32, np.int32), poison(32, np.int64))),
@@ -147,4 +162,6 @@ RUN = [
     (local_sort, 1, 32, lambda: (rand((20, 8), np.float32), poison((20, 8), np.float32)),
      lambda x, out: {1: np.sort(x, axis=1)}),
     (local_2d, 1, 16, lambda: (rand(10, np.int32), poison(10, np.int64)), _local_2d_ref),
+    (shared_sized_by_a_local, 3, 64, lambda: (rand(192, np.float32), poison(192, np.float32)),
+     lambda x, out: {1: x.reshape(3, 64)[:, ::-1].ravel()}),
 ]
