@@ -583,7 +583,8 @@ struct Func {
  * typeinfer asks `resolve` for the implementation once it has the types:
  * the frontend passes itself down in the IR, and typeinfer calls no Python.
  * resolve gives the implementation and the call's arguments in the order of
- * its parameters, or longjmps with an error at the call. */
+ * its parameters, or longjmps with an error at the call; before the final
+ * pass (types may still widen) it gives NULL where no overload takes them. */
 typedef struct CjOverload CjOverload;
 struct CjOverload {
     Node **pos;             /* the arguments as written; NULL: a compile-time */
@@ -591,8 +592,8 @@ struct CjOverload {
     Node **kw;
     const char **kwnames;
     int nkw;
-    Func *(*resolve)(CjOverload *o, Node *call, Type **pos, Type **kw, Node ***args,
-                     int *nargs);
+    Func *(*resolve)(CjOverload *o, Node *call, Type **pos, Type **kw, int final,
+                     Node ***args, int *nargs);
     void *ctx;              /* the frontend's */
     int resolved;           /* typeinfer: the call's arguments are in an implementation's order */
 };

@@ -175,9 +175,10 @@ arg_desc(Fe *f, const Type *t, PyObject *offer, Loc loc)
     return fe_keep(f, r);
 }
 
-/* the implementation of the call for these types: a Python function */
+/* the implementation of the call for these types: a Python function;
+ * NULL before the final pass when the registry has none (or raised) */
 static PyObject *
-ask_registry(Fe *f, Ovl *ov, CjOverload *o, Node *call, Type **pos, Type **kw)
+ask_registry(Fe *f, Ovl *ov, CjOverload *o, Node *call, Type **pos, Type **kw, int final)
 {
     PyObject *args = fe_keep(f, PyTuple_New(o->npos));
     PyObject *kwd = fe_keep(f, PyDict_New());
@@ -197,6 +198,10 @@ ask_registry(Fe *f, Ovl *ov, CjOverload *o, Node *call, Type **pos, Type **kw)
     }
     PyObject *impl = fe_keep(f, PyObject_CallMethod(ov->entry, "_cujit_resolve", "OO",
                                                     args, kwd));
+    if (!impl && !final) {
+        PyErr_Clear();      /* the types may still widen: asked again in the next pass */
+        return NULL;
+    }
     if (!impl) {
         fail_py(f, call->loc);
     }
@@ -300,14 +305,17 @@ order_args(Fe *f, Ovl *ov, CjOverload *o, Node *call, const Func *fn)
 
 /* CjOverload.resolve: the implementation for these argument types */
 static Func *
-resolve(CjOverload *o, Node *call, Type **pos, Type **kw, Node ***args, int *nargs)
+resolve(CjOverload *o, Node *call, Type **pos, Type **kw, int final, Node ***args, int *nargs)
 {
     Ovl *ov = o->ctx;
     Fe fs, *f = &fs;
     memset(f, 0, sizeof fs);
     f->cx = ov->cx;
     f->file = ov->file;
-    PyObject *impl = ask_registry(f, ov, o, call, pos, kw);
+    PyObject *impl = ask_registry(f, ov, o, call, pos, kw, final);
+    if (!impl) {
+        return NULL;
+    }
     if (ov->cx->depth >= FE_MAX_DEPTH) {
         fe_fail_kind(f, call->loc, CE_VALUE, "device functions nested more than %d deep",
                      FE_MAX_DEPTH);

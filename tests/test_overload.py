@@ -245,6 +245,29 @@ def test_device_function_typed_twice_gets_two_implementations():
     assert "x * 4.0" in src and "x - 9" in src
 
 
+def only_float(x):
+    pass
+
+
+@overload(only_float)
+def ol_only_float(x):
+    if isinstance(x, types.Float):
+        return lambda x: x * 2.0
+
+
+def test_types_that_widen_are_resolved_at_their_final_type():
+    """s is an int at the call in typeinfer's first pass and float64 in the
+    end: only the final type's resolution counts (Numba unifies first)."""
+    @cuda.jit
+    def k(x, out):
+        s = 0
+        for i in range(3):
+            out[i] = only_float(s)
+            s = s + x[i]
+    src = k.inspect_cuda("void(float64[::1], float64[::1])")
+    assert "cj_dev_only_float_f8(s)" in src
+
+
 def test_overloaded_function_passed_to_device_function():
     def op(x):
         pass

@@ -859,7 +859,8 @@ declared_return(Ti *t, Node *n, Func *fn, Inst *in, Type *ret)
 /* overloaded(args) := the implementation the overloads give for the types
  * of args (CjOverload: the frontend reads it); the call's arguments become
  * the implementation's, in its order.  NULL: an argument's type is not
- * known yet in this pass. */
+ * known yet in this pass, or no overload takes the types it has so far (a
+ * variable may still widen: only the final pass's types are an error). */
 static Func *
 overload_impl(Ti *t, Node *n)
 {
@@ -876,7 +877,10 @@ overload_impl(Ti *t, Node *n)
     }
     Node **args;
     int nargs;
-    Func *fn = o->resolve(o, n, pos, kw, &args, &nargs);
+    Func *fn = o->resolve(o, n, pos, kw, t->final, &args, &nargs);
+    if (!fn) {
+        return NULL;
+    }
     int same = nargs == n->n && n->n2 == 0;
     for (int i = 0; i < nargs && same; i++) {
         same = args[i] == n->list[i];
