@@ -1551,6 +1551,9 @@ def literal_unroll(container):
     return container
 
 
+literal_unroll.__cujit_builtin__ = "literal_unroll"     # known by name (the front key)
+
+
 def transpose(a, b=None):
     """numba.cuda.kernels.transpose.transpose: the transpose of the 2-d
     array a written into b (a new C-order device array when not given),

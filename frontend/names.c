@@ -745,9 +745,12 @@ fe_resolve(Fe *f, PyObject *e, Resolved *out)
             return 0;
         }
         PyObject *attr = fe_get(f, e, S_attr);
-        if (rb.kind == R_CONST) {
+        if (rb.kind == R_CONST && (strcmp(Py_TYPE(rb.obj)->tp_name, "numpy.ndarray") != 0
+                                   || fe_np_method_name(fe_utf8(f, attr)))) {
             return 0;           /* a constant's .real etc.: read as a value */
         }
+        /* a global NumPy array's attributes are Python's (.shape, .dtype, .T),
+         * but for the methods kernels have (a.sum(), a.copy() ...) */
         PyObject *v = PyObject_GetAttr(rb.obj, attr);
         if (!v) {
             PyErr_Clear();

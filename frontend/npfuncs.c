@@ -113,6 +113,13 @@ np_args(Fe *f, PyObject *e, Node *n, Node *first, int row, Loc loc)
     return n;
 }
 
+/* is `name` a method of arrays that kernels have (sum, max, copy, view ...)? */
+int
+fe_np_method_name(const char *name)
+{
+    return np_row(name, "rm") >= 0;
+}
+
 /* np_call := ('np.' reduction | 'cmath.' function) '(' exprs ')' */
 Node *
 fe_np_call(Fe *f, PyObject *e, Node *n, int row, Loc loc)

@@ -111,6 +111,20 @@ known_module(const char *name)
     return 0;
 }
 
+/* a NumPy function kernels compile by its name (np.sum, np.nanmean: the
+ * NP_* rows of kind 'r' and 'f') */
+static int
+numpy_reduction(const char *name)
+{
+    for (int i = 0; i < NP_COUNT; i++) {
+        if ((cj_np_funcs[i].kind == 'r' || cj_np_funcs[i].kind == 'f')
+            && strcmp(cj_np_funcs[i].name, name) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* a string attribute of o as UTF-8 into buf; 0 if it has none */
 static int
 str_attr(PyObject *o, const char *attr, char *buf, size_t n)
@@ -241,6 +255,13 @@ key_library(Keyer *k, PyObject *v)
     }
     if (str_attr(v, "__cujit_builtin__", name, sizeof name)) {
         put_cstr(k, 'J', name);
+        return 1;
+    }
+    if (PyFunction_Check(v) && str_attr(v, "__module__", mod, sizeof mod)
+        && strcmp(mod, "numpy") == 0 && str_attr(v, "__name__", name, sizeof name)
+        && numpy_reduction(name)) {
+        put_cstr(k, 'L', mod);          /* np.sum: compiled by its name (npfuncs.c) */
+        put_cstr(k, '.', name);
         return 1;
     }
     if (str_attr(v, "__cujit_dtype__", name, sizeof name)) {

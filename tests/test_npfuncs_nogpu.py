@@ -259,3 +259,23 @@ def test_numpy_support_as_dtype():
     assert cuda.numpy_support.from_dtype(np.dtype(np.int16)) is cuda.int16
     with pytest.raises(NotImplementedError):
         cuda.numpy_support.as_dtype(cuda.float32[:])
+
+
+def test_global_array_attributes_are_pythons():
+    """.shape, .size and .dtype of a global array are read in Python (no
+    table: an array over 64 KiB is fine), its methods are the kernel's"""
+    big = np.zeros((300, 100))
+
+    @cuda.jit
+    def k(out):
+        loc = cuda.local.array(4, big.dtype)
+        loc[0] = big.shape[0] + big.size
+        out[0] = loc[0]
+    src = k.inspect_cuda("(float64[::1],)")
+    assert "cj_table" not in src and "300LL + 30000LL" in src
+    small = np.arange(5.0)
+
+    @cuda.jit
+    def m(out):
+        out[0] = small.sum()
+    assert "cj_np_sum<double>(" in m.inspect_cuda("(float64[::1],)")
