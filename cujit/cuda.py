@@ -380,6 +380,10 @@ class Dispatcher(Kernel):
         if args and all(_ntypes._is_type(a) and not isinstance(a, str) for a in args):
             sig = _sig(tuple(args))
         else:
+            if _has_enum(args):
+                raise TypeError(f"{self.__name__}.specialize() cannot take Enum members: a "
+                                "signature has no spelling for their classes; launch the "
+                                "kernel with them, or specialize for their .value")
             sig = self.inspect_cuda_signature(*args)
         key = self._canonical(sig)
         d = self.specializations.get(key)
@@ -802,6 +806,13 @@ def _rebuild(func, device, options, sigs, specialized):
     if specialized:
         d.__dict__["_specialized"] = True
     return d
+
+
+def _has_enum(args):
+    """an Enum member among args or inside their tuples"""
+    import enum
+    return any(isinstance(a, enum.Enum) or (isinstance(a, tuple) and _has_enum(a))
+               for a in args)
 
 
 def _is_signature_value(s):

@@ -108,6 +108,15 @@ entry_for_sig(KernelObject *k, PyObject *const *args, Py_ssize_t n)
         return NULL;
     }
     if (n == 1 && PyUnicode_Check(args[0])) {
+        /* a signature it lists (k.signatures): its entry, also where the
+         * text names what a signature cannot spell (an Enum class) */
+        const char *text = PyUnicode_AsUTF8(args[0]);
+        for (Entry *e = k->entries; text && e; e = e->next) {
+            if (e->c.sig && strcmp(e->c.sig, text) == 0) {
+                return e;
+            }
+        }
+        PyErr_Clear();
         Arena a;
         cj_arena_init(&a);
         Type **types, *ret;

@@ -186,3 +186,18 @@ def test_enum_value_and_intenum_arithmetic():
         out[0] = a.value + s * 2 + Size.big
     src = cujit.jit.rawkernel()(f).inspect_cuda(np.zeros(1), Color.green, Size.small)
     assert "extern" in src
+
+
+def test_enum_signatures_are_inspectable():
+    def f(out, a):
+        out[0] = a.value
+    k = cuda.jit(f)
+    k.inspect_cuda(np.zeros(1), Color.red)
+    (sig,) = k.signatures
+    assert "Color(int64)" in sig
+    assert ".entry" in k.inspect_asm(sig)          # the listed signature finds its entry
+    with pytest.raises(TypeError, match="cannot take Enum members"):
+        k.specialize(np.zeros(1), Color.red)
+    t = cuda.jit(sum2)
+    assert t.specialize(np.zeros(1), (1, 2.0)).signatures == [
+        "(float64[::1], Tuple(int64, float64))"]
