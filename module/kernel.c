@@ -110,7 +110,9 @@ entry_for_sig(KernelObject *k, PyObject *const *args, Py_ssize_t n)
     if (n == 1 && PyUnicode_Check(args[0])) {
         /* a signature it lists (k.signatures): its entry, also where the
          * text names what a signature cannot spell (an Enum class) */
-        const char *text = PyUnicode_AsUTF8(args[0]);
+        Py_ssize_t len;
+        const char *text = PyUnicode_AsUTF8AndSize(args[0], &len);
+        text = text && strlen(text) == (size_t)len ? text : NULL;  /* an embedded NUL: parsed */
         for (Entry *e = k->entries; text && e; e = e->next) {
             if (e->c.sig && strcmp(e->c.sig, text) == 0) {
                 return e;
