@@ -437,9 +437,9 @@ compare_type(Ti *t, Node *n)
             enum_compare(t, n, op, prev, cur);
             if ((op == OP_IS || op == OP_ISNOT) && !(prev->enm && cur->enm)
                 && !(cj_type_kind(prev) == 'b' && cj_type_kind(cur) == 'b')) {
-                ti_err(t, n, "'is' compares booleans (flag is True) and Enum members in "
-                       "kernels, not %s with %s; use == or !=", ti_tstr(t, prev),
-                       ti_tstr(t, cur));
+                ti_err(t, n, "'is' of %s and %s is not supported in kernels ('is' compares "
+                       "booleans, flag is True, and Enum members); use == or !=",
+                       ti_tstr(t, prev), ti_tstr(t, cur));
             }
             if (prev->enm && cur->enm && (prev->kind == TY_TUPLE || cur->kind == TY_TUPLE)) {
                 prev = cur;
@@ -1356,6 +1356,7 @@ ti_stmts(Ti *t, Node **list, int n)
 
 typedef struct {
     unsigned char *set;     /* 1 = assigned on every path so far */
+    unsigned char *may;     /* 1 = assigned on some path so far (loops: by a later turn) */
     int dead;               /* after return / break / continue */
     unsigned char *brk;     /* the innermost loop's: assigned at every break */
     int *nbrk;              /* breaks seen in that loop */
@@ -1388,6 +1389,10 @@ da_expr(Ti *t, Node *n, DA *s)
         return;
     }
     if (n->kind == ND_VAR) {
+        if (!s->set[n->var->id] && !s->dead && !s->may[n->var->id]) {
+            ti_err_kind(t, n, CE_COMPILE, "variable '%s' is used before it is assigned: it is "
+                        "not assigned on any path to this line", n->var->name);
+        }
         if (!s->set[n->var->id] && !s->dead) {
             da_maybe_unset(t, n);
         }
@@ -1409,12 +1414,25 @@ da_target(Ti *t, Node *n, DA *s)
 {
     if (n->kind == ND_VAR) {
         s->set[n->var->id] = 1;
+        s->may[n->var->id] = 1;
     } else if (n->kind == ND_TUPLE) {
         for (int i = 0; i < n->n; i++) {
             da_target(t, n->list[i], s);
         }
     } else {
         da_expr(t, n, s);
+    }
+}
+
+static void
+da_mark_target(const Node *n, unsigned char *may)
+{
+    if (n->kind == ND_VAR) {
+        may[n->var->id] = 1;
+    } else if (n->kind == ND_TUPLE) {
+        for (int i = 0; i < n->n; i++) {
+            da_mark_target(n->list[i], may);
+        }
     }
 }
 
@@ -1425,6 +1443,8 @@ da_copy(Ti *t, DA *s)
     int nv = t->fn->nvars;
     c.set = cj_alloc(t->p->arena, (size_t)nv + 1);
     memcpy(c.set, s->set, (size_t)nv);
+    c.may = cj_alloc(t->p->arena, (size_t)nv + 1);
+    memcpy(c.may, s->may, (size_t)nv);
     c.dead = s->dead;
     c.brk = s->brk;
     c.nbrk = s->nbrk;
@@ -1448,8 +1468,30 @@ da_loop_else(Ti *t, Node *n, DA *s, const unsigned char *brk, int nbrk)
     for (int i = 0; i < nv; i++) {
         s->set[i] = y.dead ? (nbrk ? brk[i] : s->set[i])
                     : (nbrk ? (brk[i] && y.set[i]) : y.set[i]);
+        s->may[i] |= y.may[i];
     }
     s->dead = s->dead || (y.dead && !nbrk);
+}
+
+/* a loop's body: what it assigns anywhere may be set when a later turn reads
+ * it (for i in range(n): if i: use(x); x = ...) */
+static void
+da_loop_may(Node **list, int n, unsigned char *may)
+{
+    for (int i = 0; i < n; i++) {
+        Node *s = list[i];
+        if (s->kind == ND_ASSIGN) {
+            for (int k = 0; k < s->n; k++) {
+                da_mark_target(s->list[k], may);
+            }
+        } else if (s->kind == ND_FOR || s->kind == ND_IF || s->kind == ND_WHILE) {
+            if (s->kind == ND_FOR) {
+                may[s->var->id] = 1;
+            }
+            da_loop_may(s->list, s->n, may);
+            da_loop_may(s->list2, s->n2, may);
+        }
+    }
 }
 
 /* does a break or continue appear in these statements (nested loops too) */
@@ -1505,6 +1547,7 @@ da_stmt(Ti *t, Node *n, DA *s)
         da_stmts(t, n->list2, n->n2, &y);
         for (int i = 0; i < nv; i++) {
             s->set[i] = x.dead ? y.set[i] : y.dead ? x.set[i] : (x.set[i] && y.set[i]);
+            s->may[i] = (x.may[i] && !x.dead) || (y.may[i] && !y.dead) || s->may[i];
         }
         s->dead = s->dead || (x.dead && y.dead);
         return;
@@ -1516,7 +1559,11 @@ da_stmt(Ti *t, Node *n, DA *s)
         x.dead = 0;
         x.brk = cj_alloc(t->p->arena, (size_t)nv + 1);
         x.nbrk = &nbrk;
+        da_loop_may(n->list, n->n, x.may);
         da_stmts(t, n->list, n->n, &x);
+        for (int i = 0; i < nv; i++) {
+            s->may[i] |= x.may[i];
+        }
         int64_t c;
         int forever = n->a->kind == ND_CONST && cj_fold_int(n->a, &c) && c != 0;
         if (forever) {
@@ -1541,7 +1588,12 @@ da_stmt(Ti *t, Node *n, DA *s)
         x.brk = cj_alloc(t->p->arena, (size_t)nv + 1);
         x.nbrk = &nbrk;
         x.set[n->var->id] = 1;
+        x.may[n->var->id] = 1;
+        da_loop_may(n->list, n->n, x.may);
         da_stmts(t, n->list, n->n, &x);
+        for (int i = 0; i < nv; i++) {
+            s->may[i] |= x.may[i];
+        }
         if (for_runs(n)) {
             /* range(2): the body runs, so what it always assigns is assigned after */
             for (int i = 0; i < nv; i++) {
@@ -1643,11 +1695,12 @@ infer_inst(Program *p, Inst *in)
     }
     DA da;
     da.set = cj_alloc(p->arena, (size_t)fn->nvars + 1);
+    da.may = cj_alloc(p->arena, (size_t)fn->nvars + 1);
     da.dead = 0;
     da.brk = NULL;
     da.nbrk = NULL;
     for (int i = 0; i < fn->nparams; i++) {
-        da.set[i] = 1;
+        da.set[i] = da.may[i] = 1;
     }
     da_stmts(t, fn->body, fn->nbody, &da);
     for (int iter = 0; iter < 64; iter++) {

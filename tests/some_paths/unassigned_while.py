@@ -1,4 +1,4 @@
-"""if / elif without else."""
+"""Assigned inside a while loop."""
 import math
 
 import numpy as np
@@ -8,12 +8,11 @@ from cujit import jit
 
 @jit.rawkernel()
 def bad(x, out):
-    i = jit.grid(1)
-    if x[i] > 0:
-        y = 1.0
-    elif x[i] < 0:
-        y = -1.0
-    out[i] = y  # ERROR: not assigned
+    k = 0
+    while k < x.size:
+        v = x[k]
+        k += 1
+    out[0] = v  # MAYBE
 
 
 ARGS = {"bad": (np.zeros(8, np.float32), np.zeros(8, np.float32))}

@@ -10,7 +10,7 @@ from cujit import jit
 def bad(x, out):
     for k in range(x.size):
         last = x[k]
-    out[0] = last  # ERROR: not assigned
+    out[0] = last  # MAYBE
 
 
 ARGS = {"bad": (np.zeros(8, np.float32), np.zeros(8, np.float32))}

@@ -10,7 +10,7 @@ from cujit import jit
 def bad(n, out):
     for k in range(n):
         out[k] = 0
-    out[0] = k  # ERROR: not assigned
+    out[0] = k  # MAYBE
 
 
 ARGS = {"bad": (np.int32(4), np.zeros(8, np.float32))}

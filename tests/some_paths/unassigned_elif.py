@@ -1,4 +1,4 @@
-"""Assigned in the if branch only."""
+"""if / elif without else."""
 import math
 
 import numpy as np
@@ -11,7 +11,9 @@ def bad(x, out):
     i = jit.grid(1)
     if x[i] > 0:
         y = 1.0
-    out[i] = y  # ERROR: not assigned
+    elif x[i] < 0:
+        y = -1.0
+    out[i] = y  # MAYBE
 
 
 ARGS = {"bad": (np.zeros(8, np.float32), np.zeros(8, np.float32))}

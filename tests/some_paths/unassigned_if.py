@@ -1,4 +1,4 @@
-"""Assigned inside a while loop."""
+"""Assigned in the if branch only."""
 import math
 
 import numpy as np
@@ -8,11 +8,10 @@ from cujit import jit
 
 @jit.rawkernel()
 def bad(x, out):
-    k = 0
-    while k < x.size:
-        v = x[k]
-        k += 1
-    out[0] = v  # ERROR: not assigned
+    i = jit.grid(1)
+    if x[i] > 0:
+        y = 1.0
+    out[i] = y  # MAYBE
 
 
 ARGS = {"bad": (np.zeros(8, np.float32), np.zeros(8, np.float32))}
