@@ -470,14 +470,22 @@ selp_call(Cg *g, Node *n)
 }
 
 /* cuda.ld<hint>(a, i) -> cj_ld<hint>(&a[i]); cuda.st<hint>(a, i, v) ->
- * cj_st<hint>(&a[i], (T)v) (prelude.c: PTX ld.global.<hint> / st.global.<hint>) */
+ * cj_st<hint>(&a[i], (T)v) (prelude.c: PTX ld.global.<hint> / st.global.<hint>);
+ * a raw pointer p: &p[i] */
 static void
 cache_hint_call(Cg *g, Node *n)
 {
     int ld = n->op == BI_CACHE_LD;
     const Type *et = cj_scalar(arg_type(g, n, 0)->dtype);
     P("cj_%s%s(&", ld ? "ld" : "st", ld ? cj_ld_hints[n->axis] : cj_st_hints[n->axis]);
-    cg_element(g, n->list[0], n->list[1]);
+    if (arg_type(g, n, 0)->kind == TY_ITER) {
+        cg_expr(g, n->list[0], PR_POSTFIX);
+        S("[");
+        cg_conv(g, n->list[1], cj_scalar(DT_I64), PR_COMMA);
+        S("]");
+    } else {
+        cg_element(g, n->list[0], n->list[1]);
+    }
     if (!ld) {
         S(", ");
         cg_conv(g, n->list[2], et, PR_COMMA);

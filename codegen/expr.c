@@ -1024,6 +1024,10 @@ cg_index_ref(Cg *g, Node *n)
         element(g, n->a, NULL, 0, n->list[0]);     /* a[gid], gid a tuple */
         return;
     }
+    if (cg_type(g, n->a)->kind == TY_ITER) {
+        cg_iter_index(g, n);                        /* p[i] of a raw pointer */
+        return;
+    }
     element(g, n->a, n->list, n->n, NULL);
 }
 

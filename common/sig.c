@@ -3,13 +3,15 @@
  *
  *   signature := '(' args ')' | type '(' args ')' | args
  *   args      := [ type { ',' type } [ ',' ] ]
- *   type      := dtype [ '[' dim { ',' dim } ']' ] | 'Tuple' '(' args ')'
+ *   type      := dtype [ '[' dim { ',' dim } ']' | '*' ] | 'Tuple' '(' args ')'
  *   dim       := ':' | '::1'
  *   dtype     := name | typestr ('<f4', '|b1') | '?'
  *
  * The type before '(' is the return type ("void(float32[:])").  In an array
  * spec, '::1' on the last dimension means C order, on the first (ndim >= 2)
- * F order; none means any layout.
+ * F order; none means any layout.  'dtype*' is a raw pointer (Numba's
+ * types.CPointer(dtype), whose str it is): a kernel or device function
+ * parameter only, not a tuple element or return type.
  *
  * Generated code: common/sig.c comes from this file by `make regen`
  * (re2c -W --no-generation-date); both are committed. */
@@ -20,7 +22,7 @@
 
 typedef enum {
     T_END, T_NAME, T_LPAREN, T_RPAREN, T_LBRACK, T_RBRACK, T_COMMA,
-    T_COLON, T_DCOLON1, T_BAD,
+    T_COLON, T_DCOLON1, T_STAR, T_BAD,
 } TokKind;
 
 typedef struct {
@@ -40,6 +42,7 @@ typedef struct {
     Type **args;        /* results */
     Type *ret;
     int nargs;
+    int depth;          /* inside a Tuple( ) */
 } Parser;
 
 /* the next token from p->cur */
@@ -62,13 +65,14 @@ lex(Parser *p)
 		case ' ': goto yy4;
 		case '(': goto yy6;
 		case ')': goto yy7;
-		case ',': goto yy8;
-		case ':': goto yy9;
+		case '*': goto yy8;
+		case ',': goto yy9;
+		case ':': goto yy10;
 		case '<':
 		case '=':
 		case '>':
-		case '|': goto yy11;
-		case '?': goto yy12;
+		case '|': goto yy12;
+		case '?': goto yy13;
 		case 'A':
 		case 'B':
 		case 'C':
@@ -121,9 +125,9 @@ lex(Parser *p)
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy14;
-		case '[': goto yy15;
-		case ']': goto yy16;
+		case 'z': goto yy15;
+		case '[': goto yy16;
+		case ']': goto yy17;
 		default: goto yy2;
 	}
 yy1:
@@ -152,16 +156,19 @@ yy7:
 	{ t.kind = T_RPAREN; break; }
 yy8:
 	++YYCURSOR;
-	{ t.kind = T_COMMA; break; }
+	{ t.kind = T_STAR; break; }
 yy9:
+	++YYCURSOR;
+	{ t.kind = T_COMMA; break; }
+yy10:
 	yych = *(YYMARKER = ++YYCURSOR);
 	switch (yych) {
-		case ':': goto yy17;
-		default: goto yy10;
+		case ':': goto yy18;
+		default: goto yy11;
 	}
-yy10:
-	{ t.kind = T_COLON; break; }
 yy11:
+	{ t.kind = T_COLON; break; }
+yy12:
 	yych = *++YYCURSOR;
 	switch (yych) {
 		case '?':
@@ -216,14 +223,14 @@ yy11:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy19;
+		case 'z': goto yy20;
 		default: goto yy3;
 	}
-yy12:
-	++YYCURSOR;
 yy13:
-	{ t.kind = T_NAME; break; }
+	++YYCURSOR;
 yy14:
+	{ t.kind = T_NAME; break; }
+yy15:
 	yych = *++YYCURSOR;
 	switch (yych) {
 		case '0':
@@ -288,27 +295,27 @@ yy14:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy14;
-		default: goto yy13;
+		case 'z': goto yy15;
+		default: goto yy14;
 	}
-yy15:
-	++YYCURSOR;
-	{ t.kind = T_LBRACK; break; }
 yy16:
 	++YYCURSOR;
-	{ t.kind = T_RBRACK; break; }
+	{ t.kind = T_LBRACK; break; }
 yy17:
+	++YYCURSOR;
+	{ t.kind = T_RBRACK; break; }
+yy18:
 	yych = *++YYCURSOR;
 	switch (yych) {
 		case '\t':
-		case ' ': goto yy17;
-		case '1': goto yy20;
-		default: goto yy18;
+		case ' ': goto yy18;
+		case '1': goto yy21;
+		default: goto yy19;
 	}
-yy18:
-	YYCURSOR = YYMARKER;
-	goto yy10;
 yy19:
+	YYCURSOR = YYMARKER;
+	goto yy11;
+yy20:
 	yych = *++YYCURSOR;
 	switch (yych) {
 		case '0':
@@ -320,10 +327,10 @@ yy19:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy19;
-		default: goto yy13;
+		case '9': goto yy20;
+		default: goto yy14;
 	}
-yy20:
+yy21:
 	++YYCURSOR;
 	{ t.kind = T_DCOLON1; break; }
 }
@@ -452,12 +459,37 @@ parse_tuple(Parser *p)
     Type **el;
     advance(p);
     expect(p, T_LPAREN, "'(' after Tuple");
+    p->depth++;
     int n = parse_args(p, T_RPAREN, &el);
+    p->depth--;
     advance(p);
     return cj_tuple_type(p->arena, el, n);
 }
 
-/* type := dtype [ '[' dims ']' ] | Tuple(...) */
+/* dtype '*': a raw pointer (a jit.thrust pointer iterator's type), a
+ * parameter of its own only */
+static Type *
+parse_pointer(Parser *p, DType dt)
+{
+    const char *at = p->tok.start;
+    advance(p);
+    if (p->depth > 0) {
+        fail_at(p, at, "a tuple cannot hold a pointer", "pass the pointer as a parameter of "
+                "its own");
+    }
+    if (p->tok.kind == T_STAR) {
+        fail_at(p, p->tok.start, "a pointer to a pointer is not supported", NULL);
+    }
+    if (p->tok.kind == T_LBRACK) {
+        fail_at(p, p->tok.start, "an array of pointers is not supported", NULL);
+    }
+    if (cj_is_record(dt)) {
+        fail_at(p, at, "a pointer to a record is not supported", NULL);
+    }
+    return cj_iter_type(p->arena, dt, 'P');
+}
+
+/* type := dtype [ '[' dims ']' | '*' ] | Tuple(...) */
 static Type *
 parse_type(Parser *p)
 {
@@ -478,6 +510,9 @@ parse_type(Parser *p)
         fail_at(p, p->tok.start, what, "expected a dtype name like float32, int64 or <f4");
     }
     advance(p);
+    if (p->tok.kind == T_STAR) {
+        return parse_pointer(p, dt);
+    }
     if (p->tok.kind != T_LBRACK) {
         return cj_scalar(dt);
     }

@@ -2,13 +2,15 @@
  *
  *   signature := '(' args ')' | type '(' args ')' | args
  *   args      := [ type { ',' type } [ ',' ] ]
- *   type      := dtype [ '[' dim { ',' dim } ']' ] | 'Tuple' '(' args ')'
+ *   type      := dtype [ '[' dim { ',' dim } ']' | '*' ] | 'Tuple' '(' args ')'
  *   dim       := ':' | '::1'
  *   dtype     := name | typestr ('<f4', '|b1') | '?'
  *
  * The type before '(' is the return type ("void(float32[:])").  In an array
  * spec, '::1' on the last dimension means C order, on the first (ndim >= 2)
- * F order; none means any layout.
+ * F order; none means any layout.  'dtype*' is a raw pointer (Numba's
+ * types.CPointer(dtype), whose str it is): a kernel or device function
+ * parameter only, not a tuple element or return type.
  *
  * Generated code: common/sig.c comes from this file by `make regen`
  * (re2c -W --no-generation-date); both are committed. */
@@ -19,7 +21,7 @@
 
 typedef enum {
     T_END, T_NAME, T_LPAREN, T_RPAREN, T_LBRACK, T_RBRACK, T_COMMA,
-    T_COLON, T_DCOLON1, T_BAD,
+    T_COLON, T_DCOLON1, T_STAR, T_BAD,
 } TokKind;
 
 typedef struct {
@@ -39,6 +41,7 @@ typedef struct {
     Type **args;        /* results */
     Type *ret;
     int nargs;
+    int depth;          /* inside a Tuple( ) */
 } Parser;
 
 /* the next token from p->cur */
@@ -65,6 +68,7 @@ lex(Parser *p)
             "["                { t.kind = T_LBRACK; break; }
             "]"                { t.kind = T_RBRACK; break; }
             ","                { t.kind = T_COMMA; break; }
+            "*"                { t.kind = T_STAR; break; }
             "::" [ \t]* "1"    { t.kind = T_DCOLON1; break; }
             ":"                { t.kind = T_COLON; break; }
             *                  { t.kind = T_BAD; break; }
@@ -193,12 +197,37 @@ parse_tuple(Parser *p)
     Type **el;
     advance(p);
     expect(p, T_LPAREN, "'(' after Tuple");
+    p->depth++;
     int n = parse_args(p, T_RPAREN, &el);
+    p->depth--;
     advance(p);
     return cj_tuple_type(p->arena, el, n);
 }
 
-/* type := dtype [ '[' dims ']' ] | Tuple(...) */
+/* dtype '*': a raw pointer (a jit.thrust pointer iterator's type), a
+ * parameter of its own only */
+static Type *
+parse_pointer(Parser *p, DType dt)
+{
+    const char *at = p->tok.start;
+    advance(p);
+    if (p->depth > 0) {
+        fail_at(p, at, "a tuple cannot hold a pointer", "pass the pointer as a parameter of "
+                "its own");
+    }
+    if (p->tok.kind == T_STAR) {
+        fail_at(p, p->tok.start, "a pointer to a pointer is not supported", NULL);
+    }
+    if (p->tok.kind == T_LBRACK) {
+        fail_at(p, p->tok.start, "an array of pointers is not supported", NULL);
+    }
+    if (cj_is_record(dt)) {
+        fail_at(p, at, "a pointer to a record is not supported", NULL);
+    }
+    return cj_iter_type(p->arena, dt, 'P');
+}
+
+/* type := dtype [ '[' dims ']' | '*' ] | Tuple(...) */
 static Type *
 parse_type(Parser *p)
 {
@@ -219,6 +248,9 @@ parse_type(Parser *p)
         fail_at(p, p->tok.start, what, "expected a dtype name like float32, int64 or <f4");
     }
     advance(p);
+    if (p->tok.kind == T_STAR) {
+        return parse_pointer(p, dt);
+    }
     if (p->tok.kind != T_LBRACK) {
         return cj_scalar(dt);
     }

@@ -619,6 +619,10 @@ cj_type_str(Buf *b, const Type *t)
         group_str(b, t);
         break;
     case TY_ITER:
+        if (t->layout == 'P') {         /* a raw pointer: Numba's CPointer's str */
+            buf_printf(b, "%s*", cj_dtypes[t->dtype].name);
+            break;
+        }
         buf_printf(b, "%s iterator(%s)", t->layout == 'P' ? "pointer" : t->layout == 'S'
                    ? "strided" : t->layout == 'K' ? "constant" : "counting",
                    cj_dtypes[t->dtype].name);

@@ -141,6 +141,23 @@ class RawPointer(Opaque):
     """``types.voidptr`` (numba.types.RawPointer)"""
 
 
+class CPointer(Type):
+    """``types.CPointer(dtype)``: a raw pointer to ``dtype`` values (a
+    ``dtype *`` parameter in the CUDA; its str, ``int32*``, is cujit's
+    signature spelling).  A launch passes the address as a Python int."""
+
+    mutable = True
+
+    def __init__(self, dtype, addrspace=None):
+        self.dtype = dtype
+        self.addrspace = addrspace
+        super().__init__(f"{dtype}*")
+
+    @property
+    def key(self):
+        return self.dtype, self.addrspace
+
+
 class Scalar(Type):
     """A number or a boolean: its NumPy dtype is ``dtype`` (np.dtype(t)
     reads it) and ``__cujit_dtype__`` (the frontend reads it in kernels)."""
@@ -594,6 +611,8 @@ def type_string(t):
         return f"Tuple({', '.join(type_string(e) for e in t.types)})"
     if isinstance(t, Literal):
         return type_string(t.literal_type)
+    if isinstance(t, CPointer):
+        return _pointer_string(t)
     if isinstance(t, Scalar):
         return t.dtype.name
     if isinstance(t, Type):
@@ -604,10 +623,21 @@ def type_string(t):
             return _array_string(t.dtype, t.ndim, t.layout)
         if hasattr(t, "types") and hasattr(t, "count"):
             return f"Tuple({', '.join(type_string(e) for e in t.types)})"
+        if type(t).__name__ == "CPointer":
+            return _pointer_string(t)
         s = str(t)
         return "void" if s == "none" else s
     raise TypeError(f"{t!r} is not a type: give a signature string, cujit.cuda's types "
                     "(float32, int32[:]) or numba's")
+
+
+def _pointer_string(t):
+    """A CPointer's spelling, "float32*": a pointer to a number only"""
+    inner = type_string(t.dtype)
+    if not inner.replace("_", "").isalnum() or inner in ("void", "none"):
+        raise TypeError(f"{t}: cujit's kernels take pointers to numbers only "
+                        "(types.CPointer(types.float32))")
+    return inner + "*"
 
 
 def is_signature(s):
@@ -698,7 +728,8 @@ complex_domain = frozenset((_t["complex64"], _t["complex128"]))
 number_domain = real_domain | integer_domain | complex_domain
 del _t
 
-_CLASSES = (Type, Dummy, Opaque, Phantom, Hashable, NoneType, Omitted, RawPointer, Scalar,
+_CLASSES = (Type, Dummy, Opaque, Phantom, Hashable, NoneType, Omitted, RawPointer, CPointer,
+            Scalar,
             Boolean, Number, Integer, Float, Complex, Literal, IntegerLiteral,
             BooleanLiteral, Optional, Record, Array, BaseTuple, Tuple, UniTuple, List, Set)
 

@@ -616,7 +616,8 @@ def _layout_of(shape, strides, itemsize):
 
 def _parse_params(sig):
     """cujit's signature string "(float32[::1], int64)" as parameter types:
-    ("a", dtype, ndim, layout), ("s", dtype) or ("t", [its elements'])."""
+    ("a", dtype, ndim, layout), ("s", dtype), ("p", dtype) (a raw pointer)
+    or ("t", [its elements'])."""
     import numpy as np
     inner = sig[sig.index("(") + 1:sig.rindex(")")]
     params, depth, cur = [], 0, ""
@@ -632,6 +633,9 @@ def _parse_params(sig):
     for p in params:
         if p.startswith("Tuple("):
             out.append(("t", _parse_params(p[5:])))
+            continue
+        if p.endswith("*"):
+            out.append(("p", np.dtype(_ntypes.SCALARS.get(p[:-1].strip(), p[:-1].strip()))))
             continue
         if "[" not in p:
             out.append(("s", np.dtype(_ntypes.SCALARS.get(p, p))))
@@ -649,6 +653,9 @@ def _conversion(t, p):
     promotion (a wider type of the same kind), 2 safely, 3 unsafely (a
     number only), None not at all."""
     import numpy as np
+    if p[0] == "p":
+        # a raw pointer takes an address: an integer (Numba's CPointer argument)
+        return 0 if t is not None and t[0] == "s" and t[1].kind in "iu" else None
     if t is None or t[0] != p[0]:
         return None
     if t[0] == "t":
@@ -678,6 +685,8 @@ def _convert(a, t, p):
         return tuple(_convert(x, u, q) for x, u, q in zip(a, t[1], p[1]))
     if p[0] == "a" or t is None or t[0] != "s":
         return a
+    if p[0] == "p":
+        return int(a) & 0xFFFFFFFFFFFFFFFF    # the address, packed as 64 bits
     return np.asarray(a).astype(p[1])[()]
 
 
@@ -1306,11 +1315,19 @@ class _DeviceArrayModule:
     @staticmethod
     def auto_device(obj, stream=0, copy=True, user_explicit=False):
         """(device array, whether it was copied): obj itself when it is on the
-        device, else a copy."""
+        device, else a copy.  A host array whose elements are not one
+        contiguous block (x[::2]; axes of stride 0 aside) is a ValueError, as
+        in Numba: it cannot be copied as one memory region."""
         if is_cuda_array(obj):
             return obj, False
         import numpy as np
-        return to_device(np.asarray(obj), stream), True
+        ary = np.asarray(obj)
+        core = ary[tuple(0 if s == 0 else slice(None) for s in ary.strides)]
+        if not core.flags.c_contiguous and not core.flags.f_contiguous:
+            raise ValueError("auto_device(): the array is not contiguous (its strides are "
+                             f"{ary.strides} for shape {ary.shape}), so it cannot be copied "
+                             "as one memory region; pass np.ascontiguousarray(a)")
+        return to_device(ary, stream), True
 
     @staticmethod
     def from_array_like(ary, stream=0, gpu_data=None):

@@ -33,6 +33,9 @@ key_of_type(const Type *t)
     if (t->kind == TY_RECORD) {
         return rt_array_key(t->dtype, 0, 'C', 0);  /* passed as its 0-d array */
     }
+    if (t->kind == TY_ITER) {
+        return rt_ptr_key(t->dtype);    /* a signature's "dtype*" */
+    }
     return rt_scalar_key(t->dtype);
 }
 

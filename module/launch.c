@@ -207,10 +207,27 @@ check_record(KernelObject *k, Entry *e, int dev, void *stream, const char *kname
     return -1;
 }
 
+/* an entry's key takes an argument's of the same kind, dtype and rank, and
+ * of its layout or any where it is 'A' */
+static int
+key_takes(ArgKey e, ArgKey a)
+{
+    return e.kind == a.kind && e.dtype == a.dtype && e.ndim == a.ndim
+           && ((e.flags & 3) == 3 || (e.flags & 3) == (a.flags & 3));
+}
+
+/* a raw pointer parameter takes a 64-bit integer (the address; packed as
+ * the number it is) */
+static int
+ptr_takes(ArgKey e, ArgKey a)
+{
+    return e.kind == RT_KEY_PTR && a.kind == 1 && (a.dtype == DT_I64 || a.dtype == DT_U64);
+}
+
 /* An entry that takes these keys though they differ from its own: the same
  * kinds, dtypes and ranks, arrays of any layout where the entry's is 'A'
  * (flags 3: rt_array_key), and 64-bit indexing where the arguments would
- * allow 32 */
+ * allow 32; a raw pointer takes a 64-bit integer */
 static Entry *
 find_compatible(KernelObject *k, const ArgKey *keys, int n, int idx32)
 {
@@ -219,9 +236,7 @@ find_compatible(KernelObject *k, const ArgKey *keys, int n, int idx32)
             continue;
         }
         int i = 0;
-        while (i < n && e->keys[i].kind == keys[i].kind && e->keys[i].dtype == keys[i].dtype
-               && e->keys[i].ndim == keys[i].ndim
-               && ((e->keys[i].flags & 3) == 3 || (e->keys[i].flags & 3) == (keys[i].flags & 3))) {
+        while (i < n && (key_takes(e->keys[i], keys[i]) || ptr_takes(e->keys[i], keys[i]))) {
             i++;
         }
         if (i == n) {

@@ -111,6 +111,9 @@ type_of_key(Arena *a, ArgKey k)
     if (k.kind == RT_KEY_TUPLE) {
         return tuple_of_key(a, rt_tuple_of(k));
     }
+    if (k.kind == RT_KEY_PTR) {
+        return cj_iter_type(a, (DType)k.dtype, 'P');
+    }
     if (k.kind == RT_KEY_ENUM) {
         /* a member: its value's type, tagged with its class */
         Type *t = type_of_key(a, rt_enum_of(k)->vkey);

@@ -10,7 +10,8 @@
 /* one argument's type as the launch path sees it: a compact key */
 typedef struct {
     unsigned char kind;     /* 1 scalar, 2 array, 4 tuple (RT_KEY_TUPLE: dtype | ndim << 8
-                             * is its RtTuple's number), 5 Enum member (RT_KEY_ENUM) */
+                             * is its RtTuple's number), 5 Enum member (RT_KEY_ENUM),
+                             * 6 raw pointer (RT_KEY_PTR) */
     unsigned char dtype;
     unsigned char ndim;
     unsigned char flags;    /* layout ('C' 1, 'F' 2, 'A' 3) | readonly << 2 */
@@ -31,6 +32,18 @@ static inline ArgKey
 rt_scalar_key(DType dt)
 {
     ArgKey k = {1, (unsigned char)dt, 0, 0};
+    return k;
+}
+
+/* a raw pointer parameter (Numba's types.CPointer(dtype), cujit's "dtype*"):
+ * only a signature gives one; a launch passes a Python int address, packed
+ * as the 64-bit number it is */
+#define RT_KEY_PTR 6
+
+static inline ArgKey
+rt_ptr_key(DType dt)
+{
+    ArgKey k = {RT_KEY_PTR, (unsigned char)dt, 0, 0};
     return k;
 }
 

@@ -444,7 +444,8 @@ sync_vote_type(Ti *t, Node *n)
 /* Numba's cuda.ld<hint>(array, index) and cuda.st<hint>(array, index,
  * value): an element of an argument array (global memory) of integers or
  * floats, loaded or stored with a cache hint; the index an integer for a
- * 1-d array, else a tuple of ndim integers.  Numba's words in the errors. */
+ * 1-d array, else a tuple of ndim integers.  A raw pointer (a "dtype*"
+ * parameter) is taken as a 1-d array.  Numba's words in the errors. */
 static void
 hint_access(Ti *t, Node *n, const char *name)
 {
@@ -452,18 +453,21 @@ hint_access(Ti *t, Node *n, const char *name)
     if (!a) {
         return;
     }
-    char k = a->kind == TY_ARRAY ? cj_dtypes[a->dtype].kind : 0;
-    if (a->kind != TY_ARRAY || a->dtype >= DT_COUNT || (k != 'i' && k != 'u' && k != 'f')) {
+    int ptr = a->kind == TY_ITER && a->layout == 'P';
+    char k = a->kind == TY_ARRAY || ptr ? cj_dtypes[a->dtype].kind : 0;
+    if ((a->kind != TY_ARRAY && !ptr) || a->dtype >= DT_COUNT
+        || (k != 'i' && k != 'u' && k != 'f')) {
         ti_err(t, n->list[0], "%s requires array of integer or float type, got %s", name,
                ti_tstr(t, a));
     }
-    if (a->mem != MEM_GLOBAL) {
+    int ndim = ptr ? 1 : a->ndim;
+    if (!ptr && a->mem != MEM_GLOBAL) {
         ti_err(t, n->list[0], "%s() needs an array in global memory (a kernel's argument), "
                "not a local, shared or constant array", name);
     }
     if (ix && ix->kind == TY_TUPLE) {
-        if (ix->ntup != a->ndim) {
-            ti_err(t, n->list[1], "%s(): Expected %d indices, got %d", name, a->ndim, ix->ntup);
+        if (ix->ntup != ndim) {
+            ti_err(t, n->list[1], "%s(): Expected %d indices, got %d", name, ndim, ix->ntup);
         }
         for (int i = 0; i < ix->ntup; i++) {
             if (!is_intish(ix->tup[i])) {
@@ -473,8 +477,8 @@ hint_access(Ti *t, Node *n, const char *name)
         }
     } else if (ix && !is_intish(ix)) {
         ti_err(t, n->list[1], "%s(): %s is not a valid index", name, ti_tstr(t, cj_concrete(ix)));
-    } else if (ix && a->ndim != 1) {
-        ti_err(t, n->list[1], "%s(): Expected %d indices, got a scalar", name, a->ndim);
+    } else if (ix && ndim != 1) {
+        ti_err(t, n->list[1], "%s(): Expected %d indices, got a scalar", name, ndim);
     }
     t->p->features |= FEAT_CACHE_HINT | (a->dtype == DT_F16 ? FEAT_F16 : 0);
 }

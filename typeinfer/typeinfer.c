@@ -1099,6 +1099,10 @@ store_elem(Ti *t, Node *target, Type *ty)
     if (arr->readonly) {
         ti_err(t, target, "array is read-only");
     }
+    if (arr->kind == TY_ITER && arr->layout != 'P') {
+        ti_err(t, target, "cannot store into an element of %s: only a pointer's elements "
+               "can be assigned", ti_tstr(t, arr));
+    }
     if (arr->kind == TY_RECORD || cj_is_record(arr->dtype)) {
         store_check(t, target, t->in->ntype[target->id], ty);
         return;
