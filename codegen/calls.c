@@ -921,6 +921,9 @@ cg_call(Cg *g, Node *n, int prec)
     case BI_CACHE_ST:
         cache_hint_call(g, n);
         return;
+    case BI_CARRAY:
+        cg_carray(g, n);
+        return;
     case BI_NANOSLEEP:
         S("__nanosleep(");
         cg_conv(g, n->list[0], cj_scalar(DT_U32), PR_COMMA);

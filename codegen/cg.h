@@ -75,6 +75,7 @@ const char *cg_iter_ctype(Cg *g, const Type *t);
 void cg_array_iter(Cg *g, Node *n, int prec);
 void cg_iter_binop(Cg *g, Node *n, int prec);
 void cg_iter_index(Cg *g, Node *n);
+void cg_carray(Cg *g, Node *n);             /* cptr.c */
 void cg_thrust(Cg *g, Node *n, int prec);
 /* npfuncs.c: NumPy's reductions and array methods, cmath */
 void cg_np_prelude(Buf *b, unsigned features);

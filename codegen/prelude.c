@@ -673,6 +673,21 @@ static const char collective_complex[] =
     "}\n";
 
 static const char view[] =
+    "/* cuda.carray / farray(p, shape): an array over a raw pointer, C or F order */\n"
+    "template <typename T, int N, typename I>\n"
+    "CJ_DEVICE cj_array<T, N, I> cj_carray(T *p, const I (&shape)[N], bool f)\n"
+    "{\n"
+    "    cj_array<T, N, I> a;\n"
+    "    I s = (I)sizeof(T);\n"
+    "    a.data = p;\n"
+    "    for (int k = 0; k < N; k++) {\n"
+    "        int d = f ? k : N - 1 - k;\n"
+    "        a.shape[d] = shape[d];\n"
+    "        a.strides[d] = s;\n"
+    "        s *= shape[d];\n"
+    "    }\n"
+    "    return a;\n"
+    "}\n"
     "/* views: a[i] drops dimension D, a[lo:hi:step] narrows it (Python's\n"
     " * clamping; an omitted bound is bit 1 (lo) or 2 (hi) of `given`) */\n"
     "template <int D, typename T, int N, typename I, typename J>\n"

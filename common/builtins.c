@@ -15,7 +15,7 @@ const char *const cj_builtin_names[BI_COUNT] = {
     "jit.shfl_sync", "jit.shfl_up_sync", "jit.shfl_down_sync", "jit.shfl_xor_sync",
     "jit.all_sync", "jit.any_sync", "jit.eq_sync", "jit.ballot_sync", "jit.activemask",
     "jit.lanemask_lt", "jit.match_any_sync", "jit.match_all_sync", "jit.popc", "jit.clz", "jit.ffs", "jit.brev", "jit.selp",
-    "cuda.ld<hint>", "cuda.st<hint>", "cuda.nanosleep",
+    "cuda.ld<hint>", "cuda.st<hint>", "cuda.nanosleep", "cuda.carray",
     "jit.cg.this_thread_block", "jit.cg.this_grid", "jit.cg.tiled_partition",
     "jit.cg.coalesced_threads", "jit.cg.sync", "jit.cg.wait", "jit.cg.wait_prior",
     "jit.cg.memcpy_async", "group method", "print",

@@ -49,6 +49,7 @@ SPELLINGS = {
     "fma": "fma", "cbrt": "cbrt", "selp": "selp",
     "ldca": "ldca", "ldcg": "ldcg", "ldcs": "ldcs", "ldlu": "ldlu", "ldcv": "ldcv",
     "stcg": "stcg", "stcs": "stcs", "stwb": "stwb", "stwt": "stwt", "nanosleep": "nanosleep",
+    "carray": "carray", "farray": "farray",    # (ptr, shape, dtype=None) over a raw pointer
     "laneid": "numba.laneid",                   # a value: cuda.laneid, not laneid()
     "shared.array": "numba.shared.array",       # (shape, dtype); shape=0: dynamic
     "local.array": "numba.local.array",
@@ -1639,3 +1640,6 @@ class _NumpySupport:
 
 
 numpy_support = _NumpySupport()
+# numba.cuda.np.numpy_support.carray / farray: cuda.carray / farray
+numpy_support.carray = sys.modules[__name__].carray
+numpy_support.farray = sys.modules[__name__].farray

@@ -119,15 +119,25 @@ DeviceArray_get_alloc_size(RtDeviceArray *self, void *c)
 }
 
 /* Numba's gpu_data is the memory object views share; here the address of
- * the array the views look into, equal for all views of one allocation */
+ * the array the views look into, equal for all views of one allocation: a
+ * cujit._gpudata.GpuData (an int with Numba's .device_pointer) */
 static PyObject *
 DeviceArray_get_gpu_data(RtDeviceArray *self, void *c)
 {
+    static PyObject *cls;           /* GpuData, kept for the process */
     RtDeviceArray *root = self;
     while (root->base && rt_is_device_array(root->base)) {
         root = (RtDeviceArray *)root->base;
     }
-    return PyLong_FromUnsignedLongLong((unsigned long long)root->ptr);
+    if (!cls) {
+        PyObject *mod = PyImport_ImportModule("cujit._gpudata");
+        cls = mod ? PyObject_GetAttrString(mod, "GpuData") : NULL;
+        Py_XDECREF(mod);
+        if (!cls) {
+            return NULL;
+        }
+    }
+    return PyObject_CallFunction(cls, "K", (unsigned long long)root->ptr);
 }
 
 static PyObject *

@@ -65,6 +65,7 @@ MODULES = {"numba.cuda": "cujit.cuda", "cupyx.jit": "cujit.jit",
            "numba.cuda.libdevicefuncs": "cujit._libdevicefuncs",
            "numba.cuda.misc.special": "cujit.cuda", "numba.cuda.kernels.transpose": "cujit.cuda",
            "numba.cuda.np": "cujit.cuda",
+           "numba.cuda.np.numpy_support": "cujit.cuda",     # carray, farray
            # cuda.compile_ptx and friends; TypingError (cujit.CompileTypeError)
            "numba.cuda.compiler": "cujit.cuda", "numba.cuda.core.errors": "cujit.cuda",
            "numba.core.errors": "cujit.cuda",

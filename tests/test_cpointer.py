@@ -132,3 +132,59 @@ def test_auto_device_refuses_non_contiguous():
     x = np.arange(10, dtype=np.float64)
     with pytest.raises(ValueError, match="not contiguous"):
         cuda.devicearray.auto_device(x[:-1:2])
+
+
+# ---- cuda.carray / cuda.farray ----
+
+def add_one(a_ptr):
+    a = cuda.carray(a_ptr, (1,), dtype=cuda.float32)
+    a[0] += 1.2
+
+
+def test_carray_compiles_to_loads_and_stores():
+    ptx, _ = cuda.compile_ptx(add_one, types.void(types.CPointer(types.float32)))
+    assert "ld.global.f32" in ptx and "st.global.f32" in ptx
+
+
+def grid2(p, m, n, out):
+    a = cuda.farray(p, (m, n))
+    b = cuda.carray(p, m * n)
+    c = cuda.carray(p, (m, n))
+    i, j = cuda.grid(2)
+    if i < m and j < n:
+        out[i, j] = a[i, j] + b[i * n + j] + c[i, j] * a.shape[1] + c.size
+
+
+def test_carray_farray_runtime_shapes_in_cuda():
+    k = cuda.jit("void(float64*, int64, int64, float64[:, ::1])")(grid2)
+    src = next(iter(k.inspect_cuda().values()))
+    assert "cj_carray<double, 2, long long>(p, {(long long)(m), (long long)(n)}, true)" in src
+    assert "cj_carray<double, 1, long long>(p, {m * n}, false)" in src
+    assert "cj_carray<double, 2, long long>(p, {(long long)(m), (long long)(n)}, false)" in src
+    assert k.inspect_ptx(k.signatures[0])
+
+
+def test_numpy_support_names_carray():
+    assert cuda.numpy_support.carray is cuda.carray
+    assert cuda.numpy_support.farray is cuda.farray
+
+
+@pytest.mark.parametrize("call,msg", [
+    ("cuda.carray(x, (1,))", "needs a raw pointer"),
+    ("cuda.carray(p, 1.5)", "the shape is an integer or a tuple of integers"),
+    ("cuda.carray(p, (2, 1.0))", "the shape is an integer or a tuple of integers"),
+    ("cuda.carray(p, (2,), dtype=cuda.int32)", "differs from the pointer's float32"),
+    ("cuda.farray(p)", "takes 2 or 3 arguments"),
+])
+def test_carray_errors(call, msg):
+    ns = {"cuda": cuda}
+    exec(compile(f"def f(p, x):\n    a = {call}\n    a[0] = 1\n", "/nonexistent/cptr_errors.py",
+                 "exec"), ns)
+    with pytest.raises(TypeError, match=msg):
+        cuda.compile_ptx(ns["f"], "void(float32*, float32[:])")
+
+
+def test_gpu_data_has_device_pointer():
+    from cujit._gpudata import GpuData
+    g = GpuData(0x7f0012345000)
+    assert g == 0x7f0012345000 and int(g.device_pointer) == 0x7f0012345000

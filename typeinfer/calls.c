@@ -120,6 +120,12 @@ is_intish(Type *x)
     return is_num(x) && (kind(x) == 'i' || kind(x) == 'u');
 }
 
+int
+ti_bind_keywords(Ti *t, Node *n, const char *const *pnames, int np)
+{
+    return bind_keywords(t, n, pnames, np);
+}
+
 /* jit.grid(n) / jit.gridsize(n): n a constant 1..3 */
 static Type *
 grid_type(Ti *t, Node *n)
@@ -1198,6 +1204,8 @@ ti_call(Ti *t, Node *n)
         return cache_st_type(t, n);
     case BI_NANOSLEEP:
         return nanosleep_type(t, n);
+    case BI_CARRAY:
+        return ti_carray_type(t, n);
     case BI_PRINT:
         return print_type(t, n);
     case BI_RANGE:

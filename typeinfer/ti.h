@@ -32,6 +32,10 @@ Type *ti_thrust(Ti *t, Node *n);
 Type *ti_array_iter(Ti *t, Node *n);
 Type *ti_iter_binop(Ti *t, Node *n, int op, Type *x, Type *y);
 Type *ti_iter_index(Ti *t, Node *n, Type *it, Type *k);
+/* cptr.c: cuda.carray / farray over a raw pointer */
+Type *ti_carray_type(Ti *t, Node *n);
+/* calls.c: keyword arguments moved to their positional slots */
+int ti_bind_keywords(Ti *t, Node *n, const char *const *pnames, int np);
 /* npfuncs.c: NumPy's reductions and array methods, cmath */
 Type *ti_npfunc(Ti *t, Node *n);
 Type *ti_array_part(Ti *t, Node *n, Type *a);

@@ -80,3 +80,38 @@ def test_pointer_at_an_offset():
     want = h.copy()
     want[k:] = -want[k:]
     np.testing.assert_array_equal(d.copy_to_host(), want)
+
+
+@cuda.jit(types.void(f32p, types.int64, types.int64, types.float32[:, ::1],
+                     types.float32[:, ::1]))
+def views(p, m, n, c_out, f_out):
+    c = cuda.carray(p, (m, n))
+    f = cuda.farray(p, (m, n), dtype=cuda.float32)
+    i, j = cuda.grid(2)
+    if i < m and j < n:
+        c_out[i, j] = c[i, j] * 2
+        f_out[i, j] = f[i, j] + c.shape[1] + f.size
+
+
+def test_carray_farray_over_pointer():
+    m, n = 37, 23
+    h = rng.standard_normal(m * n).astype(np.float32)
+    d = cuda.to_device(h)
+    c_out = cuda.device_array((m, n), np.float32)
+    f_out = cuda.device_array((m, n), np.float32)
+    views[(2, 2), (32, 16)](addr(d), m, n, c_out, f_out)
+    np.testing.assert_allclose(c_out.copy_to_host(), h.reshape(m, n) * 2, rtol=1e-6)
+    np.testing.assert_allclose(f_out.copy_to_host(),
+                               h.reshape((m, n), order="F") + n + m * n, rtol=1e-6)
+
+
+def test_carray_constant_shape_numba_form():
+    @cuda.jit(types.void(types.CPointer(types.float32)))
+    def add(a_ptr):
+        a = cuda.carray(a_ptr, (1,), dtype=cuda.float32)
+        a[0] += 1.2
+
+    v = np.float32(rng.uniform(-5, 5))
+    d = cuda.to_device(np.array([v], dtype=np.float32))
+    add[1, 1](int(d.gpu_data.device_pointer))
+    assert d.copy_to_host()[0] == np.float32(v + np.float32(1.2))
