@@ -188,3 +188,18 @@ def test_gpu_data_has_device_pointer():
     from cujit._gpudata import GpuData
     g = GpuData(0x7f0012345000)
     assert g == 0x7f0012345000 and int(g.device_pointer) == 0x7f0012345000
+
+
+def test_device_function_declared_with_a_pointer():
+    def get(p, i):
+        return p[i]
+
+    dev = cuda.jit("float32(float32*, int64)", device=True)(get)
+
+    def k(p, out):
+        out[0] = dev(p, 3)
+
+    ptx, _ = cuda.compile_ptx(k, "void(float32*, float32[:])")
+    assert "ld.global.f32" in ptx
+    with pytest.raises(TypeError, match="none takes"):
+        cuda.compile_ptx(k, "void(float64*, float32[:])")

@@ -770,10 +770,14 @@ len_type(Ti *t, Node *n)
 
 /* can an argument of type x be passed where a declared signature has p? a
  * number (or a Python number) as any number; an array as an array of its
- * dtype and rank, of the declared layout or any ('A') */
+ * dtype and rank, of the declared layout or any ('A'); a raw pointer as a
+ * pointer of its dtype */
 static int
 declared_takes(Type *p, Type *x)
 {
+    if (p->kind == TY_ITER) {
+        return cj_type_eq(p, x);
+    }
     if (p->kind == TY_ARRAY) {
         return x->kind == TY_ARRAY && x->dtype == p->dtype && x->ndim == p->ndim
                && (p->layout == 'A' || p->layout == x->layout) && (!x->readonly || p->readonly)
