@@ -49,7 +49,7 @@ SPELLINGS = {
     "fma": "fma", "cbrt": "cbrt", "selp": "selp",
     "ldca": "ldca", "ldcg": "ldcg", "ldcs": "ldcs", "ldlu": "ldlu", "ldcv": "ldcv",
     "stcg": "stcg", "stcs": "stcs", "stwb": "stwb", "stwt": "stwt", "nanosleep": "nanosleep",
-    "carray": "carray", "farray": "farray",    # (ptr, shape, dtype=None) over a raw pointer
+    "carray": "numba.carray", "farray": "numba.farray",    # (ptr, shape, dtype=None): Numba only
     "laneid": "numba.laneid",                   # a value: cuda.laneid, not laneid()
     "shared.array": "numba.shared.array",       # (shape, dtype); shape=0: dynamic
     "local.array": "numba.local.array",

@@ -63,7 +63,7 @@ static const BuiltinName jit_names[] = {
     {"stwb", BI_CACHE_ST, FE_V_HINT + 2}, {"stwt", BI_CACHE_ST, FE_V_HINT + 3},
     {"nanosleep", BI_NANOSLEEP, 0},
     /* Numba's cuda.carray / farray(ptr, shape, dtype): axis 0 C order, 1 F order */
-    {"carray", BI_CARRAY, FE_V_HINT}, {"farray", BI_CARRAY, FE_V_HINT + 1},
+    {"numba.carray", BI_CARRAY, FE_V_HINT}, {"numba.farray", BI_CARRAY, FE_V_HINT + 1},
     {"range", BI_RANGE, 0},
     {"block_reduce", BI_BLOCK_REDUCE, 0}, {"warp_reduce", BI_WARP_REDUCE, 0},
     {"block_scan", BI_BLOCK_SCAN, 0}, {"warp_scan", BI_WARP_SCAN, 0},
