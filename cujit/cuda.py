@@ -1623,6 +1623,13 @@ class _NumpySupport:
 
     from_dtype = staticmethod(_ntypes.from_dtype)
 
+    @property
+    def numpy_version(self):
+        """NumPy's version as a tuple of ints, (2, 4) (Numba's tests pick
+        the NumPy behaviour they expect by it)."""
+        import numpy as np
+        return tuple(int(p) for p in np.__version__.split(".")[:2])
+
     @staticmethod
     def as_dtype(nbtype):
         """The NumPy dtype of a number or boolean type object (cujit's or
