@@ -79,6 +79,8 @@ void cg_carray(Cg *g, Node *n);             /* cptr.c */
 void cg_thrust(Cg *g, Node *n, int prec);
 /* npfuncs.c: NumPy's reductions and array methods, cmath */
 void cg_np_prelude(Buf *b, unsigned features);
+void cg_ufunc_prelude(Buf *b, unsigned features);
+void cg_ufunc(Cg *g, Node *n);
 void cg_npfunc(Cg *g, Node *n, int prec);
 int cg_np_assign(Cg *g, Node *n);
 void cg_array_part(Cg *g, Node *n, const Type *at, int prec);

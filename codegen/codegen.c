@@ -1236,6 +1236,7 @@ cg_emit_roots(Program *p, Inst **roots, int nroots, const char *tail, Buf *out)
     cg_group_prelude(out, p->features);
     cg_thrust_prelude(out, p->features);
     cg_np_prelude(out, p->features);
+    cg_ufunc_prelude(out, p->features);
     libdevice_decls(p, out);
     record_structs(p, out);
     const_tables(p, out);

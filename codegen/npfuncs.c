@@ -750,5 +750,9 @@ cg_npfunc(Cg *g, Node *n, int prec)
         cg_array_method(g, n);
         return;
     }
+    if (kind == 'u') {
+        cg_ufunc(g, n);
+        return;
+    }
     reduce_call(g, n);
 }

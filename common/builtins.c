@@ -56,6 +56,7 @@ const char *const cj_group_method_names[GM_COUNT] = {
 const NpFuncInfo cj_np_funcs[NP_COUNT] = {
 #define CJ_NP_INFO(n, s, k, lo, hi) {s, k, lo, hi},
     CJ_NP_FUNCS(CJ_NP_INFO)
+    CJ_NP_UFUNCS(CJ_NP_INFO)
 #undef CJ_NP_INFO
 };
 

@@ -452,9 +452,41 @@ extern const char *const cj_thrust_forms[TH_NALGOS];
     X(C_SIN, "sin", 'c', 1, 1) X(C_SINH, "sinh", 'c', 1, 1) X(C_SQRT, "sqrt", 'c', 1, 1) \
     X(C_TAN, "tan", 'c', 1, 1) X(C_TANH, "tanh", 'c', 1, 1)
 
+/* NumPy's elementwise ufuncs in kernels, kind 'u' (typeinfer/ufuncs.c,
+ * codegen/ufuncs.c): np.f(x ...) of numbers is a number; np.f(x ..., out)
+ * writes every element of the array out (the inputs broadcast against it).
+ * arguments: the ufunc's inputs, and one more with out */
+#define CJ_NP_UFUNCS(X) \
+    X(U_SIN, "sin", 'u', 1, 2) X(U_COS, "cos", 'u', 1, 2) X(U_TAN, "tan", 'u', 1, 2) \
+    X(U_ARCSIN, "arcsin", 'u', 1, 2) X(U_ARCCOS, "arccos", 'u', 1, 2) \
+    X(U_ARCTAN, "arctan", 'u', 1, 2) X(U_ARCTAN2, "arctan2", 'u', 2, 3) \
+    X(U_HYPOT, "hypot", 'u', 2, 3) X(U_SINH, "sinh", 'u', 1, 2) X(U_COSH, "cosh", 'u', 1, 2) \
+    X(U_TANH, "tanh", 'u', 1, 2) X(U_ARCSINH, "arcsinh", 'u', 1, 2) \
+    X(U_ARCCOSH, "arccosh", 'u', 1, 2) X(U_ARCTANH, "arctanh", 'u', 1, 2) \
+    X(U_DEG2RAD, "deg2rad", 'u', 1, 2) X(U_RADIANS, "radians", 'u', 1, 2) \
+    X(U_RAD2DEG, "rad2deg", 'u', 1, 2) X(U_DEGREES, "degrees", 'u', 1, 2) \
+    X(U_LOG, "log", 'u', 1, 2) X(U_LOG2, "log2", 'u', 1, 2) X(U_LOG10, "log10", 'u', 1, 2) \
+    X(U_LOG1P, "log1p", 'u', 1, 2) X(U_EXP, "exp", 'u', 1, 2) X(U_EXP2, "exp2", 'u', 1, 2) \
+    X(U_EXPM1, "expm1", 'u', 1, 2) X(U_SQRT, "sqrt", 'u', 1, 2) \
+    X(U_GREATER, "greater", 'u', 2, 3) X(U_GREATER_EQUAL, "greater_equal", 'u', 2, 3) \
+    X(U_LESS, "less", 'u', 2, 3) X(U_LESS_EQUAL, "less_equal", 'u', 2, 3) \
+    X(U_EQUAL, "equal", 'u', 2, 3) X(U_NOT_EQUAL, "not_equal", 'u', 2, 3) \
+    X(U_LOGICAL_AND, "logical_and", 'u', 2, 3) X(U_LOGICAL_OR, "logical_or", 'u', 2, 3) \
+    X(U_LOGICAL_XOR, "logical_xor", 'u', 2, 3) X(U_LOGICAL_NOT, "logical_not", 'u', 1, 2) \
+    X(U_MAXIMUM, "maximum", 'u', 2, 3) X(U_MINIMUM, "minimum", 'u', 2, 3) \
+    X(U_FMAX, "fmax", 'u', 2, 3) X(U_FMIN, "fmin", 'u', 2, 3) \
+    X(U_BITWISE_AND, "bitwise_and", 'u', 2, 3) X(U_BITWISE_OR, "bitwise_or", 'u', 2, 3) \
+    X(U_BITWISE_XOR, "bitwise_xor", 'u', 2, 3) X(U_INVERT, "invert", 'u', 1, 2) \
+    X(U_ISNAN, "isnan", 'u', 1, 2) X(U_ISINF, "isinf", 'u', 1, 2) \
+    X(U_ISFINITE, "isfinite", 'u', 1, 2) X(U_ADD, "add", 'u', 2, 3) \
+    X(U_SUBTRACT, "subtract", 'u', 2, 3) X(U_MULTIPLY, "multiply", 'u', 2, 3) \
+    X(U_DIVIDE, "divide", 'u', 2, 3) X(U_NEGATIVE, "negative", 'u', 1, 2) \
+    X(U_ABSOLUTE, "absolute", 'u', 1, 2) X(U_SQUARE, "square", 'u', 1, 2)
+
 typedef enum {
 #define CJ_NP_ENUM(n, s, k, lo, hi) NP_##n,
     CJ_NP_FUNCS(CJ_NP_ENUM)
+    CJ_NP_UFUNCS(CJ_NP_ENUM)
 #undef CJ_NP_ENUM
     NP_COUNT
 } NpFunc;
@@ -466,6 +498,23 @@ typedef struct {
 } NpFuncInfo;
 
 extern const NpFuncInfo cj_np_funcs[NP_COUNT];
+
+/* common/ufuncs.c: NumPy's type rules of the ufuncs (CJ_NP_UFUNCS) */
+typedef enum {
+    UC_NONE,    /* not a ufunc */
+    UC_FLOAT,   /* float results (trig, log, sqrt, divide): integers as float */
+    UC_REAL,    /* the same, of real numbers only (arctan2, hypot, deg2rad ...) */
+    UC_CMP,     /* comparisons: bool */
+    UC_LOGIC,   /* logical_and ...: bool */
+    UC_MINMAX,  /* maximum, minimum, fmax, fmin */
+    UC_BITS,    /* bitwise_and ..., invert: integers and bool */
+    UC_PRED,    /* isnan, isinf, isfinite: bool */
+    UC_ARITH,   /* add, subtract, multiply, negative, square */
+    UC_ABS,     /* absolute: complex gives its real dtype */
+} UfClass;
+UfClass cj_ufunc_class(int fn);
+DType cj_ufunc_loop(int fn, const Type *const *in, int nin, int *mixed);
+DType cj_ufunc_result(int fn, DType dt);
 
 /* the combiner of a collective (an ND_CALL of BI_BLOCK_REDUCE ... BI_WARP_SCAN),
  * in Node.coll; CO_FUNC combines with the device function Node.fn */

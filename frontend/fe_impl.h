@@ -204,6 +204,7 @@ int fe_is_inner(Fe *f, PyObject *obj);
 
 /* npfuncs.c: NumPy's functions and methods, cmath, NumPy arrays as globals */
 int fe_np_function(PyObject *obj, Resolved *r);
+Node *fe_ufunc_call(Fe *f, PyObject *e, Node *n, int row, Loc loc);
 Node *fe_np_call(Fe *f, PyObject *e, Node *n, int row, Loc loc);
 void fe_np_unsupported(Fe *f, PyObject *obj, Loc loc);
 int fe_np_method_name(const char *name);

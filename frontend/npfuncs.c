@@ -53,7 +53,7 @@ fe_np_function(PyObject *obj, Resolved *r)
     if (strcmp(mod, "cmath") == 0 && PyCFunction_Check(obj)) {
         row = np_row(name, "c");
     } else if (strcmp(mod, "numpy") == 0 || strncmp(mod, "numpy.", 6) == 0) {
-        row = np_row(name, "rf");
+        row = np_row(name, "rfu");
     }
     if (row < 0) {
         return 0;
@@ -124,6 +124,9 @@ fe_np_method_name(const char *name)
 Node *
 fe_np_call(Fe *f, PyObject *e, Node *n, int row, Loc loc)
 {
+    if (cj_np_funcs[row].kind == 'u') {
+        return fe_ufunc_call(f, e, n, row, loc);
+    }
     return np_args(f, e, n, NULL, row, loc);
 }
 

@@ -276,6 +276,10 @@ ti_npfunc(Ti *t, Node *n)
     case NP_C_POLAR: case NP_C_RECT: case NP_C_SIN: case NP_C_SINH: case NP_C_SQRT:
     case NP_C_TAN: case NP_C_TANH:
         return cmath_type(t, n);
+#define CJ_NP_CASE(e, s, k, lo, hi) case NP_##e:
+    CJ_NP_UFUNCS(CJ_NP_CASE)
+#undef CJ_NP_CASE
+        return ti_ufunc(t, n);
     case NP_COUNT:
         break;
     }
