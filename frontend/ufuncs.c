@@ -36,10 +36,11 @@ fe_ufunc_call(Fe *f, PyObject *e, Node *n, int row, Loc loc)
     Node **args = fe_call_args(f, fe_get(f, e, S_args), &na);
     Node *out = NULL;
     for (Py_ssize_t k = 0; k < PyList_GET_SIZE(kws); k++) {
+        Node *o = out_keyword(f, PyList_GET_ITEM(kws, k), fi->name);
         if (out || na > fi->min_args) {
             fe_fail_kind(f, loc, CE_TYPE, "np.%s() got its output array twice", fi->name);
         }
-        out = out_keyword(f, PyList_GET_ITEM(kws, k), fi->name);
+        out = o;
     }
     int got = na + (out != NULL);
     if (na < fi->min_args || got > fi->max_args) {
