@@ -72,6 +72,15 @@ static const char real_ops[] =
     "template <typename T> CJ_DEVICE T cj_uf_square(T a) { return T(a * a); }\n"
     "template <typename T> CJ_DEVICE T cj_uf_absolute(T a) { return a < T(0) ? T(-a) : a; }\n"
     "CJ_DEVICE bool cj_uf_absolute(bool a) { return a; }\n"
+    "/* int and int64 wrap around as NumPy's do (in unsigned: no overflow in C++) */\n"
+    "#define CJ_UF_WRAP(T, U) \\\n"
+    "    CJ_DEVICE T cj_uf_add(T a, T b) { return (T)((U)a + (U)b); } \\\n"
+    "    CJ_DEVICE T cj_uf_subtract(T a, T b) { return (T)((U)a - (U)b); } \\\n"
+    "    CJ_DEVICE T cj_uf_multiply(T a, T b) { return (T)((U)a * (U)b); } \\\n"
+    "    CJ_DEVICE T cj_uf_square(T a) { return (T)((U)a * (U)a); } \\\n"
+    "    CJ_DEVICE T cj_uf_negative(T a) { return (T)((U)0 - (U)a); } \\\n"
+    "    CJ_DEVICE T cj_uf_absolute(T a) { return a < 0 ? (T)((U)0 - (U)a) : a; }\n"
+    "CJ_UF_WRAP(int, unsigned) CJ_UF_WRAP(long long, unsigned long long)\n"
     "CJ_DEVICE float cj_uf_absolute(float a) { return fabsf(a); }\n"
     "CJ_DEVICE double cj_uf_absolute(double a) { return fabs(a); }\n";
 
