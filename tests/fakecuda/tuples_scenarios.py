@@ -43,6 +43,7 @@ def source_of(name):
     """The source holding entry `name` and the entry's full name (the fake
     driver keeps 63 characters of a name)."""
     for k in vars(cases).values():
+        k = getattr(k, "form", k)       # cuda.vectorize's Numba-style wrapper: its form
         if isinstance(k, (cujit.Kernel, cujit.GUFunc, cujit.Vectorize)):
             srcs = k.inspect_cuda()
             for src in srcs.values() if isinstance(srcs, dict) else srcs:
