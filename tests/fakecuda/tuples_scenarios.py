@@ -93,6 +93,7 @@ def run_cases():
     ctypes.c_void_p.in_dll(FAKE, "fake_launch_hook").value = ctypes.cast(on_launch,
                                                                          ctypes.c_void_p).value
     for g in vars(cases).values():
+        g = getattr(g, "form", g)       # cuda.guvectorize's Numba-style wrapper: its form
         if isinstance(g, cujit.GUFunc):
             g.stage = "off"     # the staged entry's barriers: gufunc_scenarios.py runs those
     try:
