@@ -47,8 +47,10 @@ SPELLINGS = {
     "ballot_sync": "ballot_sync", "activemask": "activemask", "lanemask_lt": "lanemask_lt",
     "popc": "popc", "clz": "clz", "ffs": "ffs", "brev": "brev",
     "fma": "fma", "cbrt": "cbrt", "selp": "selp",
-    "ldca": "ldca", "ldcg": "ldcg", "ldcs": "ldcs", "ldlu": "ldlu", "ldcv": "ldcv",
-    "stcg": "stcg", "stcs": "stcs", "stwb": "stwb", "stwt": "stwt", "nanosleep": "nanosleep",
+    # Numba's own (cupyx.jit has none of them)
+    "ldca": "numba.ldca", "ldcg": "numba.ldcg", "ldcs": "numba.ldcs", "ldlu": "numba.ldlu",
+    "ldcv": "numba.ldcv", "stcg": "numba.stcg", "stcs": "numba.stcs", "stwb": "numba.stwb",
+    "stwt": "numba.stwt", "nanosleep": "numba.nanosleep",
     "carray": "numba.carray", "farray": "numba.farray",    # (ptr, shape, dtype=None): Numba only
     "laneid": "numba.laneid",                   # a value: cuda.laneid, not laneid()
     "shared.array": "numba.shared.array",       # (shape, dtype); shape=0: dynamic

@@ -56,12 +56,12 @@ static const BuiltinName jit_names[] = {
     {"popc", BI_POPC, 0}, {"clz", BI_CLZ, 0}, {"ffs", BI_FFS, 0}, {"brev", BI_BREV, 0},
     {"selp", BI_SELP, 0}, {"cbrt", BI_CBRT, 0}, {"fma", BI_FMA, 0},
     /* Numba's cache-hint loads and stores: FE_V_HINT + the hint (cj_ld_hints ...) */
-    {"ldca", BI_CACHE_LD, FE_V_HINT}, {"ldcg", BI_CACHE_LD, FE_V_HINT + 1},
-    {"ldcs", BI_CACHE_LD, FE_V_HINT + 2}, {"ldlu", BI_CACHE_LD, FE_V_HINT + 3},
-    {"ldcv", BI_CACHE_LD, FE_V_HINT + 4},
-    {"stcg", BI_CACHE_ST, FE_V_HINT}, {"stcs", BI_CACHE_ST, FE_V_HINT + 1},
-    {"stwb", BI_CACHE_ST, FE_V_HINT + 2}, {"stwt", BI_CACHE_ST, FE_V_HINT + 3},
-    {"nanosleep", BI_NANOSLEEP, 0},
+    {"numba.ldca", BI_CACHE_LD, FE_V_HINT}, {"numba.ldcg", BI_CACHE_LD, FE_V_HINT + 1},
+    {"numba.ldcs", BI_CACHE_LD, FE_V_HINT + 2}, {"numba.ldlu", BI_CACHE_LD, FE_V_HINT + 3},
+    {"numba.ldcv", BI_CACHE_LD, FE_V_HINT + 4},
+    {"numba.stcg", BI_CACHE_ST, FE_V_HINT}, {"numba.stcs", BI_CACHE_ST, FE_V_HINT + 1},
+    {"numba.stwb", BI_CACHE_ST, FE_V_HINT + 2}, {"numba.stwt", BI_CACHE_ST, FE_V_HINT + 3},
+    {"numba.nanosleep", BI_NANOSLEEP, 0},
     /* Numba's cuda.carray / farray(ptr, shape, dtype): axis 0 C order, 1 F order */
     {"numba.carray", BI_CARRAY, FE_V_HINT}, {"numba.farray", BI_CARRAY, FE_V_HINT + 1},
     {"range", BI_RANGE, 0},
