@@ -2,6 +2,7 @@
  * bool, None, str, NumPy scalars and dtypes, tuples of these, and device
  * arrays of any library read as globals (their address, shape and
  * strides). */
+#include <stdio.h>
 #include <string.h>
 
 #include "fe_impl.h"
@@ -54,6 +55,36 @@ record_dtype(PyObject *obj, DType *dt)
         return 0;
     }
     return 1;
+}
+
+/* A structured dtype the record table refuses (fields off their alignment,
+ * object fields ...): fails at loc with the reason; else returns */
+void
+fe_check_record_dtype(Fe *f, PyObject *obj, Loc loc)
+{
+    DType dt;
+    if (strncmp(Py_TYPE(obj)->tp_name, "numpy.dtype", 11) != 0 || !record_reader) {
+        return;
+    }
+    PyObject *names = PyObject_GetAttrString(obj, "names");
+    int is_rec = names && names != Py_None;
+    Py_XDECREF(names);
+    PyErr_Clear();
+    if (!is_rec || record_reader(obj, &dt) == 0) {
+        return;
+    }
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyObject *s = value ? PyObject_Str(value) : NULL;
+    char text[512];
+    snprintf(text, sizeof text, "%s", s && PyUnicode_AsUTF8(s) ? PyUnicode_AsUTF8(s)
+             : "a record dtype kernels cannot hold");
+    Py_XDECREF(s);
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+    PyErr_Clear();
+    fe_fail_kind(f, loc, CE_TYPE, "%s", text);
 }
 
 /* The dtype named by a NumPy scalar type (np.float32), a numpy.dtype

@@ -141,6 +141,7 @@ Node *fe_raise_stmt(Fe *f, PyObject *s, Loc loc);
 /* consts.c */
 Node *fe_const_node(Fe *f, Loc loc, Const c);
 int fe_dtype_of_object(Fe *f, PyObject *obj, DType *dt);
+void fe_check_record_dtype(Fe *f, PyObject *obj, Loc loc);
 Node *fe_object_const(Fe *f, PyObject *obj, Loc loc);
 /* enums.c: Enum members as constants tagged with their class */
 int fe_is_enum_class(PyObject *obj);

@@ -555,6 +555,7 @@ classify(Fe *f, PyObject *obj, Loc loc)
     if (numba_dtype(obj, &r)) {
         return r;
     }
+    fe_check_record_dtype(f, obj, loc);     /* a record dtype refused: say why */
     r.kind = R_OTHER;
     return r;
 }

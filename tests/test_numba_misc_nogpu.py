@@ -433,3 +433,18 @@ def test_int_argument_wraps_for_an_explicit_signature(fake_driver, tmp_path):  #
     r = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True,
                        timeout=300, cwd=str(tmp_path))
     assert r.returncode == 0 and "wrap ok" in r.stdout, r.stdout + r.stderr
+
+
+# ---- a record dtype kernels refuse, used as a local array's dtype ----
+
+PACKED = np.dtype([("a", np.uint8), ("b", np.int32)])     # align=False: b at offset 1
+
+
+def test_unaligned_record_dtype_says_why():
+    @cuda.jit
+    def f(out):
+        a = cuda.local.array(4, dtype=PACKED)
+        out[0] = a.ctypes.data
+    with pytest.raises(TypeError, match="field 'b' of type int32 is not aligned.*align=True") as e:
+        f.inspect_cuda("(uint64[::1],)")
+    assert isinstance(e.value, cujit.CompileError) and e.value.lineno is not None
