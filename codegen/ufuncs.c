@@ -256,7 +256,7 @@ void
 cg_ufunc(Cg *g, Node *n)
 {
     int nin = cj_np_funcs[n->axis].min_args, mixed;
-    const Type *in[2];
+    const Type *in[2] = {NULL, NULL};
     for (int i = 0; i < nin; i++) {
         in[i] = cg_type(g, n->list[i]);
     }
