@@ -127,11 +127,13 @@ rt_pack_args(PyObject *const *args, const RtArray *arrs, const int *isarr, const
             rt_pack_view(buf, &off, (uint64_t)(uintptr_t)arrs[i].ptr, arrs[i].ndim,
                          arrs[i].shape, arrs[i].strides, idx32);
         } else {
-            int sz = cj_dtypes[keys[i].dtype].size;
+            /* a raw pointer's key holds its pointee's dtype: the address is 64 bits */
+            DType dt = keys[i].kind == RT_KEY_PTR ? DT_U64 : (DType)keys[i].dtype;
+            int sz = cj_dtypes[dt].size;
             size_t al = (size_t)(sz > 8 ? 8 : sz);
             off = (off + al - 1) & ~(al - 1);
             before = off;
-            if (rt_pack_scalar(buf, &off, args[i], (DType)keys[i].dtype) < 0) {
+            if (rt_pack_scalar(buf, &off, args[i], dt) < 0) {
                 return -1;
             }
         }
