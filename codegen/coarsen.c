@@ -558,6 +558,11 @@ cg_coarsen(Cg *g, Inst *in)
     if (p->nrecords) {
         return;     /* records are not loaded in packs: one element per thread */
     }
+    for (int i = 0; i < in->fn->nvars; i++) {
+        if (in->fn->vars[i]->maybe_unset) {
+            return;     /* its zero would be one element's, carried to the next */
+        }
+    }
     if (!elementwise_shape(in->fn, &sh) || !scan_kernel(&sc, g, in, &sh)) {
         return;
     }

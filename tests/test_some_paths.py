@@ -41,3 +41,17 @@ def test_compiles_zeroed_with_a_warning(path):
         os.path.basename(path), line, name)
     assert any(want in m for m in msgs), msgs
     assert re.search(r"\b%s\{\};" % name, src), src
+
+
+def test_not_coarsened():
+    # several elements per thread would carry one element's value of the
+    # variable into the next, where it must read zero (the H100 showed it)
+    import sys
+    sys.path.insert(0, os.path.dirname(HERE))
+    from kernels import cupyx_lang
+    import numpy as np
+    x = np.zeros(50, np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        src = cupyx_lang.assigned_on_some_paths.inspect_cuda(x, x)
+    assert src.count("__global__") == 1, src
