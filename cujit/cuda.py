@@ -1422,6 +1422,38 @@ def reduce(func):
     return Reduce(func)
 
 
+# `from cujit.cuda.random import ...`, Numba's module path with numba renamed:
+# cujit.cuda is a module, so the import system gets an (empty) __path__ and a
+# finder that gives cujit.random under that name (it is imported at its first
+# use: it defines device functions with this module's cuda.jit)
+__path__ = []
+
+
+class _RandomFinder:
+    """finds cujit.cuda.random: cujit.random itself, not a copy"""
+
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name != __name__ + ".random":
+            return None
+        import importlib.machinery
+        return importlib.machinery.ModuleSpec(name, _RandomFinder)
+
+    @staticmethod
+    def create_module(spec):
+        import cujit.random as mod
+        spec.loader_state = mod.__spec__    # the import system sets __spec__ to spec
+        return mod
+
+    @staticmethod
+    def exec_module(module):
+        module.__spec__ = module.__spec__.loader_state
+
+
+if not any(f is _RandomFinder for f in sys.meta_path):
+    sys.meta_path.append(_RandomFinder)
+
+
 def __getattr__(name):
     """cuda.random (numba.cuda.random's xoroshiro128p), imported at its first
     use: it defines device functions with this module's cuda.jit"""

@@ -255,3 +255,17 @@ def test_pickle_dispatcher():
         x[0] = 2
     with pytest.raises((pickle.PicklingError, AttributeError)):
         pickle.dumps(cuda.jit(local))
+
+
+def test_numba_random_module_path_imports_first():
+    # from numba.cuda.random import ... with numba renamed, in a fresh process
+    # (before anything read cuda.random): cujit.random itself, spec untouched
+    code = ("from cujit.cuda.random import create_xoroshiro128p_states as c\n"
+            "import cujit.random as r, cujit.cuda as cu\n"
+            "assert c is r.create_xoroshiro128p_states and cu.random is r\n"
+            "assert r.__spec__.name == 'cujit.random', r.__spec__\n"
+            "try:\n    import cujit.cuda.nothing\nexcept ModuleNotFoundError as e:\n"
+            "    print('refused', e.name)\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "refused cujit.cuda.nothing", r.stdout
