@@ -253,26 +253,36 @@ def marshal(t, value):
 _BUILT = {}
 
 
-def build(src, name, nparams, tmp):
-    key = hashlib.sha1(src.encode()).hexdigest()[:16]
-    if key in _BUILT:
-        return _BUILT[key]
-    call = ", ".join("*(P%d *)args[%d]" % (k, k) for k in range(nparams))
-    m = ENTRY.search(src)
-    types = [param_type(p) for p in split_params(m.group(2))]
+def host_library(src, name, types, stem, prefix=SHIM):
+    """The shimmed CUDA `src` built for the host (stem.cpp -> stem.so) and
+    loaded, with cj_host_launch calling entry `name` on its parameters, of the
+    C++ `types`, read from the argument pointers cujit packed."""
     typedefs = "".join("typedef %s P%d;\n" % (t, k) for k, t in enumerate(types))
-    cpp = os.path.join(tmp, key + ".cpp")
-    so = os.path.join(tmp, key + ".so")
+    call = ", ".join("*(P%d *)args[%d]" % (k, k) for k in range(len(types)))
+    cpp, so = stem + ".cpp", stem + ".so"
     with open(cpp, "w") as f:
-        f.write(SHIM + src + "\n" + typedefs + LAUNCH % (name, call))
+        f.write(prefix + src + "\n" + typedefs + LAUNCH % (name, call))
     r = subprocess.run([CXX, "-std=c++17", "-O1", "-w", "-shared", "-fPIC", "-o", so, cpp],
                        capture_output=True, text=True)
     if r.returncode:
         raise RuntimeError("host compile failed:\n" + r.stderr[-3000:])
+    return load_host_library(so)
+
+
+def load_host_library(so):
     lib = ctypes.CDLL(so)
     lib.cj_host_launch.argtypes = [ctypes.POINTER(ctypes.c_void_p),
                                    ctypes.POINTER(ctypes.c_uint), ctypes.POINTER(ctypes.c_uint)]
-    _BUILT[key] = lib
+    return lib
+
+
+def build(src, name, nparams, tmp):
+    key = hashlib.sha1(src.encode()).hexdigest()[:16]
+    if key in _BUILT:
+        return _BUILT[key]
+    m = ENTRY.search(src)
+    types = [param_type(p) for p in split_params(m.group(2))]
+    _BUILT[key] = lib = host_library(src, name, types[:nparams], os.path.join(tmp, key))
     return lib
 
 

@@ -15,7 +15,6 @@ import gc
 import os
 import re
 import shutil
-import subprocess
 import sys
 
 import numpy as np
@@ -25,7 +24,7 @@ sys.path.insert(0, HERE)
 
 import gufunc_scenarios as gs  # noqa: E402
 import test_numba_forms_gpu as forms  # noqa: E402
-from test_kernels_host import (CXX, ENTRY, LAUNCH, SHIM, host_source,  # noqa: E402
+from test_kernels_host import (ENTRY, host_library, host_source,  # noqa: E402
                                split_params)
 
 import cujit  # noqa: E402
@@ -67,19 +66,8 @@ def build_entry(src, name):
         return _BUILT[src, name]
     m = [e for e in ENTRY.finditer(src) if e.group(1) == name][0]
     types = [ctype_of(p) for p in split_params(m.group(2))]
-    typedefs = "".join("typedef %s P%d;\n" % (t, k) for k, t in enumerate(types))
-    call = ", ".join("*(P%d *)args[%d]" % (k, k) for k in range(len(types)))
     key = "%s_%d" % (name, len(_BUILT))
-    cpp, so = os.path.join(gs.TMP, key + ".cpp"), os.path.join(gs.TMP, key + ".so")
-    with open(cpp, "w") as f:
-        f.write(SHIM + src + "\n" + typedefs + LAUNCH % (name, call))
-    r = subprocess.run([CXX, "-std=c++17", "-O1", "-w", "-shared", "-fPIC", "-o", so, cpp],
-                       capture_output=True, text=True)
-    if r.returncode:
-        raise RuntimeError("host compile failed:\n" + r.stderr[-3000:])
-    lib = ctypes.CDLL(so)
-    lib.cj_host_launch.argtypes = [ctypes.POINTER(ctypes.c_void_p),
-                                   ctypes.POINTER(ctypes.c_uint), ctypes.POINTER(ctypes.c_uint)]
+    lib = host_library(src, name, types, os.path.join(gs.TMP, key))
     _BUILT[src, name] = lib
     return lib
 

@@ -16,7 +16,6 @@ import hashlib
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import traceback
@@ -27,7 +26,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "gpu"))
 
 import cujit  # noqa: E402
 import test_tuples_gpu as cases  # noqa: E402
-from test_kernels_host import (CXX, ENTRY, LAUNCH, SHIM, host_source,  # noqa: E402
+from test_kernels_host import (ENTRY, host_library, host_source,  # noqa: E402
                                split_params)
 
 FAKE = ctypes.CDLL("libcuda.so.1")
@@ -62,17 +61,7 @@ def build_entry(src, name):
         return _BUILT[key]
     m = [e for e in ENTRY.finditer(src) if e.group(1) == name][0]
     types = [re.sub(r"\w+$", "", p).strip() for p in split_params(m.group(2))]  # T *x too
-    call = ", ".join("*(%s *)args[%d]" % (t, k) for k, t in enumerate(types))
-    cpp, so = os.path.join(TMP, key + ".cpp"), os.path.join(TMP, key + ".so")
-    with open(cpp, "w") as f:
-        f.write(SHIM + src + LAUNCH % (name, call))
-    r = subprocess.run([CXX, "-std=c++17", "-O1", "-w", "-shared", "-fPIC", "-o", so, cpp],
-                       capture_output=True, text=True)
-    if r.returncode:
-        raise RuntimeError("host compile failed:\n" + r.stderr[-3000:])
-    lib = ctypes.CDLL(so)
-    lib.cj_host_launch.argtypes = [ctypes.POINTER(ctypes.c_void_p),
-                                   ctypes.POINTER(ctypes.c_uint), ctypes.POINTER(ctypes.c_uint)]
+    lib = host_library(src, name, types, os.path.join(TMP, key))
     _BUILT[key] = lib
     return lib
 
