@@ -119,22 +119,32 @@ fe_fail_kind(Fe *f, Loc loc, CjErrKind kind, const char *fmt, ...)
     fe_vfail(f, loc, kind, fmt, ap);
 }
 
-/* A Python error inside the frontend becomes a compile error at `loc`. */
+/* A Python error inside the frontend becomes a compile error of `kind` at
+ * `loc`, its message after "what: " (what NULL: the message alone). */
 CJ_NORETURN void
-fe_fail_py(Fe *f, Loc loc, const char *what)
+fe_fail_py_kind(Fe *f, Loc loc, CjErrKind kind, const char *what)
 {
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
     PyObject *s = value ? PyObject_Str(value) : NULL;
     const char *msg = s ? PyUnicode_AsUTF8(s) : NULL;
-    char text[512];
-    snprintf(text, sizeof text, "%s", msg ? msg : "unknown error");
+    char text[900];
+    snprintf(text, sizeof text, "%s", msg ? msg : "an error without a message");
     Py_XDECREF(s);
     Py_XDECREF(type);
     Py_XDECREF(value);
     Py_XDECREF(tb);
     PyErr_Clear();
-    fe_fail(f, loc, "%s: %s", what, text);
+    if (what) {
+        fe_fail_kind(f, loc, kind, "%s: %s", what, text);
+    }
+    fe_fail_kind(f, loc, kind, "%s", text);
+}
+
+CJ_NORETURN void
+fe_fail_py(Fe *f, Loc loc, const char *what)
+{
+    fe_fail_py_kind(f, loc, CE_COMPILE, what);
 }
 
 /* o.<name> (name an S_ index), kept; a missing attribute is an error */

@@ -121,6 +121,7 @@ PyObject *fe_keep(Fe *f, PyObject *o);
 CJ_NORETURN void fe_fail(Fe *f, Loc loc, const char *fmt, ...) CJ_PRINTF(3, 4);
 CJ_NORETURN void fe_fail_kind(Fe *f, Loc loc, CjErrKind kind, const char *fmt, ...)
     CJ_PRINTF(4, 5);
+CJ_NORETURN void fe_fail_py_kind(Fe *f, Loc loc, CjErrKind kind, const char *what);
 CJ_NORETURN void fe_fail_py(Fe *f, Loc loc, const char *what);
 PyObject *fe_get(Fe *f, PyObject *o, int name);
 int fe_is(PyObject *o, int cls);

@@ -85,19 +85,8 @@ fe_numba_function(Fe *f, PyObject *obj)
 CJ_NORETURN static void
 fail_py(Fe *f, Loc loc)
 {
-    CjErrKind kind = PyErr_ExceptionMatches(PyExc_TypeError) ? CE_TYPE : CE_COMPILE;
-    PyObject *type, *value, *tb;
-    PyErr_Fetch(&type, &value, &tb);
-    PyObject *s = value ? PyObject_Str(value) : NULL;
-    const char *msg = s ? PyUnicode_AsUTF8(s) : NULL;
-    char text[900];
-    snprintf(text, sizeof text, "%s", msg ? msg : "an error without a message");
-    Py_XDECREF(s);
-    Py_XDECREF(type);
-    Py_XDECREF(value);
-    Py_XDECREF(tb);
-    PyErr_Clear();
-    fe_fail_kind(f, loc, kind, "%s", text);
+    fe_fail_py_kind(f, loc, PyErr_ExceptionMatches(PyExc_TypeError) ? CE_TYPE : CE_COMPILE,
+                    NULL);
 }
 
 static PyObject *type_desc(Fe *f, const Type *t);
