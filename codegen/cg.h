@@ -30,7 +30,7 @@ enum {
     PR_REL, PR_SHIFT, PR_ADD, PR_MUL, PR_UNARY, PR_POSTFIX, PR_PRIMARY,
 };
 
-void cg_prelude(Buf *b, unsigned features, unsigned atomic_ops);
+void cg_prelude(Buf *b, Features features, unsigned atomic_ops);
 /* C++ spelling of a type (weak types as their defaults) */
 const char *cg_ctype(Cg *g, const Type *t);
 /* "__launch_bounds__(128, 2) " for a kernel given launch bounds, else nothing */
@@ -51,7 +51,7 @@ void cg_element(Cg *g, Node *a, Node *ix);
 void cg_truth(Cg *g, Node *n, int prec);
 /* prelude, tuple structs, the functions `roots` reach and then `tail` */
 void cg_emit_roots(Program *p, Inst **roots, int nroots, const char *tail, Buf *out);
-void cg_form_prelude(Buf *b, unsigned features);
+void cg_form_prelude(Buf *b, Features features);
 /* forms.c, shared with fuse.c: NumPy's cast of expr, dtypes' headers, the
  * byte offset of the digits of idx in dimensions first.., block reduction */
 void cg_conv_to(Program *p, Buf *b, DType from, DType to, const char *expr);
@@ -65,12 +65,12 @@ void cg_line_mark(Cg *g, int line);
 void cg_declare_var(Cg *g, Var *v);
 void cg_coarsen(Cg *g, Inst *in);
 /* groups.c: jit.cg's structs and calls, match_*_sync */
-void cg_group_prelude(Buf *b, unsigned features);
+void cg_group_prelude(Buf *b, Features features);
 const char *cg_group_ctype(Cg *g, const Type *t);
 void cg_group_call(Cg *g, Node *n, int prec);
 void cg_match_call(Cg *g, Node *n);
 /* thrust.c: jit.thrust's iterators and algorithms */
-void cg_thrust_prelude(Buf *b, unsigned features);
+void cg_thrust_prelude(Buf *b, Features features);
 const char *cg_iter_ctype(Cg *g, const Type *t);
 void cg_array_iter(Cg *g, Node *n, int prec);
 void cg_iter_binop(Cg *g, Node *n, int prec);
@@ -78,8 +78,8 @@ void cg_iter_index(Cg *g, Node *n);
 void cg_carray(Cg *g, Node *n);             /* cptr.c */
 void cg_thrust(Cg *g, Node *n, int prec);
 /* npfuncs.c: NumPy's reductions and array methods, cmath */
-void cg_np_prelude(Buf *b, unsigned features);
-void cg_ufunc_prelude(Buf *b, unsigned features);
+void cg_np_prelude(Buf *b, Features features);
+void cg_ufunc_prelude(Buf *b, Features features);
 void cg_ufunc(Cg *g, Node *n);
 void cg_npfunc(Cg *g, Node *n, int prec);
 int cg_np_assign(Cg *g, Node *n);

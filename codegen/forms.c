@@ -641,7 +641,7 @@ cg_emit_reduction(Program *p, const RedSpec *s, Buf *out)
 }
 
 void
-cg_form_prelude(Buf *b, unsigned features)
+cg_form_prelude(Buf *b, Features features)
 {
     if (features & FEAT_PACK) {
         buf_puts(b, packs);

@@ -176,7 +176,7 @@ static const char match_all[] =
     "}\n";
 
 void
-cg_group_prelude(Buf *b, unsigned features)
+cg_group_prelude(Buf *b, Features features)
 {
     if (features & FEAT_CG) {
         buf_puts(b, groups);

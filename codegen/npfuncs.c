@@ -622,7 +622,7 @@ cg_np_assign(Cg *g, Node *n)
 }
 
 void
-cg_np_prelude(Buf *b, unsigned features)
+cg_np_prelude(Buf *b, Features features)
 {
     if (features & FEAT_NPFUNC) {
         buf_puts(b, reductions);

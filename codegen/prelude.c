@@ -798,7 +798,7 @@ atomics(Buf *b, unsigned used, int bits16, int half)
 }
 
 void
-cg_prelude(Buf *b, unsigned features, unsigned atomic_ops_used)
+cg_prelude(Buf *b, Features features, unsigned atomic_ops_used)
 {
     if (features & FEAT_F16) {
         buf_puts(b, f16);

@@ -365,7 +365,7 @@ static const char algorithms[] =
     "template <typename I> CJ_TH I cj_th_unique(I f, I l) { return cj_th_unique_by_key(f, l, f).f0; }\n";
 
 void
-cg_thrust_prelude(Buf *b, unsigned features)
+cg_thrust_prelude(Buf *b, Features features)
 {
     if (features & FEAT_THRUST) {
         buf_puts(b, iterators);

@@ -193,7 +193,7 @@ static const char maps[] =
     "}\n";
 
 void
-cg_ufunc_prelude(Buf *b, unsigned features)
+cg_ufunc_prelude(Buf *b, Features features)
 {
     if (features & FEAT_NPFUNC) {
         buf_puts(b, real_ops);

@@ -688,8 +688,11 @@ enum {
     FEAT_FMINMAX = 1 << 29,     /* min() / max() of floats: cj_fmax, cj_fmin */
     FEAT_NPFUNC = 1 << 30,      /* NumPy reductions and cmath in kernels (codegen/npfuncs.c) */
 };
-/* the last bit of `unsigned features`: 1 << 31 is past an enum constant's int range */
-#define FEAT_CACHE_HINT (1u << 31)   /* cuda.ldca ... / stcg ...: cj_ld<hint>, cj_st<hint> */
+/* Bits from 31 on are past an enum constant's int range: they are macros
+ * of the 64-bit Features type; add new ones here. */
+typedef uint64_t Features;
+#define FEAT_BIT(n) ((Features)1 << (n))
+#define FEAT_CACHE_HINT FEAT_BIT(31)   /* cuda.ldca ... / stcg ...: cj_ld<hint>, cj_st<hint> */
 
 typedef struct {
     Arena *arena;
@@ -699,7 +702,7 @@ typedef struct {
     int ninsts, cap;
     int idx32;          /* index arithmetic in 32 bits */
     int depth;          /* nesting of device-function typing (recursion guard) */
-    unsigned features;
+    Features features;
     int print_raw;          /* a print() of more than 32 values prints its format (codegen) */
     const char *undef_warn; /* the first read of a variable some path did not assign
                              * ("file:line: ..."): warned when compiled (pipeline.c) */
