@@ -42,6 +42,14 @@ def _to_host(r):
     return r
 
 
+def _numba_result(r):
+    """a new device result (or each of a tuple) takes Numba's host rules
+    (an element read gives a NumPy scalar, np.asarray copies)"""
+    if isinstance(r, tuple):
+        return tuple(_numba_result(x) for x in r)
+    return r._numba_rules() if hasattr(r, "_numba_rules") else r
+
+
 def _device_view(o):
     """an output given as another library's device array is returned as a
     cujit.DeviceArray over it (Numba returns its own device array over it);
@@ -114,7 +122,7 @@ class NumbaUFunc(_NumbaForm):
         out = kwargs.get("out")
         if out is None and not any(_on_device(a) for a in args):
             return _to_host(r)
-        return _device_view(out) if out is not None else r
+        return _device_view(out) if out is not None else _numba_result(r)
 
     def _typed_scalars(self, args):
         """Numba's first choice for scalar operands: the signature whose types
@@ -220,7 +228,7 @@ class NumbaGUFunc(_NumbaForm):
         if outs:
             outs = [_device_view(o) for o in outs]
             return outs[0] if len(outs) == 1 else tuple(outs)
-        return _to_host(r) if copy_back else r
+        return _to_host(r) if copy_back else _numba_result(r)
 
     def _run(self, inputs, outs, stream):
         if not outs:

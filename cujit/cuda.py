@@ -936,7 +936,7 @@ def to_device(obj, stream=0, copy=True, to=None):
     if to is not None:
         to.copy_to_device(obj, stream=_stream(stream))
         return to
-    return cujit.to_device(obj, stream=_stream(stream))
+    return cujit.to_device(obj, stream=_stream(stream))._numba_rules()
 
 
 def device_array(shape, dtype=float, strides=None, order="C", stream=0):
@@ -944,14 +944,15 @@ def device_array(shape, dtype=float, strides=None, order="C", stream=0):
     if strides is not None:
         raise NotImplementedError("cuda.device_array(strides=...): give order= instead")
     import numpy as np
-    return cujit.empty(shape, dtype=np.dtype(dtype), order=order, stream=_stream(stream))
+    return cujit.empty(shape, dtype=np.dtype(dtype), order=order,
+                       stream=_stream(stream))._numba_rules()
 
 
 def device_array_like(ary, stream=0):
     """An uninitialised contiguous DeviceArray of ary's shape and dtype
     (Fortran order for a Fortran-only contiguous ary, else C)."""
     return cujit.empty(ary.shape, dtype=ary.dtype, order=_like_order(ary),
-                       stream=_stream(stream))
+                       stream=_stream(stream))._numba_rules()
 
 
 def pinned_array(shape, dtype=float, strides=None, order="C"):
@@ -1280,8 +1281,9 @@ def as_cuda_array(obj, sync=True):
         raise TypeError("as_cuda_array: the object has no __cuda_array_interface__; copy "
                         "host data with cuda.to_device()")
     if isinstance(obj, cujit.DeviceArray):
-        return obj
-    return cujit._cujit._as_device_array(obj, _producer_stream(obj.__cuda_array_interface__))
+        return obj if obj._numba else obj[...]._numba_rules()
+    return cujit._cujit._as_device_array(
+        obj, _producer_stream(obj.__cuda_array_interface__))._numba_rules()
 
 
 class _Interface:
@@ -1301,7 +1303,8 @@ def from_cuda_array_interface(desc, owner=None, sync=True):
     if desc.get("mask") is not None:
         raise NotImplementedError("Masked arrays are not supported: cujit's arrays have no "
                                   "mask; apply it with cujit.where first")
-    return cujit._cujit._as_device_array(_Interface(desc, owner), _producer_stream(desc))
+    return cujit._cujit._as_device_array(_Interface(desc, owner),
+                                         _producer_stream(desc))._numba_rules()
 
 
 class _DeviceArrayModule:

@@ -322,7 +322,15 @@ DeviceArray_get_imag(PyObject *self, void *c)
     return rt_forward_method(AOP_M_IMAG, self, NULL, 0, NULL);
 }
 
+static PyObject *
+DeviceArray_get_numba(RtDeviceArray *self, void *c)
+{
+    return PyBool_FromLong(self->numba_rules);
+}
+
 static PyGetSetDef DeviceArray_getset[] = {
+    {"_numba", (getter)DeviceArray_get_numba, NULL,
+     "whether the array follows Numba's host rules (made through cujit.cuda)", NULL},
     {"shape", (getter)DeviceArray_get_shape, NULL, "tuple of extents", NULL},
     {"strides", (getter)DeviceArray_get_strides, NULL, "tuple of byte strides", NULL},
     {"dtype", (getter)DeviceArray_get_dtype, NULL, "numpy.dtype of the elements", NULL},
@@ -374,7 +382,11 @@ static PyMethodDef DeviceArray_methods[] = {
     {"__dlpack_device__", (PyCFunction)rt_DeviceArray_dlpack_device, METH_NOARGS,
      "(kDLCUDA, device id)"},
     {"__array__", (PyCFunction)(void (*)(void))rt_DeviceArray_array, METH_VARARGS | METH_KEYWORDS,
-     "refuses: device data is copied to the host only explicitly"},
+     "refuses (device data is copied to the host only explicitly), or copies for an "
+     "array made through cujit.cuda, as Numba's"},
+    {"_numba_rules", (PyCFunction)rt_DeviceArray_numba_rules, METH_NOARGS,
+     "_numba_rules(): marks the array (and its later views) with Numba's host rules: "
+     "an element read gives a NumPy scalar, __array__ copies; returns it"},
     {"view", (PyCFunction)rt_DeviceArray_view_as, METH_O,
      "view(dtype): the same memory as another dtype (the same itemsize keeps the shape; "
      "another rescales a contiguous last axis), as NumPy's and Numba's"},

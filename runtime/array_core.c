@@ -23,6 +23,7 @@ rt_array_struct(int ndim, const int64_t *shape, const int64_t *strides, DType dt
     a->stream = NULL;
     a->stream_ref = NULL;
     a->weakreflist = NULL;
+    a->numba_rules = 0;
     for (int i = 0; i < ndim; i++) {
         a->shape[i] = shape[i];
         a->strides[i] = strides[i];
@@ -115,6 +116,7 @@ rt_make_view(RtDeviceArray *src, CUdeviceptr ptr, int ndim, const int64_t *shape
     v->ptr = ptr;
     v->stream = src->stream;
     v->base = Py_NewRef(src->base ? src->base : (PyObject *)src);
+    v->numba_rules = src->numba_rules;
     return (PyObject *)v;
 }
 

@@ -377,10 +377,30 @@ index_view(RtDeviceArray *self, PyObject *key)
     return rt_make_view(self, self->ptr + (CUdeviceptr)offset, nd, shape, strides);
 }
 
+/* Numba's rule for an array made through cujit.cuda: a read of one element
+ * (not of a record) is copied to the host as a NumPy scalar; a view stays a view */
+static PyObject *
+numba_element(PyObject *view)
+{
+    RtDeviceArray *v = (RtDeviceArray *)view;
+    if (!view || !v->numba_rules || v->ndim != 0 || cj_is_record(v->dtype)) {
+        return view;
+    }
+    PyObject *h = PyObject_CallMethod(view, "copy_to_host", NULL), *r = NULL;
+    Py_DECREF(view);
+    if (h) {
+        PyObject *empty = PyTuple_New(0);
+        r = empty ? PyObject_GetItem(h, empty) : NULL;
+        Py_XDECREF(empty);
+        Py_DECREF(h);
+    }
+    return r;
+}
+
 static PyObject *
 DeviceArray_subscript(RtDeviceArray *self, PyObject *key)
 {
-    return index_view(self, key);
+    return numba_element(index_view(self, key));
 }
 
 static PyObject *
@@ -390,7 +410,7 @@ DeviceArray_item_at(RtDeviceArray *self, Py_ssize_t i)
     if (!k) {
         return NULL;
     }
-    r = index_view(self, k);
+    r = numba_element(index_view(self, k));
     Py_DECREF(k);
     return r;
 }

@@ -1,6 +1,6 @@
 /* array_ops.c - DeviceArray as a Python number: the operators and stdlib
  * methods forwarded to cujit._stdlib, the conversions to Python scalars
- * (item, int, float, bool), and the refused __array__. */
+ * (item, int, float, bool), and __array__ (refused, or Numba's copy). */
 #include <string.h>
 
 #include "rt_impl.h"
@@ -117,9 +117,36 @@ DeviceArray_bool(RtDeviceArray *self)
     return t;
 }
 
+/* an array made through cujit.cuda converts as Numba's does: a copy to the
+ * host (copy=False cannot be honoured); cujit's own arrays refuse, as CuPy's */
+static PyObject *
+numba_array(RtDeviceArray *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"dtype", "copy", NULL};
+    PyObject *dtype = Py_None, *copy = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|OO:__array__", kwlist, &dtype, &copy)) {
+        return NULL;
+    }
+    if (copy == Py_False) {
+        PyErr_SetString(PyExc_ValueError, "__array__(copy=False): a device array cannot be "
+                        "seen as host memory without a copy; a copy is always made");
+        return NULL;
+    }
+    PyObject *h = PyObject_CallMethod((PyObject *)self, "copy_to_host", NULL);
+    if (!h || dtype == Py_None) {
+        return h;
+    }
+    PyObject *r = PyObject_CallMethod(h, "astype", "O", dtype);
+    Py_DECREF(h);
+    return r;
+}
+
 PyObject *
 rt_DeviceArray_array(RtDeviceArray *self, PyObject *args, PyObject *kw)
 {
+    if (self->numba_rules) {
+        return numba_array(self, args, kw);
+    }
     PyErr_SetString(PyExc_TypeError,
                     "implicit conversion of a cujit.DeviceArray to a NumPy array is not "
                     "allowed: use .copy_to_host() or cujit.asnumpy()");
@@ -398,3 +425,11 @@ PyNumberMethods rt_DeviceArray_as_number = {
     .nb_inplace_floor_divide = DeviceArray_ifloordiv,
     .nb_inplace_true_divide = DeviceArray_itruediv,
 };
+
+/* cujit.cuda's constructors mark what they return with Numba's host rules */
+PyObject *
+rt_DeviceArray_numba_rules(RtDeviceArray *self, PyObject *noargs)
+{
+    self->numba_rules = 1;
+    return Py_NewRef(self);
+}

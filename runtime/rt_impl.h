@@ -351,6 +351,9 @@ typedef struct {
     CUstream stream;            /* the stream it was allocated and is freed on */
     PyObject *stream_ref;       /* keeps that stream's Python object alive */
     PyObject *weakreflist;
+    int numba_rules;            /* made through cujit.cuda (Numba's spelling): an
+                                 * element read gives a NumPy scalar and __array__
+                                 * copies, as Numba's DeviceNDArray; views inherit it */
 } RtDeviceArray;
 
 extern PyTypeObject rt_DeviceArray_Type;
@@ -430,6 +433,7 @@ PyObject *rt_forward_method(int op, PyObject *self, PyObject *const *args, Py_ss
 /* the slots and methods array.c's type object names */
 PyObject *rt_DeviceArray_item(RtDeviceArray *self, PyObject *noargs);
 PyObject *rt_DeviceArray_array(RtDeviceArray *self, PyObject *args, PyObject *kw);
+PyObject *rt_DeviceArray_numba_rules(RtDeviceArray *self, PyObject *noargs);
 PyObject *rt_DeviceArray_richcompare(PyObject *self, PyObject *other, int cmp);
 extern PyNumberMethods rt_DeviceArray_as_number;
 

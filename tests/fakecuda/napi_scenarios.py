@@ -276,6 +276,37 @@ def captured_globals():
            "device array of dtype |V8")
 
 
+
+def numba_host_rules():
+    """Arrays made through cujit.cuda follow Numba's DeviceNDArray on the
+    host (the fake's device memory is host memory, so copies are real): an
+    element read is a NumPy scalar of the dtype, iteration gives scalars,
+    np.asarray copies; views inherit the rules; cujit's own arrays keep
+    CuPy's (a 0-d view, no implicit conversion)."""
+    h = RNG.standard_normal((4, 3)).astype(np.float32)
+    d = cuda.to_device(h)
+    x = d[2, 1]
+    assert type(x) is np.float32 and x == h[2, 1]
+    assert [type(v) for v in d[1]] == [np.float32] * 3
+    np.testing.assert_array_equal([v for v in d[:, 2]], h[:, 2])
+    np.testing.assert_array_equal(np.asarray(d), h)
+    np.testing.assert_array_equal(np.asarray(d[1:, ::2], dtype=np.float64),
+                                  h[1:, ::2].astype(np.float64))
+    np.testing.assert_equal(d, h)                       # Numba's tests compare like this
+    expect(ValueError, lambda: d.__array__(copy=False), "copy=False")
+    assert isinstance(d[1:], cujit.DeviceArray) and d[1:]._numba
+    e = cuda.device_array_like(d)
+    assert e._numba and cuda.device_array(5, np.int16)._numba
+    own = cujit.to_device(h)
+    assert not own._numba and isinstance(own[0, 0], cujit.DeviceArray)
+    expect(TypeError, lambda: np.asarray(own), "implicit conversion")
+    w = cuda.as_cuda_array(own)
+    assert w._numba and w.ptr == own.ptr and not own._numba
+    assert cuda.as_cuda_array(d) is d
+    i = cuda.to_device(np.arange(7, dtype=np.int64))
+    assert type(i[-1]) is np.int64 and i[-1] == 6
+
+
 if __name__ == "__main__":
     globals()[sys.argv[1]]()
     print("%s ok" % sys.argv[1])

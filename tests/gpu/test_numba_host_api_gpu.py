@@ -340,3 +340,28 @@ def test_explicit_signature_int32_and_any_layout():
     fill[4, 128](v, np.int64(n))
     np.testing.assert_array_equal(v.copy_to_host(), n + np.arange(512, dtype=np.float32))
     assert fill.signatures == ["(float32[:], int32)"]
+
+
+@cuda.jit
+def _scale_rows(x, out):
+    i, j = cuda.grid(2)
+    if i < x.shape[0] and j < x.shape[1]:
+        out[i, j] = x[i, j] * (i + 1) - j
+
+
+def test_numba_host_rules_after_a_kernel():
+    """Arrays made through cujit.cuda read back as Numba's do: an element is a
+    NumPy scalar of the dtype, iteration gives scalars, np.asarray and
+    NumPy's testing functions copy (a kernel wrote them first)."""
+    h = rng.standard_normal((37, 19))
+    d, out = cuda.to_device(h), cuda.device_array(h.shape)
+    _scale_rows[(3, 2), (16, 16)](d, out)
+    want = h * (np.arange(37)[:, None] + 1) - np.arange(19)[None, :]
+    np.testing.assert_allclose(out, want)
+    np.testing.assert_allclose(np.asarray(out[5:, ::3]), want[5:, ::3])
+    i, j = rng.integers(0, 37), rng.integers(0, 19)
+    assert type(out[i, j]) is np.float64 and np.isclose(out[i, j], want[i, j])
+    np.testing.assert_allclose([v for v in out[i]], want[i])
+    mine = cujit.to_device(h)
+    with pytest.raises(TypeError, match="implicit conversion"):
+        np.asarray(mine)
