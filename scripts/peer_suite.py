@@ -6,7 +6,9 @@
 SOURCE is a folder of peer test files (peer/cupy/jit_tests, CuPy's
 tests/cupyx_tests/jit_tests; peer/numba/cudapy, numba-cuda's
 numba/cuda/tests/cudapy: scripts/fetch_peer_tests.py fetches both), or
-``numba`` for the copy of numba.cuda.tests.cudapy installed with numba-cuda.
+``numba`` for the copy of numba.cuda.tests.cudapy installed with numba-cuda,
+``numba-doc`` for its numba.cuda.tests.doc_examples (the documentation's
+examples, each a test).
 
 Each folder is copied to a temporary package and its imports are renamed:
 ``from cupyx import jit`` -> ``from cujit import jit``, ``from numba import
@@ -57,7 +59,8 @@ import time
 
 # the peers' packages of test files: their imports of each other are renamed
 # to our copy's package
-PEER_PACKAGES = ("numba.cuda.tests.cudapy", "cupyx_tests.jit_tests")
+PEER_PACKAGES = ("numba.cuda.tests.cudapy", "numba.cuda.tests.doc_examples",
+                 "cupyx_tests.jit_tests")
 
 # peer module -> cujit module, for names cujit has
 MODULES = {"numba.cuda": "cujit.cuda", "cupyx.jit": "cujit.jit",
@@ -283,13 +286,14 @@ def resolve_source(src):
     """A folder of test files, from a path or ``numba`` (the installed copy)."""
     if os.path.isdir(src):
         return os.path.abspath(src)
-    if src == "numba":
+    if src in ("numba", "numba-doc"):
+        pkg = "numba.cuda.tests." + ("cudapy" if src == "numba" else "doc_examples")
         try:
-            spec = importlib.util.find_spec("numba.cuda.tests.cudapy")
+            spec = importlib.util.find_spec(pkg)
         except Exception as e:       # numba is there but numba.cuda is not
             spec, why = None, f"{type(e).__name__}: {e}"
         else:
-            why = "numba.cuda.tests.cudapy not found"
+            why = f"{pkg} not found"
         if spec is None or not spec.submodule_search_locations:
             fail(f"numba-cuda's tests are not installed here ({why}): give the folder "
                  "peer/numba/cudapy that scripts/fetch_peer_tests.py makes")
@@ -297,7 +301,7 @@ def resolve_source(src):
     if src == "cupy":
         fail("CuPy's wheels ship no tests: run scripts/fetch_peer_tests.py (on a machine "
              "with network) and give peer/cupy/jit_tests")
-    fail(f"{src}: no such folder (give a folder of peer test files, or 'numba')")
+    fail(f"{src}: no such folder (give a folder of peer test files, 'numba' or 'numba-doc')")
 
 
 def package_name(folder, taken):
@@ -672,7 +676,7 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog="pytest arguments go after --")
     ap.add_argument("sources", nargs="+", metavar="SOURCE",
-                    help="a folder of peer test files, or 'numba' (the installed copy)")
+                    help="a folder of peer test files, 'numba' or 'numba-doc' (the installed copies)")
     ap.add_argument("--files", default="test_*.py",
                     help="comma-separated patterns of test files to run (default test_*.py)")
     ap.add_argument("--jobs", "-j", type=int, default=min(4, os.cpu_count() or 1),
