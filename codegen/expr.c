@@ -1253,6 +1253,11 @@ attr_expr(Cg *g, Node *n, int prec)
         cg_expr(g, n->a, prec);         /* an Enum member's .value: the member */
         return;
     }
+    if (at->kind == TY_ARRAY && cj_is_record(at->dtype)
+        && (n->op == AT_FIELD || n->op == AT_X || n->op == AT_Y || n->op == AT_Z)) {
+        cg_field_view(g, n, at);
+        return;
+    }
     switch (n->op) {
     case AT_ADDRESS:
         cg_open(g, prec, PR_UNARY);

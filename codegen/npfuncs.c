@@ -135,7 +135,21 @@ static const char complex_abs2[] =
     "    return r;\n"
     "}\n"
     "template <typename R, typename I>\n"
-    "CJ_DEVICE cj_array<R, 0, I> cj_np_part(const cj_array<cj_complex<R>, 0, I> &a, int imag) { return {(R *)a.data + imag}; }\n";
+    "CJ_DEVICE cj_array<R, 0, I> cj_np_part(const cj_array<cj_complex<R>, 0, I> &a, int imag) { return {(R *)a.data + imag}; }\n"
+    "/* a.name of an array of records: the view of one field of every element */\n"
+    "template <typename F, typename T, int N, typename I>\n"
+    "CJ_DEVICE cj_array<F, N, I> cj_np_field(const cj_array<T, N, I> &a, int offset)\n"
+    "{\n"
+    "    cj_array<F, N, I> r;\n"
+    "    r.data = (F *)((char *)a.data + offset);\n"
+    "    for (int d = 0; d < N; d++) {\n"
+    "        r.shape[d] = a.shape[d];\n"
+    "        r.strides[d] = a.strides[d];\n"
+    "    }\n"
+    "    return r;\n"
+    "}\n"
+    "template <typename F, typename T, typename I>\n"
+    "CJ_DEVICE cj_array<F, 0, I> cj_np_field(const cj_array<T, 0, I> &a, int offset) { return {(F *)((char *)a.data + offset)}; }\n";
 
 static const char cmath[] =
     "/* cmath on complex128 (complex64 through it, rounded once): the finite\n"
@@ -601,6 +615,16 @@ cg_array_part(Cg *g, Node *n, const Type *at, int prec)
     P("cj_np_part<%s>(", cj_dtypes[at->dtype == DT_C64 ? DT_F32 : DT_F64].ctype);
     cg_view_base(g, n->a, at);
     P(", %d)", n->op == AT_IMAG);
+}
+
+/* a.name of an array of records: the field's view (ti_field_view) */
+void
+cg_field_view(Cg *g, Node *n, const Type *at)
+{
+    const CjField *f = cj_record_field(at->dtype, n->str);
+    P("cj_np_field<%s>(", cj_dtypes[f->dt].ctype);
+    cg_view_base(g, n->a, at);
+    P(", %d)", f->offset);
 }
 
 /* q = a.copy(): the copy into q's local array; 0 for any other assignment */

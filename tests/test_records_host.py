@@ -198,6 +198,48 @@ def test_nested_on_host(tmp):
 
 
 @cuda.jit
+def field_view_kernel(ary, out):
+    i = cuda.grid(1)
+    bs = ary.b                      # a strided view of one field (Numba's ary.b)
+    if i < ary.size:
+        ary.a[i] = ary.a[i] * 0.5 + bs[i]
+        out[i] = ary[i].c.imag - bs[i]
+        ary.b[i] = -bs[i]
+
+
+@pytest.mark.skipif(CXX is None, reason="no host C++ compiler")
+def test_field_views_on_host(tmp):
+    n = 9
+    a = random_records(ALIGNED, n)
+    out = np.zeros(n, np.float64)
+    exp = a.copy()
+    exp["a"] = exp["a"] * 0.5 + exp["b"]
+    eout = exp["c"].imag - exp["b"]
+    exp["b"] = -exp["b"]
+    host_run(field_view_kernel, (a, out), n, tmp)
+    for name in ("a", "b", "c"):
+        np.testing.assert_allclose(a[name], exp[name], rtol=1e-6)
+    np.testing.assert_allclose(out, eout, rtol=1e-6)
+
+
+@pytest.mark.parametrize("dt, field, text", [
+    (ALIGNED, "d", "sub-array field"),
+    (ALIGNED, "c", r"offset 12\) is not aligned to 8 bytes"),     # complex64 at 12
+    (PACKED, "b", "not aligned"),
+    (ALIGNED, "zz", "have no field 'zz'"),
+    (ALIGNED, "['b']", r"write a\.b \(a view of the field\)"),
+])
+def test_field_view_errors(dt, field, text):
+    src = "def k(ary, out):\n    v = ary%s\n    out[0] = 1\n" % (
+        field if field.startswith("[") else "." + field)
+    ns = {}
+    exec(compile(src, "<field_view>", "exec"), ns)
+    k = cuda.jit(ns["k"])
+    with pytest.raises(TypeError, match=text):     # CompileTypeError
+        k.inspect_cuda(np.zeros(3, dt), np.zeros(1))
+
+
+@cuda.jit
 def copy_kernel(dst, src, rec):
     i = cuda.grid(1)
     if i < dst.size:

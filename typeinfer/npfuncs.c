@@ -260,6 +260,33 @@ ti_array_part(Ti *t, Node *n, Type *a)
     return ty;
 }
 
+/* a.name of an array of records: a strided view of that field of every
+ * element (Numba's attribute access on structured arrays) */
+Type *
+ti_field_view(Ti *t, Node *n, Type *a)
+{
+    const CjField *f = cj_record_field(a->dtype, n->str);
+    if (!f) {
+        ti_err_kind(t, n, CE_TYPE, "the records of %s have no field '%s'", ti_tstr(t, a),
+                    n->str);
+    }
+    if (f->nsub) {
+        ti_err(t, n, "'%s' is a sub-array field: a view of it across the array is not "
+               "supported in kernels; index an element first (a[i].%s)", n->str, n->str);
+    }
+    /* a view's element type is the field's own: complex wants its whole size */
+    int al = cj_is_record(f->dt) ? cj_record(f->dt)->align : cj_dtypes[f->dt].size;
+    if (f->offset % al || cj_dtypes[a->dtype].size % al) {
+        ti_err(t, n, "field '%s' (offset %d) is not aligned to %d bytes in every element of "
+               "%s: a view of it is not supported; read it element by element (a[i].%s)",
+               n->str, f->offset, al, ti_tstr(t, a), n->str);
+    }
+    Type *ty = cj_array_type(t->p->arena, f->dt, a->ndim, 'A');
+    ty->readonly = a->readonly || a->mem == MEM_CONST;
+    t->p->features |= FEAT_NPFUNC | (a->mem == MEM_DYNSHARED ? FEAT_DYNSHARED | FEAT_VIEW : 0);
+    return ty;
+}
+
 Type *
 ti_npfunc(Ti *t, Node *n)
 {

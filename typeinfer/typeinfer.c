@@ -793,6 +793,12 @@ index_type(Ti *t, Node *n)
                     "indexed", ti_tstr(t, base), base->ndim, n->n);
     }
     for (int i = 0; i < n->n; i++) {
+        if (ix[i] && !is_int_like(ix[i]) && cj_is_record(base->dtype)
+            && n->list[i]->kind == ND_CONST && n->list[i]->cval.kind == CK_STR) {
+            ti_err(t, n->list[i], "a['%s'] of an array of records is not supported in kernels; "
+                   "write a.%s (a view of the field) or a[i]['%s']", n->list[i]->cval.s,
+                   n->list[i]->cval.s, n->list[i]->cval.s);
+        }
         if (ix[i] && !is_int_like(ix[i])) {
             ti_err(t, n->list[i], "array indices must be integers, got %s", ti_tstr(t, ix[i]));
         }
@@ -842,6 +848,10 @@ attr_type(Ti *t, Node *n)
     }
     if (x->enm) {
         return enum_attr(t, n, x);
+    }
+    if (x->kind == TY_ARRAY && cj_is_record(x->dtype)
+        && (n->op == AT_FIELD || n->op == AT_X || n->op == AT_Y || n->op == AT_Z)) {
+        return ti_field_view(t, n, x);
     }
     if (n->op == AT_FIELD) {
         ti_err(t, n, "attribute '%s' is not supported on %s (arrays have .shape, .size, "

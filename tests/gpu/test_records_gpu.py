@@ -201,3 +201,29 @@ def test_cai_import_of_records():
     got = d.copy_to_host()
     np.testing.assert_allclose(got["a"], a["a"] * 2.0 + v, rtol=1e-12)
     assert cujit.to_device(a).dtype == ALIGNED
+
+
+@cuda.jit
+def field_view_kernel(ary, out):
+    i, j = cuda.grid(2)
+    ns = ary.n                              # a 2-d strided view of one field
+    if i < ary.shape[0] and j < ary.shape[1]:
+        ary.k[i, j] = ary.k[i, j] + 1
+        out[i, j] = ns[i, j] * 2 + ary[i, j]["in"].x
+        ns[i, j] = -ns[i, j]
+
+
+def test_field_views_2d():
+    """Numba's attribute access on arrays of records: a.name is a strided
+    view of that field of every element, read and written"""
+    a = random_records(NESTED, 37 * 11).reshape(37, 11)
+    exp = a.copy()
+    exp["k"] += 1
+    eout = exp["n"] * 2 + exp["in"]["x"]
+    exp["n"] = -exp["n"]
+    d = cuda.to_device(a)
+    out = cuda.device_array((37, 11))
+    field_view_kernel[(3, 2), (16, 8)](d, out)
+    got = d.copy_to_host()
+    assert_fields(got, exp)
+    np.testing.assert_allclose(out.copy_to_host(), eout, rtol=1e-6)
