@@ -432,6 +432,31 @@ fe_call_offers(Fe *f, PyObject *e, PyObject *first, PyObject *kws, Node ***pos_n
     return make_offers(f, &pos, &kw, kwnames);
 }
 
+/* a function defined in the kernel that reads the kernel's variables gets
+ * their values at the call, as keywords (inner.c) */
+static const char **
+add_captures(Fe *f, PyObject *pyfunc, Args *kw, const char **kwnames, Loc loc)
+{
+    PyObject *caps = fe_inner_captures(f, pyfunc, loc);
+    if (!caps) {
+        return kwnames;
+    }
+    Py_ssize_t nc = PyTuple_GET_SIZE(caps);
+    const char **all = cj_alloc(f->cx->arena, sizeof(char *) * (size_t)(kw->n + nc + 1));
+    for (int i = 0; i < kw->n; i++) {
+        all[i] = kwnames[i];
+    }
+    for (Py_ssize_t i = 0; i < nc; i++) {
+        const char *nm = fe_utf8(f, PyTuple_GET_ITEM(caps, i));
+        Var *v = fe_find_var(f, nm);
+        Arg x = {NULL, fe_new_node(f, ND_VAR, loc), loc};
+        x.node->var = v ? v : fe_add_var(f, nm, loc, 0);
+        all[kw->n] = nm;
+        push(f, kw, x);
+    }
+    return all;
+}
+
 /* devcall := callee '(' args [',' keywords] ')' where the callee is a
  * device function or a kernel (numba-cuda makes a kernel called from a
  * kernel a device function: so does cujit) */
@@ -442,6 +467,7 @@ fe_devfunc_call(Fe *f, PyObject *e, Node *n, PyObject *pyfunc, PyObject *sigs, P
     Args pos = read_args(f, fe_get(f, e, S_args));
     Args kw = {NULL, 0, 0};
     const char **kwnames = read_keywords(f, kws, &kw);
+    kwnames = add_captures(f, pyfunc, &kw, kwnames, loc);
     /* a device function with declared signatures (cuda.jit(sig, device=True))
      * takes values of its types, as in Numba: nothing is bound at compile time */
     FeOffers *of = sigs ? NULL : make_offers(f, &pos, &kw, kwnames);

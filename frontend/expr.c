@@ -637,6 +637,10 @@ call(Fe *f, PyObject *e, Loc loc)
     if (fe_is(fn, A_Attribute) && !fe_resolve(f, fn, &r)) {
         return method_call(f, e, fn, n, loc);
     }
+    if (fe_is(fn, A_Lambda)) {
+        fe_fail(f, loc, "calling a lambda where it is written is not supported in kernels; "
+                "assign it to a name first (g = lambda v: ...) and call g");
+    }
     if (!fe_is(fn, A_Name) && !fe_is(fn, A_Attribute) && !fe_is(fn, A_Call)) {
         fe_fail(f, loc, "only named functions can be called in kernels");
     }
@@ -856,8 +860,9 @@ unsupported_expr(Fe *f, PyObject *e, Loc loc)
                 "jit.local_memory(dtype, n) for a small per-thread array");
     }
     if (fe_is(e, A_Lambda)) {
-        fe_fail(f, loc, "lambda is not supported inside kernels; use a "
-                "@jit.rawkernel(device=True) function");
+        fe_fail(f, loc, "a lambda here is not supported in kernels: assign it to a name "
+                "first (g = lambda v: ...), or use a def or a @jit.rawkernel(device=True) "
+                "function");
     }
     if (fe_is(e, A_NamedExpr)) {
         fe_fail(f, loc, "assignment expressions (:=) are not supported in kernels; assign on "

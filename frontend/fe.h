@@ -48,6 +48,8 @@ typedef struct {
     int fuse_red;           /* set by the read: the final `return np.sum(...)`'s RedOp */
     PyObject *inner;        /* functions defined inside kernels (inner.c) -> the
                              * compile-time names of the function around each */
+    PyObject *inner_caps;   /* those that read variables of the function around them
+                             * -> (their names, the address of that Func) (inner.c) */
     PyObject *texts;        /* functions no file holds (source.c), NULL if none: their
                              * code -> lines, and their Func.file's address -> lines */
 } FeCtx;

@@ -60,6 +60,8 @@ typedef struct {
     const char *file;
     PyObject *globals;
     PyObject *closure;      /* dict name -> value of free variables */
+    PyObject *captures;     /* a function defined in a kernel: the names it reads from
+                             * the function around it, extra parameters (inner.c) */
     PyObject *locals;       /* set of names bound in the function */
     PyObject *aliases;      /* dict: local name -> cupyx collective class bound to it */
     int line0;              /* add to AST line numbers */
@@ -203,6 +205,10 @@ Node *fe_target(Fe *f, PyObject *t);
 Node *fe_inner_def(Fe *f, PyObject *s, Loc loc);
 PyObject *fe_inner_closure(Fe *f, PyObject *pyfunc);
 int fe_is_inner(Fe *f, PyObject *obj);
+PyObject *fe_inner_captures(Fe *f, PyObject *pyfunc, Loc loc);
+PyObject *fe_inner_params(FeCtx *cx, PyObject *pyfunc);
+Node *fe_inner_lambda(Fe *f, PyObject *s, Loc loc);
+int fe_is_lambda_def(Fe *f, PyObject *s);
 
 /* npfuncs.c: NumPy's functions and methods, cmath, NumPy arrays as globals */
 int fe_np_function(PyObject *obj, Resolved *r);

@@ -92,9 +92,15 @@ read_params(Fe *f, PyObject *def, const FeOffers *of)
     }
     PyObject *lists[2] = {fe_get(f, args, S_posonlyargs), fe_get(f, args, S_args)};
     Py_ssize_t nnamed = PyList_GET_SIZE(lists[0]) + PyList_GET_SIZE(lists[1]);
+    Py_ssize_t ncap = f->captures ? PyTuple_GET_SIZE(f->captures) : 0;
+    if (ncap && fe_get(f, args, S_vararg) != Py_None) {
+        fe_fail(f, loc, "a function with *args defined in a kernel cannot read the kernel's "
+                "variable '%s'; pass it as an argument", fe_utf8(f,
+                PyTuple_GET_ITEM(f->captures, 0)));
+    }
     Func *fn = f->fn;
-    fn->npnames = (int)nnamed;
-    fn->pnames = cj_alloc(f->cx->arena, sizeof(char *) * (size_t)(nnamed + 1));
+    fn->npnames = (int)(nnamed + ncap);
+    fn->pnames = cj_alloc(f->cx->arena, sizeof(char *) * (size_t)(nnamed + ncap + 1));
     int i = 0;
     for (int k = 0; k < 2; k++) {
         for (Py_ssize_t j = 0; j < PyList_GET_SIZE(lists[k]); j++, i++) {
@@ -111,6 +117,12 @@ read_params(Fe *f, PyObject *def, const FeOffers *of)
             PySet_Add(f->locals, nm);
             fe_add_var(f, fn->pnames[i], fe_loc_of(f, a), 1);
         }
+    }
+    for (Py_ssize_t c = 0; c < ncap; c++, i++) {     /* the captures, passed by name */
+        PyObject *nm = PyTuple_GET_ITEM(f->captures, c);
+        fn->pnames[i] = fe_utf8(f, nm);
+        PySet_Add(f->locals, nm);
+        fe_add_var(f, fn->pnames[i], loc, 1);
     }
     read_vararg(f, args, nnamed, of);
 }
@@ -305,6 +317,7 @@ read_func(FeCtx *cx, PyObject *pyfunc, int is_device, int boundscheck, const FeO
     f->globals = PyFunction_GET_GLOBALS(pyfunc);
     seen_add(cx, pyfunc, offers, fn);
     fe_read_closure(f, pyfunc, code);
+    f->captures = fe_inner_params(cx, pyfunc);
     int first;
     PyObject *lines = fe_source_lines(f, code, filename, &first);
     f->locals = fe_keep(f, PySet_New(NULL));

@@ -9,7 +9,13 @@
  * file holds it: FeCtx.texts).  Its name is bound in the enclosing
  * function like a closure variable (a compile-time object: it can be
  * called, or passed to a device function); FeCtx.inner maps it to the
- * enclosing function's compile-time names, which its body sees too. */
+ * enclosing function's compile-time names, which its body sees too.
+ *
+ * The variables of the enclosing function that it reads (its captures, not
+ * constants) become extra parameters when it is read (frontend.c), and a
+ * call in the enclosing function passes their values by name then (Python's
+ * late binding: the value at the call); FeCtx.inner_caps holds their names.
+ * `g = lambda t: ...` in a kernel binds g the same way. */
 #include <string.h>
 
 #include "fe_impl.h"
@@ -119,16 +125,73 @@ inner_names(Fe *f, PyObject *s)
     return d;
 }
 
-/* innerdef := 'def' name '(' params ')' ':' block   (inside a kernel) */
-Node *
-fe_inner_def(Fe *f, PyObject *s, Loc loc)
+/* the def's own names: its parameters and what its body binds */
+static PyObject *
+own_names(Fe *f, PyObject *s)
 {
-    PyObject *name = fe_get(f, s, S_name);
+    PyObject *own = fe_keep(f, PySet_New(NULL));
+    PyObject *args = fe_get(f, s, S_args);
+    static const int lists[] = {S_posonlyargs, S_args, S_kwonlyargs};
+    for (int k = 0; own && k < 3; k++) {
+        PyObject *l = fe_get(f, args, lists[k]);
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(l); i++) {
+            PySet_Add(own, fe_get(f, PyList_GET_ITEM(l, i), S_arg));
+        }
+    }
+    static const int stars[] = {S_vararg, S_kwarg};
+    for (int k = 0; own && k < 2; k++) {
+        PyObject *a = fe_get(f, args, stars[k]);
+        if (a != Py_None) {
+            PySet_Add(own, fe_get(f, a, S_arg));
+        }
+    }
+    if (!own || PyErr_Occurred()) {
+        fe_fail_py(f, fe_loc_of(f, s), "cujit could not read a function defined in a kernel");
+    }
+    PyObject *body = fe_get(f, s, S_body);
+    if (PyList_Check(body)) {           /* a def's statements; a lambda's is an expression */
+        PyObject *saved = f->locals;
+        f->locals = own;
+        fe_bound_names(f, body);
+        f->locals = saved;
+    }
+    return own;
+}
+
+/* the enclosing function's variables the def reads (not its constants,
+ * which `names` holds): a list of names, each once */
+static PyObject *
+capture_names(Fe *f, PyObject *s, PyObject *names)
+{
+    PyObject *own = own_names(f, s);
+    PyObject *caps = fe_keep(f, PyList_New(0));
+    PyObject *it = caps ? fe_keep(f, PyObject_CallOneArg(fe_ast_walk, s)) : NULL;
+    PyObject *node;
+    while (it && (node = PyIter_Next(it))) {
+        PyObject *id = fe_is(node, A_Name) ? fe_get(f, node, S_id) : NULL;
+        if (id && fe_is_local_name(f, id) && PySet_Contains(own, id) == 0
+            && PyDict_Contains(names, id) == 0 && PySequence_Contains(caps, id) == 0) {
+            PyList_Append(caps, id);
+        }
+        Py_DECREF(node);
+    }
+    if (!it || PyErr_Occurred()) {
+        fe_fail_py(f, fe_loc_of(f, s), "cujit could not read a function defined in a kernel");
+    }
+    return caps;
+}
+
+/* Runs statement s, which binds `name` to a function (fnode: its def or
+ * lambda), and binds the name in this function to it. */
+static Node *
+inner_function(Fe *f, PyObject *s, PyObject *name, PyObject *fnode, Loc loc)
+{
     if (fe_is_local_name(f, name)) {
         fe_fail(f, loc, "'%s' is also assigned in this function: a function defined in a "
                 "kernel needs a name of its own", fe_utf8(f, name));
     }
-    PyObject *names = inner_names(f, s);
+    PyObject *names = inner_names(f, fnode);
+    PyObject *caps = capture_names(f, fnode, names);
     PyObject *code = def_code(f, s, loc);
     PyObject *ns = fe_keep(f, PyDict_New());
     PyObject *r = ns ? PyEval_EvalCode(code, f->globals, ns) : NULL;
@@ -144,6 +207,15 @@ fe_inner_def(Fe *f, PyObject *s, Loc loc)
     if (!cx->inner) {
         cx->inner = fe_keep(f, PyDict_New());
     }
+    if (!cx->inner_caps) {
+        cx->inner_caps = fe_keep(f, PyDict_New());
+    }
+    PyObject *entry = PyList_GET_SIZE(caps) && cx->inner_caps
+                      ? fe_keep(f, Py_BuildValue("(NNO)", PyList_AsTuple(caps),
+                                                 PyLong_FromVoidPtr(f->fn), name)) : NULL;
+    if (PyList_GET_SIZE(caps) && (!entry || PyDict_SetItem(cx->inner_caps, fn, entry) < 0)) {
+        fe_fail_py(f, loc, "cujit");
+    }
     if (!f->closure || !cx->inner || PyDict_SetItem(f->closure, name, fn) < 0
         || PyDict_SetItem(names, name, fn) < 0
         || (PyFunction_Check(fn) && PyDict_SetItem(cx->inner, fn, names) < 0)
@@ -152,6 +224,21 @@ fe_inner_def(Fe *f, PyObject *s, Loc loc)
         fe_fail_py(f, loc, "cujit");
     }
     return fe_new_node(f, ND_PASS, loc);
+}
+
+/* innerdef := 'def' name '(' params ')' ':' block   (inside a kernel) */
+Node *
+fe_inner_def(Fe *f, PyObject *s, Loc loc)
+{
+    return inner_function(f, s, fe_get(f, s, S_name), s, loc);
+}
+
+/* innerlambda := name '=' 'lambda' params ':' expr   (inside a kernel) */
+Node *
+fe_inner_lambda(Fe *f, PyObject *s, Loc loc)
+{
+    PyObject *target = PyList_GET_ITEM(fe_get(f, s, S_targets), 0);
+    return inner_function(f, s, fe_get(f, target, S_id), fe_get(f, s, S_value), loc);
 }
 
 /* the enclosing function's compile-time names, for a function defined in
@@ -180,4 +267,50 @@ fe_is_inner(Fe *f, PyObject *obj)
     int r = f->cx->inner && PyFunction_Check(obj) ? PyDict_Contains(f->cx->inner, obj) : 0;
     PyErr_Clear();
     return r == 1;
+}
+
+static PyObject *
+caps_entry(FeCtx *cx, PyObject *pyfunc)
+{
+    PyObject *e = cx->inner_caps ? PyDict_GetItemWithError(cx->inner_caps, pyfunc) : NULL;
+    PyErr_Clear();
+    return e;
+}
+
+/* the names of the variables of the function around it that a function
+ * defined in a kernel reads (its extra parameters), or NULL */
+PyObject *
+fe_inner_params(FeCtx *cx, PyObject *pyfunc)
+{
+    PyObject *e = caps_entry(cx, pyfunc);
+    return e ? PyTuple_GET_ITEM(e, 0) : NULL;
+}
+
+/* the same names for a call of it, which only the function around it can
+ * make (only there do they have values): elsewhere an error */
+PyObject *
+fe_inner_captures(Fe *f, PyObject *pyfunc, Loc loc)
+{
+    PyObject *e = caps_entry(f->cx, pyfunc);
+    if (!e) {
+        return NULL;
+    }
+    PyObject *caps = PyTuple_GET_ITEM(e, 0);
+    if (PyLong_AsVoidPtr(PyTuple_GET_ITEM(e, 1)) != (void *)f->fn) {
+        fe_fail(f, loc, "'%s' reads the variable '%s' of the function that defines it, so "
+                "only that function can call it; pass the value as an argument instead",
+                fe_utf8(f, PyTuple_GET_ITEM(e, 2)), fe_utf8(f, PyTuple_GET_ITEM(caps, 0)));
+    }
+    return caps;
+}
+
+/* is s `name = lambda ...` (one plain name target) */
+int
+fe_is_lambda_def(Fe *f, PyObject *s)
+{
+    if (!fe_is(s, A_Assign) || !fe_is(fe_get(f, s, S_value), A_Lambda)) {
+        return 0;
+    }
+    PyObject *tl = fe_get(f, s, S_targets);
+    return PyList_GET_SIZE(tl) == 1 && fe_is(PyList_GET_ITEM(tl, 0), A_Name);
 }

@@ -368,6 +368,9 @@ static Node *
 stmt(Fe *f, PyObject *s)
 {
     Loc loc = fe_loc_of(f, s);
+    if (fe_is_lambda_def(f, s) && !fe_fused(f)) {
+        return fe_inner_lambda(f, s, loc);      /* g = lambda t: ...: a def */
+    }
     if (fe_is(s, A_Assign)) {
         return fe_collective_alias(f, s) ? fe_new_node(f, ND_PASS, loc) : assign(f, s, loc);
     }

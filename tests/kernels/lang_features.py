@@ -196,6 +196,34 @@ def _inner_ref(x, out):
     return {1: r}
 
 
+@cuda.jit
+def inner_captures(x, y, out, n):
+    i = cuda.grid(1)
+    base = 0.5
+
+    def mix(j):                 # reads the kernel's arrays and variables
+        return x[j] * y[j] + base
+
+    sq = lambda t: t * t + n    # noqa: E731  (a lambda is a function too)
+
+    def bump(j):
+        out[j, 2] = x[j] - n    # writes through a captured array
+
+    if i < x.size:
+        base = x[i] * 2         # late binding: the value at the call
+        out[i, 0] = mix(i)
+        out[i, 1] = sq(y[i])
+        bump(i)
+
+
+def _captures_ref(x, y, out, n):
+    r = np.empty_like(out)
+    r[:, 0] = x * y + x * 2
+    r[:, 1] = y * y + n
+    r[:, 2] = x - n
+    return {2: r}
+
+
 # ---- for loops over more than range() ----
 
 @cuda.jit
@@ -367,6 +395,8 @@ CASES = [
     (print_tuples, (42,), [("printf", True)]),
     (recursion, _recursion_args(), [("__noinline__", True)]),
     (inner_functions, (rand(8, np.int64), poison((8, 3), np.int64)), [("cj_dev_helper", True)]),
+    (inner_captures, (rand(8, np.float64), rand(8, np.float64), poison((8, 3), np.float64), 3),
+     [("cj_dev_mix", True), ("cj_dev_lambda", True)]),
 ]
 
 RUN = [
@@ -383,4 +413,6 @@ RUN = [
     (print_tuples, 1, 32, lambda: (42,), lambda k: {}, {"stdout": _print_tuples_out}),
     (recursion, 2, 32, _recursion_args, _recursion_ref),
     (inner_functions, 2, 32, lambda: (rand(50, np.int64), poison((50, 3), np.int64)), _inner_ref),
+    (inner_captures, 2, 32, lambda: (rand(50, np.float64), rand(50, np.float64),
+                                     poison((50, 3), np.float64), 7), _captures_ref),
 ]
