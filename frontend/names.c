@@ -803,7 +803,7 @@ fe_bound_names(Fe *f, PyObject *list)
 {
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(list); i++) {
         PyObject *s = PyList_GET_ITEM(list, i);
-        if (fe_is(s, A_Assign) && !fe_is_lambda_def(f, s)) {   /* g = lambda: a def */
+        if (fe_is(s, A_Assign) && (fe_fused(f) || !fe_is_lambda_def(f, s))) {  /* g = lambda: a def */
             PyObject *tl = fe_get(f, s, S_targets);
             for (Py_ssize_t j = 0; j < PyList_GET_SIZE(tl); j++) {
                 bind_target(f, PyList_GET_ITEM(tl, j));
