@@ -138,6 +138,22 @@ tuple_arg(Fe *f, PyObject *a, Arg x)
     return x;
 }
 
+/* A function defined in the kernel that reads the kernel's variables gets
+ * their values at its calls there (inner.c): handed to another function
+ * (it escapes, in Numba's words) it has none, and Numba refuses it too. */
+static void
+escape_check(Fe *f, const Resolved *r, Loc loc)
+{
+    PyObject *caps = r->kind == R_DEVFUNC ? fe_inner_params(f->cx, r->obj) : NULL;
+    if (caps) {
+        fe_fail_kind(f, loc, CE_TYPE, "Cannot capture the non-constant value associated with "
+                     "variable '%s' in a function that will escape: '%s' reads it and is "
+                     "passed to another function here; pass the value as an argument instead",
+                     fe_utf8(f, PyTuple_GET_ITEM(caps, 0)),
+                     fe_utf8(f, fe_get(f, r->obj, S___name__)));
+    }
+}
+
 /* arg := constant | name or attribute known at compile time | tuple | expr */
 static Arg
 arg_of(Fe *f, PyObject *a)
@@ -163,6 +179,7 @@ arg_of(Fe *f, PyObject *a)
     int named = (fe_is(a, A_Name) && !fe_is_local_name(f, fe_get(f, a, S_id)))
                 || fe_is(a, A_Attribute) || fe_is(a, A_Call);
     if (named && fe_resolve(f, a, &r)) {
+        escape_check(f, &r, x.loc);
         int offer = offerable(&r);
         x.obj = offer ? r.value : NULL;
         x.node = !offer || r.kind == R_CONST ? fe_resolved_value(f, &r, a, x.loc) : NULL;

@@ -1,6 +1,6 @@
 """A function defined inside a kernel that reads the kernel's variable may be
-called only by the kernel (the variable's value is passed at the call), not
-by a device function it is handed to."""
+called only by the kernel (the variable's value is passed at the call): handed
+to a device function it escapes, which Numba refuses in these words too."""
 import numpy as np
 
 from cujit import jit
@@ -8,7 +8,7 @@ from cujit import jit
 
 @jit.rawkernel(device=True)
 def apply(f, v):
-    return f(v)  # ERROR: reads the variable 'y' of the function that defines it
+    return f(v)
 
 
 @jit.rawkernel()
@@ -17,7 +17,7 @@ def bad(x):
 
     def helper(v):
         return v + y
-    x[0] = apply(helper, x[0])
+    x[0] = apply(helper, x[0])  # ERROR: Cannot capture the non-constant value associated with variable 'y'
 
 
 ARGS = {"bad": (np.zeros(8, np.float32),)}
