@@ -156,3 +156,33 @@ def test_uint64_literal_is_no_int64_constant():
     and -1 + 17 made a 16-byte shared array"""
     with pytest.raises(cujit.CompileError, match="positive integer constants"):
         uint_literal_shape.inspect_cuda("(int8[::1],)")
+
+
+@jit.rawkernel(boundscheck=True)
+def atomic_checked(acc):
+    jit.atomic_add(acc, 0, False)
+
+
+def test_boundscheck_atomic_index_has_its_helper():
+    """seed 20261125, unit 47: under boundscheck=True an atomic's index was
+    checked with cj_bc, which the prelude left out when no other index of the
+    kernel was checked (NVRTC: identifier "cj_bc" is undefined)"""
+    acc = np.zeros(8, np.float32)
+    assert "cj_bc(" in atomic_checked.inspect_cuda(acc)
+    assert ".entry" in atomic_checked.inspect_ptx(acc)
+
+
+@jit.rawkernel()
+def tuple_into_view(p0, p1):
+    i = jit.grid(1)
+    if i < p1.shape[0]:
+        p1[i], p0[i] = 1.0, i
+
+
+def test_view_target_of_tuple_assignment_is_refused():
+    """seed 20261125, units 4147 and 14449: p0[i] of a 3-d p0 (a view) as a
+    target of a tuple assignment was emitted as a plain store into the view
+    struct (NVRTC: no constructor from int to cj_array)"""
+    with pytest.raises(cujit.CompileTypeError, match="target of a tuple assignment") as e:
+        tuple_into_view.inspect_cuda(np.zeros((4, 3, 2), np.float16), np.zeros(4))
+    assert e.value.text.strip() == "p1[i], p0[i] = 1.0, i"

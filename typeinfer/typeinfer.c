@@ -1145,6 +1145,18 @@ is_record_ref(const Node *v)
     return v->kind == ND_INDEX || v->kind == ND_VAR || v->kind == ND_ATTR;
 }
 
+/* a target of a tuple assignment must name one element, not fill a view */
+static void
+one_element(Ti *t, Node *target)
+{
+    Type *el = target->kind == ND_INDEX ? t->in->ntype[target->id] : NULL;
+    if (el && el->kind == TY_ARRAY) {
+        ti_err(t, target, "a slice (a view, %s) as a target of a tuple assignment is not "
+               "supported in kernels; fill it with an assignment of its own (x[i, :] = v)",
+               ti_tstr(t, el));
+    }
+}
+
 static void
 assign_tuple(Ti *t, Node *target, Node *value, Type *ty)
 {
@@ -1154,6 +1166,7 @@ assign_tuple(Ti *t, Node *target, Node *value, Type *ty)
         }
         for (int i = 0; i < target->n; i++) {
             assign_to(t, target->list[i], value->list[i], t->in->ntype[value->list[i]->id]);
+            one_element(t, target->list[i]);
         }
         return;
     }
@@ -1169,6 +1182,7 @@ assign_tuple(Ti *t, Node *target, Node *value, Type *ty)
     }
     for (int i = 0; i < target->n; i++) {
         assign_to(t, target->list[i], NULL, ty->tup[i]);
+        one_element(t, target->list[i]);
     }
 }
 
@@ -1702,6 +1716,9 @@ infer_inst(Program *p, Inst *in)
     t->in = in;
     t->fn = in->fn;
     Func *fn = in->fn;
+    if (fn->boundscheck) {
+        p->features |= FEAT_BOUNDS;     /* every index it emits may check (atomics' too) */
+    }
     t->assigned = cj_alloc(p->arena, (size_t)fn->nvars + 1);
     for (int i = 0; i < fn->nparams; i++) {
         in->vtype[i] = in->args[i];
