@@ -985,6 +985,9 @@ cg_call(Cg *g, Node *n, int prec)
     case BI_INTRIN:
         intrin_call(g, n);
         return;
+    case BI_VECTOR:
+        cg_vector_ctor(g, n);
+        return;
     case BI_BLOCK_REDUCE: case BI_WARP_REDUCE: case BI_BLOCK_SCAN: case BI_WARP_SCAN:
         collective_call(g, n);
         return;

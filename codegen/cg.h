@@ -85,6 +85,9 @@ void cg_npfunc(Cg *g, Node *n, int prec);
 int cg_np_assign(Cg *g, Node *n);
 void cg_array_part(Cg *g, Node *n, const Type *at, int prec);
 void cg_field_view(Cg *g, Node *n, const Type *at);
+/* vectypes.c: CUDA's vector types: make_float4(...) and v.x */
+void cg_vector_ctor(Cg *g, Node *n);
+void cg_vector_lane(Cg *g, Node *n);
 /* expr.c: an array as a (data, shape, strides) struct: a static one wrapped */
 void cg_view_base(Cg *g, Node *a, const Type *at);
 

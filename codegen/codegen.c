@@ -64,6 +64,8 @@ cg_ctype(Cg *g, const Type *t)
         return cg_iter_ctype(g, t);
     case TY_RECORD:
         return cj_dtypes[t->dtype].ctype;
+    case TY_VECTOR:
+        return cj_vector_cname(t);
     default:
         break;
     }

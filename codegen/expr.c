@@ -1245,6 +1245,10 @@ attr_expr(Cg *g, Node *n, int prec)
         field_expr(g, n->a, n->str);
         return;
     }
+    if (at->kind == TY_VECTOR) {
+        cg_vector_lane(g, n);
+        return;
+    }
     if (at->kind == TY_TUPLE && at->names) {
         cg_tuple_elem(g, n->a, (int)g->in->aux[n->id], prec);     /* a namedtuple's field */
         return;

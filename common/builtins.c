@@ -27,6 +27,7 @@ const char *const cj_builtin_names[BI_COUNT] = {
     "math.fabs", "math.fmod", "math.copysign", "math.erf", "math.erfc", "math.gamma",
     "math.lgamma", "math.isnan", "math.isinf", "math.isfinite", "math.cbrt", "math.fma",
     "intrinsic",
+    "cuda vector type",
     "jit.block_reduce", "jit.warp_reduce", "jit.block_scan", "jit.warp_scan",
     "jit.thrust algorithm", "jit.thrust execution policy", "begin", "end",
     "device function", "NumPy or cmath function",

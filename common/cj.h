@@ -116,6 +116,8 @@ typedef enum {
                        * pointer, 'S' strided, 'K' constant, 'N' counting */
     TY_RECORD,        /* one element of a record dtype (Type.dtype >= DT_COUNT): an
                        * lvalue in C++; variables hold a pointer to it */
+    TY_VECTOR,        /* a CUDA vector type (float32x4 = float4): Type.lanes lanes
+                       * (1 to 4, .x .y .z .w) of Type.dtype, an integer or float */
 } TypeKind;
 
 /* the cooperative groups of jit.cg (codegen/prelude.c spells them) */
@@ -187,6 +189,7 @@ struct Type {
     GroupKind group;    /* TY_GROUP */
     int tile;           /* GK_TILE: its threads */
     int parent;         /* GK_TILE: its parent tile's threads, 0 for a block */
+    int lanes;          /* TY_VECTOR */
 };
 
 typedef struct {
@@ -256,6 +259,16 @@ int cj_enum_same(const Type *x, const Type *y);
 Type *cj_dtype_type(DType dt);
 Type *cj_group_type(Arena *a, GroupKind k, int tile, int parent);
 Type *cj_iter_type(Arena *a, DType dt, char kind);    /* TY_ITER: kind 'P', 'S', 'K', 'N' */
+
+/* ---- CUDA vector types (vectypes.c) ---- */
+/* the vector of `lanes` (1 to 4) dt's, interned; NULL for a dtype CUDA has
+ * no vector of (bool, float16, complex) */
+Type *cj_vector_type(DType dt, int lanes);
+/* Numba's name ("float32x4") of a vector type: its dtype and lanes; 0 if
+ * the name is none */
+int cj_vector_from_name(const char *name, DType *dt, int *lanes);
+/* CUDA's spelling of a vector type: "float4", "longlong2" */
+const char *cj_vector_cname(const Type *t);
 
 int cj_type_eq(const Type *x, const Type *y);
 int cj_is_weak(const Type *t);
@@ -347,6 +360,7 @@ typedef enum {
     X(HYPOT) X(FLOOR) X(CEIL) X(TRUNC) X(FABS) X(FMOD) X(COPYSIGN) \
     X(ERF) X(ERFC) X(GAMMA) X(LGAMMA) X(ISNAN) X(ISINF) X(ISFINITE) X(CBRT) X(FMA) \
     X(INTRIN) \
+    X(VECTOR) \
     X(BLOCK_REDUCE) X(WARP_REDUCE) X(BLOCK_SCAN) X(WARP_SCAN) \
     X(THRUST) X(THRUST_POLICY) X(ARRAY_BEGIN) X(ARRAY_END) \
     X(DEVFUNC) X(NPFUNC)

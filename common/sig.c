@@ -3,9 +3,10 @@
  *
  *   signature := '(' args ')' | type '(' args ')' | args
  *   args      := [ type { ',' type } [ ',' ] ]
- *   type      := dtype [ '[' dim { ',' dim } ']' | '*' ] | 'Tuple' '(' args ')'
+ *   type      := dtype [ '[' dim { ',' dim } ']' | '*' ] | vtype | 'Tuple' '(' args ')'
  *   dim       := ':' | '::1'
  *   dtype     := name | typestr ('<f4', '|b1') | '?'
+ *   vtype     := dtype 'x' ('1' | '2' | '3' | '4')    (float32x4: a CUDA vector type)
  *
  * The type before '(' is the return type ("void(float32[:])").  In an array
  * spec, '::1' on the last dimension means C order, on the first (ndim >= 2)
@@ -489,7 +490,20 @@ parse_pointer(Parser *p, DType dt)
     return cj_iter_type(p->arena, dt, 'P');
 }
 
-/* type := dtype [ '[' dims ']' | '*' ] | Tuple(...) */
+/* vtype: a CUDA vector type (float32x4), of a device function's
+ * signature; no array or pointer of one */
+static Type *
+parse_vector(Parser *p, DType dt, int lanes)
+{
+    advance(p);
+    if (p->tok.kind == T_LBRACK || p->tok.kind == T_STAR) {
+        fail_at(p, p->tok.start, "arrays of and pointers to CUDA vector types are not "
+                "supported", "pass an array of numbers and make the vectors in the kernel");
+    }
+    return cj_vector_type(dt, lanes);
+}
+
+/* type := dtype [ '[' dims ']' | '*' ] | vtype | Tuple(...) */
 static Type *
 parse_type(Parser *p)
 {
@@ -503,6 +517,10 @@ parse_type(Parser *p)
     char *name = cj_strndup(p->arena, p->tok.start, p->tok.len);
     if (name[0] == '>' && !cj_dtype_from_name(name, &dt)) {
         fail_at(p, p->tok.start, "big-endian types are not supported", NULL);
+    }
+    int lanes;
+    if (!cj_dtype_from_name(name, &dt) && cj_vector_from_name(name, &dt, &lanes)) {
+        return parse_vector(p, dt, lanes);
     }
     if (!cj_dtype_from_name(name, &dt)) {
         char what[128];

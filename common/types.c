@@ -228,6 +228,8 @@ cj_type_eq(const Type *x, const Type *y)
         return x->group == y->group && x->tile == y->tile && x->parent == y->parent;
     case TY_ITER:
         return x->dtype == y->dtype && x->layout == y->layout;
+    case TY_VECTOR:
+        return x->dtype == y->dtype && x->lanes == y->lanes;
     case TY_VOID:
     case TY_WEAK_INT:
     case TY_WEAK_FLOAT:
@@ -627,6 +629,9 @@ cj_type_str(Buf *b, const Type *t)
                    ? "strided" : t->layout == 'K' ? "constant" : "counting",
                    cj_dtypes[t->dtype].name);
         break;
+    case TY_VECTOR:
+        buf_printf(b, "%sx%d", cj_dtypes[t->dtype].name, t->lanes);   /* Numba's name */
+        break;
     }
 }
 
@@ -674,7 +679,8 @@ names_mangle(Buf *b, const char *name)
 }
 
 /* scalars by code (f4), arrays f4a2C, tuples T2_f4_i8_, weak wi/wf/wc,
- * void v, str s, None n, dtype values D + code; only [A-Za-z0-9_] */
+ * void v, str s, None n, dtype values D + code, vectors V4f4; only
+ * [A-Za-z0-9_] */
 void
 cj_type_mangle(Buf *b, const Type *t)
 {
@@ -732,6 +738,9 @@ cj_type_mangle(Buf *b, const Type *t)
         break;
     case TY_RECORD:
         buf_puts(b, cj_dtypes[t->dtype].code);
+        break;
+    case TY_VECTOR:
+        buf_printf(b, "V%d%s", t->lanes, cj_dtypes[t->dtype].code);
         break;
     }
 }

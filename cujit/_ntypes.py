@@ -615,6 +615,8 @@ def type_string(t):
         return _pointer_string(t)
     if isinstance(t, Scalar):
         return t.dtype.name
+    if isinstance(t, Type) and hasattr(t, "signature_name"):
+        return t.signature_name         # a CUDA vector type (_vectypes.py): float32x4
     if isinstance(t, Type):
         raise TypeError(f"cujit's kernels cannot take {t} in a signature: give numbers, "
                         "arrays (float32[:]) or tuples of numbers")

@@ -27,6 +27,7 @@ import cujit
 from cujit import cooperative   # noqa: F401  (cuda.coop: from cujit.cuda import cooperative)
 from cujit import extending     # numba.cuda.extending's @overload: cuda.extending too
 from cujit import _ntypes
+from cujit import _vectypes
 from cujit import jit as _jit
 from cujit._cujit import Kernel
 from cujit._numba_forms import guvectorize, vectorize   # target="cuda": Numba's rules
@@ -159,6 +160,9 @@ _install_intrinsics()
 # Numba's type objects: float32, int32[:], void(float32[:], int32) (_ntypes.py)
 globals().update(_ntypes.EXPORTED)
 typeof = _ntypes.typeof
+# CUDA's vector types: float32x4 and its alias float4 ... (_vectypes.py)
+globals().update(_vectypes.exported())
+vector_types = _vectypes.vector_types
 threadIdx = _jit.threadIdx
 blockIdx = _jit.blockIdx
 blockDim = _jit.blockDim

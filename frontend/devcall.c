@@ -53,7 +53,7 @@ offerable(const Resolved *r)
         return r->value != NULL;
     case R_BUILTIN:
         return r->value && r->bi != BI_THREADIDX && r->bi != BI_BLOCKIDX && r->bi != BI_BLOCKDIM
-               && r->bi != BI_GRIDDIM && r->axis != FE_V_VALUE;
+               && r->bi != BI_GRIDDIM && (r->bi == BI_VECTOR || r->axis != FE_V_VALUE);
     case R_NONE:
     case R_NAMESPACE:
     case R_OTHER:

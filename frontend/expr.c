@@ -110,6 +110,10 @@ resolved_value(Fe *f, Resolved *r, PyObject *e, Loc loc)
             n->axis = r->axis;
             return n;
         }
+        if (r->bi == BI_VECTOR) {
+            fe_fail_kind(f, loc, CE_TYPE, "cuda.%sx%d is a vector type: call it to make a "
+                         "vector (cuda.float32x2(x, y))", cj_dtypes[r->dt].name, r->axis);
+        }
         if (r->bi != BI_INTRIN && r->axis == FE_V_VALUE) {
             Node *n = fe_new_node(f, ND_CALL, loc);      /* cuda.laneid */
             n->op = r->bi;
@@ -619,6 +623,28 @@ operator_call(Fe *f, PyObject *e, int which, Loc loc)
     return n;
 }
 
+static Node *tuple(Fe *f, PyObject *e, Loc loc);
+
+/* tuple_call := 'tuple' '(' ( tuple | '[' exprs ']' ) ')': the tuple of the
+ * items written (Numba's tests spell a tuple of vectors so); NULL when obj
+ * is not the builtin tuple.  Of anything else it is an error: which tuple
+ * an array or a variable makes is not known here. */
+static Node *
+tuple_call(Fe *f, PyObject *e, PyObject *obj, Loc loc)
+{
+    if (obj != PyDict_GetItemString(fe_builtins_dict, "tuple")) {
+        return NULL;
+    }
+    PyObject *args = fe_get(f, e, S_args);
+    PyObject *a = PyList_GET_SIZE(args) == 1 ? PyList_GET_ITEM(args, 0) : NULL;
+    if (PyList_GET_SIZE(fe_get(f, e, S_keywords)) || !a
+        || !(fe_is(a, A_Tuple) || fe_is(a, A_List))) {
+        fe_fail_kind(f, loc, CE_TYPE, "tuple() in a kernel takes one tuple or list written "
+                     "out, tuple((a, b)); write the tuple itself for anything else");
+    }
+    return tuple(f, a, loc);
+}
+
 /* call := name '(' exprs [',' keywords] ')' | method | const_array
  * where name is a jit, math or Python builtin, a NumPy dtype (a cast) or a
  * device function */
@@ -658,6 +684,13 @@ call(Fe *f, PyObject *e, Loc loc)
         if (r.bi == BI_INTRIN) {
             n->op = BI_INTRIN;      /* axis: the row of cj_intrins */
             n->axis = r.axis;
+            break;
+        }
+        if (r.bi == BI_VECTOR) {
+            n->op = BI_VECTOR;      /* axis: the lanes; cval.dt: the element's dtype */
+            n->axis = r.axis;
+            n->cval.kind = CK_DTYPE;
+            n->cval.dt = r.dt;
             break;
         }
         if (r.bi == BI_CONST_ARRAY) {
@@ -717,6 +750,9 @@ call(Fe *f, PyObject *e, Loc loc)
     case R_NAMESPACE:
     case R_NONE:
     case R_OTHER:
+        if ((n = tuple_call(f, e, r.obj, loc))) {
+            return n;
+        }
         unsupported_call(f, r.obj, loc);
         fe_np_unsupported(f, r.obj, loc);
         if (fe_resolve(f, e, &r)) {
@@ -733,7 +769,7 @@ call(Fe *f, PyObject *e, Loc loc)
     n->list = fe_call_args(f, fe_get(f, e, S_args), &n->n);
     keywords(f, n, kws);
     if (r.kind == R_BUILTIN && r.bi != BI_THREADIDX && r.bi != BI_BLOCKIDX
-        && r.bi != BI_BLOCKDIM && r.bi != BI_GRIDDIM && r.bi != BI_INTRIN) {
+        && r.bi != BI_BLOCKDIM && r.bi != BI_GRIDDIM && r.bi != BI_INTRIN && r.bi != BI_VECTOR) {
         if (r.axis == FE_V_NUMBA_ALLOC) {
             numba_alloc_args(f, n, loc);
         } else if (r.axis == FE_V_FIRST_ELEMENT) {

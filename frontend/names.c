@@ -146,12 +146,29 @@ thrust_tag(const char *tag, Resolved *r)
     return 0;
 }
 
+/* CUDA's vector types (cujit.cuda.float32x4, tagged "vector.float32x4"):
+ * BI_VECTOR, the lanes in the axis and the element's dtype in dt */
+static int
+vector_tag(const char *tag, Resolved *r)
+{
+    DType dt;
+    int lanes;
+    if (strncmp(tag, "vector.", 7) != 0 || !cj_vector_from_name(tag + 7, &dt, &lanes)) {
+        return 0;
+    }
+    r->kind = R_BUILTIN;
+    r->bi = BI_VECTOR;
+    r->axis = lanes;
+    r->dt = dt;
+    return 1;
+}
+
 static int
 jit_tagged(PyObject *obj, Resolved *r)
 {
     PyObject *tag = PyObject_GetAttr(obj, fe_names[S___cujit_builtin__]);
     if (tag && PyUnicode_Check(tag) && !PyModule_Check(obj)) {
-        if (thrust_tag(PyUnicode_AsUTF8(tag), r)) {
+        if (thrust_tag(PyUnicode_AsUTF8(tag), r) || vector_tag(PyUnicode_AsUTF8(tag), r)) {
             Py_DECREF(tag);
             return 1;
         }

@@ -140,6 +140,7 @@ type_desc(Fe *f, const Type *t)
     case TY_NONE:
         return Py_BuildValue("(s)", "none");
     case TY_VOID: case TY_STRING: case TY_DTYPE: case TY_GROUP: case TY_ITER: case TY_RECORD:
+    case TY_VECTOR:
         break;
     }
     Buf b;

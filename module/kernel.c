@@ -36,6 +36,14 @@ key_of_type(const Type *t)
     if (t->kind == TY_ITER) {
         return rt_ptr_key(t->dtype);    /* a signature's "dtype*" */
     }
+    if (t->kind == TY_VECTOR) {
+        ArgKey k = {0, 0, 0, 0};
+        PyErr_Format(PyExc_TypeError, "a kernel cannot take a CUDA vector type (%sx%d) as a "
+                     "parameter: pass its lanes as numbers (or an array) and make the vector "
+                     "in the kernel; device functions take vector types",
+                     cj_dtypes[t->dtype].name, t->lanes);
+        return k;
+    }
     return rt_scalar_key(t->dtype);
 }
 

@@ -65,6 +65,7 @@ PEER_PACKAGES = ("numba.cuda.tests.cudapy", "numba.cuda.tests.doc_examples",
 # peer module -> cujit module, for names cujit has
 MODULES = {"numba.cuda": "cujit.cuda", "cupyx.jit": "cujit.jit",
            "numba.cuda.random": "cujit.random",
+           "numba.cuda.vector_types": "cujit.cuda",         # vector_types (the dict)
            "numba.cuda.libdevicefuncs": "cujit._libdevicefuncs",
            "numba.cuda.misc.special": "cujit.cuda", "numba.cuda.kernels.transpose": "cujit.cuda",
            "numba.cuda.np": "cujit.cuda",

@@ -775,7 +775,7 @@ len_type(Ti *t, Node *n)
 static int
 declared_takes(Type *p, Type *x)
 {
-    if (p->kind == TY_ITER) {
+    if (p->kind == TY_ITER || p->kind == TY_VECTOR) {
         return cj_type_eq(p, x);
     }
     if (p->kind == TY_ARRAY) {
@@ -1240,6 +1240,8 @@ ti_call(Ti *t, Node *n)
         return math_type(t, n);
     case BI_INTRIN:
         return intrin_type(t, n);
+    case BI_VECTOR:
+        return ti_vector_ctor(t, n);
     case BI_BLOCK_REDUCE: case BI_WARP_REDUCE: case BI_BLOCK_SCAN: case BI_WARP_SCAN:
         return ti_collective(t, n);
     case BI_THRUST:

@@ -311,6 +311,7 @@ ti_binop_type(Ti *t, Node *n, int op, Type *x, Type *y)
     if (!x || !y) {
         return NULL;
     }
+    ti_vector_refuse(t, n, x, y, cj_aprintf(t->p->arena, "operator %s", op_str(op)));
     if (x->kind == TY_ITER || y->kind == TY_ITER || (x->kind == TY_ARRAY && x->mem != MEM_GLOBAL
                                                      && x->mem != MEM_CONST && op == OP_ADD
                                                      && cj_is_numeric(y))) {
@@ -378,6 +379,7 @@ unary_type(Ti *t, Node *n)
     if (!x) {
         return NULL;
     }
+    ti_vector_refuse(t, n, x, NULL, cj_aprintf(t->p->arena, "operator %s", op_str(n->op)));
     if (n->op == OP_NOT) {
         need_truth(t, n->a, x);
         return cj_scalar(DT_BOOL);
@@ -434,6 +436,8 @@ compare_type(Ti *t, Node *n)
         Type *cur = ti_expr(t, n->list[i]);
         int op = n->ops[i - 1];
         if (prev && cur) {
+            ti_vector_refuse(t, n, prev, cur, cj_aprintf(t->p->arena, "comparison %s",
+                                                         op_str(op)));
             enum_compare(t, n, op, prev, cur);
             if ((op == OP_IS || op == OP_ISNOT) && !(prev->enm && cur->enm)
                 && !(cj_type_kind(prev) == 'b' && cj_type_kind(cur) == 'b')) {
@@ -662,9 +666,10 @@ tuple_index_var(Ti *t, Node *n, Type *base, Type *ix)
     for (int i = 1; i < base->ntup && u; i++) {
         u = cj_unify(t->p->arena, u, base->tup[i]);
     }
-    if (!u || !cj_is_numeric(u)) {
+    if (!u || !(cj_is_numeric(u) || u->kind == TY_VECTOR)) {
         ti_err(t, n, "a tuple indexed by a variable (or iterated over) must hold numbers "
-               "that meet in one type; this one is %s", ti_tstr(t, base));
+               "that meet in one type (or CUDA vectors of one type); this one is %s",
+               ti_tstr(t, base));
     }
     return cj_concrete(u);
 }
@@ -779,6 +784,7 @@ index_type(Ti *t, Node *n)
     if (base->kind == TY_RECORD) {
         return record_item(t, n, base);
     }
+    ti_vector_refuse(t, n, base, NULL, "indexing ([])");
     if (base->kind != TY_ARRAY) {
         ti_err(t, n, "cannot index a value of type %s", ti_tstr(t, base));
     }
@@ -842,6 +848,9 @@ attr_type(Ti *t, Node *n)
     }
     if (x->kind == TY_RECORD) {
         return field_type(t, n, x, n->str);
+    }
+    if (x->kind == TY_VECTOR) {
+        return ti_vector_attr(t, n, x);
     }
     if (x->kind == TY_TUPLE && x->names) {
         return named_field(t, n, x);
@@ -1205,6 +1214,7 @@ assign_to(Ti *t, Node *target, Node *value, Type *ty)
         return;
     case ND_ATTR: {
         Type *rec = ti_expr(t, target->a);
+        ti_vector_refuse(t, target, rec, NULL, "assigning a lane (v.x = ...)");
         if (rec && rec->kind != TY_RECORD) {
             ti_err(t, target, "only a record's fields can be assigned (r.x = ...), not an "
                    "attribute of %s", ti_tstr(t, rec));
