@@ -147,6 +147,27 @@ static inline unsigned __brev(unsigned x) { unsigned r = 0; for (int k = 0; k < 
 static inline unsigned long long __brevll(unsigned long long x) { unsigned long long r = 0; for (int k = 0; k < 64; k++) { r = (r << 1) | (x & 1); x >>= 1; } return r; }
 """
 
+
+
+def _vector_shim():
+    """CUDA's vector types and their make_* functions (cujit.cuda.float32x4
+    is CUDA's float4), which NVRTC knows and the host compiler does not"""
+    bases = {"char": "signed char", "short": "short", "int": "int", "longlong": "long long",
+             "uchar": "unsigned char", "ushort": "unsigned short", "uint": "unsigned int",
+             "ulonglong": "unsigned long long", "float": "float", "double": "double"}
+    out = []
+    for name, ct in bases.items():
+        for n in range(1, 5):
+            lanes = "xyzw"[:n]
+            out.append("struct %s%d { %s %s; };" % (name, n, ct, ", ".join(lanes)))
+            params = ", ".join("%s %s" % (ct, c) for c in lanes)
+            out.append("static inline %s%d make_%s%d(%s) { %s%d r = {%s}; return r; }"
+                       % (name, n, name, n, params, name, n, ", ".join(lanes)))
+    return "\n".join(out) + "\n"
+
+
+SHIM += _vector_shim()
+
 LAUNCH = r"""
 extern "C" void cj_host_launch(void **args, const unsigned *grid, const unsigned *block)
 {
