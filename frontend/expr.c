@@ -112,7 +112,9 @@ resolved_value(Fe *f, Resolved *r, PyObject *e, Loc loc)
         }
         if (r->bi == BI_VECTOR) {
             fe_fail_kind(f, loc, CE_TYPE, "cuda.%sx%d is a vector type: call it to make a "
-                         "vector (cuda.float32x2(x, y))", cj_dtypes[r->dt].name, r->axis);
+                         "vector (cuda.float32x2(x, y)); arrays of vectors are not supported "
+                         "(use an array of numbers, the lanes its last dimension)",
+                         cj_dtypes[r->dt].name, r->axis);
         }
         if (r->bi != BI_INTRIN && r->axis == FE_V_VALUE) {
             Node *n = fe_new_node(f, ND_CALL, loc);      /* cuda.laneid */
