@@ -38,9 +38,10 @@ key_of_type(const Type *t)
     }
     if (t->kind == TY_VECTOR) {
         ArgKey k = {0, 0, 0, 0};
-        PyErr_Format(PyExc_TypeError, "a kernel cannot take a CUDA vector type (%sx%d) as a "
-                     "parameter: pass its lanes as numbers (or an array) and make the vector "
-                     "in the kernel; device functions take vector types",
+        PyErr_Format(PyExc_TypeError, "a kernel (or a device function compiled on its own, "
+                     "compile_ptx) cannot take a CUDA vector type (%sx%d) as a parameter: "
+                     "pass its lanes as numbers (or an array) and make the vector in the "
+                     "kernel; device functions called from kernels take vector types",
                      cj_dtypes[t->dtype].name, t->lanes);
         return k;
     }
