@@ -122,3 +122,50 @@ def test_unary_refused():
 
     with pytest.raises(cujit.CompileError, match="not supported on CUDA vector types"):
         k.inspect_cuda(np.zeros(2, np.float32))
+
+
+@pytest.mark.parametrize("name", sorted(vector_types))
+def test_every_type_compiles(name):
+    """the kernels tests/gpu/test_vectypes_gpu.py runs, one per vector
+    type, compile to PTX here (NVRTC knows CUDA's vector types)"""
+    import os
+    import sys
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import vectypes_cases
+    vt = vector_types[name]
+    kernel, order = vectypes_cases.make(vt)
+    x = vectypes_cases.data(vt, 4, np.random.default_rng(1))
+    out = np.zeros((4, len(order)), x.dtype)
+    ptx = kernel.inspect_ptx(x, out)
+    ptx = ptx if isinstance(ptx, str) else "\n".join(ptx.values())
+    assert ".entry" in ptx
+    src = kernel.inspect_cuda(x, out)
+    src = src if isinstance(src, str) else "\n".join(src.values())
+    cname = {"int8": "char", "int16": "short", "int32": "int", "int64": "longlong",
+             "uint8": "uchar", "uint16": "ushort", "uint32": "uint", "uint64": "ulonglong",
+             "float32": "float", "float64": "double"}[str(vt.base_type)]
+    assert f"make_{cname}{vt.num_elements}(" in src
+
+
+# every element type once, the lanes going round 1 to 4 (the host compiler
+# takes about a second a kernel: all 40 are run on the GPU)
+HOST = [f"{b}x{k % 4 + 1}" for k, b in enumerate(BASES)]
+
+
+@pytest.mark.parametrize("name", HOST)
+def test_lanes_on_host(name, tmp_path):
+    """the GPU test's kernels run on the CPU through the host shim
+    (tests/test_kernels_host.py): the lanes land where NumPy says"""
+    import os
+    import sys
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import test_kernels_host
+    import vectypes_cases
+    if test_kernels_host.CXX is None:
+        pytest.skip("no host C++ compiler (g++ or clang++)")
+    vt = vector_types[name]
+    kernel, order = vectypes_cases.make(vt)
+    x = vectypes_cases.data(vt, 50, np.random.default_rng())
+    out = np.full((50, len(order)), 77, x.dtype)
+    test_kernels_host.host_launcher(str(tmp_path))(kernel, 2, 32, (x, out))
+    np.testing.assert_array_equal(out, x[:, order])
