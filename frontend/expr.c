@@ -627,7 +627,8 @@ operator_call(Fe *f, PyObject *e, int which, Loc loc)
 
 static Node *tuple(Fe *f, PyObject *e, Loc loc);
 
-/* tuple_call := 'tuple' '(' ( tuple | '[' exprs ']' ) ')': the tuple of the
+/* tuple_call := 'tuple' '(' ( tuple | '[' exprs ']' ) ')' reading local
+ * values (one reading none ran in Python at compile time): the tuple of the
  * items written (Numba's tests spell a tuple of vectors so); NULL when obj
  * is not the builtin tuple.  Of anything else it is an error: which tuple
  * an array or a variable makes is not known here. */
@@ -752,13 +753,13 @@ call(Fe *f, PyObject *e, Loc loc)
     case R_NAMESPACE:
     case R_NONE:
     case R_OTHER:
-        if ((n = tuple_call(f, e, r.obj, loc))) {
-            return n;
-        }
         unsupported_call(f, r.obj, loc);
         fe_np_unsupported(f, r.obj, loc);
         if (fe_resolve(f, e, &r)) {
             return resolved_value(f, &r, e, loc);     /* run by Python: its value */
+        }
+        if ((n = tuple_call(f, e, r.obj, loc))) {
+            return n;           /* tuple((a, b)) of local values */
         }
         if (PyFunction_Check(r.obj)) {
             fe_fail_kind(f, loc, CE_TYPE, "cannot call plain Python function '%s' from a kernel; decorate it "

@@ -761,7 +761,7 @@ len_type(Ti *t, Node *n)
     if (x->kind == TY_TUPLE) {
         return cj_weak(TY_WEAK_INT);
     }
-    ti_vector_refuse(t, n->list[0], x, NULL, "len() or a for loop over the lanes");
+    ti_vector_refuse(t, n->list[0], x, NULL, "len() or a for loop over the lanes", "");
     if (x->kind != TY_ARRAY || x->ndim == 0) {
         ti_err(t, n->list[0], "len() needs an array of at least one dimension or a tuple, "
                "got %s", ti_tstr(t, x));

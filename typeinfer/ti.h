@@ -37,7 +37,8 @@ Type *ti_carray_type(Ti *t, Node *n);
 /* vectypes.c: CUDA's vector types (cuda.float32x4 ...) */
 Type *ti_vector_ctor(Ti *t, Node *n);
 Type *ti_vector_attr(Ti *t, Node *n, const Type *x);
-void ti_vector_refuse(Ti *t, Node *n, const Type *x, const Type *y, const char *what);
+void ti_vector_refuse(Ti *t, Node *n, const Type *x, const Type *y, const char *what,
+                      const char *op);
 /* calls.c: keyword arguments moved to their positional slots */
 int ti_bind_keywords(Ti *t, Node *n, const char *const *pnames, int np);
 /* npfuncs.c: NumPy's reductions and array methods, cmath */

@@ -311,7 +311,7 @@ ti_binop_type(Ti *t, Node *n, int op, Type *x, Type *y)
     if (!x || !y) {
         return NULL;
     }
-    ti_vector_refuse(t, n, x, y, cj_aprintf(t->p->arena, "operator %s", op_str(op)));
+    ti_vector_refuse(t, n, x, y, "operator ", op_str(op));
     if (x->kind == TY_ITER || y->kind == TY_ITER || (x->kind == TY_ARRAY && x->mem != MEM_GLOBAL
                                                      && x->mem != MEM_CONST && op == OP_ADD
                                                      && cj_is_numeric(y))) {
@@ -379,7 +379,7 @@ unary_type(Ti *t, Node *n)
     if (!x) {
         return NULL;
     }
-    ti_vector_refuse(t, n, x, NULL, cj_aprintf(t->p->arena, "operator %s", op_str(n->op)));
+    ti_vector_refuse(t, n, x, NULL, "operator ", op_str(n->op));
     if (n->op == OP_NOT) {
         need_truth(t, n->a, x);
         return cj_scalar(DT_BOOL);
@@ -436,8 +436,7 @@ compare_type(Ti *t, Node *n)
         Type *cur = ti_expr(t, n->list[i]);
         int op = n->ops[i - 1];
         if (prev && cur) {
-            ti_vector_refuse(t, n, prev, cur, cj_aprintf(t->p->arena, "comparison %s",
-                                                         op_str(op)));
+            ti_vector_refuse(t, n, prev, cur, "comparison ", op_str(op));
             enum_compare(t, n, op, prev, cur);
             if ((op == OP_IS || op == OP_ISNOT) && !(prev->enm && cur->enm)
                 && !(cj_type_kind(prev) == 'b' && cj_type_kind(cur) == 'b')) {
@@ -784,7 +783,7 @@ index_type(Ti *t, Node *n)
     if (base->kind == TY_RECORD) {
         return record_item(t, n, base);
     }
-    ti_vector_refuse(t, n, base, NULL, "indexing ([])");
+    ti_vector_refuse(t, n, base, NULL, "indexing ([])", "");
     if (base->kind != TY_ARRAY) {
         ti_err(t, n, "cannot index a value of type %s", ti_tstr(t, base));
     }
@@ -1214,7 +1213,7 @@ assign_to(Ti *t, Node *target, Node *value, Type *ty)
         return;
     case ND_ATTR: {
         Type *rec = ti_expr(t, target->a);
-        ti_vector_refuse(t, target, rec, NULL, "assigning a lane (v.x = ...)");
+        ti_vector_refuse(t, target, rec, NULL, "assigning a lane (v.x = ...)", "");
         if (rec && rec->kind != TY_RECORD) {
             ti_err(t, target, "only a record's fields can be assigned (r.x = ...), not an "
                    "attribute of %s", ti_tstr(t, rec));

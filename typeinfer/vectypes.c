@@ -92,15 +92,16 @@ ti_vector_attr(Ti *t, Node *n, const Type *x)
 }
 
 /* what Numba's vector types lack, said where the kernel asks for it: an
- * operator on a vector (what), or a vector used as a sequence */
+ * operator on a vector ("operator ", "+"), or a vector used as a sequence */
 void
-ti_vector_refuse(Ti *t, Node *n, const Type *x, const Type *y, const char *what)
+ti_vector_refuse(Ti *t, Node *n, const Type *x, const Type *y, const char *what,
+                 const char *op)
 {
     const Type *v = x && x->kind == TY_VECTOR ? x : y && y->kind == TY_VECTOR ? y : NULL;
     if (!v) {
         return;
     }
-    ti_err_kind(t, n, CE_TYPE, "%s is not supported on CUDA vector types (%s), as in Numba: "
+    ti_err_kind(t, n, CE_TYPE, "%s%s is not supported on CUDA vector types (%s), as in Numba: "
                 "compute on the lanes (.x, .y, .z, .w) and make a new vector from them",
-                what, ti_tstr(t, v));
+                what, op, ti_tstr(t, v));
 }
