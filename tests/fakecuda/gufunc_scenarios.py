@@ -43,14 +43,14 @@ TMP = tempfile.mkdtemp(prefix="cujit-gufunc-host-")
 launched = []
 
 # the staged entry: each thread of a block a host thread, __syncthreads() a
-# barrier, the block's dynamic shared memory a buffer; blocks in turn
+# barrier, the block's dynamic shared memory a buffer; blocks in turn (uint4
+# and CUDA's other vector types come with SHIM)
 THREADED_SHIM = SHIM.replace("static cj_dim3 threadIdx, blockIdx, blockDim, gridDim;",
                              "static thread_local cj_dim3 threadIdx;\n"
                              "static cj_dim3 blockIdx, blockDim, gridDim;") + r"""
 #include <barrier>
 #include <thread>
 #include <vector>
-struct uint4 { unsigned x, y, z, w; };
 static std::barrier<> *cj_host_bar;
 static char *cj_host_smem;
 static inline void __syncthreads() { cj_host_bar->arrive_and_wait(); }
