@@ -50,6 +50,12 @@ static void
 float_lit(Cg *g, double v, int single, int prec)
 {
     char s[64];
+    if (single && isfinite(v)) {
+        /* the float the constant rounds to, as NumPy's cast gives it: past the
+         * midpoint above FLT_MAX an infinity, a tiny one 0 (NVRTC rejects a
+         * float literal out of range) */
+        v = fabs(v) >= 0x1.ffffffp127 ? copysign(INFINITY, v) : (double)(float)v;
+    }
     if (isnan(v) || isinf(v)) {
         g->p->features |= FEAT_INFNAN;
     }

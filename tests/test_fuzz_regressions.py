@@ -186,3 +186,23 @@ def test_view_target_of_tuple_assignment_is_refused():
     with pytest.raises(cujit.CompileTypeError, match="target of a tuple assignment") as e:
         tuple_into_view.inspect_cuda(np.zeros((4, 3, 2), np.float16), np.zeros(4))
     assert e.value.text.strip() == "p1[i], p0[i] = 1.0, i"
+
+
+@jit.rawkernel()
+def big_constants(x, y):
+    i = jit.grid(1)
+    if i < x.size:
+        y[i] = x[i] * 1e+308 + 1e-50 + 3.4028235e38
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float16])
+def test_float_constants_out_of_float_range(dt):
+    """seed 777, units 1925 and 18332: a Python float past float32's range
+    met a float32 (or float16) operand and was written as a float literal
+    NVRTC rejects ('floating constant is out of range'); it is the float it
+    rounds to, as NumPy casts it: inf past the top, 0 below the smallest"""
+    x = np.ones(8, dt)
+    src = big_constants.inspect_cuda(x, x.copy())
+    assert "CJ_INF_F" in src and "1e+308" not in src and "1e-50" not in src
+    assert "3.40282347e+38f" in src         # FLT_MAX: the float 3.4028235e38 rounds to
+    assert ".entry" in big_constants.inspect_ptx(x, x.copy())
