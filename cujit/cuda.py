@@ -433,31 +433,61 @@ class Dispatcher(Kernel):
     def _resolve_args(self, *args):
         """The arguments converted for the best of the compiled signatures
         (called by the launch when no compiled kernel takes them as they
-        are; _by_signature dispatchers compile nothing else): arrays must
-        match a signature's dtype and rank (any layout where it is 'A'),
-        numbers convert exactly, then by promotion, then safely, then
-        unsafely; TypeError when no signature takes them."""
-        import numpy as np
+        are; _by_signature dispatchers compile nothing else), as Numba's
+        launch does.  A dispatcher of one signature (cuda.jit(sig), not a
+        list) takes it without choosing: an array of another dtype of the
+        same size is read as the signature's dtype (its bytes
+        reinterpreted).  Of a list, the best signature is the one with the
+        fewest unsafe, then safe conversions, then promotions (Numba's
+        rating); a tie is ambiguous.  Either way a float for an integer
+        parameter is Numba's TypeError, as is no signature taking them."""
         types = [_arg_type(a) for a in args]
-        best = None
-        for sig in self.signatures:
+        if self.specialized and len(self.signatures) == 1:
+            params = _parse_params(self.signatures[0])
+            if len(params) == len(types) and all(
+                    _conversion(t, p) is not None or _reinterpretable(t, p)
+                    for t, p in zip(types, params)):
+                return self._converted(args, types, params)
+            self._no_match(types)
+        rated = []
+        # k.signatures lists the newest first: Numba's order is the declared one
+        for sig in dict.fromkeys(reversed(self.signatures)):
             params = _parse_params(sig)
             if len(params) != len(types):
                 continue
             scores = [_conversion(t, p) for t, p in zip(types, params)]
             if None in scores:
                 continue
-            rank = (max(scores, default=0), sum(scores))
-            if best is None or rank < best[0]:
-                best = (rank, params)
-        if best is None:
-            shown = ", ".join(_type_name(t) for t in types)
-            raise TypeError(f"No matching definition for argument type(s) {shown}: "
-                            f"{self.__name__} was compiled for {', '.join(self.signatures)} "
-                            "only (cuda.jit with signatures compiles no others)")
-        # a Python int out of the parameter's range wraps, as in Numba's typed
-        # launch (np.int32(2**31 + 5) would raise OverflowError)
-        return tuple(_convert(a, t, p) for a, t, p in zip(args, types, best[1]))
+            rated.append(((scores.count(3), scores.count(2), scores.count(1)), sig, params))
+        if not rated:
+            self._no_match(types)
+        rated.sort(key=lambda r: r[0])
+        tied = [r for r in rated if r[0] == rated[0][0]]
+        if len(tied) > 1:
+            shown = ", ".join(_numba_name(t) for t in types)
+            raise TypeError(f"Ambiguous overloading for {self.py_func!r} ({shown}):\n"
+                            + "\n".join("(" + ", ".join(_numba_name(p) for p in r[2])
+                                        + ") -> none" for r in tied[:2]))
+        return self._converted(args, types, rated[0][2])
+
+    def _no_match(self, types):
+        shown = ", ".join(_type_name(t) for t in types)
+        raise TypeError(f"No matching definition for argument type(s) {shown}: "
+                        f"{self.__name__} was compiled for {', '.join(self.signatures)} "
+                        "only (cuda.jit with signatures compiles no others)")
+
+    def _converted(self, args, types, params):
+        """args for params: Numba passes no float to an integer parameter
+        (its launch converts with ctypes); a Python int out of the
+        parameter's range wraps, as in Numba's typed launch
+        (np.int32(2**31 + 5) would raise OverflowError)"""
+        for i, (t, p) in enumerate(zip(types, params)):
+            if t and t[0] == "s" and p[0] == "s" and t[1].kind == "f" and p[1].kind in "iu":
+                raise TypeError(f"kernel {self.__name__}: argument {i} is a float "
+                                f"({args[i]!r}) and its parameter is {p[1]}: a launch passes "
+                                "no float to an integer parameter (int expected instead of "
+                                "float); convert it with int() first")
+        return tuple(_convert(a, t, p) for a, t, p in zip(args, types, params))
 
     # ---- the compiled kernels' properties (cuFuncGetAttribute) ----
 
@@ -673,7 +703,7 @@ def _conversion(t, p):
     if t[0] == "a":
         if t[1] != p[1] or t[2] != p[2] or p[3] not in ("A", t[3]):
             return None
-        return 0 if p[3] == t[3] else 1
+        return 0 if p[3] == t[3] else 2
     src, dst = t[1], p[1]
     if src == dst:
         return 0
@@ -684,17 +714,60 @@ def _conversion(t, p):
     return 3
 
 
+def _reinterpretable(t, p):
+    """An array of t's rank and layout whose dtype differs from p's but has
+    its size: a one-signature dispatcher reads its bytes as p's dtype (Numba
+    passes the array's pointer as it is)."""
+    return (t is not None and t[0] == "a" and p[0] == "a" and t[1] != p[1]
+            and t[1].itemsize == p[1].itemsize and t[2] == p[2] and p[3] in ("A", t[3])
+            and not t[1].fields and not p[1].fields)
+
+
+class _Reinterpreted:
+    """A device array's memory seen as another dtype of the same size."""
+
+    def __init__(self, obj, dtype):
+        self._obj = obj         # keeps the memory alive for the launch
+        cai = dict(obj.__cuda_array_interface__)
+        cai["typestr"] = dtype.str
+        cai.pop("descr", None)
+        self.__cuda_array_interface__ = cai
+
+
 def _convert(a, t, p):
     """argument a (of type t) for parameter p: a number as p's dtype, a
-    tuple element by element"""
+    tuple element by element, an array of another dtype of the same size
+    viewed as p's"""
     import numpy as np
     if t is not None and t[0] == "t":
         return tuple(_convert(x, u, q) for x, u, q in zip(a, t[1], p[1]))
+    if _reinterpretable(t, p):
+        if isinstance(a, _ArgHint):
+            a = a.value
+        return a.view(p[1]) if isinstance(a, np.ndarray) else _Reinterpreted(a, p[1])
     if p[0] == "a" or t is None or t[0] != "s":
         return a
     if p[0] == "p":
         return int(a) & 0xFFFFFFFFFFFFFFFF    # the address, packed as 64 bits
     return np.asarray(a).astype(p[1])[()]
+
+
+def _numba_name(t):
+    """A type as Numba prints it in its messages: float64,
+    Array(float64, 1, 'C', False, aligned=True), UniTuple(int64 x 2)"""
+    if t is None:
+        return "pyobject"
+    if t[0] == "t":
+        names = [_numba_name(u) for u in t[1]]
+        if names and len(set(names)) == 1:
+            return f"UniTuple({names[0]} x {len(names)})"
+        return "Tuple(" + ", ".join(names) + ")"
+    if t[0] == "p":
+        return f"CPointer({t[1]})"
+    if t[0] == "s":
+        return "bool" if t[1].kind == "b" else str(t[1])
+    dt = "bool" if t[1].kind == "b" else str(t[1])
+    return f"Array({dt}, {t[2]}, '{t[3]}', False, aligned=True)"
 
 
 def _type_name(t):

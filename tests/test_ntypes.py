@@ -168,8 +168,9 @@ def test_declared_signatures_type_the_calls():
     @cuda.jit
     def bad(x):
         set_first(x[0])
-    with pytest.raises(cujit.CompileTypeError, match="'set_first' is compiled for 1 declared "
-                                                     r"signature .*none takes \(float64\)"):
+    with pytest.raises(cujit.CompileTypeError,
+                       match=r"'set_first' with parameters \(float64\): it is compiled for 1 "
+                             "declared signature"):
         bad.inspect_cuda("(float64[::1],)")
 
     @cuda.jit(int32(int32), device=True)

@@ -770,7 +770,8 @@ len_type(Ti *t, Node *n)
 }
 
 /* can an argument of type x be passed where a declared signature has p? a
- * number (or a Python number) as any number; an array as an array of its
+ * number (or a Python number) as any number but a complex one as a real one
+ * (Numba converts no complex to a real); an array as an array of its
  * dtype and rank, of the declared layout or any ('A'); a raw pointer as a
  * pointer of its dtype */
 static int
@@ -795,7 +796,8 @@ declared_takes(Type *p, Type *x)
         }
         return 1;
     }
-    return p->kind == TY_SCALAR && is_num(x) && x->kind != TY_TUPLE;
+    return p->kind == TY_SCALAR && is_num(x) && x->kind != TY_TUPLE
+           && (cj_dtypes[x->dtype].kind != 'c' || cj_dtypes[p->dtype].kind == 'c');
 }
 
 /* how well declared signature d takes these arguments: 0 their types, 1
@@ -846,15 +848,17 @@ declared_signature(Ti *t, Node *n, Func *fn, Type **args)
     }
     const char *given = cj_strdup(t->p->arena, b.s ? b.s : "");
     buf_free(&b);
-    ti_err(t, n, "device function '%s' is compiled for %d declared signature%s "
-           "(cuda.jit(sig, device=True)), and none takes (%s): add a signature, or call it "
-           "with arguments of a declared one", fn->name, fn->ndecl, fn->ndecl == 1 ? "" : "s",
-           given);
+    ti_err(t, n, "Invalid use of type: device function '%s' with parameters (%s): it is "
+           "compiled for %d declared signature%s (cuda.jit(sig, device=True)), and none takes "
+           "them (a complex number converts to no real type): add a signature, or call it "
+           "with arguments of a declared one", fn->name, given, fn->ndecl,
+           fn->ndecl == 1 ? "" : "s");
     return -1;
 }
 
 /* the declared return type, which the callee's returns convert to: a number
- * from a number, or void (the value dropped) */
+ * from a number (not a real one from a complex one), or void (the value
+ * dropped) */
 static void
 declared_return(Ti *t, Node *n, Func *fn, Inst *in, Type *ret)
 {
@@ -863,7 +867,9 @@ declared_return(Ti *t, Node *n, Func *fn, Inst *in, Type *ret)
     }
     Type *got = cj_concrete(in->ret);
     if (ret->kind == TY_VOID || (ret->kind == TY_SCALAR && is_num(got)
-                                 && got->kind == TY_SCALAR)) {
+                                 && got->kind == TY_SCALAR
+                                 && (cj_dtypes[got->dtype].kind != 'c'
+                                     || cj_dtypes[ret->dtype].kind == 'c'))) {
         in->ret = ret;
         return;
     }

@@ -1,0 +1,63 @@
+"""The Numba dispatcher's host behaviour in cujit.cuda against the fake
+libcuda (fakecuda.c), each scenario in a fresh process started by
+tests/test_dispatch_nogpu.py:
+
+    python dispatch_scenarios.py NAME
+
+Launches do nothing there: what is checked is what reaches the launch
+(which signature a call takes, the arguments' dtypes), the warnings and
+the counters the host keeps."""
+import sys
+
+import numpy as np
+
+import cujit
+from cujit import cuda
+
+RNG = np.random.default_rng()
+
+
+def expect(exc, fn, *text):
+    try:
+        fn()
+    except exc as e:
+        for t in text:
+            assert t in str(e), (t, str(e))
+        return e
+    raise AssertionError(f"no {exc.__name__}")
+
+
+def sub_one(ary):
+    i = cuda.grid(1)
+    if i < ary.size:
+        ary[i] -= 1
+
+
+def signatures():
+    """One signature (cuda.jit(sig)): an array of another dtype of the same
+    size is read as the signature's (Numba's launch passes its pointer);
+    a float for an integer parameter is a TypeError."""
+    k = cuda.jit("void(int32[::1])")(sub_one)
+    host = RNG.integers(1, 32, 16).astype(np.uint32)
+    k[1, 16](host)                                   # a host array: viewed
+    k[1, 16](cuda.to_device(host))                   # a device array: reinterpreted
+    assert k.signatures == ["(int32[::1])"], k.signatures
+    expect(TypeError, lambda: k[1, 16](host.astype(np.float64)), "No matching definition")
+
+    def add(r, x, y):
+        r[0] = x + y
+    c = cuda.jit("(i4[::1], i4, i4)")(add)
+    r = np.zeros(1, np.int32)
+    expect(TypeError, lambda: c[1, 1](r, 12.3, 45.6), "is a float")
+    expect(TypeError, lambda: c[1, 1](r, 12.3, 45.6j))
+    c[1, 1](r, np.int64(3), True)
+    f = cuda.jit(["(float64[::1], float32, float64)", "(float64[::1], float64, float32)",
+                  "(float64[::1], int64, int64)"])(add)
+    expect(TypeError, lambda: f[1, 1](np.zeros(1), 1.0, 2.0), "Ambiguous overloading")
+    f[1, 1](np.zeros(1), np.float32(1.0), 2.0)
+    assert len(f.signatures) == 3
+
+
+if __name__ == "__main__":
+    globals()[sys.argv[1]]()
+    print("%s ok" % sys.argv[1])
