@@ -96,6 +96,15 @@ class _NumbaForm:
     def __repr__(self):
         return "<Numba-style %r>" % (self._form,)
 
+    def __reduce__(self):
+        """its Python function (by value where pickle cannot find it by
+        name) and signatures: made again on the other side (cujit/_pickle.py)"""
+        from cujit import _pickle
+        f = self._form.py_func
+        layout = None if isinstance(self, NumbaUFunc) else self._form.signature
+        return (_pickle.rebuild_ufunc, (_pickle.function_arg(f), self._sigs,
+                                        "u" if isinstance(self, NumbaUFunc) else "g", layout))
+
     @property
     def __cujit_unsupported__(self):
         """what a kernel calling it is told (the frontend's unsupported_call)"""

@@ -22,6 +22,7 @@ to the same builtin with its arguments rearranged.  ``@cuda.jit`` makes a
 DeviceArray, Stream and Event.
 """
 import sys
+import types as _pytypes
 
 import cujit
 from cujit import cooperative   # noqa: F401  (cuda.coop: from cujit.cuda import cooperative)
@@ -230,13 +231,19 @@ def _carveout(c):
                     f"{type(c).__name__}")
 
 
-def _check_link(link, device):
+def _check_link(link, device, cache=False):
     """link=: cujit compiles one CUDA C++ program with NVRTC and links no
-    foreign code, so each file is an error saying so."""
+    foreign code, so each file is an error saying so (with cache=True,
+    Numba's RuntimeError first)."""
     if not link:
         return
     files = [link] if isinstance(link, (str, bytes)) or hasattr(link, "__fspath__") else \
         list(link)
+    if cache and not device:
+        raise RuntimeError("cuda.jit(cache=True, link=...): Cannot pickle CUDACodeLibrary with "
+                           "linking files (as in Numba, a kernel linked with foreign code is "
+                           "not cached); cujit links no foreign code at all: write it as a "
+                           "@cuda.jit(device=True) function")
     if device:
         raise ValueError("link keyword invalid for device function (cuda.jit(link=...) "
                          "applies to kernels)")
@@ -582,18 +589,16 @@ class Dispatcher(Kernel):
     def __reduce__(self):
         """Pickled by name when its module holds it (@cuda.jit on a module's
         function: the other process imports it), else as its Python function
-        (which pickle must find by name), options and explicit signatures;
-        the other process compiles again or reads cujit's disk cache."""
+        (by name, or by value where pickle cannot find it: cujit/_pickle.py),
+        options and explicit signatures; the other process compiles again
+        or reads cujit's disk cache."""
+        from cujit import _pickle
         f = self.py_func
-        mod = sys.modules.get(getattr(f, "__module__", None) or "")
-        obj = mod
-        for part in getattr(f, "__qualname__", "").split("."):
-            obj = getattr(obj, part, None)
-        if obj is self:
+        if _pickle.findable(self, f):
             return (_by_name, (f.__module__, f.__qualname__))
         sigs = self.signatures if self._by_signature else None
-        return (_rebuild, (f, self.device, dict(getattr(self, "_options", {})), sigs,
-                           self.specialized))
+        return (_rebuild, (_pickle.function_arg(f), self.device,
+                           dict(getattr(self, "_options", {})), sigs, self.specialized))
 
     def __repr__(self):
         return f"<cujit.cuda {'device function' if self.device else 'kernel'} {self.__name__}>"
@@ -957,7 +962,7 @@ def jit(func_or_sig=None, device=False, inline=False, link=None, debug=None, opt
     "MaxShared", "default") is set on the function at load.  Numba's other
     options are accepted (see README, Numba's spelling); ``link=`` (foreign
     code) is not supported."""
-    _check_link(link, device)
+    _check_link(link, device, cache)
     for k in kws:
         if k not in _ACCEPTED:
             raise TypeError(f"cuda.jit() got an unexpected keyword argument '{k}'")
@@ -982,6 +987,9 @@ def jit(func_or_sig=None, device=False, inline=False, link=None, debug=None, opt
     def wrap(func):
         if not callable(func):
             raise TypeError("cuda.jit takes a function, a signature string or a list of them")
+        if cache and not device and isinstance(func, _pytypes.FunctionType):
+            from cujit import _pickle
+            _pickle.check_cacheable(func)
         d = Dispatcher(func, device=device, **_kernel_options(options))
         d._options = options
         for s in sigs or ():

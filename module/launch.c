@@ -520,8 +520,30 @@ typedef struct {
     KernelObject *kernel;
     LaunchConfig cfg;
     PyObject *stream_obj;       /* kept alive while the launcher lives */
+    PyObject *callbacks;        /* pre_launch_callbacks (a list, made when first read) */
     vectorcallfunc vectorcall;
 } LauncherObject;
+
+/* Numba's pre-launch callbacks: callback(kernel, launcher) before each launch */
+static int
+run_callbacks(LauncherObject *l)
+{
+    PyObject *cbs = PyList_GetSlice(l->callbacks, 0, PY_SSIZE_T_MAX);
+    for (Py_ssize_t i = 0; cbs && i < PyList_GET_SIZE(cbs); i++) {
+        PyObject *r = PyObject_CallFunctionObjArgs(PyList_GET_ITEM(cbs, i),
+                                                   (PyObject *)l->kernel, (PyObject *)l, NULL);
+        if (!r) {
+            Py_CLEAR(cbs);
+            return -1;
+        }
+        Py_DECREF(r);
+    }
+    if (!cbs) {
+        return -1;
+    }
+    Py_DECREF(cbs);
+    return 0;
+}
 
 static PyObject *
 launcher_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
@@ -529,6 +551,9 @@ launcher_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObje
     LauncherObject *l = (LauncherObject *)self;
     if (kwnames && PyTuple_GET_SIZE(kwnames)) {
         PyErr_SetString(PyExc_TypeError, "kernel arguments are positional only");
+        return NULL;
+    }
+    if (l->callbacks && PyList_GET_SIZE(l->callbacks) && run_callbacks(l) < 0) {
         return NULL;
     }
     return launch(l->kernel, &l->cfg, args, PyVectorcall_NARGS(nargsf));
@@ -544,6 +569,7 @@ launcher_traverse(PyObject *self, visitproc visit, void *arg)
     LauncherObject *l = (LauncherObject *)self;
     Py_VISIT(l->kernel);
     Py_VISIT(l->stream_obj);
+    Py_VISIT(l->callbacks);
     return 0;
 }
 
@@ -553,8 +579,111 @@ launcher_clear(PyObject *self)
     LauncherObject *l = (LauncherObject *)self;
     Py_CLEAR(l->kernel);
     Py_CLEAR(l->stream_obj);
+    Py_CLEAR(l->callbacks);
     return 0;
 }
+
+static PyObject *
+dims_tuple(const unsigned d[3])
+{
+    return Py_BuildValue("(III)", d[0], d[1], d[2]);
+}
+
+static PyObject *
+launcher_griddim(PyObject *self, void *closure)
+{
+    return dims_tuple(((LauncherObject *)self)->cfg.grid);
+}
+
+static PyObject *
+launcher_blockdim(PyObject *self, void *closure)
+{
+    return dims_tuple(((LauncherObject *)self)->cfg.block);
+}
+
+static PyObject *
+launcher_sharedmem(PyObject *self, void *closure)
+{
+    return PyLong_FromUnsignedLong(((LauncherObject *)self)->cfg.shmem);
+}
+
+static PyObject *
+launcher_stream(PyObject *self, void *closure)
+{
+    PyObject *s = ((LauncherObject *)self)->stream_obj;
+    return s ? Py_NewRef(s) : PyLong_FromLong(0);
+}
+
+static PyObject *
+launcher_kernel(PyObject *self, void *closure)
+{
+    return Py_NewRef((PyObject *)((LauncherObject *)self)->kernel);
+}
+
+/* the list, made at its first use: a launcher whose callbacks were read is
+ * not the one the kernel hands out again for the same configuration */
+static PyObject *
+launcher_callbacks(PyObject *self, void *closure)
+{
+    LauncherObject *l = (LauncherObject *)self;
+    if (!l->callbacks && !(l->callbacks = PyList_New(0))) {
+        return NULL;
+    }
+    KernelObject *k = l->kernel;
+    if (k->last_launcher == self) {
+        Py_CLEAR(k->last_key);
+        Py_CLEAR(k->last_launcher);
+    }
+    return Py_NewRef(l->callbacks);
+}
+
+/* pickled as kernel[grid, block, stream, sharedmem] (the kernel by its own
+ * reducer); Numba's PicklingError where callbacks are set */
+static PyObject *
+launcher_reduce(PyObject *self, PyObject *unused)
+{
+    LauncherObject *l = (LauncherObject *)self;
+    if (l->callbacks && PyList_GET_SIZE(l->callbacks)) {
+        PyObject *pickle = PyImport_ImportModule("pickle");
+        PyObject *err = pickle ? PyObject_GetAttrString(pickle, "PicklingError") : NULL;
+        if (err) {
+            PyErr_SetString(err, "Cannot pickle configured launches with pre-launch "
+                            "callbacks: a callback is not part of what a launcher pickles; "
+                            "pickle the kernel and add the callback after loading it");
+        }
+        Py_XDECREF(pickle);
+        Py_XDECREF(err);
+        return NULL;
+    }
+    PyObject *op = PyImport_ImportModule("operator");
+    PyObject *getitem = op ? PyObject_GetAttrString(op, "getitem") : NULL;
+    PyObject *r = NULL;
+    if (getitem) {
+        r = Py_BuildValue("(O(O((III)(III)OI)))", getitem, (PyObject *)l->kernel,
+                          l->cfg.grid[0], l->cfg.grid[1], l->cfg.grid[2], l->cfg.block[0],
+                          l->cfg.block[1], l->cfg.block[2],
+                          l->stream_obj ? l->stream_obj : Py_None, l->cfg.shmem);
+    }
+    Py_XDECREF(op);
+    Py_XDECREF(getitem);
+    return r;
+}
+
+static PyGetSetDef launcher_getset[] = {
+    {"griddim", launcher_griddim, NULL, "the grid, (x, y, z)", NULL},
+    {"blockdim", launcher_blockdim, NULL, "the block, (x, y, z)", NULL},
+    {"sharedmem", launcher_sharedmem, NULL, "bytes of dynamic shared memory", NULL},
+    {"stream", launcher_stream, NULL, "the stream given, or 0", NULL},
+    {"dispatcher", launcher_kernel, NULL, "the kernel launched", NULL},
+    {"pre_launch_callbacks", launcher_callbacks, NULL,
+     "callables run as callback(kernel, launcher) before each launch (Numba's)", NULL},
+    {NULL},
+};
+
+static PyMethodDef launcher_methods[] = {
+    {"__reduce__", launcher_reduce, METH_NOARGS, "kernel[grid, block, stream, sharedmem]"},
+    {NULL},
+};
 
 static void
 launcher_dealloc(PyObject *self)
@@ -642,6 +771,8 @@ PyTypeObject LauncherType = {
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_HAVE_GC,
     .tp_traverse = launcher_traverse,
     .tp_clear = launcher_clear,
+    .tp_getset = launcher_getset,
+    .tp_methods = launcher_methods,
     .tp_doc = "A kernel bound to a launch configuration; call it with the arguments.",
 };
 
@@ -693,6 +824,7 @@ kernel_getitem(PyObject *self, PyObject *key)
     Py_INCREF(k);
     l->stream_obj = nk > 2 ? PyTuple_GET_ITEM(key, 2) : NULL;
     Py_XINCREF(l->stream_obj);
+    l->callbacks = NULL;
     PyObject_GC_Track((PyObject *)l);
     l->vectorcall = launcher_vectorcall;
     if (config_from(&l->cfg, PyTuple_GET_ITEM(key, 0), PyTuple_GET_ITEM(key, 1),

@@ -115,6 +115,92 @@ def test_reinterpreted_device_array_interface():
     assert r.__cuda_array_interface__["data"] == (4096, False)
 
 
+# ---- pickling: local functions by value ----
+
+def test_pickle_local_kernels_by_value():
+    import pickle
+    k = 3
+
+    @cuda.jit(device=True)
+    def inner(a):
+        return a + k
+
+    @cuda.jit("void(intp[:])")
+    def foo(arr):
+        arr[0] = inner(arr[0]) + np.int64(1)
+    f1 = pickle.loads(pickle.dumps(foo))
+    assert f1 is not foo and f1.specialized and f1.signatures == foo.signatures
+    assert f1.inspect_cuda(f1.signatures[0]) == foo.inspect_cuda(foo.signatures[0])
+    f2 = pickle.loads(pickle.dumps(f1))                # again, from the rebuilt one
+    assert f2.inspect_cuda(f2.signatures[0]) == foo.inspect_cuda(foo.signatures[0])
+
+    @cuda.jit
+    def lazy(arr):
+        arr[0] = inner(arr[0])
+    g = pickle.loads(pickle.dumps(lazy))
+    assert not g.specialized and g.signatures == []
+    assert "cj_dev_inner" in g.inspect_cuda(np.zeros(1, np.int64))
+
+
+def test_pickle_by_value_parts():
+    import pickle
+    from cujit import _pickle
+
+    def unset():
+        return later      # noqa: F821  (an empty cell when pickled)
+    later = None
+    del later
+    f = pickle.loads(pickle.dumps(_pickle.ByValue(unset)))
+    assert f.__name__ == "unset" and f.__qualname__.endswith("<locals>.unset")
+    with pytest.raises(NameError):
+        f()
+
+    def dflt(a, b=2, *, c=3):
+        """doc"""
+        return np.add(a, b) + c
+    f = pickle.loads(pickle.dumps(_pickle.ByValue(dflt)))
+    assert f(1) == 6 and f(1, 1, c=0) == 2 and f.__doc__ == "doc"
+    assert _pickle.findable(add) and not _pickle.findable(dflt)
+
+
+def test_pickle_numba_ufuncs():
+    import pickle
+
+    @cuda.vectorize(["intp(intp)", "float64(float64)"])
+    def twice(x):
+        return x * 2
+    v = pickle.loads(pickle.dumps(twice))
+    assert v is not twice and v.__name__ == "twice"
+    assert v.inspect_cuda(np.arange(3)) == twice.inspect_cuda(np.arange(3))
+
+    @cuda.guvectorize(["void(float32[:], float32[:])"], "(n)->()")
+    def first(a, o):
+        o[0] = a[0]
+    g = pickle.loads(pickle.dumps(first))
+    assert g.signature == "(n)->()" and g.__name__ == "first"
+
+
+def test_cache_refuses_device_array_globals_and_link():
+    import pickle
+
+    class Dev:
+        __cuda_array_interface__ = {"shape": (3,), "typestr": "<f4", "data": (4096, False),
+                                    "version": 3}
+    captured = Dev()
+    with pytest.raises(pickle.PicklingError, match="global device arrays"):
+        @cuda.jit(cache=True)
+        def k(out):
+            out[0] = captured[0]
+
+    def reads(out):
+        out[0] = captured[0]
+    assert cuda.jit(cache=False)(reads).py_func is reads       # without cache=True: fine
+    with pytest.raises(RuntimeError, match="Cannot pickle CUDACodeLibrary with linking files"):
+        cuda.jit("void()", cache=True, link=["x.ptx"])(lambda: None)
+    with pytest.raises(NotImplementedError, match="cannot link foreign"):
+        cuda.jit("void()", link=["x.ptx"])(lambda: None)
+
+
 # ---- against the fake libcuda ----
 
 def run_scenario(fake_driver, name, tmp_path, **env):  # noqa: F811
@@ -130,7 +216,7 @@ def run_scenario(fake_driver, name, tmp_path, **env):  # noqa: F811
     return r
 
 
-@pytest.mark.parametrize("name", ["signatures"])
+@pytest.mark.parametrize("name", ["signatures", "pickling"])
 def test_fake_driver(fake_driver, tmp_path, name):  # noqa: F811
     nvrtc_or_skip()
     run_scenario(fake_driver, name, tmp_path)

@@ -58,6 +58,42 @@ def signatures():
     assert len(f.signatures) == 3
 
 
+def pickling():
+    """Launchers pickle as kernel[grid, block, ...]; one with pre-launch
+    callbacks does not; callbacks run before each launch, and a launcher
+    whose callbacks were read is not handed out again."""
+    import pickle
+
+    @cuda.jit(device=True)
+    def inner(a):
+        return a + 1
+
+    @cuda.jit
+    def foo(arr):
+        arr[0] = inner(arr[0])
+    arr = np.array([100])
+    foo[1, 1](arr)
+    l2 = pickle.loads(pickle.dumps(foo[5, 8]))
+    assert l2.griddim == (5, 1, 1) and l2.blockdim == (8, 1, 1) and l2.sharedmem == 0
+    assert l2.dispatcher is not foo and l2.dispatcher.py_func.__name__ == "foo"
+    l2(arr)
+    assert l2.dispatcher.signatures == foo.signatures
+    cfg = foo[5, 8]
+    seen = []
+    cfg.pre_launch_callbacks.append(lambda k, c: seen.append((k, c.griddim)))
+    cfg(arr)
+    cfg(arr)
+    assert seen == [(foo, (5, 1, 1))] * 2, seen
+    assert foo[5, 8] is not cfg and not foo[5, 8].pre_launch_callbacks
+    expect(pickle.PicklingError, lambda: pickle.dumps(cfg),
+           "Cannot pickle configured launches with pre-launch callbacks")
+
+    def boom(k, c):
+        raise KeyError("from the callback")
+    cfg.pre_launch_callbacks[:] = [boom]
+    expect(KeyError, lambda: cfg(arr), "from the callback")
+
+
 if __name__ == "__main__":
     globals()[sys.argv[1]]()
     print("%s ok" % sys.argv[1])
