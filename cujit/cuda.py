@@ -496,6 +496,22 @@ class Dispatcher(Kernel):
                                 "float); convert it with int() first")
         return tuple(_convert(a, t, p) for a, t, p in zip(args, types, params))
 
+    @property
+    def stats(self):
+        """Numba's compile statistics: (cache_path, cache_hits, cache_misses),
+        the two Counters by signature.  A hit is a load whose binary cujit's
+        disk cache (or this process's) held, a miss one that NVRTC
+        compiled.  cujit caches every kernel, cache=True or not, in one
+        folder (cujit.cache_info()['dir']), not in __pycache__."""
+        from collections import Counter
+        hits, misses = Counter(), Counter()
+        for sig, (compiled, cached) in self._load_counts.items():
+            if compiled:
+                misses[sig] += compiled
+            if cached:
+                hits[sig] += cached
+        return _CompileStats(cujit.cache_info()["dir"], hits, misses)
+
     # ---- the compiled kernels' properties (cuFuncGetAttribute) ----
 
     def _attribute(self, attr, signature):
@@ -602,6 +618,19 @@ class Dispatcher(Kernel):
 
     def __repr__(self):
         return f"<cujit.cuda {'device function' if self.device else 'kernel'} {self.__name__}>"
+
+
+class _CompileStats(tuple):
+    """Dispatcher.stats: (cache_path, cache_hits, cache_misses)"""
+
+    __slots__ = ()
+
+    def __new__(cls, path, hits, misses):
+        return tuple.__new__(cls, (path, hits, misses))
+
+    cache_path = property(lambda self: self[0])
+    cache_hits = property(lambda self: self[1])
+    cache_misses = property(lambda self: self[2])
 
 
 def _is_dims(d):

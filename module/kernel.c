@@ -644,6 +644,29 @@ kernel_set_by_signature(PyObject *self, PyObject *v, void *closure)
     return 0;
 }
 
+/* {signature: [loads NVRTC compiled, loads a cache held]} (Dispatcher.stats) */
+static PyObject *
+kernel_load_counts(PyObject *self, void *closure)
+{
+    PyObject *d = PyDict_New();
+    for (Entry *e = ((KernelObject *)self)->entries; d && e; e = e->next) {
+        PyObject *sig = PyUnicode_FromString(e->c.sig);
+        PyObject *old = sig ? PyDict_GetItemWithError(d, sig) : NULL;
+        long had[2] = {0, 0};
+        if (old && !PyArg_ParseTuple(old, "ll", &had[0], &had[1])) {
+            old = NULL;
+        }
+        PyObject *v = sig && !PyErr_Occurred()
+                      ? Py_BuildValue("(ll)", had[0] + e->ncompiled, had[1] + e->ncached) : NULL;
+        if (!v || PyDict_SetItem(d, sig, v) < 0) {
+            Py_CLEAR(d);
+        }
+        Py_XDECREF(sig);
+        Py_XDECREF(v);
+    }
+    return d;
+}
+
 static PyGetSetDef kernel_getset[] = {
     {"cached_codes", kernel_cached_codes, NULL, "{signature: CUDA C++} compiled so far", NULL},
     {"cached_code", kernel_cached_code, NULL, "the CUDA C++ of the one compiled signature", NULL},
@@ -655,6 +678,8 @@ static PyGetSetDef kernel_getset[] = {
     {"_by_signature", kernel_get_by_signature, kernel_set_by_signature,
      "True: launches use the compiled signatures only; arguments none takes as they are "
      "go through self._resolve_args(*args) (Numba's explicit signatures)", NULL},
+    {"_load_counts", kernel_load_counts, NULL, "{signature: (loads NVRTC compiled, loads a "
+     "cache held)}: Dispatcher.stats", NULL},
     {NULL},
 };
 

@@ -19,9 +19,11 @@ load_entry(KernelObject *k, Entry *e, int dev)
     }
     char sibling[32];
     snprintf(sibling, sizeof sibling, "_x%d", e->c.coarse_vec);
-    if (pl_load(&e->c, e->c.coarse_vec ? sibling : NULL, &e->rk[dev], &e->rkx[dev]) < 0) {
+    int from = pl_load(&e->c, e->c.coarse_vec ? sibling : NULL, &e->rk[dev], &e->rkx[dev]);
+    if (from < 0) {
         return -1;
     }
+    *(from ? &e->ncached : &e->ncompiled) += 1;
     if (k->carveout != CARVEOUT_UNSET) {
         const char *name = PyUnicode_AsUTF8(k->name);
         if (!name || rt_kernel_set_carveout(&e->rk[dev], k->carveout, name) < 0

@@ -52,6 +52,7 @@ typedef struct Entry {
     RtKernel rk[8];         /* per device */
     RtKernel rkx[8];        /* the coarsened entry, when c.coarse_vec */
     char loaded[8];
+    int ncompiled, ncached; /* loads whose binary NVRTC made, or a cache held */
 } Entry;
 
 /* by_signature kernels: argument keys no entry has, and the entry

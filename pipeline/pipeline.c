@@ -809,7 +809,7 @@ pl_load(const PlCompiled *c, const char *sibling, RtKernel *rk, RtKernel *rk2)
         log_hold(c, &st);
         held.loaded_at = pl_now_ms();
     }
-    return 0;
+    return hit;
 }
 
 PyObject *

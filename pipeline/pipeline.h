@@ -154,8 +154,9 @@ void pl_compiled_free(PlCompiled *c);
 /* Compiles (NVRTC, or the disk or memory cache) and loads c for the current
  * device, whose context the caller made current (rt_ensure_context), into
  * *rk; with `sibling`, also its entry <kname><sibling> (a coarsened entry
- * "_x4", a reduction's "_final") into *rk2.  Returns 0; -1 with an
- * exception. */
+ * "_x4", a reduction's "_final") into *rk2.  Returns where the binary came
+ * from (0 NVRTC compiled it now, 1 the disk cache, 2 the in-process cache:
+ * Dispatcher.stats counts them); -1 with an exception. */
 int pl_load(const PlCompiled *c, const char *sibling, RtKernel *rk, RtKernel *rk2);
 
 /* c's PTX (str) or CUBIN (bytes) for arch ("sm_90"), no GPU needed; an NVRTC

@@ -216,6 +216,12 @@ def run_scenario(fake_driver, name, tmp_path, **env):  # noqa: F811
     return r
 
 
+def test_fake_driver_stats_across_processes(fake_driver, tmp_path):  # noqa: F811
+    nvrtc_or_skip()
+    run_scenario(fake_driver, "stats", tmp_path)
+    run_scenario(fake_driver, "stats_again", tmp_path)     # the same cache folder
+
+
 @pytest.mark.parametrize("name", ["signatures", "pickling"])
 def test_fake_driver(fake_driver, tmp_path, name):  # noqa: F811
     nvrtc_or_skip()

@@ -94,6 +94,36 @@ def pickling():
     expect(KeyError, lambda: cfg(arr), "from the callback")
 
 
+def add_kernel(r, x, y):
+    r[()] = x[()] + y[()]
+
+
+def stats():
+    """Dispatcher.stats: a miss per signature NVRTC compiled, a hit per one
+    a cache held (a new dispatcher of the same function; the disk cache in a
+    second run, stats_again)."""
+    f = cuda.jit(cache=True)(add_kernel)
+    assert f.stats.cache_hits == {} and f.stats.cache_misses == {}
+    for dt in (np.int64, np.float64):
+        f[1, 1](np.zeros((), dt), np.ones((), dt), np.ones((), dt))
+    st = f.stats
+    assert sum(st.cache_misses.values()) == 2 and sum(st.cache_hits.values()) == 0, st
+    assert st.cache_path == cujit.cache_info()["dir"]
+    g = cuda.jit(cache=True)(add_kernel)
+    g[1, 1](np.zeros((), np.int64), np.ones((), np.int64), np.ones((), np.int64))
+    assert sum(g.stats.cache_hits.values()) == 1 and not g.stats.cache_misses, g.stats
+    g[1, 1](np.zeros((), np.int64), np.ones((), np.int64), np.ones((), np.int64))
+    assert sum(g.stats.cache_hits.values()) == 1          # loaded once
+
+
+def stats_again():
+    f = cuda.jit(cache=True)(add_kernel)
+    f[1, 1](np.zeros((), np.float64), np.ones((), np.float64), np.ones((), np.float64))
+    assert f.stats.cache_hits == {"(float64[], float64[], float64[])": 1} \
+        or sum(f.stats.cache_hits.values()) == 1, f.stats
+    assert not f.stats.cache_misses, f.stats
+
+
 if __name__ == "__main__":
     globals()[sys.argv[1]]()
     print("%s ok" % sys.argv[1])
