@@ -110,9 +110,9 @@ class _NumbaForm:
         """what a kernel calling it is told (the frontend's unsupported_call)"""
         what = "ufunc (@cuda.vectorize)" if isinstance(self, NumbaUFunc) \
             else "gufunc (@cuda.guvectorize)"
-        return (f"'{self._form.__name__}' is a {what}: it is called from the host on whole "
-                "arrays and cannot be called in a kernel; make its function a "
-                "@cuda.jit(device=True) function and call that")
+        return (f"Untyped global name '{self._form.__name__}': it is a {what}, called from "
+                "the host on whole arrays, and cannot be called in a kernel; make its "
+                "function a @cuda.jit(device=True) function and call that")
 
 
 class NumbaUFunc(_NumbaForm):
@@ -234,6 +234,8 @@ class NumbaGUFunc(_NumbaForm):
             if cast is None:
                 raise
             r = self._run(cast, outs, stream)
+        from cujit import _warnings
+        _warnings.gufunc_occupancy(f, inputs)
         if outs:
             outs = [_device_view(o) for o in outs]
             return outs[0] if len(outs) == 1 else tuple(outs)

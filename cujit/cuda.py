@@ -29,6 +29,7 @@ from cujit import cooperative   # noqa: F401  (cuda.coop: from cujit.cuda import
 from cujit import extending     # numba.cuda.extending's @overload: cuda.extending too
 from cujit import _ntypes
 from cujit import _vectypes
+from cujit import _warnings
 from cujit import jit as _jit
 from cujit._cujit import Kernel
 from cujit._numba_forms import guvectorize, vectorize   # target="cuda": Numba's rules
@@ -850,6 +851,7 @@ class _ArgHint:
     In is not copied back, Out is not copied in, InOut both (what cujit does
     with a plain host array)."""
     copy_in = copy_back = True
+    _cujit_explicit_copy = True     # no PerformanceWarning: the copy was asked for
 
     def __init__(self, value):
         self.value = value
@@ -967,6 +969,7 @@ def _check_void(signature, what="a kernel"):
 def _make(func, device, options):
     d = Dispatcher(func, device=device, **_kernel_options(options))
     d._options = dict(options)
+    d._numba_warnings = True
     return d
 
 
@@ -981,7 +984,7 @@ def _kernel_options(options):
     return kw
 
 
-def jit(func_or_sig=None, device=False, inline=False, link=None, debug=None, opt=True,
+def jit(func_or_sig=None, device=False, inline=False, link=None, debug=None, opt=None,
         lineinfo=False, cache=False, fastmath=False, max_registers=None, boundscheck=None,
         launch_bounds=None, shared_memory_carveout=None, **kws):
     """``@cuda.jit``, ``@cuda.jit()``, ``@cuda.jit("void(float32[:], int32)")``, a
@@ -992,6 +995,7 @@ def jit(func_or_sig=None, device=False, inline=False, link=None, debug=None, opt
     options are accepted (see README, Numba's spelling); ``link=`` (foreign
     code) is not supported."""
     _check_link(link, device, cache)
+    debug, opt = _warnings.check_options(debug, opt, lineinfo)
     for k in kws:
         if k not in _ACCEPTED:
             raise TypeError(f"cuda.jit() got an unexpected keyword argument '{k}'")
@@ -1021,6 +1025,7 @@ def jit(func_or_sig=None, device=False, inline=False, link=None, debug=None, opt
             _pickle.check_cacheable(func)
         d = Dispatcher(func, device=device, **_kernel_options(options))
         d._options = options
+        d._numba_warnings = True
         for s in sigs or ():
             d._eager(_sig(s))
         if sigs and not device:
@@ -1107,12 +1112,28 @@ def mapped_array(shape, dtype=float, strides=None, order="C", stream=0, portable
     """A NumPy array: passed to a kernel, cujit copies it in and back around
     the launch, which is what a kernel and the host see of mapped memory once
     the launch is over (but not while it runs)."""
-    return pinned_array(shape, dtype, strides, order)
+    return _mapped(pinned_array(shape, dtype, strides, order))
 
 
 def mapped_array_like(ary, stream=0, portable=False, wg=False):
     """A NumPy array like ary (see mapped_array)."""
-    return pinned_array_like(ary)
+    return _mapped(pinned_array_like(ary))
+
+
+def _mapped(a):
+    """a as a mapped array: Numba gives no copy warning for one
+    (_cujit_explicit_copy, cujit/_warnings.py)"""
+    import numpy as np
+
+    global _MappedArray
+    if _MappedArray is None:
+        class _MappedArray(np.ndarray):
+            """cuda.mapped_array's: a NumPy array that launches copy in and back"""
+            _cujit_explicit_copy = True
+    return a.view(_MappedArray)
+
+
+_MappedArray = None
 
 
 def managed_array(*args, **kwargs):
@@ -1464,6 +1485,12 @@ class CudaSupportError(ImportError):
 
 # numba.core.errors.TypingError: a kernel's type error at compile time
 TypingError = cujit.CompileTypeError
+# numba.cuda.core.errors' warnings (cujit/_warnings.py), and the switches that silence
+# them under Numba's names (cuda.config.CUDA_LOW_OCCUPANCY_WARNINGS = 0)
+NumbaPerformanceWarning = _warnings.PerformanceWarning
+NumbaInvalidConfigWarning = _warnings.InvalidConfigWarning
+config = _warnings.config
+_warnings._push()
 
 
 class _DriverModule:
@@ -1591,7 +1618,8 @@ __all__ = sorted(set(k.partition(".")[0] for k in SPELLINGS) | {
     "event_elapsed_time", "close", "is_bfloat16_supported", "gpus", "current_context",
     "get_context", "get_ipc_handle", "open_ipc_array", "is_cuda_array", "as_cuda_array",
     "from_cuda_array_interface", "cudadrv", "devicearray", "DeviceNDArray", "CudaAPIError",
-    "CudaSupportError", "TypingError", "In", "Out", "InOut", "Dispatcher", "typeof", "compile", "compile_ptx",
+    "CudaSupportError", "TypingError", "NumbaPerformanceWarning", "NumbaInvalidConfigWarning",
+    "In", "Out", "InOut", "Dispatcher", "typeof", "compile", "compile_ptx",
     "compile_for_current_device", "compile_ptx_for_current_device", "compile_all", "fp16",
     "libdevice", "random"} | set(_ntypes.EXPORTED))
 

@@ -579,7 +579,8 @@ thrust_call(Fe *f, PyObject *e, Node *n, int algo, Loc loc)
 
 /* A name of a peer's API that cujit has no version of (cujit.cuda's
  * cuda.const.array_like ...) carries __cujit_unsupported__, the message that
- * says so and what to do instead: a call of it fails with that message. */
+ * says so and what to do instead: a call of it fails with that message, a
+ * type error (Numba's TypingError: kernels have no type for the object). */
 static void
 unsupported_call(Fe *f, PyObject *obj, Loc loc)
 {
@@ -589,7 +590,7 @@ unsupported_call(Fe *f, PyObject *obj, Loc loc)
     PyObject *why = PyObject_GetAttr(obj, fe_names[S___cujit_unsupported__]);
     if (why && PyUnicode_Check(why)) {
         const char *msg = fe_utf8(f, fe_keep(f, why));
-        fe_fail(f, loc, "%s", msg);
+        fe_fail_kind(f, loc, CE_TYPE, "%s", msg);
     }
     Py_XDECREF(why);
     PyErr_Clear();

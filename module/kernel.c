@@ -667,6 +667,23 @@ kernel_load_counts(PyObject *self, void *closure)
     return d;
 }
 
+static PyObject *
+kernel_get_numba_warn(PyObject *self, void *closure)
+{
+    return PyBool_FromLong(((KernelObject *)self)->numba_warn);
+}
+
+static int
+kernel_set_numba_warn(PyObject *self, PyObject *v, void *closure)
+{
+    int on = v ? PyObject_IsTrue(v) : 0;
+    if (on < 0) {
+        return -1;
+    }
+    ((KernelObject *)self)->numba_warn = on;
+    return 0;
+}
+
 static PyGetSetDef kernel_getset[] = {
     {"cached_codes", kernel_cached_codes, NULL, "{signature: CUDA C++} compiled so far", NULL},
     {"cached_code", kernel_cached_code, NULL, "the CUDA C++ of the one compiled signature", NULL},
@@ -678,6 +695,8 @@ static PyGetSetDef kernel_getset[] = {
     {"_by_signature", kernel_get_by_signature, kernel_set_by_signature,
      "True: launches use the compiled signatures only; arguments none takes as they are "
      "go through self._resolve_args(*args) (Numba's explicit signatures)", NULL},
+    {"_numba_warnings", kernel_get_numba_warn, kernel_set_numba_warn,
+     "True: launches give Numba's performance warnings (cuda.jit's Dispatcher)", NULL},
     {"_load_counts", kernel_load_counts, NULL, "{signature: (loads NVRTC compiled, loads a "
      "cache held)}: Dispatcher.stats", NULL},
     {NULL},

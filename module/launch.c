@@ -11,6 +11,50 @@
 
 #include "../runtime/pack.h"
 
+/* Numba's launch warnings (cujit/_warnings.py): the callables told of a
+ * grid of fewer than MIN_GRID blocks and of a host array copied, NULL while
+ * their switch is off; only kernels with numba_warn (cuda.jit's) call them */
+#define MIN_GRID 128
+static PyObject *grid_hook, *copy_hook;
+
+static int
+call_hook(PyObject *hook, const char *kind, PyObject *value)
+{
+    PyObject *r = PyObject_CallFunction(hook, "sO", kind, value);
+    Py_XDECREF(r);
+    return r ? 0 : -1;
+}
+
+/* a grid of fewer than MIN_GRID blocks; -1 with the warning raised */
+static int
+warn_grid(const KernelObject *k, const LaunchConfig *c)
+{
+    if (!k->numba_warn || !grid_hook) {
+        return 0;
+    }
+    unsigned long long n = (unsigned long long)c->grid[0] * c->grid[1] * c->grid[2];
+    if (n >= MIN_GRID) {
+        return 0;
+    }
+    PyObject *v = PyLong_FromUnsignedLongLong(n);
+    int r = v ? call_hook(grid_hook, "grid", v) : -1;
+    Py_XDECREF(v);
+    return r;
+}
+
+/* _set_launch_warnings(grid_hook, copy_hook): each a callable or None */
+static PyObject *
+set_launch_warnings(PyObject *self, PyObject *args)
+{
+    PyObject *g, *c;
+    if (!PyArg_ParseTuple(args, "OO:_set_launch_warnings", &g, &c)) {
+        return NULL;
+    }
+    Py_XSETREF(grid_hook, g == Py_None ? NULL : Py_NewRef(g));
+    Py_XSETREF(copy_hook, c == Py_None ? NULL : Py_NewRef(c));
+    Py_RETURN_NONE;
+}
+
 int
 load_entry(KernelObject *k, Entry *e, int dev)
 {
@@ -417,6 +461,11 @@ launch_ex(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssiz
         }
         isarr[got] = 1;
         RtArray *a = &arrs[got];
+        if (a->host && k->numba_warn && copy_hook && !orig
+            && call_hook(copy_hook, "copy", args[got]) < 0) {
+            got++;                      /* released at done */
+            goto done;
+        }
         char lay = a->c_contig ? 'C' : (a->f_contig && a->ndim >= 2) ? 'F' : 'A';
         keys[got] = rt_array_key(a->dtype, a->ndim, lay, a->readonly);
         idx32 &= rt_fits32(a->ndim, a->shape, a->strides);
@@ -760,6 +809,8 @@ bench_launch(PyObject *self, PyObject *args)
 
 PyMethodDef kernel_module_methods[] = {
     {"_bench_launch", bench_launch, METH_VARARGS, "launch timing from C (for bench/)"},
+    {"_set_launch_warnings", set_launch_warnings, METH_VARARGS,
+     "_set_launch_warnings(grid_hook, copy_hook): Numba's launch warnings (cujit/_warnings.py)"},
     {NULL},
 };
 
@@ -815,6 +866,9 @@ kernel_getitem(PyObject *self, PyObject *key)
     Py_ssize_t nk = PyTuple_GET_SIZE(key);
     if (k->last_key && (key == k->last_key
                         || PyObject_RichCompareBool(key, k->last_key, Py_EQ) == 1)) {
+        if (warn_grid(k, &((LauncherObject *)k->last_launcher)->cfg) < 0) {
+            return NULL;
+        }
         return Py_NewRef(k->last_launcher);     /* the same configuration again */
     }
     PyErr_Clear();
@@ -833,6 +887,10 @@ kernel_getitem(PyObject *self, PyObject *key)
                     l->stream_obj, nk > 3 ? PyTuple_GET_ITEM(key, 3) : NULL) < 0) {
         Py_DECREF(l);
         rt_err_in(PyUnicode_AsUTF8(k->name), "kernel '%s'", PyUnicode_AsUTF8(k->name));
+        return NULL;
+    }
+    if (warn_grid(k, &l->cfg) < 0) {
+        Py_DECREF(l);
         return NULL;
     }
     if (nk == 2) {

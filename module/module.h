@@ -87,6 +87,7 @@ typedef struct {
                                  * default) set at load; CARVEOUT_UNSET: none */
     int by_signature;           /* compiles only its explicit signatures: arguments
                                  * they do not take go through _resolve_args */
+    int numba_warn;             /* a cuda.jit Dispatcher: Numba's launch warnings */
     Alias *aliases;
     Entry *entries;
     PyObject *weakrefs;

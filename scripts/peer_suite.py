@@ -129,6 +129,8 @@ def _errors():
     mod = types.ModuleType(peer.__name__)
     mod.__dict__.update(peer.__dict__)
     mod.TypingError = cujit.cuda.TypingError
+    mod.NumbaPerformanceWarning = cujit.cuda.NumbaPerformanceWarning
+    mod.NumbaInvalidConfigWarning = cujit.cuda.NumbaInvalidConfigWarning
     return mod
 
 
@@ -213,6 +215,29 @@ def initialize_from_pytest_config(request):
 def pytest_configure(config):
     for name in ("requires_cc_min", "requires_cc_exact"):
         config.addinivalue_line("markers", name + ": numba-cuda's compute capability marks")
+    _forward_config()
+
+
+def _forward_config():
+    """numba-cuda's config switches, which its tests set (override_config,
+    CUDATestCase.setUp), reach cujit's (cujit.cuda.config): the peer's config
+    module forwards what is assigned to it"""
+    try:
+        from numba.cuda.core import config as peer
+        import cujit.cuda
+    except Exception:
+        return
+    mine = cujit.cuda.config
+
+    class Forwarding(type(peer)):
+        def __setattr__(self, name, value):
+            super().__setattr__(name, value)
+            if name in mine.NAMES:
+                setattr(mine, name, value)
+    peer.__class__ = Forwarding
+    for name in mine.NAMES:
+        if hasattr(peer, name):
+            setattr(mine, name, getattr(peer, name))
 
 
 def pytest_runtest_setup(item):

@@ -201,6 +201,48 @@ def test_cache_refuses_device_array_globals_and_link():
         cuda.jit("void()", link=["x.ptx"])(lambda: None)
 
 
+# ---- Numba's warnings ----
+
+def test_invalid_config_warnings():
+    import warnings
+    W = cuda.NumbaInvalidConfigWarning
+    with pytest.warns(W, match="debug=True with opt=True is not supported by CUDA"):
+        cuda.jit(debug=True)
+    with pytest.warns(W, match="not supported by CUDA"):
+        cuda.jit(debug=True, opt=True)
+    with pytest.warns(W, match="debug and lineinfo are mutually exclusive"):
+        cuda.jit(debug=True, lineinfo=True, opt=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cuda.jit(debug=True, opt=False)
+        cuda.jit()
+        old = cuda.config.OPT
+        cuda.config.OPT = 0
+        try:
+            cuda.jit(debug=True)                                  # opt follows config.OPT
+        finally:
+            cuda.config.OPT = old
+    old = cuda.config.CUDA_DEBUGINFO_DEFAULT
+    cuda.config.CUDA_DEBUGINFO_DEFAULT = 1
+    try:
+        with pytest.warns(W, match="not supported by CUDA"):
+            cuda.jit()                                            # debug follows the config
+    finally:
+        cuda.config.CUDA_DEBUGINFO_DEFAULT = old
+    with pytest.raises(AttributeError, match="no switch 'CUDA_NOPE'"):
+        cuda.config.CUDA_NOPE = 1
+    assert issubclass(W, UserWarning) and cuda.NumbaPerformanceWarning is not W
+
+
+def test_calling_a_gufunc_in_a_kernel_is_a_type_error():
+    g = cuda.guvectorize(["void(int32[:], int32[:])"], "(n)->(n)")(lambda a, b: None)
+
+    def k(a, b):
+        return g(a, b)
+    with pytest.raises(cujit.CompileTypeError, match="Untyped global name '<lambda>'"):
+        cuda.jit(k).inspect_cuda(np.zeros(3, np.int32), np.zeros(3, np.int32))
+
+
 # ---- against the fake libcuda ----
 
 def run_scenario(fake_driver, name, tmp_path, **env):  # noqa: F811
@@ -222,7 +264,7 @@ def test_fake_driver_stats_across_processes(fake_driver, tmp_path):  # noqa: F81
     run_scenario(fake_driver, "stats_again", tmp_path)     # the same cache folder
 
 
-@pytest.mark.parametrize("name", ["signatures", "pickling"])
+@pytest.mark.parametrize("name", ["signatures", "pickling", "launch_warnings"])
 def test_fake_driver(fake_driver, tmp_path, name):  # noqa: F811
     nvrtc_or_skip()
     run_scenario(fake_driver, name, tmp_path)

@@ -71,9 +71,10 @@ def test_called_in_a_kernel_says_what_to_do():
 
     def k_v(a):
         a[0] = v(a[0])
-    for k, text in ((k_g, "'copy_rows' is a gufunc (@cuda.guvectorize): it is called from the "
-                          "host"), (k_v, "is a ufunc (@cuda.vectorize)")):
-        with pytest.raises(cujit.CompileError, match=text.replace("(", r"\(").replace(")", r"\)")):
+    for k, text in ((k_g, "Untyped global name 'copy_rows': it is a gufunc (@cuda.guvectorize), "
+                          "called from the host"), (k_v, "is a ufunc (@cuda.vectorize)")):
+        with pytest.raises(cujit.CompileTypeError,
+                           match=text.replace("(", r"\(").replace(")", r"\)")):
             cuda.jit(k).inspect_cuda("(int32[::1], int32[::1])" if k is k_g else "(float32[::1],)")
 
 

@@ -124,6 +124,64 @@ def stats_again():
     assert not f.stats.cache_misses, f.stats
 
 
+def launch_warnings():
+    """Numba's PerformanceWarnings: a grid under 128 blocks (at k[grid,
+    block], the same configuration again too), a host array the launch
+    copies (not a mapped array, nor In / Out / InOut, nor a device array);
+    the switches turn each off; cujit.jit's own kernels never warn."""
+    import warnings
+    warnings.simplefilter("always")
+
+    def body(r, x):
+        r[0] = x + 1
+    k = cuda.jit(body)
+    host = RNG.random(4).astype(np.float32)
+
+    def caught(fn):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            fn()
+        return [(x.category, str(x.message)) for x in w]
+    W = cuda.NumbaPerformanceWarning
+    def grid(n):
+        return (W, f"Grid size {n} will likely result in GPU under-utilization due to low "
+                   "occupancy.")
+    copy = (W, "Host array used in CUDA kernel will incur copy overhead to/from device.")
+    assert caught(lambda: k[(2, 3), 4]) == [grid(6)]
+    assert caught(lambda: k[(2, 3), 4]) == [grid(6)]               # the cached launcher
+    assert caught(lambda: k[128, 1](host, 1)) == [copy]
+    assert caught(lambda: k[128, 1](cuda.to_device(host), 1)) == []
+    assert caught(lambda: k[128, 1](cuda.mapped_array(4, np.float32), 1)) == []
+    assert caught(lambda: k[128, 1](cuda.In(host), 1)) == []
+    assert caught(lambda: k[1, 1](cuda.InOut(host), 1)) == [grid(1)]
+    assert caught(lambda: cujit.jit.rawkernel()(body)[1, 1](host, 1)) == [] \
+        if hasattr(cujit.jit, "rawkernel") else True
+    cuda.config.CUDA_LOW_OCCUPANCY_WARNINGS = 0
+    assert caught(lambda: k[1, 1](host, 1)) == [copy]
+    cuda.config.CUDA_WARN_ON_IMPLICIT_COPY = 0
+    assert caught(lambda: k[1, 1](host, 1)) == []
+    cuda.config.CUDA_WARN_ON_IMPLICIT_COPY = 1
+    cuda.config.DISABLE_PERFORMANCE_WARNINGS = 1
+    assert caught(lambda: k[1, 1](host, 1)) == []
+    cuda.config.DISABLE_PERFORMANCE_WARNINGS = 0
+    cuda.config.CUDA_LOW_OCCUPANCY_WARNINGS = 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", W)
+        expect(W, lambda: k[1, 2], "Grid size 1")                  # an error filter raises
+        expect(W, lambda: k[200, 2](host, 1), "Host array")        # ... and releases the array
+    assert caught(lambda: k[200, 2](host, 1)) == [copy]
+
+    @cuda.guvectorize(["void(float32[:], float32[:], float32[:])"], "(n),(n)->(n)")
+    def mul(a, b, d):
+        for i in range(a.shape[0]):
+            d[i] = a[i] * b[i]
+    a = RNG.random(1024).astype(np.float32)
+    got = caught(lambda: mul(a, a, np.zeros_like(a)))
+    assert got and got[0][0] is W and "Grid size 1 " in got[0][1], got
+    assert caught(lambda: mul(np.ones((128 * 128, 2), np.float32),
+                              np.ones((128 * 128, 2), np.float32))) == []
+
+
 if __name__ == "__main__":
     globals()[sys.argv[1]]()
     print("%s ok" % sys.argv[1])
