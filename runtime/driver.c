@@ -14,23 +14,36 @@
  * legacy default stream unless the caller gave one).  Owning the pool leaves
  * the device's default pool, which CuPy or PyTorch may tune, alone;
  * release_memory() trims it.  Devices without memory pools fall back to
- * cuMemAlloc / cuMemFree. */
+ * cuMemAlloc / cuMemFree.
+ *
+ * Fork: the driver cannot be used in a child forked after cuInit (the
+ * parent's contexts, pools and streams do not exist there, and cuInit fails
+ * with CUDA_ERROR_NOT_INITIALIZED).  A fork handler marks the state
+ * "forked": every use raises Numba's "CUDA initialized before forking"
+ * error, and what the child frees or destroys of the parent's is left alone
+ * (rt_ctx_enter_quiet refuses).  A child forked before cuInit starts afresh. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "rt_impl.h"
 
 RtDriver rt_cu;
 
-static int drv_state;           /* 0 untried, 1 ready, -1 failed */
+/* 0 untried, 1 ready, -1 failed, DRV_FORKED: this process is a fork of one
+ * that had initialised the driver */
+static int drv_state;
+enum { DRV_FORKED = -2 };
+static long init_pid;           /* the process that ran cuInit */
 static char drv_error[1024];
 static int ndevices;
 static RtDevice *devices;
@@ -217,11 +230,31 @@ load_driver(void)
     return 0;
 }
 
+/* in the child of a fork: the driver the parent initialised is unusable */
+static void
+after_fork_child(void)
+{
+    if (drv_state == 1) {
+        drv_state = DRV_FORKED;
+        snprintf(drv_error, sizeof drv_error,
+                 "CUDA initialized before forking: process %ld is a fork of process %ld, "
+                 "which had initialized the CUDA driver, and the driver cannot be used in "
+                 "such a child. Start worker processes with multiprocessing's 'spawn' or "
+                 "'forkserver' context (multiprocessing.get_context(\"spawn\")), or fork "
+                 "before the parent's first use of the GPU", (long)getpid(), init_pid);
+    }
+}
+
 int
 rt_driver_init(void)
 {
+    static int atfork_set;
     if (drv_state == 1) {
         return 0;
+    }
+    if (drv_state == DRV_FORKED) {
+        PyErr_SetString(rt_CudaError ? rt_CudaError : PyExc_RuntimeError, drv_error);
+        return -1;
     }
     if (drv_state == 0) {
         drv_state = -1;
@@ -236,6 +269,10 @@ rt_driver_init(void)
                 drv_state = 0;
                 PyErr_SetString(rt_CudaError ? rt_CudaError : PyExc_RuntimeError, drv_error);
                 return -1;
+            }
+            init_pid = (long)getpid();
+            if (!atfork_set) {
+                atfork_set = pthread_atfork(NULL, NULL, after_fork_child) == 0;
             }
             preload_nvrtc();
         }

@@ -67,6 +67,8 @@ MODULES = {"numba.cuda": "cujit.cuda", "cupyx.jit": "cujit.jit",
            "numba.cuda.random": "cujit.random",
            "numba.cuda.vector_types": "cujit.cuda",         # vector_types (the dict)
            "numba.cuda.libdevicefuncs": "cujit._libdevicefuncs",
+           # CudaDriverError (a forked child's error), CudaSupportError
+           "numba.cuda.cudadrv.error": "cujit.cuda",
            "numba.cuda.misc.special": "cujit.cuda", "numba.cuda.kernels.transpose": "cujit.cuda",
            "numba.cuda.np": "cujit.cuda",
            "numba.cuda.np.numpy_support": "cujit.cuda",     # carray, farray
