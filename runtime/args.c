@@ -113,7 +113,9 @@ classify_type(PyTypeObject *t)
             return K_TORCH;
         }
         if (type_is(b, "numpy", "ndarray")) {
-            return K_HOST;
+            /* a NumPy array the device addresses (managed or mapped memory,
+             * cujit._hostmem) is read through its interface, not copied */
+            return type_has(t, "__cuda_array_interface__") ? K_CAI : K_HOST;
         }
         if (type_is(b, "numpy", "void")) {
             return K_HOSTCONV;          /* a record: np.asarray views its memory */

@@ -120,7 +120,8 @@ DeviceArray_get_alloc_size(RtDeviceArray *self, void *c)
 
 /* Numba's gpu_data is the memory object views share; here the address of
  * the array the views look into, equal for all views of one allocation: a
- * cujit._gpudata.GpuData (an int with Numba's .device_pointer) */
+ * cujit._gpudata.GpuData (an int with Numba's .device_pointer), which also
+ * knows this view's first byte and extent (what CUDA IPC shares of it) */
 static PyObject *
 DeviceArray_get_gpu_data(RtDeviceArray *self, void *c)
 {
@@ -137,7 +138,10 @@ DeviceArray_get_gpu_data(RtDeviceArray *self, void *c)
             return NULL;
         }
     }
-    return PyObject_CallFunction(cls, "K", (unsigned long long)root->ptr);
+    int64_t lo, hi;
+    rt_span(self->ndim, self->shape, self->strides, cj_dtypes[self->dtype].size, &lo, &hi);
+    return PyObject_CallFunction(cls, "KKL", (unsigned long long)root->ptr,
+                                 (unsigned long long)self->ptr, (long long)(self->size ? hi : 0));
 }
 
 static PyObject *
@@ -160,14 +164,14 @@ DeviceArray_get_flags(RtDeviceArray *self, void *c)
                          "ALIGNED", Py_True);
 }
 
+/* a.get_ipc_handle(): cujit._ipc.array_handle(a) (Numba's IpcArrayHandle) */
 static PyObject *
 DeviceArray_get_ipc_handle(RtDeviceArray *self, PyObject *noargs)
 {
-    PyErr_SetString(PyExc_NotImplementedError, "CUDA IPC is not supported by cujit: its "
-                    "arrays come from stream-ordered memory pools, which cuIpcGetMemHandle "
-                    "cannot export; share data between processes through host memory "
-                    "(copy_to_host) instead");
-    return NULL;
+    PyObject *mod = PyImport_ImportModule("cujit._ipc");
+    PyObject *r = mod ? PyObject_CallMethod(mod, "array_handle", "O", (PyObject *)self) : NULL;
+    Py_XDECREF(mod);
+    return r;
 }
 
 static PyObject *
@@ -182,9 +186,10 @@ DeviceArray_get_f_contig(RtDeviceArray *self, void *c)
     return PyBool_FromLong(self->f_contig);
 }
 
-/* CAI v3.  The data is written by work on the array's stream (the legacy
- * default stream unless it was created on another), which may still be
- * running, so "stream" names it: 1 for the legacy default stream. */
+/* CAI v3.  The data is written by work on the array's stream, which may
+ * still be running, so "stream" names a stream cujit made; an array of the
+ * default stream says None, as Numba's do (ARCHITECTURE.md: the legacy
+ * default stream orders itself with every blocking stream). */
 /* a record dtype's descr for __cuda_array_interface__ (dtype.descr); NULL
  * without an exception for a number's dtype */
 static PyObject *
@@ -212,7 +217,7 @@ DeviceArray_get_cai(RtDeviceArray *self, void *c)
         strides = rt_shape_tuple(self->ndim, self->strides);
     }
     CUstream s = rt_norm_stream(self->stream);
-    stream = PyLong_FromVoidPtr(s);
+    stream = s == RT_STREAM_LEGACY ? Py_NewRef(Py_None) : PyLong_FromVoidPtr(s);
     if (strides && stream) {
         const char *ts = rt_dtype_typestr(self->dtype);
         PyObject *descr = record_descr(self->dtype);

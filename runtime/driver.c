@@ -166,6 +166,7 @@ init_devices(void)
         return -1;
     }
     for (int i = 0; i < ndevices; i++) {
+        devices[i].pool_fd = -1;
         r = rt_cu.cuDeviceGet(&devices[i].dev, i);
         if (r != CUDA_SUCCESS) {
             snprintf(drv_error, sizeof drv_error, "cuDeviceGet(%d) failed: %s", i,
@@ -559,6 +560,27 @@ rt_default_shared_per_block(int dev)
 
 /* ---- memory ---- */
 
+/* Can the pool be exportable (CUDA IPC through a POSIX fd)?  The entry
+ * points exist, the device supports the handle type, CUJIT_IPC is not off. */
+static int
+pool_can_export(RtDevice *d)
+{
+    int types = 0;
+    if (rt_env_off(getenv("CUJIT_IPC")) || !rt_cu.cuMemPoolExportToShareableHandle
+        || !rt_cu.cuMemPoolExportPointer) {
+        return 0;
+    }
+    if (rt_cu.cuDeviceGetAttribute(&types, CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES,
+                                   d->dev) != CUDA_SUCCESS) {
+        return 0;
+    }
+    return (types & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) != 0;
+}
+
+/* The device's pool, exportable where it can be (ARCHITECTURE.md, "CUDA IPC
+ * exports pool memory"): allocations do not change, and any array can later
+ * be shared with another process.  A pool the driver refuses to make
+ * exportable is made plain. */
 static void
 pool_init(RtDevice *d, int ordinal)
 {
@@ -580,7 +602,15 @@ pool_init(RtDevice *d, int ordinal)
     props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
     props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
     props.location.id = ordinal;
-    if (rt_cu.cuMemPoolCreate(&d->pool, &props) != CUDA_SUCCESS) {
+    d->pool_exportable = pool_can_export(d);
+    if (d->pool_exportable) {
+        props.handleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+        if (rt_cu.cuMemPoolCreate(&d->pool, &props) != CUDA_SUCCESS) {
+            d->pool_exportable = 0;
+            props.handleTypes = 0;
+        }
+    }
+    if (!d->pool_exportable && rt_cu.cuMemPoolCreate(&d->pool, &props) != CUDA_SUCCESS) {
         d->pool = NULL;
         return;
     }
@@ -589,6 +619,15 @@ pool_init(RtDevice *d, int ordinal)
     unsigned long long keep = ~0ULL;
     rt_cu.cuMemPoolSetAttribute(d->pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep);
     d->pool_state = 1;
+}
+
+CUmemoryPool
+rt_mem_pool(int dev, int *exportable)
+{
+    RtDevice *d = &devices[dev];
+    pool_init(d, dev);
+    *exportable = d->pool_state > 0 && d->pool_exportable;
+    return d->pool_state > 0 ? d->pool : NULL;
 }
 
 static CUresult

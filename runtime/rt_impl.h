@@ -18,6 +18,8 @@
  *   prebuilt.c      the prebuilt store in the package       nodriver cache nvrtc base
  *   driver.c        libcuda, devices, contexts, memory      nodriver nvrtc base
  *   device.c        cujit.Device                            driver base
+ *   ipc.c           CUDA IPC of pool memory                 driver base
+ *   hostmem.c       managed and mapped host memory          driver
  *   stream.c        cujit.Stream and cujit.Event            driver
  *   copy.c          host <-> device copies, fills           driver
  *   array_core.c    DeviceArray structs and views, shape    copy stream driver dtype base
@@ -79,6 +81,20 @@ typedef struct {
     unsigned char reserved[54];
 } RtMemPoolProps;
 
+/* CUmemPoolPtrExportData: 64 opaque bytes */
+typedef struct {
+    unsigned char reserved[64];
+} RtPoolPtrExport;
+
+/* CUmemAccessDesc */
+typedef struct {
+    struct {
+        int type;                   /* CU_MEM_LOCATION_TYPE_DEVICE */
+        int id;
+    } location;
+    int flags;                      /* CU_MEM_ACCESS_FLAGS_PROT_READWRITE */
+} RtMemAccessDesc;
+
 enum {
     CUDA_SUCCESS = 0,
     CUDA_ERROR_INVALID_VALUE = 1,
@@ -98,6 +114,17 @@ enum {
     CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH = 95,
     CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
     CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED = 115,
+    CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES = 119,
+};
+
+enum {
+    CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR = 1,
+    CU_MEM_ACCESS_FLAGS_PROT_READWRITE = 3,
+    CU_MEM_ATTACH_GLOBAL = 1,
+    CU_MEM_ATTACH_HOST = 2,
+    CU_MEMHOSTALLOC_PORTABLE = 1,
+    CU_MEMHOSTALLOC_DEVICEMAP = 2,
+    CU_MEMHOSTALLOC_WRITECOMBINED = 4,
 };
 
 enum {
@@ -162,6 +189,23 @@ enum {
     X(cuMemPoolSetAttribute, "cuMemPoolSetAttribute", 1, (CUmemoryPool pool, int attr, void *v)) \
     X(cuMemPoolGetAttribute, "cuMemPoolGetAttribute", 1, (CUmemoryPool pool, int attr, void *v)) \
     X(cuMemPoolTrimTo, "cuMemPoolTrimTo", 1, (CUmemoryPool pool, size_t keep)) \
+    X(cuMemGetAddressRange, "cuMemGetAddressRange_v2", 1, \
+      (CUdeviceptr *base, size_t *size, CUdeviceptr p)) \
+    X(cuMemPoolExportToShareableHandle, "cuMemPoolExportToShareableHandle", 1, \
+      (void *handle, CUmemoryPool pool, int type, unsigned long long flags)) \
+    X(cuMemPoolImportFromShareableHandle, "cuMemPoolImportFromShareableHandle", 1, \
+      (CUmemoryPool *pool, void *handle, int type, unsigned long long flags)) \
+    X(cuMemPoolExportPointer, "cuMemPoolExportPointer", 1, \
+      (RtPoolPtrExport *out, CUdeviceptr p)) \
+    X(cuMemPoolImportPointer, "cuMemPoolImportPointer", 1, \
+      (CUdeviceptr *p, CUmemoryPool pool, RtPoolPtrExport *data)) \
+    X(cuMemPoolSetAccess, "cuMemPoolSetAccess", 1, \
+      (CUmemoryPool pool, const RtMemAccessDesc *desc, size_t n)) \
+    X(cuMemAllocManaged, "cuMemAllocManaged", 1, (CUdeviceptr *p, size_t n, unsigned flags)) \
+    X(cuMemHostAlloc, "cuMemHostAlloc", 1, (void **p, size_t n, unsigned flags)) \
+    X(cuMemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2", 1, \
+      (CUdeviceptr *d, void *p, unsigned flags)) \
+    X(cuMemFreeHost, "cuMemFreeHost", 1, (void *p)) \
     X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", 0, \
       (CUdeviceptr dst, const void *src, size_t n, CUstream s)) \
     X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", 0, \
@@ -221,6 +265,8 @@ typedef struct {
     int max_shared, max_shared_optin;
     int pool_state;             /* 0 unknown, 1 pool, -1 plain cuMemAlloc */
     CUmemoryPool pool;
+    int pool_exportable;        /* the pool has a POSIX fd handle type (CUDA IPC) */
+    int pool_fd;                /* its fd once exported (ipc.c); -1 before */
     CUevent sync_event;         /* for cross-stream waits (no timing) */
     char name[256];
 } RtDevice;
@@ -248,6 +294,9 @@ int rt_device_attr(RtDevice *d, int attr, int *cache);
 /* ---- device memory (see driver.c for the allocator) ---- */
 int rt_mem_alloc(int dev, size_t n, CUstream s, CUdeviceptr *out);   /* -1 + exception */
 void rt_mem_free(int dev, CUdeviceptr p, CUstream s);                /* never raises */
+/* the device's pool (made if need be; NULL without pools) and whether it is
+ * exportable (created with a POSIX fd handle type) */
+CUmemoryPool rt_mem_pool(int dev, int *exportable);
 
 /* Makes stream `waiter` wait for the work queued so far on `producer`
  * (through the device's event); nothing when they are the same stream. */
@@ -584,5 +633,12 @@ PyObject *rt_py_ones_like(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *rt_py_full_like(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *rt_py_asnumpy(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *rt_py_set_array_ops(PyObject *self, PyObject *ops);
+/* ipc.c: CUDA IPC of pool memory; hostmem.c: managed and mapped memory */
+PyObject *rt_py_ipc_export(PyObject *self, PyObject *args);
+PyObject *rt_py_ipc_pool_fd(PyObject *self, PyObject *args);
+PyObject *rt_py_ipc_import(PyObject *self, PyObject *args);
+PyObject *rt_py_ipc_close(PyObject *self, PyObject *args);
+PyObject *rt_py_host_alloc(PyObject *self, PyObject *args);
+PyObject *rt_py_host_free(PyObject *self, PyObject *args);
 
 #endif

@@ -100,6 +100,15 @@ static PyMethodDef rt_functions[] = {
     {"_cupy_fields", rt_py_cupy_fields, METH_O,
      "_cupy_fields(a): how CuPy arrays of a's type are read: 'learning', 'verifying', "
      "'on' (the fields in place), 'off' (the attributes) or 'not a CuPy array'"},
+    {"_ipc_export", rt_py_ipc_export, METH_VARARGS,
+     "_ipc_export(address): (export data, allocation base, size, device) for CUDA IPC"},
+    {"_ipc_pool_fd", rt_py_ipc_pool_fd, METH_NOARGS, "the current device's pool as a POSIX fd"},
+    {"_ipc_import", rt_py_ipc_import, METH_VARARGS,
+     "_ipc_import(pool, fd, export data, device): (pointer, pool) of another process's memory"},
+    {"_ipc_close", rt_py_ipc_close, METH_VARARGS, "_ipc_close(pointer, device): free an import"},
+    {"_host_alloc", rt_py_host_alloc, METH_VARARGS,
+     "_host_alloc(kind, nbytes, flag): managed (0) or mapped (1) memory"},
+    {"_host_free", rt_py_host_free, METH_VARARGS, "_host_free(kind, host address, device)"},
     {"_set_array_ops", rt_py_set_array_ops, METH_O,
      "_set_array_ops(dict): the Python callables behind DeviceArray's operators and "
      "stdlib methods (registered by cujit._stdlib); _set_array_ops(callable): what "

@@ -10,7 +10,13 @@
  *   cj_fake_raise_*                 records a raise (cujit's kernel fake_raise)
  *   crash()                         the next synchronize reports an illegal address
  * Environment: FAKECUDA_NODEV=1 (cuInit fails), FAKECUDA_NOPOOL=1 (no memory
- * pools), FAKECUDA_NOCOOP=1 (no cooperative launches).  Occupancy is an
+ * pools), FAKECUDA_NOCOOP=1 (no cooperative launches), FAKECUDA_NOIPC=1 (no
+ * exportable pools).
+ *
+ * IPC of pools: an exported pool's fd is a memfd; exporting a pointer
+ * appends the allocation's bytes to it (a snapshot, where the real driver
+ * shares the memory), and importing reads them into a new block.  Managed
+ * and mapped memory are malloc'ed, their device address the host's.  Occupancy is an
  * H100's thread limit: min(2048 / block threads, 32) blocks per SM, 132 SMs.
  * Counters (fake_allocs, fake_frees, fake_launches, fake_coop_launches,
  * fake_waits, and the copies fake_htod, fake_dtoh, fake_dtod) are exported
@@ -27,11 +33,14 @@
  * CUresult), driven through ctypes or FAKECUDA_FAULT. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 typedef int CUresult;
 typedef unsigned long long CUdeviceptr;
@@ -53,7 +62,14 @@ typedef struct {
 
 typedef struct {
     long long used, reserved;
+    int exportable;             /* created with a handle type */
+    int fd;                     /* its memfd once exported, or imported; 0: none */
 } Pool;
+
+/* a pool block: its header of four words (size, pool, next, prev) and the
+ * list of live blocks, for cuMemGetAddressRange */
+static size_t *blocks;
+static pthread_mutex_t blocks_lock = PTHREAD_MUTEX_INITIALIZER;
 
 typedef struct {
     double t;
@@ -192,6 +208,7 @@ cuDeviceGetAttribute(int *v, int attr, int d)
     case 95: *v = getenv("FAKECUDA_NOCOOP") ? 0 : 1; break;   /* cooperative launch */
     case 97: *v = 232448; break;                    /* opt-in shared memory */
     case 115: *v = getenv("FAKECUDA_NOPOOL") ? 0 : 1; break;
+    case 119: *v = getenv("FAKECUDA_NOIPC") ? 0 : 1; break;    /* POSIX fd pools */
     default: *v = 0; break;
     }
     return 0;
@@ -474,6 +491,7 @@ cuMemPoolCreate(Pool **p, const void *props)
 {
     FAULT();
     *p = calloc(1, sizeof **p);
+    (*p)->exportable = ((const int *)props)[1] != 0;      /* handleTypes */
     return 0;
 }
 
@@ -511,10 +529,18 @@ cuMemAllocFromPoolAsync(CUdeviceptr *p, size_t n, Pool *pool, void *stream)
     if (n > ((size_t)1 << 40)) {
         return 2;
     }
-    size_t *b = malloc(n + 16);
+    size_t *b = malloc(n + 32);
     b[0] = n;
     b[1] = (size_t)(uintptr_t)pool;
-    *p = (CUdeviceptr)(uintptr_t)(b + 2);
+    pthread_mutex_lock(&blocks_lock);
+    b[2] = (size_t)(uintptr_t)blocks;
+    b[3] = 0;
+    if (blocks) {
+        blocks[3] = (size_t)(uintptr_t)b;
+    }
+    blocks = b;
+    pthread_mutex_unlock(&blocks_lock);
+    *p = (CUdeviceptr)(uintptr_t)(b + 4);
     pool->used += (long long)n;
     pool->reserved = pool->used > pool->reserved ? pool->used : pool->reserved;
     fake_allocs++;
@@ -526,9 +552,174 @@ cuMemFreeAsync(CUdeviceptr p, void *stream)
 {
     FAULT();
     live_stream(stream, "cuMemFreeAsync");
-    size_t *b = (size_t *)(uintptr_t)p - 2;
+    size_t *b = (size_t *)(uintptr_t)p - 4;
+    size_t *next = (size_t *)(uintptr_t)b[2], *prev = (size_t *)(uintptr_t)b[3];
+    pthread_mutex_lock(&blocks_lock);
+    if (prev) {
+        prev[2] = b[2];
+    } else {
+        blocks = next;
+    }
+    if (next) {
+        next[3] = b[3];
+    }
+    pthread_mutex_unlock(&blocks_lock);
     ((Pool *)(uintptr_t)b[1])->used -= (long long)b[0];
     free(b);
+    fake_frees++;
+    return 0;
+}
+
+/* the pool block holding p, or NULL */
+static size_t *
+block_of(CUdeviceptr p)
+{
+    size_t *found = NULL;
+    pthread_mutex_lock(&blocks_lock);
+    for (size_t *b = blocks; b && !found; b = (size_t *)(uintptr_t)b[2]) {
+        CUdeviceptr start = (CUdeviceptr)(uintptr_t)(b + 4);
+        if (p >= start && p < start + (b[0] ? b[0] : 1)) {
+            found = b;
+        }
+    }
+    pthread_mutex_unlock(&blocks_lock);
+    return found;
+}
+
+CUresult
+cuMemGetAddressRange_v2(CUdeviceptr *base, size_t *size, CUdeviceptr p)
+{
+    FAULT();
+    size_t *b = block_of(p);
+    if (!b) {
+        return 1;                       /* CUDA_ERROR_INVALID_VALUE */
+    }
+    *base = (CUdeviceptr)(uintptr_t)(b + 4);
+    *size = b[0];
+    return 0;
+}
+
+static int
+pool_memfd(Pool *pool)
+{
+    if (!pool->fd) {
+        pool->fd = memfd_create("fakecuda-pool", 0);
+    }
+    return pool->fd;
+}
+
+CUresult
+cuMemPoolExportToShareableHandle(void *handle, Pool *pool, int type, unsigned long long flags)
+{
+    FAULT();
+    if (!pool->exportable || type != 1) {
+        return 1;
+    }
+    *(int *)handle = pool_memfd(pool);
+    return *(int *)handle < 0 ? 999 : 0;
+}
+
+/* the export data: a tag, the snapshot's offset in the pool's memfd, its size */
+typedef struct {
+    char tag[8];
+    long long offset, size;
+    unsigned char pad[40];
+} Export;
+
+CUresult
+cuMemPoolExportPointer(Export *out, CUdeviceptr p)
+{
+    FAULT();
+    size_t *b = block_of(p);
+    if (!b || (CUdeviceptr)(uintptr_t)(b + 4) != p) {
+        return 1;
+    }
+    Pool *pool = (Pool *)(uintptr_t)b[1];
+    int fd = pool->exportable ? pool_memfd(pool) : -1;
+    if (fd < 0) {
+        return 1;
+    }
+    off_t end = lseek(fd, 0, SEEK_END);
+    if (pwrite(fd, b + 4, b[0], end) != (ssize_t)b[0]) {
+        return 999;
+    }
+    memset(out, 0, sizeof *out);
+    memcpy(out->tag, "fakeipc", 8);
+    out->offset = (long long)end;
+    out->size = (long long)b[0];
+    return 0;
+}
+
+CUresult
+cuMemPoolImportFromShareableHandle(Pool **pool, void *handle, int type, unsigned long long flags)
+{
+    FAULT();
+    if (type != 1) {
+        return 1;
+    }
+    *pool = calloc(1, sizeof **pool);
+    (*pool)->fd = dup((int)(intptr_t)handle);
+    return (*pool)->fd < 0 ? 1 : 0;
+}
+
+CUresult
+cuMemPoolImportPointer(CUdeviceptr *p, Pool *pool, Export *data)
+{
+    FAULT();
+    if (memcmp(data->tag, "fakeipc", 8) != 0 || !pool->fd) {
+        return 1;
+    }
+    void *m = malloc(data->size ? (size_t)data->size : 1);
+    if (pread(pool->fd, m, (size_t)data->size, data->offset) != (ssize_t)data->size) {
+        free(m);
+        return 1;
+    }
+    *p = (CUdeviceptr)(uintptr_t)m;
+    fake_allocs++;
+    return 0;
+}
+
+CUresult
+cuMemPoolSetAccess(Pool *pool, const void *desc, size_t n)
+{
+    FAULT();
+    return 0;
+}
+
+CUresult
+cuMemAllocManaged(CUdeviceptr *p, size_t n, unsigned flags)
+{
+    FAULT();
+    if (flags != 1 && flags != 2) {
+        return 1;
+    }
+    *p = (CUdeviceptr)(uintptr_t)calloc(1, n);
+    fake_allocs++;
+    return 0;
+}
+
+CUresult
+cuMemHostAlloc(void **p, size_t n, unsigned flags)
+{
+    FAULT();
+    *p = calloc(1, n);
+    fake_allocs++;
+    return 0;
+}
+
+CUresult
+cuMemHostGetDevicePointer_v2(CUdeviceptr *d, void *p, unsigned flags)
+{
+    FAULT();
+    *d = (CUdeviceptr)(uintptr_t)p;
+    return 0;
+}
+
+CUresult
+cuMemFreeHost(void *p)
+{
+    FAULT();
+    free(p);
     fake_frees++;
     return 0;
 }

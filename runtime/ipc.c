@@ -1,0 +1,181 @@
+/* ipc.c - CUDA IPC of pool memory (cujit._ipc holds the handles and passes
+ * the pool's fd between processes): the export data of an allocation, the
+ * pool's POSIX fd, the import of both in another process, and the free of
+ * an imported pointer.  cujit's pools are created exportable where the
+ * device supports it (driver.c, pool_init), so any array can be shared
+ * without a copy; ARCHITECTURE.md, "CUDA IPC exports pool memory". */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_impl.h"
+
+/* the device whose context is current, its pool exportable; -1 with
+ * NotImplementedError saying why not */
+static int
+exporting_device(CUmemoryPool *pool)
+{
+    int exportable = 0, dev = rt_ensure_context();
+    if (dev < 0) {
+        return -1;
+    }
+    *pool = rt_mem_pool(dev, &exportable);
+    if (!exportable) {
+        PyErr_Format(PyExc_NotImplementedError,
+                     "CUDA IPC: device %d's memory pool is not exportable (%s); arrays can "
+                     "be shared between processes only through host memory (copy_to_host)",
+                     dev, rt_env_off(getenv("CUJIT_IPC")) ? "CUJIT_IPC is off"
+                     : "the device or driver has no POSIX file descriptor handles for pools");
+        return -1;
+    }
+    return dev;
+}
+
+/* _ipc_export(address) -> (export data, allocation base, allocation size,
+ * device): the allocation of cujit's pool that holds address */
+PyObject *
+rt_py_ipc_export(PyObject *self, PyObject *args)
+{
+    unsigned long long addr;
+    CUmemoryPool pool;
+    CUdeviceptr base = 0;
+    size_t size = 0;
+    RtPoolPtrExport data;
+    if (!PyArg_ParseTuple(args, "K:_ipc_export", &addr)) {
+        return NULL;
+    }
+    int dev = exporting_device(&pool);
+    if (dev < 0) {
+        return NULL;
+    }
+    CUresult r = rt_cu.cuMemGetAddressRange
+                     ? rt_cu.cuMemGetAddressRange(&base, &size, (CUdeviceptr)addr)
+                     : CUDA_ERROR_NOT_FOUND;
+    if (r != CUDA_SUCCESS) {
+        return PyErr_Format(PyExc_ValueError, "CUDA IPC: 0x%llx is not an address of device "
+                            "memory (cuMemGetAddressRange: %s)", addr, rt_cuda_errname(r));
+    }
+    memset(&data, 0, sizeof data);
+    r = rt_cu.cuMemPoolExportPointer(&data, base);
+    if (r != CUDA_SUCCESS) {
+        return PyErr_Format(PyExc_ValueError, "CUDA IPC: the memory at 0x%llx is not from "
+                            "cujit's memory pool of device %d (%s), so it cannot be exported; "
+                            "copy it into a cujit array first (cujit.cuda.to_device(a) or "
+                            "a.copy())", addr, dev, rt_cuda_errname(r));
+    }
+    return Py_BuildValue("y#KKi", (const char *)data.reserved, (Py_ssize_t)sizeof data.reserved,
+                         (unsigned long long)base, (unsigned long long)size, dev);
+}
+
+/* _ipc_pool_fd() -> the fd of the current device's pool (exported once and
+ * kept open: the exporting process serves it to every importer) */
+PyObject *
+rt_py_ipc_pool_fd(PyObject *self, PyObject *args)
+{
+    CUmemoryPool pool;
+    int dev = exporting_device(&pool);
+    if (dev < 0) {
+        return NULL;
+    }
+    RtDevice *d = rt_device(dev);
+    if (d && d->pool_fd < 0) {
+        int fd = -1;
+        CUresult r = rt_cu.cuMemPoolExportToShareableHandle(
+            &fd, pool, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
+        if (r != CUDA_SUCCESS) {
+            rt_cuda_fail(r, "CUDA IPC: cannot export the memory pool of device %d", dev);
+            return NULL;
+        }
+        d->pool_fd = fd;
+    }
+    return d ? PyLong_FromLong(d->pool_fd) : NULL;
+}
+
+/* the imported pool readable and writable from device dev (an imported pool
+ * is accessible from its own device only) */
+static int
+pool_access(CUmemoryPool pool, int dev, int resident)
+{
+    RtMemAccessDesc desc;
+    if (dev == resident || !rt_cu.cuMemPoolSetAccess) {
+        return 0;
+    }
+    memset(&desc, 0, sizeof desc);
+    desc.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    desc.location.id = dev;
+    desc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    CUresult r = rt_cu.cuMemPoolSetAccess(pool, &desc, 1);
+    if (r != CUDA_SUCCESS) {
+        return rt_cuda_fail(r, "CUDA IPC: device %d cannot access memory of device %d", dev,
+                            resident);
+    }
+    return 0;
+}
+
+/* _ipc_import(pool, fd, export data, resident device) -> (pointer, pool):
+ * the exporter's allocation in this process; pool 0 imports the pool from
+ * fd first (the caller keeps it for the next import) */
+PyObject *
+rt_py_ipc_import(PyObject *self, PyObject *args)
+{
+    unsigned long long pool_v;
+    int fd, resident;
+    const char *bytes;
+    Py_ssize_t n;
+    RtPoolPtrExport data;
+    CUdeviceptr p = 0;
+    if (!PyArg_ParseTuple(args, "Kiy#i:_ipc_import", &pool_v, &fd, &bytes, &n, &resident)) {
+        return NULL;
+    }
+    if (n != (Py_ssize_t)sizeof data.reserved) {
+        return PyErr_Format(PyExc_ValueError, "CUDA IPC: the handle's export data has %zd "
+                            "bytes, not %zu", n, sizeof data.reserved);
+    }
+    int dev = rt_ensure_context();
+    if (dev < 0) {
+        return NULL;
+    }
+    if (!rt_cu.cuMemPoolImportFromShareableHandle || !rt_cu.cuMemPoolImportPointer) {
+        PyErr_SetString(PyExc_NotImplementedError, "CUDA IPC: this CUDA driver cannot import "
+                        "memory pools (cuMemPoolImportPointer is missing)");
+        return NULL;
+    }
+    CUmemoryPool pool = (CUmemoryPool)(uintptr_t)pool_v;
+    CUresult r;
+    if (!pool) {
+        r = rt_cu.cuMemPoolImportFromShareableHandle(
+            &pool, (void *)(uintptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
+        if (r != CUDA_SUCCESS) {
+            rt_cuda_fail(r, "CUDA IPC: cannot import the exporting process's memory pool");
+            return NULL;
+        }
+    }
+    if (pool_access(pool, dev, resident) < 0) {
+        return NULL;
+    }
+    memcpy(data.reserved, bytes, sizeof data.reserved);
+    r = rt_cu.cuMemPoolImportPointer(&p, pool, &data);
+    if (r != CUDA_SUCCESS) {
+        rt_cuda_fail(r, "CUDA IPC: cannot open the handle (is the array still alive in the "
+                     "exporting process?)");
+        return NULL;
+    }
+    return Py_BuildValue("KK", (unsigned long long)p, (unsigned long long)(uintptr_t)pool);
+}
+
+/* _ipc_close(pointer, device): frees an imported pointer (never raises) */
+PyObject *
+rt_py_ipc_close(PyObject *self, PyObject *args)
+{
+    unsigned long long p;
+    int dev, pushed;
+    if (!PyArg_ParseTuple(args, "Ki:_ipc_close", &p, &dev)) {
+        return NULL;
+    }
+    if (rt_ctx_enter_quiet(dev, &pushed) == 0) {
+        if (rt_cu.cuMemFree((CUdeviceptr)p) != CUDA_SUCCESS) {
+            rt_cu.cuMemFree((CUdeviceptr)p);
+        }
+        rt_ctx_leave(pushed);
+    }
+    Py_RETURN_NONE;
+}
