@@ -21,6 +21,7 @@ to the same builtin with its arguments rearranged.  ``@cuda.jit`` makes a
 ``specialize``, ``inspect_asm``, ...), and the host functions return cujit's
 DeviceArray, Stream and Event.
 """
+import os
 import sys
 import types as _pytypes
 
@@ -1109,36 +1110,24 @@ def pinned_array_like(ary):
 
 def mapped_array(shape, dtype=float, strides=None, order="C", stream=0, portable=False,
                  wg=False):
-    """A NumPy array: passed to a kernel, cujit copies it in and back around
-    the launch, which is what a kernel and the host see of mapped memory once
-    the launch is over (but not while it runs)."""
-    return _mapped(pinned_array(shape, dtype, strides, order))
+    """A NumPy array in page-locked host memory mapped into the device:
+    kernels read and write it in place (cujit._hostmem)."""
+    from cujit import _hostmem
+    return _hostmem.mapped_array(shape, dtype, strides, order, stream, portable, wg)
 
 
 def mapped_array_like(ary, stream=0, portable=False, wg=False):
-    """A NumPy array like ary (see mapped_array)."""
-    return _mapped(pinned_array_like(ary))
+    """A mapped array of ary's shape and dtype (see mapped_array)."""
+    return mapped_array(ary.shape, ary.dtype, order=_like_order(ary), stream=stream,
+                        portable=portable, wg=wg)
 
 
-def _mapped(a):
-    """a as a mapped array: Numba gives no copy warning for one
-    (_cujit_explicit_copy, cujit/_warnings.py)"""
-    import numpy as np
-
-    global _MappedArray
-    if _MappedArray is None:
-        class _MappedArray(np.ndarray):
-            """cuda.mapped_array's: a NumPy array that launches copy in and back"""
-            _cujit_explicit_copy = True
-    return a.view(_MappedArray)
-
-
-_MappedArray = None
-
-
-def managed_array(*args, **kwargs):
-    raise NotImplementedError("cuda.managed_array: cujit has no managed memory; use "
-                              "cuda.device_array and copy_to_host()")
+def managed_array(shape, dtype=float, strides=None, order="C", stream=0, attach_global=True):
+    """A NumPy array in managed memory (cuMemAllocManaged): the host uses it
+    as NumPy (after a synchronize, once kernels wrote it), kernels take it in
+    place (cujit._hostmem)."""
+    from cujit import _hostmem
+    return _hostmem.managed_array(shape, dtype, strides, order, stream, attach_global)
 
 
 def pinned(*arrays):
@@ -1147,16 +1136,28 @@ def pinned(*arrays):
     return contextlib.nullcontext()
 
 
-class Stream(cujit.Stream):
-    """What cuda.stream() gives: a cujit.Stream with Numba's Stream methods
-    (``auto_synchronize``).  A Python subclass, so Numba-style code can also
-    patch its methods."""
+class _StreamAPI:
+    """Numba's Stream class (cuda.cudadrv.driver.Stream): the methods every
+    stream object of cujit.cuda has, in one class, so that code patching
+    ``driver.Stream.synchronize`` (Numba's tests mock it) reaches them all."""
 
     external = False
+
+    def synchronize(self):
+        """Waits for the stream's work."""
+        return self._synchronize()
 
     def auto_synchronize(self):
         """``with s.auto_synchronize():``: synchronizes the stream on exit."""
         return _synchronizing(self)
+
+
+class Stream(_StreamAPI, cujit.Stream):
+    """What cuda.stream() gives: a cujit.Stream with Numba's Stream methods
+    (``auto_synchronize``).  A Python subclass, so Numba-style code can also
+    patch its methods."""
+
+    _synchronize = cujit.Stream.synchronize
 
 
 def _synchronizing(s):
@@ -1173,7 +1174,7 @@ def stream():
     return Stream()
 
 
-class _BuiltinStream:
+class _BuiltinStream(_StreamAPI):
     """One of CUDA's built-in streams (Numba's default_stream(),
     legacy_default_stream(), per_thread_default_stream()) or a stream cujit
     did not make (external_stream): anything that takes a stream takes it
@@ -1184,7 +1185,7 @@ class _BuiltinStream:
         self._name = name
         self.external = external
 
-    def synchronize(self):
+    def _synchronize(self):
         """Waits for the stream's work.  cujit waits for the whole device
         (a superset of the stream's work)."""
         if cujit.is_available():
@@ -1201,10 +1202,6 @@ class _BuiltinStream:
 
     def __hash__(self):
         return hash(self.handle)
-
-    def auto_synchronize(self):
-        """``with s.auto_synchronize():``: synchronizes on exit."""
-        return _synchronizing(self)
 
     def __repr__(self):
         return f"<cujit.cuda {self._name} stream 0x{self.handle:x}>"
@@ -1346,8 +1343,12 @@ class _Context:
         with self.device:
             cujit.release_memory()
 
-    def get_ipc_handle(self, *args, **kwargs):
-        raise NotImplementedError(_IPC_WHY)
+    def get_ipc_handle(self, memory):
+        """An IpcHandle of memory (a device array's gpu_data, the array, or a
+        device address) that another process opens (cujit._ipc)."""
+        from cujit import _ipc
+        with self.device:
+            return _ipc.memory_handle(memory)
 
     def __eq__(self, other):
         return isinstance(other, _Context) and other.device.id == self.device.id
@@ -1382,17 +1383,16 @@ def get_context(devnum=None):
 
 # ---- arrays of other libraries ----
 
-_IPC_WHY = ("CUDA IPC is not supported by cujit: its arrays come from stream-ordered memory "
-            "pools, which cuIpcGetMemHandle cannot export; share data between processes "
-            "through host memory (copy_to_host) instead")
+def get_ipc_handle(ary):
+    """ary.get_ipc_handle(): an IpcArrayHandle another process opens."""
+    return ary.get_ipc_handle()
 
 
-def get_ipc_handle(*args, **kwargs):
-    raise NotImplementedError(_IPC_WHY)
-
-
-def open_ipc_array(*args, **kwargs):
-    raise NotImplementedError(_IPC_WHY)
+def open_ipc_array(handle, shape, dtype, strides=None, offset=0):
+    """``with cuda.open_ipc_array(handle, shape, dtype) as arr:``, the array
+    another process shared (cujit._ipc)."""
+    from cujit import _ipc
+    return _ipc.open_ipc_array(handle, shape, dtype, strides, offset)
 
 
 def is_cuda_array(obj):
@@ -1417,8 +1417,25 @@ def as_cuda_array(obj, sync=True):
                         "host data with cuda.to_device()")
     if isinstance(obj, cujit.DeviceArray):
         return obj if obj._numba else obj[...]._numba_rules()
-    return cujit._cujit._as_device_array(
-        obj, _producer_stream(obj.__cuda_array_interface__))._numba_rules()
+    stream = _producer_stream(obj.__cuda_array_interface__)
+    if sync and stream is not None and _cai_sync():
+        stream.synchronize()        # Numba's consumer rule: the data is ready
+    return cujit._cujit._as_device_array(obj, stream)._numba_rules()
+
+
+def _cai_sync():
+    """Numba's CUDA_ARRAY_INTERFACE_SYNC: whether importing an array whose
+    interface names a stream waits for that stream (numba's config when
+    numba is loaded, else NUMBA_CUDA_ARRAY_INTERFACE_SYNC, default on)"""
+    for name in ("numba.cuda.core.config", "numba.core.config"):
+        config = sys.modules.get(name)
+        if config is not None and hasattr(config, "CUDA_ARRAY_INTERFACE_SYNC"):
+            return bool(config.CUDA_ARRAY_INTERFACE_SYNC)
+    return not _env_off(os.environ.get("NUMBA_CUDA_ARRAY_INTERFACE_SYNC", "1"))
+
+
+def _env_off(v):
+    return v.strip().lower() in ("0", "false", "no", "off")
 
 
 class _Interface:
@@ -1438,8 +1455,10 @@ def from_cuda_array_interface(desc, owner=None, sync=True):
     if desc.get("mask") is not None:
         raise NotImplementedError("Masked arrays are not supported: cujit's arrays have no "
                                   "mask; apply it with cujit.where first")
-    return cujit._cujit._as_device_array(_Interface(desc, owner),
-                                         _producer_stream(desc))._numba_rules()
+    stream = _producer_stream(desc)
+    if sync and stream is not None and _cai_sync():
+        stream.synchronize()
+    return cujit._cujit._as_device_array(_Interface(desc, owner), stream)._numba_rules()
 
 
 class _DeviceArrayModule:
@@ -1499,13 +1518,38 @@ class _DriverModule:
     CudaDriverError = cujit.CudaError
     LinkerError = cujit.CompileError
     CudaSupportError = CudaSupportError
-    Stream = Stream              # cuda.stream()'s class (a cujit.Stream)
+    # the class of every stream cujit.cuda gives (cuda.stream()'s, the
+    # default and external ones)
+    Stream = _StreamAPI
     Event = cujit.Event
     Device = cujit.Device
 
     @staticmethod
     def _have_nvjitlink():
         return False
+
+    @property
+    def IpcHandle(self):            # noqa: N802  (Numba's class name)
+        from cujit import _ipc
+        return _ipc.IpcHandle
+
+    @staticmethod
+    def device_to_host(dst, src, size, stream=0):
+        """Copies size bytes from device address src (an int, an object with
+        device_pointer, or a device array) into the host array dst."""
+        import numpy as np
+        host = np.asarray(dst).reshape(-1).view(np.uint8)
+        if size > host.nbytes:
+            raise ValueError(f"device_to_host: {size} bytes do not fit the {host.nbytes} "
+                             "bytes of the destination")
+        _raw_device(src, size).copy_to_host(host[:size])
+
+    @staticmethod
+    def host_to_device(dst, src, size, stream=0):
+        """Copies size bytes of the host array src to device address dst."""
+        import numpy as np
+        host = np.ascontiguousarray(src).reshape(-1).view(np.uint8)
+        _raw_device(dst, size).copy_to_device(host[:size])
 
     def __repr__(self):
         return "<cujit.cuda.cudadrv.driver>"
@@ -1525,10 +1569,36 @@ class _CudadrvModule:
         return "<cujit.cuda.cudadrv>"
 
 
+def _raw_device(ptr, size):
+    """a uint8 DeviceArray over size bytes at a device address"""
+    if hasattr(ptr, "__cuda_array_interface__"):
+        ptr = ptr.__cuda_array_interface__["data"][0]
+    ptr = int(getattr(ptr, "device_pointer", ptr))
+    desc = {"shape": (int(size),), "typestr": "|u1", "data": (ptr, False), "version": 3,
+            "strides": None, "stream": None}
+    return cujit._cujit._as_device_array(_Interface(desc, None))
+
+
+class _DevicesModule:
+    """cuda.devices (numba.cuda.cudadrv.devices): the GPUs and contexts."""
+    gpus = None         # set below
+
+    @staticmethod
+    def get_context(devnum=None):
+        return current_context(devnum)
+
+    def __repr__(self):
+        return "<cujit.cuda.devices>"
+
+
 cudadrv = _CudadrvModule()
 devicearray = cudadrv.devicearray
+driver = cudadrv.driver
+devices = _DevicesModule()
+devices.gpus = gpus
 DeviceNDArray = cujit.DeviceArray
 CudaAPIError = cujit.CudaError
+CudaDriverError = cujit.CudaError       # numba.cuda.cudadrv.error's (a forked child's)
 
 
 # ---- cuda.reduce: Numba's reduction over cujit's @reduce ----
@@ -1616,8 +1686,10 @@ __all__ = sorted(set(k.partition(".")[0] for k in SPELLINGS) | {
     "types", "mapped_array_like", "managed_array", "pinned", "default_stream",
     "legacy_default_stream", "per_thread_default_stream", "external_stream",
     "event_elapsed_time", "close", "is_bfloat16_supported", "gpus", "current_context",
-    "get_context", "get_ipc_handle", "open_ipc_array", "is_cuda_array", "as_cuda_array",
+    "get_context", "get_ipc_handle", "open_ipc_array", "driver", "devices", "is_cuda_array",
+    "as_cuda_array",
     "from_cuda_array_interface", "cudadrv", "devicearray", "DeviceNDArray", "CudaAPIError",
+    "CudaDriverError",
     "CudaSupportError", "TypingError", "NumbaPerformanceWarning", "NumbaInvalidConfigWarning",
     "In", "Out", "InOut", "Dispatcher", "typeof", "compile", "compile_ptx",
     "compile_for_current_device", "compile_ptx_for_current_device", "compile_all", "fp16",

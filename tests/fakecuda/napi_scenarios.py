@@ -159,9 +159,7 @@ def foreign_arrays():
     del view
     gc.collect()
     assert ref() is None
-    expect(NotImplementedError, d.get_ipc_handle, "IPC")
-    expect(NotImplementedError, lambda: cuda.open_ipc_array(b"", 1, np.int64), "IPC")
-    expect(NotImplementedError, lambda: cuda.current_context().get_ipc_handle(d), "IPC")
+    # CUDA IPC: ipc_scenarios.py
 
 
 def host_api():

@@ -158,7 +158,8 @@ def arrays():
     # CAI v3 export
     cai = d.__cuda_array_interface__
     assert cai["version"] == 3 and cai["typestr"] == "<f4" and cai["shape"] == (5, 4)
-    assert cai["strides"] is None and cai["data"] == (d.ptr, False) and cai["stream"] == 1
+    # the default stream names no stream (None), as Numba's arrays do
+    assert cai["strides"] is None and cai["data"] == (d.ptr, False) and cai["stream"] is None
     assert d[::2].__cuda_array_interface__["strides"] == (32, 4)
     assert cujit.to_device(np.zeros(2, bool)).__cuda_array_interface__["typestr"] == "|b1"
     # DLPack export
