@@ -131,14 +131,16 @@ def _decode(reserved):
     return pid, dev, token, data, size, address
 
 
-def _export(ptr, base, size=None):
+def _export(ptr, base, size=None, owned=(0, 0)):
     """an IpcHandle of the device memory at address ptr (size bytes from it:
-    None, to the end of its allocation); base is kept alive by the handle"""
+    None, to the end of its allocation); base is kept alive by the handle;
+    owned: (start, size) of the allocation when cujit owns it, else the
+    driver is asked which allocation holds ptr"""
     if os.name != "posix":
         raise OSError("OS does not support CUDA IPC: cujit shares memory through POSIX "
                       "file descriptors")
     cujit.synchronize()         # the importer may read as soon as it has the handle
-    data, alloc, alloc_size, dev = _cujit._ipc_export(int(ptr))
+    data, alloc, alloc_size, dev = _cujit._ipc_export(int(ptr), *owned)
     offset = int(ptr) - alloc
     if size is None:
         size = alloc_size - offset
@@ -319,8 +321,15 @@ def array_handle(arr):
     if lo < 0:
         raise NotImplementedError("get_ipc_handle(): an array with negative strides; share "
                                   "a.copy() instead")
-    ipch = _export(cai["data"][0], arr, hi)
+    ipch = _export(cai["data"][0], arr, hi, _owned(arr.gpu_data))
     return IpcArrayHandle(ipch, {"shape": shape, "strides": strides, "dtype": dtype})
+
+
+def _owned(gpu_data):
+    """(start, size) of the allocation cujit owns behind a gpu_data, or
+    (0, 0) for another library's memory"""
+    size = getattr(gpu_data, "alloc_size", 0)
+    return (int(gpu_data), size) if size else (0, 0)
 
 
 def _extent(shape, strides, itemsize):
@@ -339,7 +348,7 @@ def memory_handle(memory):
         return array_handle(memory)._ipc_handle
     ptr = getattr(memory, "view_pointer", None)
     if ptr is not None:
-        return _export(ptr, memory, memory.view_size)
+        return _export(ptr, memory, memory.view_size, _owned(memory))
     if not isinstance(memory, int):
         raise TypeError("get_ipc_handle() takes a device array, its gpu_data or a device "
                         f"address, not {type(memory).__name__}")

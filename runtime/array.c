@@ -121,7 +121,8 @@ DeviceArray_get_alloc_size(RtDeviceArray *self, void *c)
 /* Numba's gpu_data is the memory object views share; here the address of
  * the array the views look into, equal for all views of one allocation: a
  * cujit._gpudata.GpuData (an int with Numba's .device_pointer), which also
- * knows this view's first byte and extent (what CUDA IPC shares of it) */
+ * knows this view's first byte and extent (what CUDA IPC shares of it) and
+ * the size of the allocation when the root array owns it (0 otherwise) */
 static PyObject *
 DeviceArray_get_gpu_data(RtDeviceArray *self, void *c)
 {
@@ -140,8 +141,10 @@ DeviceArray_get_gpu_data(RtDeviceArray *self, void *c)
     }
     int64_t lo, hi;
     rt_span(self->ndim, self->shape, self->strides, cj_dtypes[self->dtype].size, &lo, &hi);
-    return PyObject_CallFunction(cls, "KKL", (unsigned long long)root->ptr,
-                                 (unsigned long long)self->ptr, (long long)(self->size ? hi : 0));
+    long long owned = root->alloc ? root->size * cj_dtypes[root->dtype].size : 0;
+    return PyObject_CallFunction(cls, "KKLL", (unsigned long long)root->ptr,
+                                 (unsigned long long)self->ptr, (long long)(self->size ? hi : 0),
+                                 owned);
 }
 
 static PyObject *

@@ -30,32 +30,49 @@ exporting_device(CUmemoryPool *pool)
     return dev;
 }
 
-/* _ipc_export(address) -> (export data, allocation base, allocation size,
- * device): the allocation of cujit's pool that holds address */
+/* the allocation holding addr: the driver's answer for memory cujit does
+ * not own (a foreign array's view of cujit's); -1 with ValueError */
+static int
+allocation_of(unsigned long long addr, CUdeviceptr *base, size_t *size)
+{
+    CUresult r = rt_cu.cuMemGetAddressRange
+                     ? rt_cu.cuMemGetAddressRange(base, size, (CUdeviceptr)addr)
+                     : CUDA_ERROR_NOT_FOUND;
+    if (r != CUDA_SUCCESS) {
+        PyErr_Format(PyExc_ValueError, "CUDA IPC: 0x%llx is not an address of device memory "
+                     "(cuMemGetAddressRange: %s)", addr, rt_cuda_errname(r));
+        return -1;
+    }
+    return 0;
+}
+
+/* _ipc_export(address, alloc, alloc_size) -> (export data, allocation base,
+ * allocation size, device): the allocation of cujit's pool that holds
+ * address; alloc / alloc_size give it when the caller knows it (an array
+ * cujit owns), 0 asks the driver */
 PyObject *
 rt_py_ipc_export(PyObject *self, PyObject *args)
 {
-    unsigned long long addr;
+    unsigned long long addr, alloc = 0, alloc_size = 0;
     CUmemoryPool pool;
-    CUdeviceptr base = 0;
+    CUdeviceptr base = (CUdeviceptr)alloc;
     size_t size = 0;
     RtPoolPtrExport data;
-    if (!PyArg_ParseTuple(args, "K:_ipc_export", &addr)) {
+    if (!PyArg_ParseTuple(args, "K|KK:_ipc_export", &addr, &alloc, &alloc_size)) {
         return NULL;
     }
     int dev = exporting_device(&pool);
     if (dev < 0) {
         return NULL;
     }
-    CUresult r = rt_cu.cuMemGetAddressRange
-                     ? rt_cu.cuMemGetAddressRange(&base, &size, (CUdeviceptr)addr)
-                     : CUDA_ERROR_NOT_FOUND;
-    if (r != CUDA_SUCCESS) {
-        return PyErr_Format(PyExc_ValueError, "CUDA IPC: 0x%llx is not an address of device "
-                            "memory (cuMemGetAddressRange: %s)", addr, rt_cuda_errname(r));
+    if (alloc) {
+        base = (CUdeviceptr)alloc;
+        size = (size_t)alloc_size;
+    } else if (allocation_of(addr, &base, &size) < 0) {
+        return NULL;
     }
     memset(&data, 0, sizeof data);
-    r = rt_cu.cuMemPoolExportPointer(&data, base);
+    CUresult r = rt_cu.cuMemPoolExportPointer(&data, base);
     if (r != CUDA_SUCCESS) {
         return PyErr_Format(PyExc_ValueError, "CUDA IPC: the memory at 0x%llx is not from "
                             "cujit's memory pool of device %d (%s), so it cannot be exported; "
