@@ -55,6 +55,9 @@ Sections (DESIGN.md section 5 has the figures and goals):
 10. cooperative groups: a kernel that synchronises its grid 100 times per
     launch (one block per SM), device time per grid.sync(), and the first
     call of a new grid-sync kernel, beside cupyx.jit.cg and numba's cuda.cg.
+12. memory: allocation + free and x + y with cujit's exportable pool and a
+    plain one (CUJIT_IPC=0) beside CuPy and numba-cuda; the time a spawned
+    process takes to open a CUDA IPC handle, beside numba-cuda.
 
 Sections 2, 5 and 6 run each measurement in a fresh process, the libraries
 taking turns within each round (bench/firstlib.py); their figures make the
@@ -68,7 +71,7 @@ each section is a module beside it: s1_launch.py (with s1_child.py, the
 --launch-child side), s2_first.py, s3_saxpy.py, s4_forms.py, s5_first_vec.py,
 s6_first_stdlib.py, s7_numba.py,
 s8_collectives.py, s9_fuse.py,
-s10_cg.py, s11_thrust.py; benchlib.py holds what they share (firstlib.py
+s10_cg.py, s11_thrust.py, s12_memory.py (with memory_child.py); benchlib.py holds what they share (firstlib.py
 what the first-call sections share), report.py the summary.
 """
 import argparse
@@ -89,12 +92,14 @@ from s8_collectives import section_collectives
 from s9_fuse import section_fuse
 from s10_cg import section_cg
 from s11_thrust import section_thrust
+from s12_memory import section_memory
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="small N and sizes: a smoke test")
-    ap.add_argument("--sections", default="1,2,3,4,5,6,7,8,9,10,11", help="which sections, e.g. 1,3")
+    ap.add_argument("--sections", default="1,2,3,4,5,6,7,8,9,10,11,12",
+                    help="which sections, e.g. 1,3")
     ap.add_argument("--launches", type=int, default=0, help="launches per repetition (section 1)")
     ap.add_argument("--launch-child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -127,7 +132,7 @@ def main():
                     ("4", section_forms), ("5", section_first_vec),
                     ("6", section_first_stdlib), ("7", section_numba),
                     ("8", section_collectives), ("9", section_fuse),
-                    ("10", section_cg), ("11", section_thrust)):
+                    ("10", section_cg), ("11", section_thrust), ("12", section_memory)):
         if key not in want:
             continue
         try:
