@@ -52,6 +52,10 @@ class HostDeviceArray(np.ndarray):
             return arr
         return arr.view(np.ndarray)
 
+    def __reduce__(self):
+        """pickled as the plain NumPy array of its values (the memory stays here)"""
+        return np.array(self, subok=False).__reduce__()
+
     def copy(self, order="C"):
         """a host copy: a plain numpy.ndarray"""
         return np.array(self, order=order, subok=False)

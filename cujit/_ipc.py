@@ -80,11 +80,13 @@ class _Server:
                 try:
                     if _peer_uid(conn) != os.getuid():
                         continue
-                    fd = _pool_fds.get(conn.recv())
-                    conn.send(fd is not None)
+                    # bytes, never pickles: the device's number
+                    dev = int.from_bytes(conn.recv_bytes(8), "little", signed=True)
+                    fd = _pool_fds.get(dev)
+                    conn.send_bytes(b"\1" if fd is not None else b"\0")
                     if fd is not None:
                         send_handle(conn, fd, None)
-                except (EOFError, OSError):
+                except (EOFError, OSError, ValueError):
                     pass
 
 
@@ -163,8 +165,8 @@ def _fetch_fd(address, token, dev):
     from multiprocessing.reduction import recv_handle
     try:
         with Client(address, family="AF_UNIX", authkey=token) as conn:
-            conn.send(dev)
-            if not conn.recv():
+            conn.send_bytes(dev.to_bytes(8, "little", signed=True))
+            if conn.recv_bytes(1) != b"\1":
                 raise ValueError("open_ipc_array: the exporting process has no memory pool "
                                  f"of device {dev} exported")
             return recv_handle(conn)
@@ -183,7 +185,7 @@ def _open(reserved):
         if not pool:
             fd = _fetch_fd(address, token, dev)
         try:
-            ptr, pool = _cujit._ipc_import(pool, fd, data, dev)
+            ptr, pool = _cujit._ipc_import(pool, fd, data)
         except BaseException:
             if (address, dev) not in _pools:
                 os.close(fd)

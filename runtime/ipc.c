@@ -107,40 +107,45 @@ rt_py_ipc_pool_fd(PyObject *self, PyObject *args)
     return d ? PyLong_FromLong(d->pool_fd) : NULL;
 }
 
-/* the imported pool readable and writable from device dev (an imported pool
- * is accessible from its own device only) */
+/* the imported pool readable and writable from device dev: an imported
+ * pool does not carry the access the exporter set, so it is asked and set
+ * where missing (NVIDIA's streamOrderedAllocationIPC sample does the same) */
 static int
-pool_access(CUmemoryPool pool, int dev, int resident)
+pool_access(CUmemoryPool pool, int dev)
 {
     RtMemAccessDesc desc;
-    if (dev == resident || !rt_cu.cuMemPoolSetAccess) {
-        return 0;
-    }
+    int flags = 0;
     memset(&desc, 0, sizeof desc);
     desc.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
     desc.location.id = dev;
     desc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    if (!rt_cu.cuMemPoolSetAccess || (rt_cu.cuMemPoolGetAccess
+                                      && rt_cu.cuMemPoolGetAccess(&flags, pool, &desc.location)
+                                             == CUDA_SUCCESS
+                                      && flags == CU_MEM_ACCESS_FLAGS_PROT_READWRITE)) {
+        return 0;
+    }
     CUresult r = rt_cu.cuMemPoolSetAccess(pool, &desc, 1);
     if (r != CUDA_SUCCESS) {
-        return rt_cuda_fail(r, "CUDA IPC: device %d cannot access memory of device %d", dev,
-                            resident);
+        return rt_cuda_fail(r, "CUDA IPC: device %d cannot access the imported memory", dev);
     }
     return 0;
 }
 
-/* _ipc_import(pool, fd, export data, resident device) -> (pointer, pool):
- * the exporter's allocation in this process; pool 0 imports the pool from
- * fd first (the caller keeps it for the next import) */
+/* _ipc_import(pool, fd, export data) -> (pointer, pool):
+ * the exporter's allocation in this process, accessible from the current
+ * device; pool 0 imports the pool from fd first (the caller keeps it for
+ * the next import) */
 PyObject *
 rt_py_ipc_import(PyObject *self, PyObject *args)
 {
     unsigned long long pool_v;
-    int fd, resident;
+    int fd;
     const char *bytes;
     Py_ssize_t n;
     RtPoolPtrExport data;
     CUdeviceptr p = 0;
-    if (!PyArg_ParseTuple(args, "Kiy#i:_ipc_import", &pool_v, &fd, &bytes, &n, &resident)) {
+    if (!PyArg_ParseTuple(args, "Kiy#:_ipc_import", &pool_v, &fd, &bytes, &n)) {
         return NULL;
     }
     if (n != (Py_ssize_t)sizeof data.reserved) {
@@ -166,7 +171,7 @@ rt_py_ipc_import(PyObject *self, PyObject *args)
             return NULL;
         }
     }
-    if (pool_access(pool, dev, resident) < 0) {
+    if (pool_access(pool, dev) < 0) {
         return NULL;
     }
     memcpy(data.reserved, bytes, sizeof data.reserved);

@@ -201,6 +201,8 @@ enum {
       (CUdeviceptr *p, CUmemoryPool pool, RtPoolPtrExport *data)) \
     X(cuMemPoolSetAccess, "cuMemPoolSetAccess", 1, \
       (CUmemoryPool pool, const RtMemAccessDesc *desc, size_t n)) \
+    X(cuMemPoolGetAccess, "cuMemPoolGetAccess", 1, \
+      (int *flags, CUmemoryPool pool, const void *location)) \
     X(cuMemAllocManaged, "cuMemAllocManaged", 1, (CUdeviceptr *p, size_t n, unsigned flags)) \
     X(cuMemHostAlloc, "cuMemHostAlloc", 1, (void **p, size_t n, unsigned flags)) \
     X(cuMemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2", 1, \

@@ -104,7 +104,7 @@ static PyMethodDef rt_functions[] = {
      "_ipc_export(address): (export data, allocation base, size, device) for CUDA IPC"},
     {"_ipc_pool_fd", rt_py_ipc_pool_fd, METH_NOARGS, "the current device's pool as a POSIX fd"},
     {"_ipc_import", rt_py_ipc_import, METH_VARARGS,
-     "_ipc_import(pool, fd, export data, device): (pointer, pool) of another process's memory"},
+     "_ipc_import(pool, fd, export data): (pointer, pool) of another process's memory"},
     {"_ipc_close", rt_py_ipc_close, METH_VARARGS, "_ipc_close(pointer, device): free an import"},
     {"_host_alloc", rt_py_host_alloc, METH_VARARGS,
      "_host_alloc(kind, nbytes, flag): managed (0) or mapped (1) memory"},

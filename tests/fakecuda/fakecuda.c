@@ -679,10 +679,22 @@ cuMemPoolImportPointer(CUdeviceptr *p, Pool *pool, Export *data)
     return 0;
 }
 
+long long fake_pool_access_sets;    /* cuMemPoolSetAccess calls */
+
 CUresult
 cuMemPoolSetAccess(Pool *pool, const void *desc, size_t n)
 {
     FAULT();
+    fake_pool_access_sets++;
+    return 0;
+}
+
+/* an imported pool answers "no access" until set (as the real one may) */
+CUresult
+cuMemPoolGetAccess(int *flags, Pool *pool, const void *location)
+{
+    FAULT();
+    *flags = fake_pool_access_sets ? 3 : 0;
     return 0;
 }
 

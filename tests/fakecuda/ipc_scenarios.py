@@ -181,6 +181,8 @@ def managed():
     assert type(np.sum(m)) is np.float32
     m += 1
     assert type(m).__name__ == "HostDeviceArray" and np.allclose(m, 2 * x + 1)
+    p = pickle.loads(pickle.dumps(m))               # the values, as a plain array
+    assert type(p) is np.ndarray and np.array_equal(p, m)
     # a stream's handle in the interface; Fortran order; strides; attach_global
     s = cuda.stream()
     assert cuda.managed_array(3, stream=s).__cuda_array_interface__["stream"] == s.handle
