@@ -323,8 +323,15 @@ def array_handle(arr):
     if lo < 0:
         raise NotImplementedError("get_ipc_handle(): an array with negative strides; share "
                                   "a.copy() instead")
-    ipch = _export(cai["data"][0], arr, hi, _owned(arr.gpu_data))
+    device = getattr(arr, "device", None)
+    with device if isinstance(device, cujit.Device) else _nullcontext():
+        ipch = _export(cai["data"][0], arr, hi, _owned(arr.gpu_data))   # its device's pool
     return IpcArrayHandle(ipch, {"shape": shape, "strides": strides, "dtype": dtype})
+
+
+def _nullcontext():
+    import contextlib
+    return contextlib.nullcontext()
 
 
 def _owned(gpu_data):

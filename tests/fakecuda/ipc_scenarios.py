@@ -119,6 +119,13 @@ def ipc():
         h = cuda.current_context().get_ipc_handle(f.gpu_data)
         got = ex.submit(open_staged, h, 7).result(timeout=60)
         assert np.array_equal(got, f.copy_to_host())
+        # an array of the second device, exported while the first is current
+        with cuda.gpus[1]:
+            x1 = RNG.random(6)
+            d1 = cuda.to_device(x1)
+        h1 = d1.get_ipc_handle()
+        got, _, _ = ex.submit(open_array_handle, h1).result(timeout=60)
+        assert np.array_equal(got, x1) and cujit.get_device().id == 0
     # in the process that made it: the same memory, nothing imported
     frees = counter("fake_frees")
     with cuda.open_ipc_array(ipch.handle.reserved, 10, np.intp) as same:
