@@ -1136,12 +1136,14 @@ def pinned(*arrays):
     return contextlib.nullcontext()
 
 
-class _StreamAPI:
-    """Numba's Stream class (cuda.cudadrv.driver.Stream): the methods every
-    stream object of cujit.cuda has, in one class, so that code patching
-    ``driver.Stream.synchronize`` (Numba's tests mock it) reaches them all."""
+class Stream(cujit.Stream):
+    """What cuda.stream() gives: a cujit.Stream with Numba's Stream methods
+    (``auto_synchronize``).  A Python subclass, so Numba-style code can also
+    patch its methods: the built-in and external streams look
+    ``synchronize`` up here too (Numba's tests mock it on this class)."""
 
     external = False
+    _synchronize = cujit.Stream.synchronize
 
     def synchronize(self):
         """Waits for the stream's work."""
@@ -1150,14 +1152,6 @@ class _StreamAPI:
     def auto_synchronize(self):
         """``with s.auto_synchronize():``: synchronizes the stream on exit."""
         return _synchronizing(self)
-
-
-class Stream(_StreamAPI, cujit.Stream):
-    """What cuda.stream() gives: a cujit.Stream with Numba's Stream methods
-    (``auto_synchronize``).  A Python subclass, so Numba-style code can also
-    patch its methods."""
-
-    _synchronize = cujit.Stream.synchronize
 
 
 def _synchronizing(s):
@@ -1174,7 +1168,7 @@ def stream():
     return Stream()
 
 
-class _BuiltinStream(_StreamAPI):
+class _BuiltinStream:
     """One of CUDA's built-in streams (Numba's default_stream(),
     legacy_default_stream(), per_thread_default_stream()) or a stream cujit
     did not make (external_stream): anything that takes a stream takes it
@@ -1184,6 +1178,17 @@ class _BuiltinStream(_StreamAPI):
         self.handle = handle
         self._name = name
         self.external = external
+
+    @property
+    def synchronize(self):
+        """Stream.synchronize (cuda.cudadrv.driver.Stream's), bound to this
+        stream: a mock patched on that class is called as it is"""
+        f = Stream.synchronize
+        return f.__get__(self) if isinstance(f, _pytypes.FunctionType) else f
+
+    def auto_synchronize(self):
+        """``with s.auto_synchronize():``: synchronizes on exit."""
+        return _synchronizing(self)
 
     def _synchronize(self):
         """Waits for the stream's work.  cujit waits for the whole device
@@ -1518,9 +1523,7 @@ class _DriverModule:
     CudaDriverError = cujit.CudaError
     LinkerError = cujit.CompileError
     CudaSupportError = CudaSupportError
-    # the class of every stream cujit.cuda gives (cuda.stream()'s, the
-    # default and external ones)
-    Stream = _StreamAPI
+    Stream = Stream              # cuda.stream()'s class (a cujit.Stream)
     Event = cujit.Event
     Device = cujit.Device
 

@@ -315,10 +315,11 @@ def cai_streams():
         cuda.as_cuda_array(f)
     mock.assert_not_called()
     del os.environ["NUMBA_CUDA_ARRAY_INTERFACE_SYNC"]
-    # cuda.stream()'s streams are driver.Stream too, and still synchronize
-    assert isinstance(s, cuda.cudadrv.driver.Stream)
+    # cuda.stream()'s streams are driver.Stream, and still synchronize
+    assert isinstance(s, cuda.cudadrv.driver.Stream) and cuda.cudadrv.driver.Stream is cuda.Stream
     s.synchronize()
     cuda.default_stream().synchronize()
+    cuda.external_stream(s.handle).synchronize()
     print("cai_streams ok")
 
 
