@@ -285,6 +285,7 @@ class Record(Type):
         self.dtype = np.dtype(dtype)
         self.size = self.dtype.itemsize
         self.aligned = self.dtype.isalignedstruct
+        self.__cujit_dtype__ = self.dtype       # cuda.shared.array(n, dtype=rec) in kernels
         self.fields = {k: (from_dtype(v[0]) if v[0].names is None and v[0].shape == ()
                            else v[0], v[1]) for k, v in self.dtype.fields.items()}
         inner = ",".join(f"{k}[type={v[0]};offset={v[1]}]" for k, v in self.fields.items())

@@ -436,10 +436,11 @@ fuse_name(Fe *f, PyObject *obj, Loc loc, Resolved *r)
 }
 
 /* A Numba type object as its dtype: cujit.cuda's float32 (tagged
- * __cujit_dtype__) or numba's own (numba.float32, numba.types.int32: a type
+ * __cujit_dtype__, a dtype name; a record type's or a struct model's tag is
+ * its numpy.dtype) or numba's own (numba.float32, numba.types.int32: a type
  * defined in numba whose str is a dtype name). */
 static int
-numba_dtype(PyObject *obj, Resolved *r)
+numba_dtype(Fe *f, PyObject *obj, Resolved *r)
 {
     PyObject *tag = PyObject_GetAttr(obj, fe_names[S___cujit_dtype__]);
     if (!tag) {
@@ -453,6 +454,9 @@ numba_dtype(PyObject *obj, Resolved *r)
         PyErr_Clear();
     }
     int ok = tag && PyUnicode_Check(tag) && cj_dtype_from_name(PyUnicode_AsUTF8(tag), &r->dt);
+    if (!ok && tag && strncmp(Py_TYPE(tag)->tp_name, "numpy.dtype", 11) == 0) {
+        ok = fe_dtype_of_object(f, tag, &r->dt);
+    }
     Py_XDECREF(tag);
     PyErr_Clear();
     if (ok) {
@@ -569,7 +573,7 @@ classify(Fe *f, PyObject *obj, Loc loc)
         r.node = c;
         return r;
     }
-    if (numba_dtype(obj, &r)) {
+    if (numba_dtype(f, obj, &r)) {
         return r;
     }
     fe_check_record_dtype(f, obj, loc);     /* a record dtype refused: say why */
