@@ -284,6 +284,13 @@ assign_one(Cg *g, Node *stmt, Node *target, Node *value, const char *tmp)
     begin(g, stmt);
     store(g, target);
     S(" = ");
+    if (target->kind == ND_VAR && tt->kind == TY_RECORD && !tmp && value->kind == ND_CALL) {
+        /* r = make(...): the record is kept in r's own storage, r points there */
+        P("&(cj_v_%s = ", target->var->cname);
+        cg_expr(g, value, PR_ASSIGN);
+        S(");\n");
+        return;
+    }
     if (target->kind == ND_VAR && tt->kind == TY_RECORD && !tmp) {
         /* r = a[i]: r refers to the element (of a const table too: typing
          * keeps such records read-only) */
@@ -921,6 +928,11 @@ cg_declare_var(Cg *g, Var *v)
         return;
     }
     P("%s %s%s;\n", var_ctype(g, t), v->cname, v->maybe_unset ? "{}" : "");
+    if (t->kind == TY_RECORD && !v->is_param) {
+        /* the storage of a record assigned from a call (r = make(...)) */
+        buf_indent(g->out);
+        P("%s cj_v_%s;\n", cj_dtypes[t->dtype].ctype, v->cname);
+    }
 }
 
 /* __launch_bounds__(max threads[, min blocks[, max cluster size]]) */

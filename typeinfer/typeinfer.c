@@ -1199,10 +1199,11 @@ assign_to(Ti *t, Node *target, Node *value, Type *ty)
 {
     switch (target->kind) {
     case ND_VAR:
-        if (ty && ty->kind == TY_RECORD && !(value && is_record_ref(value))) {
+        if (ty && ty->kind == TY_RECORD && !(value && is_record_ref(value))
+            && !(value && value->kind == ND_CALL && !target->var->is_param)) {
             ti_err(t, target, "a record variable refers to an element of an array or another "
-                   "record variable (r = a[i]); store this record into an array element "
-                   "instead");
+                   "record variable (r = a[i]), or holds a call's record (r = make(...)); "
+                   "store this record into an array element instead");
         }
         set(t, target, ty);
         bind_var(t, target, target->var, ty);
