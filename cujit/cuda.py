@@ -37,6 +37,10 @@ from cujit._numba_forms import guvectorize, vectorize   # target="cuda": Numba's
 from cujit._ntypes import types  # noqa: F401  (numba.types' names)
 
 sys.modules.setdefault(__name__ + ".extending", extending)   # from cujit.cuda.extending import
+# numba.cuda.cudaimpl's lower, numba.cuda.cgutils's create_struct_proxy, numba's
+# (core_)models: the struct-model declarations (cujit/_structs.py)
+from cujit._structs import cgutils, cudaimpl, models, core_models  # noqa: E402,F401
+sys.modules.setdefault(__name__ + ".cudaimpl", cudaimpl)     # from cujit.cuda.cudaimpl import
 
 # Numba's name in kernels -> cujit's builtin (the __cujit_builtin__ tag)
 SPELLINGS = {

@@ -33,14 +33,22 @@ read where this module is loaded).
 
 The overloaded function carries its registry entry as the attribute
 ``__cujit_overload__`` (what the frontend reads): only Python functions
-(``def``, lambda) can be overloaded."""
+(``def``, lambda) can be overloaded.
+
+Numba's struct-model declarations (``typeof_impl``, ``type_callable``,
+``register_model`` / ``models.StructModel``, ``make_attribute_wrapper``,
+``lower``) are here too, from ``cujit/_structs.py``, which says what of them
+cujit honours."""
+import re
 import sys
 
 import numpy as np
 
 from cujit import _ntypes
 
-__all__ = ["overload", "register_jitable", "overload_method", "overload_attribute"]
+__all__ = ["overload", "register_jitable", "overload_method", "overload_attribute",
+           "typeof_impl", "type_callable", "register_model", "models", "core_models",
+           "make_attribute_wrapper", "lower", "lower_builtin"]
 
 # target names -> rank on the CUDA target (lower: tried first); Numba's "cpu"
 # overloads never apply to device code
@@ -135,8 +143,19 @@ def _call_factory(name, factory, args, kws):
         raise TypeError(f"@overload {factory.__name__} of '{name}' raised "
                         f"{type(e).__name__}: {e}") from e
     except Exception as e:
-        raise RuntimeError(f"@overload {factory.__name__} of '{name}' raised "
-                           f"{type(e).__name__}: {e}") from e
+        kind = TypeError if _numba_typing_error(e) else RuntimeError
+        raise kind(f"@overload {factory.__name__} of '{name}' raised "
+                   f"{type(e).__name__}: {_ANSI.sub('', str(e))}") from e
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")       # numba's highlighting of its messages
+
+
+def _numba_typing_error(e):
+    """numba's TypingError / NumbaTypeError, raised by a factory that
+    declines the types with a message: cujit's CompileTypeError at the call"""
+    return any(c.__name__ == "TypingError" and c.__module__.split(".")[0] == "numba"
+               for c in type(e).__mro__)
 
 
 def _check_impl(name, factory, impl, options):
@@ -252,6 +271,11 @@ def register_jitable(*args, **kwargs):
         return wrap(args[0])
     return wrap
 
+
+# numba's struct-model declarations (cujit/_structs.py): a struct model is a
+# record dtype; type_callable + @lower construct one in kernels
+from cujit._structs import (typeof_impl, type_callable, register_model, models,  # noqa: E402
+                            core_models, make_attribute_wrapper, lower, lower_builtin)
 
 # method name -> its overloads (a kernel's x.name(...) of a receiver they take);
 # attribute name -> its overloads (x.name)

@@ -28,10 +28,18 @@ typedef struct {
     int boundscheck;
 } Ovl;
 
-/* func.__cujit_overload__ (kept), or NULL when func has no overloads */
+/* func.__cujit_overload__ (kept), or NULL when func has no overloads; a
+ * class's own (cujit.extending.type_callable: a struct model's constructor),
+ * never one it inherits */
 static PyObject *
 overloads_of(Fe *f, PyObject *func)
 {
+    if (PyType_Check(func)) {
+        PyObject *own = ((PyTypeObject *)func)->tp_dict;
+        PyObject *entry = own ? PyDict_GetItemString(own, "__cujit_overload__") : NULL;
+        Py_XINCREF(entry);
+        return fe_keep(f, entry);
+    }
     if (!PyFunction_Check(func)) {
         return NULL;
     }

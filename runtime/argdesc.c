@@ -80,6 +80,15 @@ rt_describe_array(PyObject *o, RtArray *d)
         return r < 0 ? -1 : 1;
     }
     PyErr_Clear();
+    if (!PyObject_CheckBuffer(o) && !PyType_Check(o)
+        && PyObject_HasAttrString((PyObject *)Py_TYPE(o), "__array__")) {
+        /* an object NumPy converts (a launch reads it so too: args.c's
+         * K_HOSTCONV), such as a struct model's instance (cujit/_structs.py) */
+        PyObject *h = PyObject_CallMethod(rt_numpy(), "asarray", "O", o);
+        int r = !h ? -1 : PyObject_CheckBuffer(h) ? rt_describe_array(h, d) : 0;
+        Py_XDECREF(h);
+        return r;
+    }
     if (!PyObject_CheckBuffer(o) || PyBytes_Check(o) || PyUnicode_Check(o)) {
         return 0;
     }
