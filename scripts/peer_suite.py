@@ -79,6 +79,8 @@ MODULES = {"numba.cuda": "cujit.cuda", "cupyx.jit": "cujit.jit",
            # that its tests use with target="cuda"
            "numba.cuda.extending": "cujit.extending", "numba.extending": "cujit.extending",
            "numba.core.extending": "cujit.extending",
+           # the struct-model declarations: numba.cuda.cudaimpl's lower (cujit/_structs.py)
+           "numba.cuda.cudaimpl": "cujit.extending",
            # CCCL's cuda.coop (block and warp collectives), old and new names
            "cuda.cooperative.experimental": "cujit.cooperative", "cuda.coop": "cujit.cooperative"}
 # from <peer package> import <name> -> (cujit module, name) for names cujit has
