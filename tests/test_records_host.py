@@ -396,19 +396,31 @@ def test_const_records_are_read_only():
         writes.inspect_cuda(np.zeros(1, np.float32))
 
 
-def test_record_variable_needs_an_address():
+def test_record_variable_of_a_call():
     @cuda.jit(device=True)
     def make(a):
         return a[0]
 
     @cuda.jit
     def k(a, out):
-        out[0] = make(a)        # a record returned by value: stored, fine
-        r = make(a)             # a variable must refer to an element
+        out[0] = make(a)        # a record returned by value: stored
+        r = make(a)             # kept in r's own storage
         out[1] = r
 
+    src = k.inspect_cuda(np.zeros(2, INNER), np.zeros(2, INNER))
+    assert "r = &(cj_v_r = " in src
+
+    @cuda.jit(device=True)
+    def reassign(r, a):
+        r = make(a)             # a parameter has no storage of its own
+        return r
+
+    @cuda.jit
+    def k2(a, out):
+        out[0] = reassign(a[0], a)
+
     with pytest.raises(cujit.CompileError, match="record variable refers to an element"):
-        k.inspect_cuda(np.zeros(2, INNER), np.zeros(2, INNER))
+        k2.inspect_cuda(np.zeros(2, INNER), np.zeros(2, INNER))
 
 
 def test_field_by_position():
