@@ -279,3 +279,39 @@ def test_numba_typing_error_in_a_factory_is_a_type_error():
 
     with pytest.raises(cujit.CompileTypeError, match=r"cannot type mock\(complex128\)"):
         k.inspect_cuda(np.zeros(1, np.complex128))
+
+
+# ---- Numba's words in the shared / local array errors (its tests match them) ----
+
+def _shape_scalar(A):
+    sa = cuda.shared.array(shape=A[0], dtype=cujit.cuda.float32)
+    A[0] = sa[0]
+
+
+def _shape_tuple(A):
+    sa = cuda.shared.array(shape=(1, A[0]), dtype=cujit.cuda.float32)
+    A[0] = sa[0, 0]
+
+
+@pytest.mark.parametrize("fn, sig, shown", [
+    (_shape_scalar, "void(float32[:])", "shape=float32"),
+    (_shape_scalar, "void(int32[:])", "shape=int32"),
+    (_shape_tuple, "void(int32[:])", "shape=Tuple(Literal[int](1), int32)"),
+    (_shape_tuple, "void(float32[:, :])", "shape=Tuple(Literal[int](1), array(float32, 1d, A))"),
+])
+def test_shape_not_constant_in_numbas_words(fn, sig, shown):
+    with pytest.raises(cujit.CompileTypeError) as e:
+        cuda.jit(sig)(fn)
+    msg = str(e.value)
+    assert "positive integer constants" in msg
+    assert "No implementation of function Function(<function shared.array" in msg
+    assert ("found for signature:\n \n >>> array(%s, dtype=class(float32))" % shown) in msg
+
+
+def test_invalid_string_dtype_in_numbas_words():
+    def f(x):
+        l = cuda.local.array(10, dtype="int33")
+        x[0] = l[0]
+
+    with pytest.raises(cujit.CompileTypeError, match="Invalid NumPy dtype specified: 'int33'"):
+        cuda.jit("void(int32[::1])")(f)

@@ -167,8 +167,65 @@ dtype_arg(Ti *t, Node *n, Node *a)
     if (a->kind == ND_CONST && a->cval.kind == CK_STR && cj_dtype_from_name(a->cval.s, &dt)) {
         return dt;
     }
+    if (a->kind == ND_CONST && a->cval.kind == CK_STR) {
+        ti_err(t, a, "Invalid NumPy dtype specified: '%s': %s() needs a dtype such as "
+               "numpy.float32, 'float32' (or arr.dtype of an array)", a->cval.s, bname(n));
+    }
     ti_err(t, a, "%s() needs a dtype such as numpy.float32 (or arr.dtype of an array) as "
            "its dtype argument", bname(n));
+}
+
+/* A type in Numba's words, for the messages Numba's tests match: a literal
+ * integer is Literal[int](v), an array array(float32, 1d, A) */
+static const char *
+numba_tstr(Ti *t, Node *a, Type *ty)
+{
+    Arena *ar = t->p->arena;
+    if (a && a->kind == ND_CONST && a->cval.kind == CK_INT) {
+        return cj_aprintf(ar, "Literal[int](%lld)", (long long)a->cval.i);
+    }
+    if (a && a->kind == ND_TUPLE) {         /* element by element: a tuple of an */
+        const char *out = "Tuple(";         /* array is no type of cujit's */
+        for (int i = 0; i < a->n; i++) {
+            out = cj_aprintf(ar, "%s%s%s", out, i ? ", " : "",
+                             numba_tstr(t, a->list[i], ti_expr_pub(t, a->list[i])));
+        }
+        return cj_aprintf(ar, "%s)", out);
+    }
+    if (!ty) {
+        return "undefined";
+    }
+    if (ty->kind == TY_SCALAR) {
+        return cj_dtypes[ty->dtype].name;
+    }
+    if (ty->kind == TY_ARRAY) {
+        return cj_aprintf(ar, "array(%s, %dd, %c)", cj_dtypes[ty->dtype].name, ty->ndim,
+                          ty->layout ? ty->layout : 'A');
+    }
+    if (ty->kind == TY_TUPLE) {
+        const char *out = "Tuple(";
+        for (int i = 0; i < ty->ntup; i++) {
+            out = cj_aprintf(ar, "%s%s%s", out, i ? ", " : "", numba_tstr(t, NULL, ty->tup[i]));
+        }
+        return cj_aprintf(ar, "%s)", out);
+    }
+    return ti_tstr(t, ty);
+}
+
+/* a shape that is not constants: cujit's words, then Numba's (its tests
+ * match "No implementation of function Function(<function shared.array"
+ * and the signature line) */
+static void
+bad_shape(Ti *t, Node *n, Node *at, DType dt, int shared)
+{
+    Node *s = n->list[1];
+    ti_err(t, at, "%s() shape must be positive integer constants known at compile time%s. "
+           "No implementation of function Function(<function %s.array>) found for "
+           "signature:\n \n >>> array(shape=%s, dtype=class(%s))", bname(n),
+           shared ? " (or None for dynamic shared memory sized at launch)" : "",
+           shared ? "shared" : "local",
+           numba_tstr(t, s, s->kind == ND_TUPLE ? NULL : ti_expr_pub(t, s)),
+           cj_dtypes[dt].name);
 }
 
 /* jit.shared_memory / local_memory(dtype, shape, alignment) (cupyx.jit's
@@ -233,9 +290,7 @@ alloc_type(Ti *t, Node *n)
     int64_t limit = shared ? 228 * 1024 : 512 * 1024, bytes = cj_dtypes[dt].size;
     for (int i = 0; i < nd; i++) {
         if (!const_int(dims[i], &ty->sshape[i]) || ty->sshape[i] <= 0) {
-            ti_err(t, dims[i], "%s() shape must be positive integer constants known at "
-                   "compile time%s", bname(n), shared ? " (or None for dynamic shared memory "
-                   "sized at launch)" : "");
+            bad_shape(t, n, dims[i], dt, shared);
         }
         if (ty->sshape[i] > limit / bytes) {
             ti_err_kind(t, n, CE_VALUE, "%s() of more than %lld bytes is more than a "
