@@ -56,7 +56,8 @@ import numpy as np
 from cujit import _ntypes
 
 __all__ = ["typeof_impl", "type_callable", "register_model", "models", "core_models",
-           "make_attribute_wrapper", "lower", "lower_builtin", "cgutils", "cudaimpl"]
+           "make_attribute_wrapper", "lower", "lower_builtin", "lower_attr", "cgutils",
+           "cudaimpl"]
 
 
 # ---- the registries ----
@@ -221,7 +222,7 @@ def _struct_array(self, key):
     return _ntypes.Record(_struct_dtype(self))[key]
 
 
-# ---- typing and lowering of a constructor ----
+# ---- typing and lowering: calls and attributes ----
 
 def type_callable(func):
     """@type_callable(cls_or_function): the decorated function, given the
@@ -246,9 +247,22 @@ def lower(func, *argtys):
 lower_builtin = lower
 
 
+def lower_attr(type_cls, attr):
+    """numba.cuda.cudaimpl.lower_attr: @lower_attr(MyType, "name") builds
+    ``x.name`` of a value of MyType (its typing, an AttributeTemplate, is
+    numba's and not read: the type is what the built expression gives)."""
+    def decorate(fn):
+        from cujit import extending
+        extending.overload_attribute(type_cls, attr, target="cuda")(
+            _attribute_factory(type_cls, attr, fn))
+        return fn
+    return decorate
+
+
 class _Cudaimpl:
     """numba.cuda.cudaimpl's declaration names"""
     lower = staticmethod(lower)
+    lower_attr = staticmethod(lower_attr)
 
     def __repr__(self):
         return "<cujit.cuda.cudaimpl>"
@@ -264,13 +278,13 @@ def _register_callable(func, typer_factory):
         if entry is None:
             entry = extending._Overloads(func)
             func.__cujit_overload__ = entry
-        entry.add(_constructor_factory(func, typer_factory), "cuda", dict(
+        entry.add(_call_factory(func, typer_factory), "cuda", dict(
             jit_options={}, strict=True, inline="never", prefer_literal=False))
     else:
-        extending.overload(func, target="cuda")(_constructor_factory(func, typer_factory))
+        extending.overload(func, target="cuda")(_call_factory(func, typer_factory))
 
 
-def _constructor_factory(func, typer_factory):
+def _call_factory(func, typer_factory):
     name = getattr(func, "__name__", repr(func))
 
     def factory(*args, **kws):
@@ -278,13 +292,17 @@ def _constructor_factory(func, typer_factory):
         result = typer(*args, **kws) if callable(typer) else None
         if result is None:
             return None
-        if _model_of(result) is None:
-            raise NotImplementedError(
-                f"type_callable({name}) types this call as {result}, which has no struct "
-                "model: cujit builds calls declared by type_callable / @lower only when "
-                "they construct a struct model; write the function with @overload instead")
-        return _constructor(func, name, result, args)
+        return _lowered(func, name, result, args)
     factory.__name__ = f"type_callable({name})"
+    return factory
+
+
+def _attribute_factory(type_cls, attr, fn):
+    def factory(recv):
+        sig = _ntypes.Signature(None, (recv,))
+        out = fn(_Context(f".{attr}"), _Builder(f".{attr}", [recv]), sig, _Arg(0))
+        return _build_function(f"attr_{attr}", None, [recv], out)
+    factory.__name__ = f"lower_attr({type_cls.__name__}, {attr!r})"
     return factory
 
 
@@ -301,9 +319,9 @@ def _takes(specs, args):
     return True
 
 
-def _constructor(func, name, result, args):
-    """A device function building `result` from args as the @lower body
-    that takes them says (run once against the recorder)."""
+def _lowered(func, name, result, args):
+    """The implementation of a call typed `result`, from the @lower body
+    that takes the argument types, run once against the recorder."""
     for specs, fn in _LOWERINGS.get(func, ()):
         if _takes(specs, args):
             break
@@ -313,60 +331,136 @@ def _constructor(func, name, result, args):
                         "takes these argument types")
     sig = _ntypes.Signature(result, tuple(args))
     tokens = tuple(_Arg(i) for i in range(len(args)))
-    out = fn(_Context(name), _Builder(name), sig, tokens)
-    if not isinstance(out, _Value) or out.proxy._type != result:
-        raise NotImplementedError(
-            f"@lower {fn.__name__} of {name} returned {out!r}: cujit runs a lowering only "
-            f"as a constructor, which returns cgutils.create_struct_proxy({result})"
-            "(context, builder)._getvalue()")
-    return _build_function(name, result, len(args), out.proxy._given)
+    out = fn(_Context(name), _Builder(name, list(args)), sig, tokens)
+    if isinstance(out, _Call) and out.args == tokens:
+        return out.func                 # context.compile_internal(builder, f, sig, args)
+    return _build_function(name, result, list(args), out)
 
 
-def _build_function(name, result, nargs, given):
-    """The constructor's source: a one-element local array of the record,
-    each member set from its argument or constant (0 where none was given),
-    its element returned."""
-    dt = _struct_dtype(result)
-    params = ", ".join(f"a{i}" for i in range(nargs))
-    lines = [f"def make_{name}({params}):", "    r = cuda.local.array(1, dtype=REC)"]
-    fieldmap = dict(zip((n for n, _ in _members(result)), dt.names))
-    for member, field in fieldmap.items():
-        src = given.get(member)
-        if isinstance(src, _Arg):
-            value = f"a{src.index}"
-        elif isinstance(src, _Const):
-            value = repr(src.value)
-        elif dt.fields[field][0].names is None:
-            value = "0"
-        else:
-            continue
-        lines.append(f"    r[0].{field} = {value}")
-    lines.append("    return r[0]")
+def _build_function(name, result, argtys, out):
+    """The implementation's source from what the lowering returned: a
+    struct built member by member (in a one-element local array of its
+    record), or an expression of the arguments and constants."""
+    params = ", ".join(f"a{i}" for i in range(len(argtys)))
+    lines = [f"def {name}({params}):"]
+    ns = {}
+    if isinstance(out, _Value):
+        if out.proxy._type != result:
+            raise NotImplementedError(f"the @lower body of {name} returns a "
+                                      f"{out.proxy._type} where the typer gave {result}")
+        lines += _struct_lines(out.proxy, ns, argtys)
+    elif isinstance(out, _Recorded):
+        lines.append(f"    return {_cast(result, out.source(ns, argtys), ns)}")
+    else:
+        _refuse(name, f"a returned {type(out).__name__} ({out!r})")
     import cujit.cuda
-    ns = {"cuda": cujit.cuda, "REC": dt}
+    ns["cuda"] = cujit.cuda
     text = "\n".join(lines) + "\n"
-    exec(compile(text, f"<cujit struct constructor {name}>", "exec"), ns)
-    return ns[f"make_{name}"]
+    exec(compile(text, f"<cujit lowering {name}>", "exec"), ns)
+    return ns[name]
+
+
+def _cast(result, src, ns):
+    if isinstance(result, (_ntypes.Number, _ntypes.Boolean)) and \
+            not isinstance(result, _ntypes.Literal):
+        ns["RT"] = result
+        return f"RT({src})"
+    return src
+
+
+def _struct_lines(proxy, ns, argtys):
+    dt = _struct_dtype(proxy._type)
+    ns["REC"] = dt
+    lines = ["    r = cuda.local.array(1, dtype=REC)"]
+    for member, field in zip((n for n, _ in _members(proxy._type)), dt.names):
+        src = proxy._given.get(member)
+        if src is not None:
+            lines.append(f"    r[0].{field} = {src.source(ns, argtys)}")
+        elif dt.fields[field][0].names is None:
+            lines.append(f"    r[0].{field} = 0")
+    lines.append("    return r[0]")
+    return lines
 
 
 # ---- the recording stand-ins a lowering body runs against ----
 
-class _Arg:
-    """args[i] of a lowering: which argument a member is given"""
+class _Recorded:
+    """a value a lowering computes: its Python source in the implementation"""
+
+
+class _Arg(_Recorded):
+    """args[i] of a lowering"""
 
     def __init__(self, index):
         self.index = index
+
+    def __eq__(self, other):
+        return isinstance(other, _Arg) and other.index == self.index
+
+    def __hash__(self):
+        return self.index
+
+    def source(self, ns, argtys):
+        return f"a{self.index}"
 
     def __repr__(self):
         return f"args[{self.index}]"
 
 
-class _Const:
+class _Const(_Recorded):
     def __init__(self, value):
         self.value = value
 
+    def source(self, ns, argtys):
+        if isinstance(self.value, (bool, int, float)):
+            return repr(self.value)
+        _refuse("a lowering", f"a constant of type {type(self.value).__name__}")
+
     def __repr__(self):
         return f"constant {self.value!r}"
+
+
+# LLVM builder methods the recorder understands: name -> Python operator
+_BINOPS = {"add": "+", "fadd": "+", "sub": "-", "fsub": "-", "mul": "*", "fmul": "*",
+           "fdiv": "/"}
+
+
+class _Op(_Recorded):
+    def __init__(self, op, a, b):
+        self.op, self.a, self.b = op, a, b
+
+    def source(self, ns, argtys):
+        return f"({self.a.source(ns, argtys)} {self.op} {self.b.source(ns, argtys)})"
+
+
+class _Member(_Recorded):
+    """builder.extract_value(struct, k): member k of a struct argument"""
+
+    def __init__(self, value, index):
+        self.value, self.index = value, index
+
+    def source(self, ns, argtys):
+        if not isinstance(self.value, _Arg):
+            _refuse("a lowering", "extract_value of a value that is no argument")
+        t = argtys[self.value.index]
+        if _model_of(t) is None:
+            _refuse("a lowering", f"extract_value of a {t} (no struct model)")
+        names = _struct_dtype(t).names
+        if not isinstance(self.index, int) or not 0 <= self.index < len(names):
+            _refuse("a lowering", f"extract_value index {self.index!r} of {t}")
+        return f"{self.value.source(ns, argtys)}.{names[self.index]}"
+
+
+class _Call(_Recorded):
+    """context.compile_internal(builder, f, sig, args): f called"""
+
+    def __init__(self, func, args):
+        self.func, self.args = func, tuple(args)
+
+    def source(self, ns, argtys):
+        key = f"F{len([k for k in ns if k.startswith('F')])}"
+        ns[key] = self.func
+        return f"{key}({', '.join(a.source(ns, argtys) for a in self.args)})"
 
 
 class _Value:
@@ -379,21 +473,37 @@ class _Value:
         return f"the value of a struct proxy of {self.proxy._type}"
 
 
+def _recorded(who, v):
+    if not isinstance(v, _Recorded):
+        _refuse(who, f"a value {v!r} that is no argument, constant or recorded operation")
+    return v
+
+
 def _refuse(who, what):
     raise NotImplementedError(
         f"the @lower body of {who} uses {what}: cujit runs lowerings against a recorder "
-        "that notes which struct member gets which argument "
-        "(cgutils.create_struct_proxy(t)(context, builder).x = args[0], "
-        "context.get_constant(ty, value), ._getvalue()); LLVM builder code cannot run "
-        "in cujit: write the function with @overload instead")
+        "that notes struct members set from the arguments (cgutils.create_struct_proxy(t)"
+        "(context, builder).x = args[0], ._getvalue()), constants (context.get_constant), "
+        "builder.extract_value, add / sub / mul (and their f- forms, fdiv) and "
+        "context.compile_internal; other LLVM builder code cannot run in cujit: write the "
+        "function with @overload instead")
 
 
 class _Builder:
-    def __init__(self, who):
+    def __init__(self, who, argtys):
         object.__setattr__(self, "_who", who)
 
+    def extract_value(self, value, index):
+        return _Member(_recorded(self._who, value), index)
+
     def __getattr__(self, attr):
-        _refuse(self._who, f"builder.{attr}")
+        op = _BINOPS.get(attr)
+        if op is None:
+            _refuse(self._who, f"builder.{attr}")
+
+        def binop(a, b, name="", flags=()):
+            return _Op(op, _recorded(self._who, a), _recorded(self._who, b))
+        return binop
 
 
 class _Context:
@@ -403,8 +513,11 @@ class _Context:
     def get_constant(self, ty, value):
         return _Const(value)
 
+    def compile_internal(self, builder, func, sig, args, locals=None):
+        return _Call(func, [_recorded(self._who, a) for a in args])
+
     def __getattr__(self, attr):
-        _refuse(self.__dict__.get("_who", "a struct constructor"), f"context.{attr}")
+        _refuse(self.__dict__.get("_who", "a lowering"), f"context.{attr}")
 
 
 class _StructProxy:
@@ -412,11 +525,11 @@ class _StructProxy:
     assignments are noted, _getvalue() is the struct."""
 
     def __init__(self, t, context, builder, value=None, ref=None):
+        who = getattr(context, "_who", "a struct constructor")
         if value is not None or ref is not None:
-            _refuse(getattr(context, "_who", "a struct constructor"),
-                    "a struct proxy over an existing value (value= / ref=)")
+            _refuse(who, "a struct proxy over an existing value (value= / ref=)")
         object.__setattr__(self, "_type", t)
-        object.__setattr__(self, "_who", getattr(context, "_who", "a struct constructor"))
+        object.__setattr__(self, "_who", who)
         object.__setattr__(self, "_names", [n for n, _ in _members(t)])
         object.__setattr__(self, "_given", {})
 
@@ -424,9 +537,7 @@ class _StructProxy:
         if attr not in self._names:
             raise AttributeError(f"the struct model of {self._type} has no member {attr!r} "
                                  f"(its members: {', '.join(self._names)})")
-        if not isinstance(value, (_Arg, _Const)):
-            _refuse(self._who, f"a member set to {value!r} (not an argument or a constant)")
-        self._given[attr] = value
+        self._given[attr] = _recorded(self._who, value)
 
     def __getattr__(self, attr):
         _refuse(self.__dict__["_who"], f"a read of the proxy's {attr!r}")
@@ -456,6 +567,17 @@ class _Cgutils:
 
 
 cgutils = _Cgutils()
+
+
+def record_type(fields, itemsize):
+    """The type of a record the frontend describes (fields: (name, dtype,
+    offset) each): the struct-model type laid out so, else a Record type."""
+    dt = np.dtype({"names": [f[0] for f in fields], "formats": [f[1] for f in fields],
+                   "offsets": [f[2] for f in fields], "itemsize": itemsize})
+    for t, sdt in list(_DTYPES.items()):
+        if sdt == dt:
+            return t
+    return _ntypes.Record(dt)
 
 
 # ---- instances as kernel arguments ----

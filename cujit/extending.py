@@ -48,7 +48,7 @@ from cujit import _ntypes
 
 __all__ = ["overload", "register_jitable", "overload_method", "overload_attribute",
            "typeof_impl", "type_callable", "register_model", "models", "core_models",
-           "make_attribute_wrapper", "lower", "lower_builtin"]
+           "make_attribute_wrapper", "lower", "lower_builtin", "lower_attr"]
 
 # target names -> rank on the CUDA target (lower: tried first); Numba's "cpu"
 # overloads never apply to device code
@@ -183,6 +183,9 @@ def _type(desc):
         return _ntypes.Tuple([_type(d) for d in desc[1]])
     if kind == "none":
         return _ntypes.TYPES["none"]
+    if kind == "record":                # a struct model's type, else a Record type
+        from cujit import _structs
+        return _structs.record_type(desc[1], desc[2])
     if kind == "object":                # a function or a dtype given at compile time
         return _CompileTimeObject(desc[1])
     return _ntypes.Opaque(desc[1])
@@ -275,7 +278,8 @@ def register_jitable(*args, **kwargs):
 # numba's struct-model declarations (cujit/_structs.py): a struct model is a
 # record dtype; type_callable + @lower construct one in kernels
 from cujit._structs import (typeof_impl, type_callable, register_model, models,  # noqa: E402
-                            core_models, make_attribute_wrapper, lower, lower_builtin)
+                            core_models, make_attribute_wrapper, lower, lower_builtin,
+                            lower_attr)
 
 # method name -> its overloads (a kernel's x.name(...) of a receiver they take);
 # attribute name -> its overloads (x.name)

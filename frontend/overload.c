@@ -116,9 +116,34 @@ tuple_desc(Fe *f, const Type *t)
     return r;
 }
 
+/* a record of number fields (no sub-array, no nested record) as
+ * ("record", ((name, dtype, offset), ...), itemsize): cujit.extending finds
+ * the struct model it lays out (cujit/_structs.py); NULL for another record */
+static PyObject *
+record_desc(const Type *t)
+{
+    const CjRecord *rec = cj_record(t->dtype);
+    PyObject *fields = rec ? PyTuple_New(rec->nfields) : NULL;
+    for (int i = 0; fields && i < rec->nfields; i++) {
+        const CjField *fd = &rec->fields[i];
+        PyObject *one = fd->nsub || cj_is_record(fd->dt) ? NULL
+            : Py_BuildValue("(ssi)", fd->name, cj_dtypes[fd->dt].name, fd->offset);
+        if (!one) {
+            Py_CLEAR(fields);
+            break;
+        }
+        PyTuple_SET_ITEM(fields, i, one);
+    }
+    PyObject *r = fields ? Py_BuildValue("(sOi)", "record", fields, rec->itemsize) : NULL;
+    Py_XDECREF(fields);
+    PyErr_Clear();
+    return r;
+}
+
 /* cujit's type as cujit.extending reads it (_type): ("scalar", dtype),
  * ("weak", kind), ("array", dtype, ndim, layout, readonly), ("tuple",
- * items), ("none",), ("other", text); a new reference */
+ * items), ("none",), ("record", fields, itemsize), ("other", text); a new
+ * reference */
 static PyObject *
 type_desc(Fe *f, const Type *t)
 {
@@ -147,8 +172,14 @@ type_desc(Fe *f, const Type *t)
         return tuple_desc(f, t);
     case TY_NONE:
         return Py_BuildValue("(s)", "none");
-    case TY_VOID: case TY_STRING: case TY_DTYPE: case TY_GROUP: case TY_ITER: case TY_RECORD:
-    case TY_VECTOR:
+    case TY_RECORD: {
+        PyObject *r = record_desc(t);
+        if (r) {
+            return r;
+        }
+        break;
+    }
+    case TY_VOID: case TY_STRING: case TY_DTYPE: case TY_GROUP: case TY_ITER: case TY_VECTOR:
         break;
     }
     Buf b;
