@@ -253,7 +253,7 @@ def lower_attr(type_cls, attr):
     numba's and not read: the type is what the built expression gives)."""
     def decorate(fn):
         from cujit import extending
-        extending.overload_attribute(type_cls, attr, target="cuda")(
+        extending.overload_attribute(type_cls, attr, target="cuda", strict=False)(
             _attribute_factory(type_cls, attr, fn))
         return fn
     return decorate
@@ -279,9 +279,10 @@ def _register_callable(func, typer_factory):
             entry = extending._Overloads(func)
             func.__cujit_overload__ = entry
         entry.add(_call_factory(func, typer_factory), "cuda", dict(
-            jit_options={}, strict=True, inline="never", prefer_literal=False))
-    else:
-        extending.overload(func, target="cuda")(_call_factory(func, typer_factory))
+            jit_options={}, strict=False, inline="never", prefer_literal=False))
+    else:       # strict=False: the factory takes *args, the implementation is made
+        extending.overload(func, target="cuda", strict=False)(
+            _call_factory(func, typer_factory))
 
 
 def _call_factory(func, typer_factory):

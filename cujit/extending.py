@@ -102,7 +102,14 @@ class _Overloads:
             for use_literal in ((True, False) if literal else (False, True)):
                 args = tuple(_arg_type(a, use_literal) for a in pos)
                 kws = {k: _arg_type(a, use_literal) for k, a in kw.items()}
-                impl = _call_factory(self.name, factory, args, kws)
+                try:
+                    impl = _call_factory(self.name, factory, args, kws)
+                except TypeError:
+                    # a typing error for the literal types: Numba tries the
+                    # plain types next (prefer_literal=True)
+                    if not (use_literal and _has_literal(pos, kw)):
+                        raise
+                    impl = None
                 if impl is not None:
                     _check_impl(self.name, factory, impl, options)
                     return impl
@@ -163,6 +170,56 @@ def _check_impl(name, factory, impl, options):
         raise TypeError(f"@overload {factory.__name__} of '{name}' returned "
                         f"{type(impl).__name__} {impl!r}: it must return a Python function "
                         "(the implementation) or None")
+    if options.get("strict", True):
+        _check_signatures(name, factory, impl)
+
+
+def _check_signatures(name, factory, impl):
+    """strict=True (Numba's default): the implementation's parameters are the
+    factory's: the same positional names, the same keyword parameters with
+    the same defaults, no **kwargs; *args only where the factory has them.
+    A difference is a TypeError (cujit's CompileTypeError at the call)."""
+    import inspect
+    try:
+        typing = list(inspect.signature(factory).parameters.values())
+        implementing = list(inspect.signature(impl).parameters.values())
+    except (TypeError, ValueError):
+        return
+    head = f"@overload {factory.__name__} of '{name}': "
+    for p in typing + implementing:
+        if p.kind is p.VAR_KEYWORD:
+            raise TypeError(f"{head}use of VAR_KEYWORD (e.g. **kwargs) is unsupported. "
+                            f"offending argument name is '**{p.name}'")
+    star_t = [p for p in typing if p.kind is p.VAR_POSITIONAL]
+    star_i = [p for p in implementing if p.kind is p.VAR_POSITIONAL]
+    if star_t and not star_i:
+        raise TypeError(f"{head}VAR_POSITIONAL (e.g. *args) argument kind (offending argument "
+                        f"name is '*{star_t[0].name}') found in the typing function signature "
+                        "but not in the implementing function signature")
+
+    def positional(ps):
+        return [p for p in ps if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+                and p.default is p.empty]
+
+    def keywords(ps):
+        return [p for p in ps if p.default is not p.empty]
+
+    pt, pi = positional(typing), positional(implementing)
+    if star_i and not star_t:
+        pt = pt[:len(pi)]           # the implementation's *args take the rest
+    if [p.name for p in pt] != [p.name for p in pi]:
+        diff = [b.name for a, b in zip(pt, pi) if a.name != b.name]
+        first = diff[0] if diff else (pi[len(pt)] if len(pi) > len(pt) else pt[len(pi)]).name
+        raise TypeError(f"{head}Typing and implementation arguments differ in argument "
+                        f"names.\nTyping: {pt}\nImplementation: {pi}\n"
+                        f"First difference: '{first}'")
+    kt, ki = keywords(typing), keywords(implementing)
+    if [p.name for p in kt] != [p.name for p in ki]:
+        raise TypeError(f"{head}Typing and implementation arguments differ in keyword "
+                        f"argument names.\nTyping: {kt}\nImplementation: {ki}")
+    if [p.default for p in kt] != [p.default for p in ki]:
+        raise TypeError(f"{head}Typing and implementation arguments differ in keyword "
+                        f"argument default values.\nTyping: {kt}\nImplementation: {ki}")
 
 
 # ---- cujit's types as Numba's ----
@@ -268,7 +325,7 @@ def register_jitable(*args, **kwargs):
     """@register_jitable: a plain function that kernels may call (its own
     body is the implementation, for every argument types)."""
     def wrap(fn):
-        overload(fn, target="generic")(lambda *a, **k: fn)
+        overload(fn, target="generic", strict=False)(lambda *a, **k: fn)
         return fn
     if len(args) == 1 and not kwargs and callable(args[0]):
         return wrap(args[0])

@@ -370,7 +370,7 @@ overload_entry(PyObject *func)
 
 /* The overloads of a registry entry (cujit.extending._Overloads), in the
  * order tried: each one's target rank, prefer_literal, receiver class (a
- * method's) and factory, whose code holds the implementations it defines
+ * method's), strict and factory, whose code holds the implementations it defines
  * and whose globals and cells what it reads. */
 static int
 key_entries(Keyer *k, PyObject *entry, int depth)
@@ -387,6 +387,7 @@ key_entries(Keyer *k, PyObject *entry, int depth)
                          && PyDict_Check(PyTuple_GET_ITEM(e, 3)) ? PyTuple_GET_ITEM(e, 3) : NULL;
         PyObject *lit = opts ? PyDict_GetItemString(opts, "prefer_literal") : NULL;
         PyObject *recv = opts ? PyDict_GetItemString(opts, "receiver") : NULL;
+        PyObject *strict = opts ? PyDict_GetItemString(opts, "strict") : NULL;
         if (!lit || !PyFunction_Check(PyTuple_GET_ITEM(e, 2))) {
             r = no_key(k, "an overload that is not a Python function");
             break;
@@ -398,6 +399,9 @@ key_entries(Keyer *k, PyObject *entry, int depth)
         }
         if (r == 0) {
             r = key_value(k, recv ? recv : Py_None, depth + 1);
+        }
+        if (r == 0) {           /* strict: the signatures are checked (cujit.extending) */
+            r = key_value(k, strict ? strict : Py_True, depth + 1);
         }
         if (r == 0) {
             r = key_function(k, PyTuple_GET_ITEM(e, 2), depth + 1);

@@ -429,3 +429,72 @@ def test_invalid_string_dtype_in_numbas_words():
 
     with pytest.raises(cujit.CompileTypeError, match="Invalid NumPy dtype specified: 'int33'"):
         cuda.jit("void(int32[::1])")(f)
+
+
+# ---- @overload's strict signature check (Numba's, on by default) ----
+
+def _gen_overload(impl, strict=True):
+    def target(a, b, kw=None):
+        pass
+
+    from cujit.cuda.extending import overload
+
+    @overload(target, strict=strict)
+    def ol(a, b, kw=None):
+        return impl
+
+    @cuda.jit
+    def k(x, out):
+        out[0] = target(x, 2, kw=3)
+    return k
+
+
+def _kw_default(a, b, kw=12):
+    return a
+
+
+def _kw_name(a, b, kwarg=None):
+    return a
+
+
+def _arg_name(z, b, kw=None):
+    return z
+
+
+def _star(z, *args, kw=None):
+    return z
+
+
+@pytest.mark.parametrize("impl, words, shown", [
+    (_kw_default, "keyword argument default values", '<Parameter "kw=12">'),
+    (_kw_name, "keyword argument names", '<Parameter "kwarg=None">'),
+    (_arg_name, "argument names", '<Parameter "z">'),
+    (_star, "argument names", "First difference: 'z'"),
+])
+def test_strict_signatures(impl, words, shown):
+    with pytest.raises(cujit.CompileTypeError) as e:
+        _gen_overload(impl).inspect_cuda(1, np.zeros(1, np.int64))
+    msg = str(e.value)
+    assert "Typing and implementation arguments differ in " + words in msg
+    assert shown in msg
+    # strict=False takes it (and is another front key: no cached answer)
+    if impl in (_kw_default, _arg_name):    # (the others cujit cannot call this way)
+        assert "cj_" in _gen_overload(impl, strict=False).inspect_cuda(1, np.zeros(1, np.int64))
+
+
+def test_strict_refuses_var_keyword():
+    def target(a):
+        pass
+
+    from cujit.cuda.extending import overload
+
+    @overload(target)
+    def ol(a, **kws):
+        return lambda a: a
+
+    @cuda.jit
+    def k(out):
+        out[0] = target(out[0])
+
+    with pytest.raises(cujit.CompileTypeError, match=r"VAR_KEYWORD.*'\*\*kws'"):
+        k.inspect_cuda(np.zeros(1))
