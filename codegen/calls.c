@@ -23,11 +23,11 @@ is64(const Type *t)
 static void
 math_fn(Cg *g, Node *n, const char *base, const Type *ft)
 {
-    int f16 = ft->dtype == DT_F16;
+    int f16 = cj_is_half(ft->dtype);
     const Type *work = f16 ? cj_scalar(DT_F32) : ft;
     const char *suffix = work->dtype == DT_F32 ? "f" : "";
     if (f16) {
-        S("cj_half(");
+        P("%s(", cj_dtypes[ft->dtype].ctype);
     }
     P("%s%s(", base, suffix);
     for (int i = 0; i < n->n; i++) {
@@ -115,7 +115,7 @@ math_call(Cg *g, Node *n, int prec)
             return;
         }
         P("%s(", name);
-        cg_conv(g, n->list[0], ft->dtype == DT_F16 ? cj_scalar(DT_F32) : ft, PR_COMMA);
+        cg_conv(g, n->list[0], cj_is_half(ft->dtype) ? cj_scalar(DT_F32) : ft, PR_COMMA);
         S(")");
         return;
     }
@@ -160,6 +160,10 @@ intrin_letter_type(char c, const Type *work)
     case 'L': return cj_scalar(DT_U64);
     case 'w': return cj_scalar(DT_U16);
     case 'h': return cj_scalar(DT_F16);
+    case 'y': return cj_scalar(DT_BF16);
+    case 'c': return cj_scalar(DT_I8);
+    case 'C': return cj_scalar(DT_U8);
+    case 's': return cj_scalar(DT_I16);
     case 'f': return cj_scalar(DT_F32);
     case 'F': return work;
     default: return cj_scalar(DT_F64);
@@ -167,9 +171,9 @@ intrin_letter_type(char c, const Type *work)
 }
 
 /* the type an intrinsic's 'F' arguments compute in: math's float type,
- * float16 in float32 */
+ * float16 and bfloat16 in float32 (*half: that 16-bit type, else NULL) */
 static const Type *
-intrin_work(Cg *g, Node *n, const char *args, int *half)
+intrin_work(Cg *g, Node *n, const char *args, const Type **half)
 {
     const Type *r = NULL;
     int k = 0;
@@ -184,15 +188,15 @@ intrin_work(Cg *g, Node *n, const char *args, int *half)
         }
         k++;
     }
-    *half = 0;
+    *half = NULL;
     if (!r) {
         return NULL;
     }
     r = cj_concrete(r);
     DType f = cj_float_for(r->dtype);
     f = f == DT_F16 && r->dtype != DT_F16 && !g->in->fn->numpy_math ? DT_F32 : f;
-    *half = f == DT_F16;
-    return cj_scalar(f == DT_F16 ? DT_F32 : f);
+    *half = cj_is_half(f) ? cj_scalar(f) : NULL;
+    return cj_scalar(cj_is_half(f) ? DT_F32 : f);
 }
 
 /* name(args...[, &cj_o1, ...]) with each argument converted to its letter's type */
@@ -246,7 +250,7 @@ static void
 intrin_call(Cg *g, Node *n)
 {
     const CjIntrin *in = &cj_intrins[n->axis];
-    int half;
+    const Type *half;
     const Type *work = intrin_work(g, n, in->sig + 1, &half);
     if (!g->p->intrin_used) {
         g->p->intrin_used = cj_alloc(g->p->arena, (size_t)cj_nintrins);
@@ -257,7 +261,7 @@ intrin_call(Cg *g, Node *n)
         return;
     }
     if (half && in->sig[0] == 'F') {
-        S("cj_half(");
+        P("%s(", cj_dtypes[half->dtype].ctype);
     }
     intrin_apply(g, n, in, work);
     if (half && in->sig[0] == 'F') {
@@ -281,6 +285,10 @@ abs_call(Cg *g, Node *n, int prec)
         S("cj_habs(");
         cg_expr(g, n->list[0], PR_COMMA);
         S(")");
+    } else if (at->dtype == DT_BF16) {
+        S("cj_bf16(fabsf((float)");        /* exact */
+        cg_expr(g, n->list[0], PR_UNARY);
+        S("))");
     } else if (k == 'f') {
         P("%s(", at->dtype == DT_F32 ? "fabsf" : "fabs");
         cg_expr(g, n->list[0], PR_COMMA);
@@ -325,7 +333,7 @@ round_call(Cg *g, Node *n, int prec)
         cg_conv(g, n->list[0], rt, prec);
         return;
     }
-    const Type *work = at->dtype == DT_F16 ? cj_scalar(DT_F64) : at;
+    const Type *work = cj_is_half(at->dtype) ? cj_scalar(DT_F64) : at;
     const char *rint = work->dtype == DT_F32 ? "rintf" : "rint";
     if (n->n == 1) {
         cg_open(g, prec, PR_UNARY);
@@ -351,15 +359,16 @@ round_call(Cg *g, Node *n, int prec)
     char scale[48];
     snprintf(scale, sizeof scale, "1e%lld%s", (long long)(d < 0 ? -d : d),
              work->dtype == DT_F32 ? "f" : "");
-    if (at->dtype == DT_F16) {
-        S("cj_half((float)(");
+    if (cj_is_half(at->dtype)) {
+        /* float16 from float (as before); bfloat16 from the double, one rounding */
+        P("%s((%s)(", cj_dtypes[at->dtype].ctype, at->dtype == DT_F16 ? "float" : "double");
     }
     cg_open(g, prec, PR_MUL);
     P("%s(", rint);
     cg_conv(g, n->list[0], work, PR_MUL);
     P(" %s %s) %s %s", d >= 0 ? "*" : "/", scale, d >= 0 ? "/" : "*", scale);
     cg_close(g, prec, PR_MUL);
-    if (at->dtype == DT_F16) {
+    if (cj_is_half(at->dtype)) {
         S("))");
     }
 }
@@ -437,7 +446,7 @@ shfl_call(Cg *g, Node *n, int prec)
     P("%s(", fn);
     cg_conv(g, n->list[0], u32, PR_COMMA);
     S(", ");
-    cg_conv(g, n->list[1], narrow ? (vt->dtype == DT_F16 ? cj_scalar(DT_F32) : i32) : vt,
+    cg_conv(g, n->list[1], narrow ? (cj_is_half(vt->dtype) ? cj_scalar(DT_F32) : i32) : vt,
             PR_COMMA);
     S(", ");
     cg_conv(g, n->list[2], n->op == BI_SHFL_SYNC || n->op == BI_SHFL_XOR_SYNC ? i32 : u32,
@@ -735,10 +744,11 @@ collective_call(Cg *g, Node *n)
                                       "cj_coll_block_scan", "cj_coll_warp_scan"};
     const Type *T = cg_type(g, n);
     int scan = n->op == BI_BLOCK_SCAN || n->op == BI_WARP_SCAN;
-    int wide = !scan && T->kind == TY_SCALAR && T->dtype == DT_F16 && (n->coll & CO_MASK) == CO_SUM;
+    int wide = !scan && T->kind == TY_SCALAR && cj_is_half(T->dtype)
+               && (n->coll & CO_MASK) == CO_SUM;
     const char *ct;
     if (wide) {
-        S("cj_half(");
+        P("%s(", cj_dtypes[T->dtype].ctype);
         T = cj_scalar(DT_F32);
     }
     ct = cg_ctype(g, T);

@@ -389,7 +389,7 @@ plain_compound(Cg *g, Node *n, const Type *tt, const Type *rt)
         return 0;
     }
     char k = cj_dtypes[tt->dtype].kind;
-    if (k == 'b' || k == 'c' || tt->dtype == DT_F16 || cj_dtypes[tt->dtype].size < 4) {
+    if (k == 'b' || k == 'c' || cj_is_half(tt->dtype) || cj_dtypes[tt->dtype].size < 4) {
         return 0;
     }
     return n->op == OP_ADD || n->op == OP_SUB || n->op == OP_MUL

@@ -142,9 +142,10 @@ literal_prec(Cg *g, const Const *c, const Type *to, int prec)
         int_lit(g, c, dt, prec);
         return;
     case 'f':
-        if (dt == DT_F16) {
-            S("cj_half(");
-            float_lit(g, re, 1, PR_COMMA);
+        if (cj_is_half(dt)) {
+            /* bfloat16 from the double: one rounding (float32's would be a second) */
+            P("%s(", cj_dtypes[dt].ctype);
+            float_lit(g, re, dt == DT_F16, PR_COMMA);
             S(")");
             return;
         }
@@ -351,6 +352,19 @@ half_op(int op)
     }
 }
 
+/* the cuda.bf16 function of a bfloat16 +, - or * (the bf16 instruction on
+ * sm_90, as Numba emits), NULL for another operator */
+static const char *
+bf16_op(int op)
+{
+    switch (op) {
+    case OP_ADD: return "cj_bf_hadd";
+    case OP_SUB: return "cj_bf_hsub";
+    case OP_MUL: return "cj_bf_hmul";
+    default: return NULL;
+    }
+}
+
 /* x op y computed in type ct, the result of type rt */
 static void
 infix(Cg *g, int op, Node *x, Node *y, const Type *ct, const Type *rt, int prec)
@@ -360,8 +374,13 @@ infix(Cg *g, int op, Node *x, Node *y, const Type *ct, const Type *rt, int prec)
         helper2(g, half_op(op), x, y, ct);
         return;
     }
+    if (ct->kind == TY_SCALAR && ct->dtype == DT_BF16 && bf16_op(op)) {
+        g->p->features |= FEAT_BF16_OPS;
+        helper2(g, bf16_op(op), x, y, ct);
+        return;
+    }
     int pr = binop_prec(op);
-    int wrap = small_int(rt) || rt->dtype == DT_F16
+    int wrap = small_int(rt) || cj_is_half(rt->dtype)
                || (rt->dtype == DT_BOOL && pr >= PR_BOR && pr <= PR_BAND);
     int outer = prec;
     if (wrap) {
@@ -401,7 +420,7 @@ pow_expr(Cg *g, Node *n, const Type *rt, int prec)
         infix(g, OP_MUL, n->a, n->a, rt, rt, prec);
         return;
     }
-    if (two && k != 'b' && rt->dtype != DT_F16) {
+    if (two && k != 'b' && !cj_is_half(rt->dtype)) {
         /* x ** 2 is x * x, exactly rounded (NumPy's fast path) */
         S("cj_sq(");
         cg_conv(g, n->a, rt, PR_COMMA);
@@ -420,8 +439,8 @@ pow_expr(Cg *g, Node *n, const Type *rt, int prec)
         helper2(g, "cj_cpow", n->a, n->b, rt);
         return;
     }
-    if (rt->dtype == DT_F16) {
-        S("cj_half(powf(");
+    if (cj_is_half(rt->dtype)) {
+        P("%s(powf(", cj_dtypes[rt->dtype].ctype);
         cg_conv(g, n->a, cj_scalar(DT_F32), PR_COMMA);
         S(", ");
         cg_conv(g, n->b, cj_scalar(DT_F32), PR_COMMA);
@@ -480,8 +499,8 @@ binop(Cg *g, Node *n, int prec)
     case OP_MOD:
         g->p->features |= k == 'f' ? FEAT_FLOATDIV : FEAT_INTDIV;
         if (k == 'f') {
-            if (rt->dtype == DT_F16) {
-                P("cj_half(%s(", n->op == OP_MOD ? "cj_modf" : "cj_floordivf");
+            if (cj_is_half(rt->dtype)) {
+                P("%s(%s(", cj_dtypes[rt->dtype].ctype, n->op == OP_MOD ? "cj_modf" : "cj_floordivf");
                 cg_conv(g, n->a, cj_scalar(DT_F32), PR_COMMA);
                 S(", ");
                 cg_conv(g, n->b, cj_scalar(DT_F32), PR_COMMA);
@@ -516,7 +535,7 @@ truth(Cg *g, Node *n, int prec)
         S(")");
         return;
     }
-    if (t->kind == TY_SCALAR && t->dtype == DT_F16) {
+    if (t->kind == TY_SCALAR && cj_is_half(t->dtype)) {
         cg_open(g, prec, PR_EQ);
         S("(float)");
         cg_expr(g, n, PR_UNARY);
@@ -565,7 +584,7 @@ unary(Cg *g, Node *n, int prec)
             S(")");
             return;
         }
-        int wrap = small_int(rt) || rt->dtype == DT_F16;
+        int wrap = small_int(rt) || cj_is_half(rt->dtype);
         const char *op = n->op == OP_NEG ? "-" : rt->dtype == DT_BOOL ? "!" : "~";
         cg_open(g, prec, PR_UNARY);
         if (wrap) {
@@ -809,7 +828,7 @@ truth_of_value(Cg *g, const Type *t, const char *v)
 {
     if (t->kind == TY_SCALAR && cj_dtypes[t->dtype].kind == 'c') {
         P("cj_truth(%s)", v);
-    } else if (t->kind == TY_SCALAR && t->dtype == DT_F16) {
+    } else if (t->kind == TY_SCALAR && cj_is_half(t->dtype)) {
         P("((float)%s != 0.0f)", v);
     } else {
         S(v);

@@ -30,8 +30,8 @@ ctype_of(Cg *g, const Type *t)
 void
 cg_note_dtype(Program *p, DType dt)
 {
-    if (dt == DT_F16) {
-        p->features |= FEAT_F16;
+    if (cj_is_half(dt)) {
+        p->features |= cj_half_feature(dt);
     } else if (cj_dtypes[dt].kind == 'c') {
         p->features |= FEAT_COMPLEX;
     }

@@ -344,8 +344,8 @@ cg_emit_gufunc(Program *p, const GuSpec *s, Buf *out)
     Inst *fn = p->kernel;
     const char *I = ity(p);
     for (int k = 0; k < s->nparam; k++) {
-        if (is_array_param(s, k) && s->dtype[k] == DT_F16) {
-            p->features |= FEAT_F16;
+        if (is_array_param(s, k) && cj_is_half(s->dtype[k])) {
+            p->features |= cj_half_feature(s->dtype[k]);
         } else if (is_array_param(s, k) && cj_dtypes[s->dtype[k]].kind == 'c') {
             p->features |= FEAT_COMPLEX;
         }

@@ -743,7 +743,7 @@ cmath_call(Cg *g, Node *n)
     DType dt = DT_C64;
     for (int i = 0; i < n->n; i++) {
         const Type *x = cj_concrete(cg_type(g, n->list[i]));
-        if (!(x->dtype == DT_C64 || x->dtype == DT_F32 || x->dtype == DT_F16)) {
+        if (!(x->dtype == DT_C64 || x->dtype == DT_F32 || cj_is_half(x->dtype))) {
             dt = DT_C128;
         }
     }

@@ -93,7 +93,9 @@ CJ_NORETURN void cj_unreachable_at(CjTry *t, const char *what, const char *cfile
 /* ---- types ---- */
 typedef enum {
     DT_BOOL, DT_I8, DT_I16, DT_I32, DT_I64, DT_U8, DT_U16, DT_U32, DT_U64,
-    DT_F16, DT_F32, DT_F64, DT_C64, DT_C128, DT_COUNT
+    DT_F16, DT_F32, DT_F64, DT_C64, DT_C128,
+    DT_BF16,          /* bfloat16 (ml_dtypes'): float32's upper 16 bits */
+    DT_COUNT
 } DType;
 /* NumPy structured (record) dtypes are the DType values DT_COUNT ..
  * DT_COUNT + CJ_MAXREC - 1, given out by cj_record_intern (common/recdtype.c) */
@@ -229,6 +231,13 @@ static inline int
 cj_is_record(DType dt)
 {
     return (int)dt >= DT_COUNT;
+}
+
+/* float16 or bfloat16: stored in 16 bits, computed in float32 and rounded back */
+static inline int
+cj_is_half(DType dt)
+{
+    return dt == DT_F16 || dt == DT_BF16;
 }
 /* The record with r's fields, itemsize and alignment (copied; names and
  * nested dtypes must be interned already), as a DType.  Equal layouts get
@@ -707,6 +716,15 @@ enum {
 typedef uint64_t Features;
 #define FEAT_BIT(n) ((Features)1 << (n))
 #define FEAT_CACHE_HINT FEAT_BIT(31)   /* cuda.ldca ... / stcg ...: cj_ld<hint>, cj_st<hint> */
+#define FEAT_BF16 FEAT_BIT(34)         /* bfloat16 values: the cj_bf16 struct (prelude.c) */
+#define FEAT_BF16_OPS FEAT_BIT(44)     /* cuda.bf16's functions: cj_bf_* (prelude.c) */
+
+/* the feature a 16-bit float dtype needs: its struct */
+static inline Features
+cj_half_feature(DType dt)
+{
+    return dt == DT_F16 ? FEAT_F16 : dt == DT_BF16 ? FEAT_BF16 : 0;
+}
 
 typedef struct {
     Arena *arena;
@@ -740,7 +758,8 @@ typedef struct {
 /* ---- intrinsics: a table of functions called by name (intrin.c) ----
  * An ND_CALL of BI_INTRIN holds its row in Node.axis.  sig is the result then
  * the arguments, a letter each: v void, b bool, i int32, u uint32, l int64,
- * L uint64, w uint16, h float16, f float32, d float64; F the float type of
+ * L uint64, w uint16, h float16, f float32, d float64, c int8, C uint8, s int16,
+ * y bfloat16; F the float type of
  * the arguments (math's rule: int -> float64, float16 computed in float32),
  * for which cname gets an f suffix in float32 unless it starts with cj_.
  * A '*' before a letter is a pointer the function writes: its value is

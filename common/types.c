@@ -19,6 +19,7 @@ DTypeInfo cj_dtypes[DT_ALL] = {
     [DT_F64] = {"float64", "double", "f8", 'f', 8},
     [DT_C64] = {"complex64", "cj_complex64", "c8", 'c', 8},
     [DT_C128] = {"complex128", "cj_complex128", "c16", 'c', 16},
+    [DT_BF16] = {"bfloat16", "cj_bf16", "bf16", 'f', 2},
 };
 
 /* ---- interned types ---- */
@@ -28,6 +29,7 @@ static Type scalars[DT_COUNT] = {
     SCALAR(DT_BOOL), SCALAR(DT_I8), SCALAR(DT_I16), SCALAR(DT_I32), SCALAR(DT_I64),
     SCALAR(DT_U8), SCALAR(DT_U16), SCALAR(DT_U32), SCALAR(DT_U64),
     SCALAR(DT_F16), SCALAR(DT_F32), SCALAR(DT_F64), SCALAR(DT_C64), SCALAR(DT_C128),
+    SCALAR(DT_BF16),
 };
 #undef SCALAR
 
@@ -36,7 +38,7 @@ static Type dtype_values[DT_ALL] = {
     DTYPEVAL(DT_BOOL), DTYPEVAL(DT_I8), DTYPEVAL(DT_I16), DTYPEVAL(DT_I32),
     DTYPEVAL(DT_I64), DTYPEVAL(DT_U8), DTYPEVAL(DT_U16), DTYPEVAL(DT_U32),
     DTYPEVAL(DT_U64), DTYPEVAL(DT_F16), DTYPEVAL(DT_F32), DTYPEVAL(DT_F64),
-    DTYPEVAL(DT_C64), DTYPEVAL(DT_C128),
+    DTYPEVAL(DT_C64), DTYPEVAL(DT_C128), DTYPEVAL(DT_BF16),
 };
 #undef DTYPEVAL
 
@@ -339,6 +341,9 @@ cj_can_cast_safe(DType from, DType to)
     if (from == to || f->kind == 'b') {
         return 1;
     }
+    if (cj_is_half(from) && cj_is_half(to)) {
+        return 0;       /* float16 and bfloat16: neither holds the other's values */
+    }
     switch (f->kind) {
     case 'i':
     case 'u':
@@ -356,11 +361,12 @@ cj_can_cast_safe(DType from, DType to)
 /* The order in which np.result_type looks for the smallest common type. */
 static const DType promotion_order[DT_COUNT] = {
     DT_BOOL, DT_U8, DT_I8, DT_U16, DT_I16, DT_U32, DT_I32, DT_U64, DT_I64,
-    DT_F16, DT_F32, DT_F64, DT_C64, DT_C128,
+    DT_F16, DT_BF16, DT_F32, DT_F64, DT_C64, DT_C128,
 };
 
 /* np.result_type(x, y): the first type in promotion_order both cast to
- * safely (int64 + uint64 -> float64, int8 + float16 -> float16). */
+ * safely (int64 + uint64 -> float64, int8 + float16 -> float16; bfloat16
+ * ranks as float16 does, and the two meet in float32). */
 DType
 cj_promote_dt(DType x, DType y)
 {
@@ -430,7 +436,7 @@ promote_weak(const Type *w, DType dt)
         if (k == 'c') {
             return dt;
         }
-        return (dt == DT_F16 || dt == DT_F32) ? DT_C64 : DT_C128;
+        return (cj_is_half(dt) || dt == DT_F32) ? DT_C64 : DT_C128;
     }
 }
 

@@ -79,7 +79,7 @@ cj_ufunc_loop(int fn, const Type *const *in, int nin, int *mixed)
     for (int i = 0; i < nin; i++) {
         const Type *x = element(in[i]);
         if (x->kind == TY_ARRAY || !cj_is_numeric(x)
-            || (!cj_is_weak(x) && (x->dtype >= DT_COUNT || x->dtype == DT_F16))) {
+            || (!cj_is_weak(x) && (x->dtype >= DT_COUNT || cj_is_half(x->dtype)))) {
             return DT_COUNT;
         }
         kinds[i < 2 ? i : 1] = cj_is_weak(x) ? 0 : cj_dtypes[x->dtype].kind;

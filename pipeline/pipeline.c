@@ -419,7 +419,7 @@ fred_dtypes(RedOp op, DType v, DType *acc, DType *out)
     case RED_NONE:
         return;
     }
-    if (v == DT_F16) {
+    if (cj_is_half(v)) {
         *acc = DT_F32;
     }
 }

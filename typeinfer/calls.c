@@ -344,8 +344,8 @@ const_array_type(Ti *t, Node *n)
     ty->mem = MEM_CONST;
     ty->sshape = tb->shape;
     ty->table = tb;
-    if (tb->dt == DT_F16) {
-        p->features |= FEAT_F16;
+    if (cj_is_half(tb->dt)) {
+        p->features |= cj_half_feature(tb->dt);
     } else if (cj_dtypes[tb->dt].kind == 'c') {
         p->features |= FEAT_COMPLEX;
     }
@@ -368,7 +368,7 @@ atomic_dtypes(int op)
     case BI_ATOMIC_MIN:
     case BI_ATOMIC_EXCH:
     case BI_ATOMIC_CAS:
-        return DM_INT | DM(DT_F16) | DM(DT_F32) | DM(DT_F64);
+        return DM_INT | DM(DT_F16) | DM(DT_BF16) | DM(DT_F32) | DM(DT_F64);
     case BI_ATOMIC_AND:
     case BI_ATOMIC_OR:
     case BI_ATOMIC_XOR:
@@ -541,7 +541,7 @@ hint_access(Ti *t, Node *n, const char *name)
     } else if (ix && ndim != 1) {
         ti_err(t, n->list[1], "%s(): Expected %d indices, got a scalar", name, ndim);
     }
-    t->p->features |= FEAT_CACHE_HINT | (a->dtype == DT_F16 ? FEAT_F16 : 0);
+    t->p->features |= FEAT_CACHE_HINT | cj_half_feature(a->dtype);
 }
 
 static Type *
@@ -1106,6 +1106,10 @@ intrin_dtype(char c)
     case 'L': return DT_U64;
     case 'w': return DT_U16;
     case 'h': return DT_F16;
+    case 'y': return DT_BF16;
+    case 'c': return DT_I8;
+    case 'C': return DT_U8;
+    case 's': return DT_I16;
     case 'f': return DT_F32;
     default: return DT_F64;
     }
@@ -1168,15 +1172,18 @@ intrin_type(Ti *t, Node *n)
         }
     }
     Type *fl = intrin_float(t, xs, args);
-    if (fl && fl->kind == TY_SCALAR && fl->dtype == DT_F16
+    if (fl && fl->kind == TY_SCALAR && cj_is_half(fl->dtype)
         && strcmp(in->name, "math.nextafter") == 0) {
         /* float16 computes in float32: its next value would be float32's */
-        ti_err(t, n, "math.nextafter() of float16 is not supported: convert to float32 first "
-               "(np.float32(x))");
+        ti_err(t, n, "math.nextafter() of %s is not supported: convert to float32 first "
+               "(np.float32(x))", cj_dtypes[fl->dtype].name);
     }
     int half = strncmp(in->cname, "cj_h", 4) == 0;     /* cuda.fp16's cj_hadd ... */
+    int bf = strncmp(in->cname, "cj_bf_", 6) == 0;     /* cuda.bf16's cj_bf_hadd ... */
     t->p->features |= FEAT_MATH | (half ? FEAT_F16_OPS | FEAT_F16 : 0)
-                      | (strncmp(in->cname, "cj_", 3) == 0 && !half ? FEAT_MATH_EXTRA : 0);
+                      | (bf ? FEAT_BF16_OPS | FEAT_BF16 : 0)
+                      | (fl && fl->kind == TY_SCALAR ? cj_half_feature(fl->dtype) : 0)
+                      | (strncmp(in->cname, "cj_", 3) == 0 && !half && !bf ? FEAT_MATH_EXTRA : 0);
     Type *ret = in->sig[0] == 'v' ? NULL : intrin_letter(in->sig[0], fl);
     if (!nout) {
         return ret ? ret : cj_void();

@@ -30,7 +30,7 @@ complex_dtype(Ti *t, Node *n, Node *a)
         ti_err(t, a, "%s() takes a number, got %s", fname(n), ti_tstr(t, x));
     }
     DType dt = cj_is_weak(x) ? cj_weak_default(x) : x->dtype;
-    return dt == DT_C64 || dt == DT_F32 || dt == DT_F16 ? DT_C64 : DT_C128;
+    return dt == DT_C64 || dt == DT_F32 || cj_is_half(dt) ? DT_C64 : DT_C128;
 }
 
 static DType
@@ -99,8 +99,9 @@ check_reduce_dtype(Ti *t, Node *n, DType dt, Type *x)
     int orders = fn == NP_MIN || fn == NP_MAX || fn == NP_AMIN || fn == NP_AMAX
                  || fn == NP_NANMIN || fn == NP_NANMAX || fn == NP_NANSUM
                  || fn == NP_NANPROD || fn == NP_NANMEAN;
-    if (dt >= DT_COUNT || dt == DT_F16) {
-        ti_err(t, n, "%s() in a kernel takes numbers or bool (not float16 or records), got %s",
+    if (dt >= DT_COUNT || cj_is_half(dt)) {
+        ti_err(t, n, "%s() in a kernel takes numbers or bool (not float16, bfloat16 or "
+               "records), got %s",
                fname(n), ti_tstr(t, x));
     }
     if (k == 'c' && orders) {
@@ -159,8 +160,9 @@ view_type(Ti *t, Node *n, Type *a)
                "(np.int32, np.float32 ...)");
     }
     DType dt = d->cval.dt;
-    if (dt >= DT_COUNT || a->dtype >= DT_COUNT || dt == DT_F16) {
-        ti_err(t, n, "a.view() in a kernel reads numbers as numbers (not records or float16)");
+    if (dt >= DT_COUNT || a->dtype >= DT_COUNT || cj_is_half(dt)) {
+        ti_err(t, n, "a.view() in a kernel reads numbers as numbers (not records, float16 or "
+               "bfloat16)");
     }
     int same = cj_dtypes[dt].size == cj_dtypes[a->dtype].size;
     if (!same && a->ndim == 0) {

@@ -124,8 +124,8 @@ note_dtype(Ti *t, DType dt)
 {
     if (cj_is_record(dt)) {
         note_record(t, dt);
-    } else if (dt == DT_F16) {
-        t->p->features |= FEAT_F16;
+    } else if (cj_is_half(dt)) {
+        t->p->features |= cj_half_feature(dt);
     } else if (dt == DT_C64 || dt == DT_C128) {
         t->p->features |= FEAT_COMPLEX;
     }
@@ -141,8 +141,8 @@ note_type(Ti *t, const Type *ty)
         || (ty->kind == TY_ARRAY && cj_is_record(ty->dtype))) {
         note_dtype(t, ty->dtype);
     } else if (ty->kind == TY_SCALAR || ty->kind == TY_ARRAY || ty->kind == TY_ITER) {
-        if (ty->dtype == DT_F16) {
-            t->p->features |= FEAT_F16;
+        if (cj_is_half(ty->dtype)) {
+            t->p->features |= cj_half_feature(ty->dtype);
         } else if (ty->dtype == DT_C64 || ty->dtype == DT_C128) {
             t->p->features |= FEAT_COMPLEX;
         }
@@ -255,8 +255,8 @@ devarray_type(Ti *t, Node *n)
     }
     Type *ty = cj_array_type(p->arena, a->dt, a->ndim, a->layout);
     ty->readonly = (char)a->readonly;
-    if (a->dt == DT_F16) {
-        p->features |= FEAT_F16;
+    if (cj_is_half(a->dt)) {
+        p->features |= cj_half_feature(a->dt);
     } else if (cj_dtypes[a->dt].kind == 'c') {
         p->features |= FEAT_COMPLEX;
     }

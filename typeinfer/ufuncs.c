@@ -57,9 +57,9 @@ out_type(Ti *t, Node *n, const char *name, Type **in, int nin, DType res)
     if (out->readonly || out->mem == MEM_CONST) {
         ti_err(t, o, "np.%s(): the output array %s is read-only", name, ti_tstr(t, out));
     }
-    if (out->dtype >= DT_COUNT || out->dtype == DT_F16) {
+    if (out->dtype >= DT_COUNT || cj_is_half(out->dtype)) {
         ti_err(t, o, "np.%s(): the output array holds %s; kernels write numbers or bool "
-               "(not float16 or records)", name, ti_tstr(t, out));
+               "(not float16, bfloat16 or records)", name, ti_tstr(t, out));
     }
     if (kind_rank(out->dtype) < kind_rank(res)) {
         ti_err(t, o, "np.%s(): cannot cast the result, %s, to the output's %s under "
@@ -98,7 +98,7 @@ ti_ufunc(Ti *t, Node *n)
     DType dt = cj_ufunc_loop(n->axis, (const Type *const *)in, nin, &mixed);
     if (dt == DT_COUNT) {
         ti_err(t, n, "np.%s() in a kernel takes numbers, bool, or arrays of them (not "
-               "float16 or records), got %s%s%s", fi->name, ti_tstr(t, in[0]),
+               "float16, bfloat16 or records), got %s%s%s", fi->name, ti_tstr(t, in[0]),
                nin > 1 ? " and " : "", nin > 1 ? ti_tstr(t, in[1]) : "");
     }
     check_loop(t, n, fi->name, dt);
