@@ -109,6 +109,9 @@ rt_describe_array(PyObject *o, RtArray *d)
     if (PyObject_GetBuffer(o, &v, PyBUF_RECORDS_RO) < 0) {
         PyObject *counts = rt_datetime_counts(o);
         int r = counts ? rt_describe_array(counts, d) : -1;
+        if (r >= 0 && rt_is_bfloat16(o)) {
+            d->dtype = DT_BF16;         /* its bits were read as uint16 */
+        }
         Py_XDECREF(counts);
         return r;
     }
@@ -170,6 +173,9 @@ rt_numpy_scalar_dtype(PyObject *o, DType *dt)
         PyErr_Clear();
         if (!ok && rt_is_datetime(o)) {
             *dt = DT_I64;       /* datetime64 / timedelta64: its int64 count */
+            ok = 1;
+        } else if (!ok && rt_is_bfloat16(o)) {
+            *dt = DT_BF16;      /* ml_dtypes.bfloat16(x) */
             ok = 1;
         }
     }

@@ -811,6 +811,9 @@ from_host(PyObject *o, RtArray *out, void *stream, const char *what)
     if (PyObject_GetBuffer(o, &view, PyBUF_RECORDS_RO) < 0) {
         PyObject *counts = rt_datetime_counts(o);
         r = counts ? from_host(counts, out, stream, what) : -1;
+        if (r >= 0 && rt_is_bfloat16(o)) {
+            out->dtype = DT_BF16;       /* its bits were read as uint16 */
+        }
         Py_XDECREF(counts);
         return r;
     }

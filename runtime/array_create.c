@@ -116,7 +116,8 @@ rt_py_to_device(PyObject *self, PyObject *args, PyObject *kw)
         PyObject *np = rt_numpy();
         /* datetime64 / timedelta64: their int64 counts (rt_datetime_counts) */
         conv = !np ? NULL : rt_is_datetime(obj) ? PyObject_CallMethod(obj, "view", "s", "int64")
-                                                : PyObject_CallMethod(np, "asarray", "O", obj);
+               : rt_is_bfloat16(obj) ? PyObject_CallMethod(obj, "view", "s", "uint16")
+                                     : PyObject_CallMethod(np, "asarray", "O", obj);
         if (!conv || PyObject_GetBuffer(conv, &view, PyBUF_RECORDS_RO) < 0) {
             Py_XDECREF(conv);
             return NULL;
@@ -128,6 +129,9 @@ rt_py_to_device(PyObject *self, PyObject *args, PyObject *kw)
     }
     if (rt_buffer_dtype(conv ? conv : obj, view.format, view.itemsize, &dt) < 0) {
         goto done;
+    }
+    if (conv && rt_is_bfloat16(obj)) {
+        dt = DT_BF16;           /* its bits were read as uint16 */
     }
     for (int i = 0; i < view.ndim; i++) {
         shape[i] = view.shape ? view.shape[i] : view.len / view.itemsize;

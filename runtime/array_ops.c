@@ -34,6 +34,13 @@ element_object(const unsigned char *p, DType dt)
         memcpy(&f, p, 4);
         return PyFloat_FromDouble(f);
     }
+    case DT_BF16: {
+        uint32_t b = 0;
+        float f;
+        memcpy((char *)&b + 2, p, 2);       /* float32's upper half (little-endian) */
+        memcpy(&f, &b, 4);
+        return PyFloat_FromDouble(f);
+    }
     case DT_F64: {
         double d;
         memcpy(&d, p, 8);

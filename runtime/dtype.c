@@ -16,6 +16,7 @@ static const char *const typestrs[DT_COUNT] = {
     [DT_BOOL] = "|b1", [DT_I8] = "|i1", [DT_I16] = "<i2", [DT_I32] = "<i4", [DT_I64] = "<i8",
     [DT_U8] = "|u1", [DT_U16] = "<u2", [DT_U32] = "<u4", [DT_U64] = "<u8",
     [DT_F16] = "<f2", [DT_F32] = "<f4", [DT_F64] = "<f8", [DT_C64] = "<c8", [DT_C128] = "<c16",
+    [DT_BF16] = "<V2",      /* as ml_dtypes' arrays give it: NumPy has no bfloat16 code */
 };
 
 const char *
@@ -148,11 +149,36 @@ rt_datetime_counts(PyObject *o)
     if (rt_is_datetime(o)) {
         return PyObject_CallMethod(o, "view", "s", "int64");
     }
+    if (rt_is_bfloat16(o)) {
+        return PyObject_CallMethod(o, "view", "s", "uint16");
+    }
     if (PyObject_GetBuffer(o, &v, PyBUF_RECORDS_RO) == 0) {
         PyBuffer_Release(&v);
         PyErr_Format(PyExc_TypeError, "the buffer of a %s failed once", Py_TYPE(o)->tp_name);
     }
     return NULL;
+}
+
+/* d is ml_dtypes' bfloat16 dtype (its name; NumPy calls it '<V2'); never
+ * an exception */
+static int
+is_bf16_dtype(PyObject *d)
+{
+    PyObject *n = PyObject_GetAttrString(d, "name");
+    int r = n && PyUnicode_Check(n) && PyUnicode_CompareWithASCIIString(n, "bfloat16") == 0;
+    Py_XDECREF(n);
+    PyErr_Clear();
+    return r;
+}
+
+int
+rt_is_bfloat16(PyObject *o)
+{
+    PyObject *d = PyObject_GetAttrString(o, "dtype");
+    int r = d && is_bf16_dtype(d);
+    Py_XDECREF(d);
+    PyErr_Clear();
+    return r;
 }
 
 int
@@ -177,6 +203,10 @@ rt_dtype_from_dlpack(int code, int bits, int lanes, DType *out)
 {
     static const char kinds[] = {[0] = 'i', [1] = 'u', [2] = 'f', [5] = 'c', [6] = 'b'};
     char kind = code >= 0 && code < (int)sizeof kinds ? kinds[code] : 0;
+    if (code == 4 && bits == 16 && lanes == 1) {
+        *out = DT_BF16;     /* kDLBfloat */
+        return 0;
+    }
     if (lanes != 1 || !kind || bits % 8 || from_kind_size(kind, bits / 8, out) < 0) {
         PyErr_Format(PyExc_TypeError, "unsupported DLPack dtype (code %d, bits %d, lanes %d)",
                      code, bits, lanes);
@@ -199,7 +229,7 @@ rt_dtype_to_dlpack(DType dt, uint8_t *code, uint8_t *bits)
         *code = 1;      /* kDLUInt */
         break;
     case 'f':
-        *code = 2;      /* kDLFloat */
+        *code = dt == DT_BF16 ? 4 : 2;      /* kDLBfloat, kDLFloat */
         break;
     default:
         *code = 5;      /* kDLComplex */
@@ -218,12 +248,35 @@ rt_numpy(void)
     return np;
 }
 
+/* numpy.dtype(ml_dtypes.bfloat16): NumPy has no bfloat16 of its own */
+static PyObject *
+bf16_dtype_object(void)
+{
+    PyObject *np = rt_numpy(), *ml = np ? PyImport_ImportModule("ml_dtypes") : NULL, *r = NULL;
+    if (!ml) {
+        if (np && PyErr_ExceptionMatches(PyExc_ImportError)) {
+            PyErr_SetString(PyExc_TypeError, "bfloat16 arrays on the host need the ml_dtypes "
+                            "package (pip install ml_dtypes), whose dtype NumPy uses");
+        }
+        return NULL;
+    }
+    PyObject *t = PyObject_GetAttrString(ml, "bfloat16");
+    r = t ? PyObject_CallMethod(np, "dtype", "O", t) : NULL;
+    Py_XDECREF(t);
+    Py_DECREF(ml);
+    return r;
+}
+
 PyObject *
 rt_dtype_object(DType dt)
 {
     static PyObject *cache[DT_COUNT];
     if (cj_is_record(dt)) {
         return rt_record_dtype_object(dt);
+    }
+    if (dt == DT_BF16 && !cache[dt]) {
+        cache[dt] = bf16_dtype_object();
+        return cache[dt] ? Py_NewRef(cache[dt]) : NULL;
     }
     if (!cache[dt]) {
         PyObject *np = rt_numpy();
@@ -483,6 +536,12 @@ from_numpy(PyObject *o, DType *out)
         goto done;
     }
     Py_CLEAR(s);
+    PyErr_Clear();
+    if (is_bf16_dtype(d)) {
+        *out = DT_BF16;
+        ret = 0;
+        goto done;
+    }
     s = PyObject_GetAttrString(d, "str");
     if (!s) {
         goto done;
@@ -597,9 +656,35 @@ put_int(unsigned long long v, int size, unsigned char *out)
     memcpy(out, &v, (size_t)size);     /* little-endian: the low bytes */
 }
 
+/* x as bfloat16's bits, rounded to nearest even once: x rounded to float32
+ * to odd first (the last bit kept set when bits were lost), which rounding
+ * to 8 bits again cannot spoil */
+static unsigned short
+bf16_bits(double x)
+{
+    float f = (float)x;
+    uint32_t u;
+    if (f == f && !isinf(f) && (double)f != x) {
+        f = fabs((double)f) > fabs(x) ? nextafterf(f, 0.0f) : f;
+        memcpy(&u, &f, 4);
+        u |= 1;
+        memcpy(&f, &u, 4);
+    }
+    memcpy(&u, &f, 4);
+    if ((u & 0x7fffffffu) > 0x7f800000u) {
+        return (unsigned short)((u >> 16) | 0x40);      /* a quiet NaN */
+    }
+    return (unsigned short)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
 static int
 put_float(double x, DType dt, unsigned char *out)
 {
+    if (dt == DT_BF16) {
+        unsigned short b = bf16_bits(x);
+        memcpy(out, &b, 2);
+        return 0;
+    }
     if (dt == DT_F16) {
 #if PY_VERSION_HEX >= 0x030B0000
         return PyFloat_Pack2(x, (char *)out, 1);

@@ -150,6 +150,10 @@ int rt_buffer_dtype(PyObject *o, const char *fmt, Py_ssize_t itemsize, DType *ou
  * error again */
 int rt_is_datetime(PyObject *o);
 PyObject *rt_datetime_counts(PyObject *o);
+/* ml_dtypes' bfloat16 arrays export no buffer either: rt_datetime_counts
+ * gives o.view('uint16') for them, and the caller, seeing rt_is_bfloat16(o)
+ * (1 for o's dtype bfloat16; never an exception), types it DT_BF16 again */
+int rt_is_bfloat16(PyObject *o);
 
 /* ---- device arrays ---- */
 /* Is o a cujit.DeviceArray? */
