@@ -219,6 +219,32 @@ class Float(Number):
         super().__init__(name)
 
 
+class BFloat16(Float):
+    """``types.bfloat16`` (numba.cuda.types.bfloat16, ``cuda.bf16.bfloat16``):
+    NumPy has no bfloat16, so its ``dtype`` is ml_dtypes' (imported at the
+    first use of ``dtype``, not with cujit)."""
+
+    def __init__(self, name="bfloat16"):
+        Type.__init__(self, name)
+        self.__cujit_dtype__ = "bfloat16"
+
+    @property
+    def dtype(self):
+        try:
+            import ml_dtypes
+        except ImportError:
+            raise TypeError("bfloat16 arrays and values on the host need the ml_dtypes "
+                            "package (pip install ml_dtypes), whose dtype NumPy uses") from None
+        return np.dtype(ml_dtypes.bfloat16)
+
+    @property
+    def bitwidth(self):
+        return 16
+
+    def cast_python_value(self, value):
+        return self.dtype.type(value)
+
+
 class Complex(Number):
     """``types.complex64``: ``bitwidth`` and ``underlying_float`` (float32)."""
 
@@ -714,6 +740,7 @@ def _make():
                                       "uint32", "uint64", "complex64", "complex128")}
     out = {name: one[dt] for name, dt in SCALARS.items()}     # aliases: the same object
     out["void"] = out["none"] = NoneType("none")
+    out["bfloat16"] = BFloat16()
     return out
 
 
@@ -733,7 +760,7 @@ del _t
 
 _CLASSES = (Type, Dummy, Opaque, Phantom, Hashable, NoneType, Omitted, RawPointer, CPointer,
             Scalar,
-            Boolean, Number, Integer, Float, Complex, Literal, IntegerLiteral,
+            Boolean, Number, Integer, Float, BFloat16, Complex, Literal, IntegerLiteral,
             BooleanLiteral, Optional, Record, Array, BaseTuple, Tuple, UniTuple, List, Set)
 
 

@@ -41,6 +41,8 @@ sys.modules.setdefault(__name__ + ".extending", extending)   # from cujit.cuda.e
 # (core_)models: the struct-model declarations (cujit/_structs.py)
 from cujit._structs import cgutils, cudaimpl, models, core_models  # noqa: E402,F401
 sys.modules.setdefault(__name__ + ".cudaimpl", cudaimpl)     # from cujit.cuda.cudaimpl import
+from cujit import bf16          # noqa: E402  (numba.cuda.bf16: from cujit.cuda.bf16 import)
+sys.modules.setdefault(__name__ + ".bf16", bf16)
 
 # Numba's name in kernels -> cujit's builtin (the __cujit_builtin__ tag)
 SPELLINGS = {
@@ -1269,8 +1271,10 @@ def is_available():
 
 
 def is_bfloat16_supported():
-    """False: cujit's kernels have no bfloat16 type."""
-    return False
+    """Numba's answer: the current device has compute capability 8.0 or more.
+    (cujit's bfloat16 is plain C++ on 16-bit integers, which any device runs;
+    Numba's tests and users ask this before they use cuda.bf16.)"""
+    return tuple(get_current_device().compute_capability) >= (8, 0)
 
 
 def detect():
@@ -1699,7 +1703,7 @@ __all__ = sorted(set(k.partition(".")[0] for k in SPELLINGS) | {
     "CudaDriverError",
     "CudaSupportError", "TypingError", "NumbaPerformanceWarning", "NumbaInvalidConfigWarning",
     "In", "Out", "InOut", "Dispatcher", "typeof", "compile", "compile_ptx",
-    "compile_for_current_device", "compile_ptx_for_current_device", "compile_all", "fp16",
+    "compile_for_current_device", "compile_ptx_for_current_device", "compile_all", "fp16", "bf16",
     "libdevice", "random"} | set(_ntypes.EXPORTED))
 
 

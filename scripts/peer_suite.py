@@ -72,6 +72,8 @@ MODULES = {"numba.cuda": "cujit.cuda", "cupyx.jit": "cujit.jit",
            "numba.cuda.misc.special": "cujit.cuda", "numba.cuda.kernels.transpose": "cujit.cuda",
            "numba.cuda.np": "cujit.cuda",
            "numba.cuda.np.numpy_support": "cujit.cuda",     # carray, farray
+           # bfloat16: the type and cuda_bf16.h's functions, both modules' names
+           "numba.cuda.bf16": "cujit.bf16", "numba.cuda._internal.cuda_bf16": "cujit.bf16",
            # cuda.compile_ptx and friends; TypingError (cujit.CompileTypeError)
            "numba.cuda.compiler": "cujit.cuda", "numba.cuda.core.errors": "cujit.cuda",
            "numba.core.errors": "cujit.cuda",
