@@ -117,11 +117,13 @@ fe_dtype_of_object(Fe *f, PyObject *obj, DType *dt)
     return ok;
 }
 
-/* A NumPy scalar (np.float32(1.5)) as a strong constant. */
+/* A NumPy scalar (np.float32(1.5), ml_dtypes.bfloat16(3.0): a numpy.generic
+ * of another module) as a strong constant. */
 static int
 numpy_scalar_const(Fe *f, PyObject *obj, Const *c)
 {
-    if (strncmp(Py_TYPE(obj)->tp_name, "numpy.", 6) != 0
+    if ((strncmp(Py_TYPE(obj)->tp_name, "numpy.", 6) != 0
+         && !is_numpy_scalar_type((PyObject *)Py_TYPE(obj)))
         || strcmp(Py_TYPE(obj)->tp_name, "numpy.ndarray") == 0) {
         return 0;       /* an array of one element is an array (npfuncs.c) */
     }

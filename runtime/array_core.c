@@ -286,11 +286,20 @@ copy_into_host(RtDeviceArray *a, PyObject *out, CUstream s)
     int64_t shape[RT_MAXDIM], strides[RT_MAXDIM];
     DType dt;
     int ret = -1, pushed = 0;
+    PyObject *bits = NULL;      /* a bfloat16 (datetime64) array's uint16 (int64) view */
     if (PyObject_GetBuffer(out, &view, PyBUF_RECORDS) < 0) {
-        return -1;
+        bits = rt_datetime_counts(out);
+        if (!bits || PyObject_GetBuffer(bits, &view, PyBUF_RECORDS) < 0) {
+            Py_XDECREF(bits);
+            return -1;
+        }
     }
-    if (view.ndim > RT_MAXDIM || rt_buffer_dtype(out, view.format, view.itemsize, &dt) < 0) {
+    if (view.ndim > RT_MAXDIM
+        || rt_buffer_dtype(bits ? bits : out, view.format, view.itemsize, &dt) < 0) {
         goto done;
+    }
+    if (bits && rt_is_bfloat16(out)) {
+        dt = DT_BF16;
     }
     for (int i = 0; i < view.ndim; i++) {
         shape[i] = view.shape[i];
@@ -305,6 +314,7 @@ copy_into_host(RtDeviceArray *a, PyObject *out, CUstream s)
     rt_ctx_leave(pushed);
 done:
     PyBuffer_Release(&view);
+    Py_XDECREF(bits);
     return ret;
 }
 

@@ -156,6 +156,9 @@ copy_from_hostobj(RtDeviceArray *a, PyObject *src, CUstream s)
         goto done;
     }
     h = PyObject_CallMethod(np, "asarray", "OO", src, dt);
+    if (h && a->dtype == DT_BF16) {
+        Py_SETREF(h, PyObject_CallMethod(h, "view", "s", "uint16"));   /* no buffer of its own */
+    }
     if (!h) {
         goto done;
     }
