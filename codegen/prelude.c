@@ -623,6 +623,24 @@ static const char atomic16_half[] =
     "    return cj_b2h(old);\n"
     "}\n";
 
+/* bfloat16's atomics: a loop on the 16-bit compare-and-swap (sm_70 on;
+ * sm_90's atom.add.noftz.bf16 would serve add alone) */
+static const char atomic16_bf16[] =
+    "CJ_DEVICE unsigned short cj_bf2b(cj_bf16 h) { return h.bits; }\n"
+    "CJ_DEVICE cj_bf16 cj_b2bf(unsigned short b) { cj_bf16 h; h.bits = b; return h; }\n";
+
+/* by op - BI_ATOMIC_ADD: bfloat16's */
+static const char *const atomic16_bf16_ops[] = {
+    "CJ_AT16(cj_atomic_add, cj_bf16, cj_bf2b, cj_b2bf, (float)cur + (float)v)\n",
+    "CJ_AT16(cj_atomic_sub, cj_bf16, cj_bf2b, cj_b2bf, (float)cur - (float)v)\n",
+    "CJ_AT16(cj_atomic_max, cj_bf16, cj_bf2b, cj_b2bf, ((float)v > (float)cur || cur != cur) ? v : cur)\n",
+    "CJ_AT16(cj_atomic_min, cj_bf16, cj_bf2b, cj_b2bf, ((float)v < (float)cur || cur != cur) ? v : cur)\n",
+    "CJ_AT16(cj_atomic_exch, cj_bf16, cj_bf2b, cj_b2bf, v)\n",
+    "", "", "", "", "",
+    "CJ_DEVICE cj_bf16 cj_atomic_cas(cj_bf16 *p, cj_bf16 c, cj_bf16 v) { return cj_b2bf(cj_cas16((unsigned short *)p, c.bits, v.bits)); }\n",
+    "", "",
+};
+
 /* by op - BI_ATOMIC_ADD: int16 and uint16, then float16 */
 static const char *const atomic16_ops[][2] = {
     {"CJ_AT16_INTS(cj_atomic_add, cur + v)\n",
@@ -958,13 +976,15 @@ static const char dynshared_size[] =
 static const char dynshared[] =
     "extern __shared__ __align__(16) unsigned char cj_dyn_smem[];\n";
 
-/* the atomics used; `bits16`: their 16-bit forms too, `half` the float16 ones */
+/* the atomics used; `bits16`: their 16-bit forms too, `half` the float16
+ * ones, `bf` the bfloat16 ones */
 static void
-atomics(Buf *b, unsigned used, int bits16, int half)
+atomics(Buf *b, unsigned used, int bits16, int half, int bf)
 {
     buf_puts(b, atomic_common);
     buf_puts(b, bits16 ? atomic16_common : "");
     buf_puts(b, bits16 && half ? atomic16_half : "");
+    buf_puts(b, bits16 && bf ? atomic16_bf16 : "");
     if (used & ((1u << (BI_ATOMIC_MAX - BI_ATOMIC_ADD)) | (1u << (BI_ATOMIC_MIN - BI_ATOMIC_ADD))
                 | (3u << (BI_ATOMIC_NANMAX - BI_ATOMIC_ADD)))) {
         buf_puts(b, atomic_fminmax);
@@ -977,6 +997,7 @@ atomics(Buf *b, unsigned used, int bits16, int half)
             buf_puts(b, atomic_ops[op]);
             buf_puts(b, bits16 ? atomic16_ops[op][0] : "");
             buf_puts(b, bits16 && half ? atomic16_ops[op][1] : "");
+            buf_puts(b, bits16 && bf ? atomic16_bf16_ops[op] : "");
         }
     }
 }
@@ -1028,7 +1049,8 @@ cg_prelude(Buf *b, Features features, unsigned atomic_ops_used)
         buf_puts(b, bounds);
     }
     if (features & FEAT_ATOMIC) {
-        atomics(b, atomic_ops_used, (features & FEAT_ATOMIC16) != 0, (features & FEAT_F16) != 0);
+        atomics(b, atomic_ops_used, (features & FEAT_ATOMIC16) != 0, (features & FEAT_F16) != 0,
+                (features & FEAT_BF16) != 0);
     }
     if (features & FEAT_WARP) {
         buf_puts(b, warp);
