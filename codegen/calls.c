@@ -147,6 +147,22 @@ math_call(Cg *g, Node *n, int prec)
     math_fn(g, n, name, ft);
 }
 
+/* isinstance(x, T or (T1, ...)): x's type (a Python literal's default) is one of them */
+static int
+isinstance_value(Cg *g, Node *n)
+{
+    const Type *x = cj_concrete(arg_type(g, n, 0)), *c = arg_type(g, n, 1);
+    if (c->kind == TY_DTYPE) {
+        return x->kind == TY_SCALAR && x->dtype == c->dtype;
+    }
+    for (int i = 0; i < c->ntup; i++) {
+        if (x->kind == TY_SCALAR && x->dtype == c->tup[i]->dtype) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* ---- intrinsics (cj_intrins: cuda.fp16, math.exp2 and friends, cuda.libdevice) ---- */
 
 static const Type *
@@ -947,6 +963,9 @@ cg_call(Cg *g, Node *n, int prec)
         return;
     case BI_RANGE:
         break;
+    case BI_ISINSTANCE:
+        S(isinstance_value(g, n) ? "true" : "false");
+        return;
     case BI_LEN: {
         const Type *at = arg_type(g, n, 0);
         if (at->kind == TY_TUPLE) {

@@ -80,7 +80,8 @@ static const BuiltinName py_builtins[] = {
     {"print", BI_PRINT, 0}, {"range", BI_RANGE, 0}, {"len", BI_LEN, 0},
     {"int", BI_INT, 0}, {"float", BI_FLOAT, 0}, {"bool", BI_BOOL, 0},
     {"complex", BI_COMPLEX, 0}, {"abs", BI_ABS, 0}, {"min", BI_MIN, 0},
-    {"max", BI_MAX, 0}, {"round", BI_ROUND, 0}, {NULL, 0, 0},
+    {"max", BI_MAX, 0}, {"round", BI_ROUND, 0}, {"isinstance", BI_ISINSTANCE, 0},
+    {NULL, 0, 0},
 };
 
 static const BuiltinName math_names[] = {

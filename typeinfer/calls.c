@@ -730,6 +730,31 @@ cast_type(Ti *t, Node *n)
     }
 }
 
+/* isinstance(x, T) and isinstance(x, (T1, T2)) with number types T (float32,
+ * bfloat16, np.int64): a bool constant of x's type, as Numba's (codegen) */
+static Type *
+isinstance_type(Ti *t, Node *n)
+{
+    arity(t, n, 2, 2);
+    Type *x = arg(t, n, 0), *c = arg(t, n, 1);
+    if (!x || !c) {
+        return NULL;
+    }
+    int ok = c->kind == TY_DTYPE;
+    for (int i = 0; c->kind == TY_TUPLE && i < c->ntup; i++) {
+        ok = c->tup[i]->kind == TY_DTYPE;
+        if (!ok) {
+            break;
+        }
+    }
+    if (!ok) {
+        ti_err(t, n->list[1], "isinstance() in a kernel takes a number type or a tuple of "
+               "them as its second argument (float32, bfloat16, np.int64), got %s",
+               ti_tstr(t, c));
+    }
+    return cj_scalar(DT_BOOL);
+}
+
 /* the float type math gives for x: NumPy's loop for np.sqrt, except that
  * int8 / uint8 / bool compute in float32 outside fused functions */
 static Type *
@@ -1294,6 +1319,8 @@ ti_call(Ti *t, Node *n)
         return minmax_type(t, n);
     case BI_ROUND:
         return round_type(t, n);
+    case BI_ISINSTANCE:
+        return isinstance_type(t, n);
     case BI_CONJUGATE: {
         Type *x = arg(t, n, 0);
         need(t, n->list[0], x, is_num(x), "a number", n);
