@@ -192,7 +192,7 @@ CTYPES = {
     "short": ctypes.c_int16, "unsigned short": ctypes.c_uint16, "int": ctypes.c_int32,
     "unsigned int": ctypes.c_uint32, "long long": ctypes.c_int64,
     "unsigned long long": ctypes.c_uint64, "float": ctypes.c_float, "double": ctypes.c_double,
-    "cj_half": ctypes.c_uint16,
+    "cj_half": ctypes.c_uint16, "cj_bf16": ctypes.c_uint16,
 }
 COMPLEX = {"cj_complex64": ctypes.c_float, "cj_complex128": ctypes.c_double}
 ENTRY = re.compile(r'extern "C" __global__ void (\w+)\((.*)\)\s*$', re.M)
