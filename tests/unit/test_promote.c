@@ -1,5 +1,5 @@
 /* test_promote.c - np.result_type, np.can_cast(safe) and the float loop of
- * np.sqrt for the 14 dtypes.  The tables are written out by hand from
+ * np.sqrt for the 15 dtypes.  The tables are written out by hand from
  * NumPy 2's rules (and were checked against NumPy 2.4). */
 #include <string.h>
 
@@ -17,42 +17,45 @@ dt(const char *code)
     return DT_BOOL;
 }
 
-/* rows and columns in DType order: b1 i1 i2 i4 i8 u1 u2 u4 u8 f2 f4 f8 c8 c16 */
+/* rows and columns in DType order: b1 i1 i2 i4 i8 u1 u2 u4 u8 f2 f4 f8 c8 c16 bf16
+ * (bfloat16 ranks beside float16; neither casts safely to the other) */
 static const char *const result_type[DT_COUNT][DT_COUNT] = {
-    /* b1 */ {"b1", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8", "c8", "c16"},
-    /* i1 */ {"i1", "i1", "i2", "i4", "i8", "i2", "i4", "i8", "f8", "f2", "f4", "f8", "c8", "c16"},
-    /* i2 */ {"i2", "i2", "i2", "i4", "i8", "i2", "i4", "i8", "f8", "f4", "f4", "f8", "c8", "c16"},
-    /* i4 */ {"i4", "i4", "i4", "i4", "i8", "i4", "i4", "i8", "f8", "f8", "f8", "f8", "c16", "c16"},
-    /* i8 */ {"i8", "i8", "i8", "i8", "i8", "i8", "i8", "i8", "f8", "f8", "f8", "f8", "c16", "c16"},
-    /* u1 */ {"u1", "i2", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8", "c8", "c16"},
-    /* u2 */ {"u2", "i4", "i4", "i4", "i8", "u2", "u2", "u4", "u8", "f4", "f4", "f8", "c8", "c16"},
-    /* u4 */ {"u4", "i8", "i8", "i8", "i8", "u4", "u4", "u4", "u8", "f8", "f8", "f8", "c16", "c16"},
-    /* u8 */ {"u8", "f8", "f8", "f8", "f8", "u8", "u8", "u8", "u8", "f8", "f8", "f8", "c16", "c16"},
-    /* f2 */ {"f2", "f2", "f4", "f8", "f8", "f2", "f4", "f8", "f8", "f2", "f4", "f8", "c8", "c16"},
-    /* f4 */ {"f4", "f4", "f4", "f8", "f8", "f4", "f4", "f8", "f8", "f4", "f4", "f8", "c8", "c16"},
-    /* f8 */ {"f8", "f8", "f8", "f8", "f8", "f8", "f8", "f8", "f8", "f8", "f8", "f8", "c16", "c16"},
-    /* c8 */ {"c8", "c8", "c8", "c16", "c16", "c8", "c8", "c16", "c16", "c8", "c8", "c16", "c8", "c16"},
-    /* c16 */ {"c16", "c16", "c16", "c16", "c16", "c16", "c16", "c16", "c16", "c16", "c16", "c16", "c16", "c16"},
+    /* b1 */ {"b1", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8", "c8", "c16", "bf16"},
+    /* i1 */ {"i1", "i1", "i2", "i4", "i8", "i2", "i4", "i8", "f8", "f2", "f4", "f8", "c8", "c16", "bf16"},
+    /* i2 */ {"i2", "i2", "i2", "i4", "i8", "i2", "i4", "i8", "f8", "f4", "f4", "f8", "c8", "c16", "f4"},
+    /* i4 */ {"i4", "i4", "i4", "i4", "i8", "i4", "i4", "i8", "f8", "f8", "f8", "f8", "c16", "c16", "f8"},
+    /* i8 */ {"i8", "i8", "i8", "i8", "i8", "i8", "i8", "i8", "f8", "f8", "f8", "f8", "c16", "c16", "f8"},
+    /* u1 */ {"u1", "i2", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8", "c8", "c16", "bf16"},
+    /* u2 */ {"u2", "i4", "i4", "i4", "i8", "u2", "u2", "u4", "u8", "f4", "f4", "f8", "c8", "c16", "f4"},
+    /* u4 */ {"u4", "i8", "i8", "i8", "i8", "u4", "u4", "u4", "u8", "f8", "f8", "f8", "c16", "c16", "f8"},
+    /* u8 */ {"u8", "f8", "f8", "f8", "f8", "u8", "u8", "u8", "u8", "f8", "f8", "f8", "c16", "c16", "f8"},
+    /* f2 */ {"f2", "f2", "f4", "f8", "f8", "f2", "f4", "f8", "f8", "f2", "f4", "f8", "c8", "c16", "f4"},
+    /* f4 */ {"f4", "f4", "f4", "f8", "f8", "f4", "f4", "f8", "f8", "f4", "f4", "f8", "c8", "c16", "f4"},
+    /* f8 */ {"f8", "f8", "f8", "f8", "f8", "f8", "f8", "f8", "f8", "f8", "f8", "f8", "c16", "c16", "f8"},
+    /* c8 */ {"c8", "c8", "c8", "c16", "c16", "c8", "c8", "c16", "c16", "c8", "c8", "c16", "c8", "c16", "c8"},
+    /* c16 */ {"c16", "c16", "c16", "c16", "c16", "c16", "c16", "c16", "c16", "c16", "c16", "c16", "c16", "c16", "c16"},
+    /* bf16 */ {"bf16", "bf16", "f4", "f8", "f8", "bf16", "f4", "f8", "f8", "f4", "f4", "f8", "c8", "c16", "bf16"},
 };
 
 /* np.can_cast(row, column, "safe"): 1 where safe */
 static const char *const can_cast[DT_COUNT] = {
-    /*         b i i i i u u u u f f f c c
-     *         1 1 2 4 8 1 2 4 8 2 4 8 8 16 */
-    /* b1 */ "11111111111111",
-    /* i1 */ "01111000011111",
-    /* i2 */ "00111000001111",
-    /* i4 */ "00011000000101",
-    /* i8 */ "00001000000101",
-    /* u1 */ "00111111111111",
-    /* u2 */ "00011011101111",
-    /* u4 */ "00001001100101",
-    /* u8 */ "00000000100101",
-    /* f2 */ "00000000011111",
-    /* f4 */ "00000000001111",
-    /* f8 */ "00000000000101",
-    /* c8 */ "00000000000011",
-    /* c16 */ "00000000000001",
+    /*         b i i i i u u u u f f f c c  b
+     *         1 1 2 4 8 1 2 4 8 2 4 8 8 16 f */
+    /* b1 */ "111111111111111",
+    /* i1 */ "011110000111111",
+    /* i2 */ "001110000011110",
+    /* i4 */ "000110000001010",
+    /* i8 */ "000010000001010",
+    /* u1 */ "001111111111111",
+    /* u2 */ "000110111011110",
+    /* u4 */ "000010011001010",
+    /* u8 */ "000000001001010",
+    /* f2 */ "000000000111110",
+    /* f4 */ "000000000011110",
+    /* f8 */ "000000000001010",
+    /* c8 */ "000000000000110",
+    /* c16 */ "000000000000010",
+    /* bf16 */ "000000000011111",
 };
 
 static void
@@ -78,6 +81,8 @@ test_result_type_examples(void)
     CU_ASSERT_EQUAL(cj_promote_dt(DT_U8, DT_I8), DT_I16);
     CU_ASSERT_EQUAL(cj_promote_dt(DT_F16, DT_C64), DT_C64);
     CU_ASSERT_EQUAL(cj_promote_dt(DT_F64, DT_C64), DT_C128);
+    CU_ASSERT_EQUAL(cj_promote_dt(DT_I8, DT_BF16), DT_BF16);
+    CU_ASSERT_EQUAL(cj_promote_dt(DT_F16, DT_BF16), DT_F32);
     for (int i = 0; i < DT_COUNT; i++) {
         CU_ASSERT_EQUAL(cj_promote_dt(DT_BOOL, (DType)i), (DType)i);
     }
@@ -109,6 +114,7 @@ test_float_for(void)
 {
     static const char *const want[DT_COUNT] = {
         "f2", "f2", "f4", "f8", "f8", "f2", "f4", "f8", "f8", "f2", "f4", "f8", "c8", "c16",
+        "bf16",
     };
     for (int i = 0; i < DT_COUNT; i++) {
         UNIT_ASSERT_STR(cj_dtypes[cj_float_for((DType)i)].code, want[i]);

@@ -16,7 +16,7 @@ promo(const Type *x, const Type *y)
     return cj_dtypes[r->dtype].code;
 }
 
-/* in DType order: b1 i1 i2 i4 i8 u1 u2 u4 u8 f2 f4 f8 c8 c16 */
+/* in DType order: b1 i1 i2 i4 i8 u1 u2 u4 u8 f2 f4 f8 c8 c16 bf16 */
 static void
 check_row(TypeKind weak, const char *const want[DT_COUNT])
 {
@@ -31,6 +31,7 @@ test_weak_int(void)
 {
     static const char *const want[DT_COUNT] = {
         "i8", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8", "c8", "c16",
+        "bf16",
     };
     check_row(TY_WEAK_INT, want);
 }
@@ -40,6 +41,7 @@ test_weak_float(void)
 {
     static const char *const want[DT_COUNT] = {
         "f8", "f8", "f8", "f8", "f8", "f8", "f8", "f8", "f8", "f2", "f4", "f8", "c8", "c16",
+        "bf16",
     };
     check_row(TY_WEAK_FLOAT, want);
 }
@@ -49,7 +51,7 @@ test_weak_complex(void)
 {
     static const char *const want[DT_COUNT] = {
         "c16", "c16", "c16", "c16", "c16", "c16", "c16", "c16", "c16",
-        "c8", "c8", "c16", "c8", "c16",
+        "c8", "c8", "c16", "c8", "c16", "c8",
     };
     check_row(TY_WEAK_COMPLEX, want);
 }
