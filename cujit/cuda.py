@@ -1273,8 +1273,12 @@ def is_available():
 def is_bfloat16_supported():
     """Numba's answer: the current device has compute capability 8.0 or more.
     (cujit's bfloat16 is plain C++ on 16-bit integers, which any device runs;
-    Numba's tests and users ask this before they use cuda.bf16.)"""
-    return tuple(get_current_device().compute_capability) >= (8, 0)
+    Numba's tests and users ask this before they use cuda.bf16.)  False where
+    no GPU can be reached."""
+    try:
+        return tuple(get_current_device().compute_capability) >= (8, 0)
+    except cujit.CudaError:
+        return False
 
 
 def detect():

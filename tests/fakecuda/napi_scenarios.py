@@ -187,7 +187,8 @@ def host_api():
     e = cuda.external_stream(s.handle)
     assert e.handle == s.handle and e.external
     assert cuda.cudadrv.driver.CudaAPIError is cujit.CudaError
-    assert cuda.is_bfloat16_supported() is False
+    assert cuda.is_bfloat16_supported() == (
+        tuple(cuda.get_current_device().compute_capability) >= (8, 0))
     assert cuda.mapped_array_like(np.zeros((2, 3), np.int16)).shape == (2, 3)
     f = cuda.device_array((10, 12), order="F")
     assert f.flags["F_CONTIGUOUS"] and not f.flags["C_CONTIGUOUS"] and f.flags["OWNDATA"]
