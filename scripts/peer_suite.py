@@ -527,6 +527,19 @@ def rewrite(src, package, names, path=""):
     return out, sorted(r.kept), r.renamed
 
 
+def link_test_data(dest):
+    """numba's test data (tests/data: .cu files that tests link) beside the
+    copied packages, where tests that find it from their own __file__ look
+    (test_cooperative_groups: dirname(dirname(__file__))/data)"""
+    where = os.path.join(dest, "data")
+    for top, sub in (("numba_cuda", "numba/cuda/tests/data"), ("numba", "cuda/tests/data")):
+        spec = importlib.util.find_spec(top)        # finds, imports nothing
+        for loc in (spec.submodule_search_locations or []) if spec else []:
+            data = os.path.join(loc, sub)
+            if os.path.isdir(data) and not os.path.exists(where):
+                os.symlink(data, where)
+
+
 def copy_suite(folder, dest, package, names, select):
     """Copies folder into dest/package with renamed imports; returns the test
     files selected and, per file, the names kept from the peer."""
@@ -534,6 +547,7 @@ def copy_suite(folder, dest, package, names, select):
     shutil.copytree(folder, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     with open(os.path.join(target, "__init__.py"), "w") as f:
         f.write("")                 # numba's load_tests is unittest's, not pytest's
+    link_test_data(dest)
     tests, kept, renamed = [], {}, {}
     for root, _, files in os.walk(target):
         for fn in sorted(files):
