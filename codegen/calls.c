@@ -1026,6 +1026,12 @@ cg_call(Cg *g, Node *n, int prec)
     case BI_NPFUNC:
         cg_npfunc(g, n, prec);
         return;
+    case BI_EXTERN:
+        cg_extern_call(g, n);
+        return;
+    case BI_FROM_BUFFER:
+        cg_array_iter(g, n, prec);      /* the first element's address */
+        return;
     case BI_COUNT:
         break;
     }

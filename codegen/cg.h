@@ -73,6 +73,9 @@ void cg_match_call(Cg *g, Node *n);
 void cg_thrust_prelude(Buf *b, Features features);
 const char *cg_iter_ctype(Cg *g, const Type *t);
 void cg_array_iter(Cg *g, Node *n, int prec);
+/* extern.c: declared foreign functions (cuda.declare_device) */
+void cg_externs(Cg *g, Buf *out);
+void cg_extern_call(Cg *g, Node *n);
 void cg_iter_binop(Cg *g, Node *n, int prec);
 void cg_iter_index(Cg *g, Node *n);
 void cg_carray(Cg *g, Node *n);             /* cptr.c */

@@ -136,6 +136,8 @@ static const unsigned char thread_bound[BI_COUNT] = {
     [BI_THRUST] = 1, [BI_ARRAY_BEGIN] = 1, [BI_ARRAY_END] = 1,
     /* a device function may write the arrays it is given */
     [BI_DEVFUNC] = 1,
+    /* a declared foreign function may write through the pointers it is given */
+    [BI_EXTERN] = 1, [BI_FROM_BUFFER] = 1,
     /* NumPy's functions read whole arrays, and a.copy() makes a local one */
     [BI_NPFUNC] = 1,
 };

@@ -1254,6 +1254,7 @@ cg_emit_roots(Program *p, Inst **roots, int nroots, const char *tail, Buf *out)
     libdevice_decls(p, out);
     record_structs(p, out);
     const_tables(p, out);
+    cg_externs(g, out);
     Buf structs;
     buf_init(&structs);
     tuple_structs(g, &structs);

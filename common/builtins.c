@@ -31,6 +31,7 @@ const char *const cj_builtin_names[BI_COUNT] = {
     "jit.block_reduce", "jit.warp_reduce", "jit.block_scan", "jit.warp_scan",
     "jit.thrust algorithm", "jit.thrust execution policy", "begin", "end",
     "device function", "NumPy or cmath function",
+    "declared device function", "ffi.from_buffer",
 };
 
 /* by TH_*: jit.thrust's algorithms as Python spells them, and their forms */

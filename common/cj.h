@@ -372,7 +372,8 @@ typedef enum {
     X(VECTOR) \
     X(BLOCK_REDUCE) X(WARP_REDUCE) X(BLOCK_SCAN) X(WARP_SCAN) \
     X(THRUST) X(THRUST_POLICY) X(ARRAY_BEGIN) X(ARRAY_END) \
-    X(DEVFUNC) X(NPFUNC)
+    X(DEVFUNC) X(NPFUNC) \
+    X(EXTERN) X(FROM_BUFFER)
 
 typedef enum {
 #define CJ_BI_ENUM(n) BI_##n,
@@ -614,6 +615,7 @@ struct Node {
     int coll;           /* ND_CALL of a collective: CO_* combiner and flags; its
                          * dtype, if the spelling names one, in cval (CK_DTYPE) */
     CjTable *table;     /* ND_CALL of BI_CONST_ARRAY */
+    struct CjExtern *ext;   /* ND_CALL of BI_EXTERN: the declared function */
 };
 
 struct Func {
@@ -717,6 +719,7 @@ typedef uint64_t Features;
 #define FEAT_BIT(n) ((Features)1 << (n))
 #define FEAT_CACHE_HINT FEAT_BIT(31)   /* cuda.ldca ... / stcg ...: cj_ld<hint>, cj_st<hint> */
 #define FEAT_BF16 FEAT_BIT(34)         /* bfloat16 values: the cj_bf16 struct (prelude.c) */
+#define FEAT_EXTERN FEAT_BIT(39)       /* declared foreign functions: cj_extptr (codegen/extern.c) */
 #define FEAT_BF16_OPS FEAT_BIT(44)     /* cuda.bf16's functions: cj_bf_* (prelude.c) */
 
 /* the feature a 16-bit float dtype needs: its struct */
@@ -753,7 +756,25 @@ typedef struct {
     unsigned char *intrin_used; /* by cj_intrins row: called (libdevice's are declared) */
     int fastmath;           /* NVRTC's --use_fast_math, and fmin/fmax for min/max */
     int launch_bounds[3];   /* the kernel's __launch_bounds__(...); 0: not given */
+    struct CjExtern **externs;  /* declared foreign functions called (typeinfer/extern.c) */
+    int nexterns, extcap;
 } Program;
+
+/* ---- declared foreign device functions (cuda.declare_device) ----
+ * Read by the frontend (frontend/extern.c) from the object's __cujit_extern__
+ * tuple, typed by typeinfer/extern.c, emitted by codegen/extern.c: the CUDA
+ * C++ sources it links go into the kernel's program, and cj_ext_<name>
+ * wraps the call in the declared ABI. */
+typedef struct CjExtern {
+    const char *name;       /* the C function */
+    Type *ret;              /* the declared result (TY_VOID for void) */
+    Type **args;
+    int nargs;
+    int abi_c;              /* abi='c': ret name(args); else int name(ret *out, args) */
+    int cooperative;        /* use_cooperative=True: a cooperative launch */
+    const char **srcs;      /* CUDA C++ texts it links, each after a #line */
+    int nsrcs;
+} CjExtern;
 
 /* ---- intrinsics: a table of functions called by name (intrin.c) ----
  * An ND_CALL of BI_INTRIN holds its row in Node.axis.  sig is the result then

@@ -697,6 +697,11 @@ call(Fe *f, PyObject *e, Loc loc)
             n->cval.dt = r.dt;
             break;
         }
+        if (r.bi == BI_EXTERN) {
+            n->op = BI_EXTERN;
+            n->ext = fe_extern_read(f, r.obj, loc);
+            break;
+        }
         if (r.bi == BI_CONST_ARRAY) {
             return const_array(f, e, n, loc);
         }

@@ -185,6 +185,10 @@ FeOffers *fe_call_offers(Fe *f, PyObject *e, PyObject *first, PyObject *kws,
 
 /* overload.c: @overload's functions, numba's dispatchers */
 int fe_overloaded(Fe *f, PyObject *obj, Resolved *r);
+/* extern.c: declared foreign functions (cuda.declare_device), ffi.from_buffer */
+int fe_extern_classify(PyObject *obj, Resolved *r);
+CjExtern *fe_extern_read(Fe *f, PyObject *obj, Loc loc);
+int fe_from_buffer_classify(PyObject *obj, Resolved *r);
 PyObject *fe_numba_function(Fe *f, PyObject *obj);
 Node *fe_overload_call(Fe *f, PyObject *e, Node *n, PyObject *func, PyObject *kws, Loc loc);
 Node *fe_method_overload(Fe *f, PyObject *e, PyObject *recv, Node *n, const char *name,

@@ -544,6 +544,9 @@ classify(Fe *f, PyObject *obj, Loc loc)
     if (fe_overloaded(f, obj, &r)) {
         return r;               /* a function with @overload implementations */
     }
+    if (fe_extern_classify(obj, &r) || fe_from_buffer_classify(obj, &r)) {
+        return r;               /* cuda.declare_device's functions, ffi.from_buffer */
+    }
     int is_device = 0;
     PyObject *pyfunc = kernel_function ? kernel_function(obj, &is_device) : NULL;
     if (!pyfunc && fe_is_inner(f, obj)) {

@@ -476,6 +476,35 @@ numba_function(PyObject *v)
     return py;
 }
 
+/* a function declared with cuda.declare_device: its __cujit_extern__ tuple
+ * (name, signature, abi, cooperative and the texts of the sources it links,
+ * read now: a changed .cu is a new key); a cffi FFI object (whose
+ * from_buffer kernels call): its class.  1 keyed, 0 neither, -1 error */
+static int
+key_foreign(Keyer *k, PyObject *v, int depth)
+{
+    char mod[64];
+    if (!PyType_Check(v) && str_attr((PyObject *)Py_TYPE(v), "__module__", mod, sizeof mod)
+        && strcmp(mod, "cffi.api") == 0 && strcmp(Py_TYPE(v)->tp_name, "FFI") == 0) {
+        put_cstr(k, 'F', "cffi.api.FFI");
+        return 1;
+    }
+    if (PyType_Check(v) || !PyObject_HasAttrString((PyObject *)Py_TYPE(v), "__cujit_extern__")) {
+        PyErr_Clear();
+        return 0;
+    }
+    PyObject *t = PyObject_GetAttrString(v, "__cujit_extern__");
+    if (!t || !PyTuple_Check(t)) {
+        Py_XDECREF(t);
+        PyErr_Clear();
+        return no_key(k, "a declared device function whose link files cannot be read");
+    }
+    buf_putc(&k->b, 'X');
+    int r = key_tuple(k, t, depth);
+    Py_DECREF(t);
+    return r < 0 ? -1 : 1;
+}
+
 static int
 key_value(Keyer *k, PyObject *v, int depth)
 {
@@ -508,6 +537,10 @@ key_value(Keyer *k, PyObject *v, int depth)
     }
     if (key_library(k, v) || key_numpy(k, v) || key_ndarray(k, v)) {
         return 0;
+    }
+    int foreign = key_foreign(k, v, depth);
+    if (foreign) {
+        return foreign < 0 ? -1 : 0;
     }
     PyObject *entry = overload_entry(v);
     if (entry) {

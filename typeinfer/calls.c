@@ -1350,6 +1350,10 @@ ti_call(Ti *t, Node *n)
         return devfunc_type(t, n);
     case BI_NPFUNC:
         return ti_npfunc(t, n);
+    case BI_EXTERN:
+        return ti_extern_call(t, n);
+    case BI_FROM_BUFFER:
+        return ti_from_buffer(t, n);
     case BI_COUNT:
         break;
     }

@@ -39,6 +39,9 @@ Type *ti_vector_ctor(Ti *t, Node *n);
 Type *ti_vector_attr(Ti *t, Node *n, const Type *x);
 void ti_vector_refuse(Ti *t, Node *n, const Type *x, const Type *y, const char *what,
                       const char *op);
+/* extern.c: declared foreign functions' calls, ffi.from_buffer */
+Type *ti_extern_call(Ti *t, Node *n);
+Type *ti_from_buffer(Ti *t, Node *n);
 /* calls.c: keyword arguments moved to their positional slots */
 int ti_bind_keywords(Ti *t, Node *n, const char *const *pnames, int np);
 /* npfuncs.c: NumPy's reductions and array methods, cmath */

@@ -1,0 +1,142 @@
+/* extern.c - the C++ of declared foreign device functions (cuda.declare_device,
+ * Program.externs; typed by typeinfer/extern.c) and of ffi.from_buffer.
+ *
+ * The CUDA C++ sources the functions link are compiled into the kernel's
+ * own program, each once (equal texts once), after the prelude: NVRTC
+ * then sees the definitions and may inline them.  A call goes through a
+ * wrapper, cj_ext_<name>, in the declared ABI:
+ *   abi='numba': int name(R *out, args...): the result through the first
+ *                pointer (a void * for a void function), the status ignored
+ *   abi='c':     R name(args...)
+ * The wrapper never declares the function itself (the source does, in the
+ * C types its author chose): a pointer is passed as cj_extptr, which
+ * converts to any pointer type, and a float16 as cj_exthalf, which converts
+ * to any 16-bit type (__half), so cujit's own types meet the source's. */
+#include <string.h>
+
+#include "cg.h"
+
+#define P(...) buf_printf(g->out, __VA_ARGS__)
+#define S(s) buf_puts(g->out, s)
+
+static const char ext_helpers[] =
+    "struct cj_extptr {\n"
+    "    void *p;\n"
+    "    template <typename T> __device__ operator T *() const { return (T *)p; }\n"
+    "};\n";
+
+static const char ext_half_helpers[] =
+    "struct cj_exthalf {\n"
+    "    cj_half h;\n"
+    "    template <typename T> __device__ operator T() const {\n"
+    "        static_assert(sizeof(T) == 2, \"a float16 of a declared device function is a "
+    "16-bit type in C++ (__half)\");\n"
+    "        T v; __builtin_memcpy(&v, &h, 2); return v;\n"
+    "    }\n"
+    "};\n"
+    "template <typename V> __device__ cj_half cj_ext_half(V v) {\n"
+    "    static_assert(sizeof(V) == 2, \"a float16 of a declared device function is a 16-bit "
+    "type in C++ (__half)\");\n"
+    "    cj_half h; __builtin_memcpy(&h, &v, 2); return h;\n"
+    "}\n";
+
+/* the sources, each text once */
+static void
+sources(Program *p, Buf *out)
+{
+    for (int i = 0; i < p->nexterns; i++) {
+        const CjExtern *x = p->externs[i];
+        for (int k = 0; k < x->nsrcs; k++) {
+            int seen = 0;
+            for (int j = 0; j <= i && !seen; j++) {
+                const CjExtern *y = p->externs[j];
+                for (int m = 0; m < (j == i ? k : y->nsrcs) && !seen; m++) {
+                    seen = strcmp(y->srcs[m], x->srcs[k]) == 0;
+                }
+            }
+            if (!seen) {
+                buf_puts(out, x->srcs[k]);
+            }
+        }
+    }
+}
+
+/* argument k as the wrapper passes it on */
+static void
+pass_arg(Buf *out, const Type *t, int k)
+{
+    if (t->kind == TY_ITER) {
+        buf_printf(out, "cj_extptr{a%d}", k);
+    } else if (t->dtype == DT_F16) {
+        buf_printf(out, "cj_exthalf{a%d}", k);
+    } else {
+        buf_printf(out, "a%d", k);
+    }
+}
+
+/* cj_ext_<name>(args): the call in the declared ABI */
+static void
+wrapper(Cg *g, const CjExtern *x, Buf *out)
+{
+    int is_void = x->ret->kind == TY_VOID;
+    const char *rt = is_void ? "void" : cg_ctype(g, x->ret);
+    buf_printf(out, "static __device__ __forceinline__ %s cj_ext_%s(", rt, x->name);
+    for (int k = 0; k < x->nargs; k++) {
+        buf_printf(out, "%s%s a%d", k ? ", " : "", cg_ctype(g, x->args[k]), k);
+    }
+    buf_puts(out, ") {\n    ");
+    if (!x->abi_c) {
+        buf_printf(out, "%s r{};\n    %s(cj_extptr{&r}", is_void ? "char" : rt, x->name);
+    } else if (is_void) {
+        buf_printf(out, "%s(", x->name);
+    } else if (x->ret->kind == TY_SCALAR && x->ret->dtype == DT_F16) {
+        buf_printf(out, "return cj_ext_half(%s(", x->name);
+    } else {
+        buf_printf(out, "return (%s)%s(", rt, x->name);
+    }
+    for (int k = 0; k < x->nargs; k++) {
+        buf_puts(out, k || !x->abi_c ? ", " : "");
+        pass_arg(out, x->args[k], k);
+    }
+    int half_ret = x->abi_c && !is_void && x->ret->kind == TY_SCALAR && x->ret->dtype == DT_F16;
+    buf_puts(out, half_ret ? "));\n" : ");\n");
+    if (!x->abi_c && !is_void) {
+        buf_puts(out, "    return r;\n");
+    }
+    buf_puts(out, "}\n");
+}
+
+void
+cg_externs(Cg *g, Buf *out)
+{
+    Program *p = g->p;
+    if (!p->nexterns) {
+        return;
+    }
+    sources(p, out);
+    buf_puts(out, ext_helpers);
+    if (p->features & FEAT_F16) {
+        buf_puts(out, ext_half_helpers);
+    }
+    for (int i = 0; i < p->nexterns; i++) {
+        wrapper(g, p->externs[i], out);
+    }
+}
+
+/* a declared function's call: its wrapper, the numbers converted to the
+ * declared types */
+void
+cg_extern_call(Cg *g, Node *n)
+{
+    const CjExtern *x = n->ext;
+    P("cj_ext_%s(", x->name);
+    for (int k = 0; k < n->n; k++) {
+        S(k ? ", " : "");
+        if (x->args[k]->kind == TY_ITER) {
+            cg_expr(g, n->list[k], PR_COMMA);
+        } else {
+            cg_conv(g, n->list[k], x->args[k], PR_COMMA);
+        }
+    }
+    S(")");
+}
