@@ -33,6 +33,9 @@ from cujit import _vectypes
 from cujit import _warnings
 from cujit import jit as _jit
 from cujit._cujit import Kernel
+from cujit._overloads import CompiledKernel
+from cujit._extern import (declare_device, LinkableCode, CUSource, PTXSource,  # noqa: F401
+                           Fatbin, Cubin, Archive, Object, LTOIR)
 from cujit._numba_forms import guvectorize, vectorize   # target="cuda": Numba's rules
 from cujit._ntypes import types  # noqa: F401  (numba.types' names)
 
@@ -260,9 +263,11 @@ def _check_link(link, device, cache=False):
         name = os.fspath(f) if isinstance(f, (str, bytes)) or hasattr(f, "__fspath__") \
             else f"{type(f).__name__} object"
         raise NotImplementedError(
-            f"cuda.jit(link=[{name!r}]): cujit cannot link foreign CUDA C++, PTX, LTO-IR, "
-            "cubin, fatbin or object files or libraries into a kernel; write the code as a "
-            "@cuda.jit(device=True) function, or launch the foreign kernel through CuPy")
+            f"cuda.jit(link=[{name!r}]): cujit links nothing into a kernel itself: declare "
+            "the foreign function with cuda.declare_device(name, sig, link=[...]) and give "
+            "it the .cu file or cuda.CUSource that defines it (compiled into each kernel "
+            "that calls it); PTX, LTO-IR, cubin, fatbin, object files and libraries cannot "
+            "be linked")
 
 
 class _SigDict(dict):
@@ -276,6 +281,14 @@ class _SigDict(dict):
 
     def __missing__(self, key):
         return self._lookup(key)
+
+    def __contains__(self, key):
+        if super().__contains__(key):
+            return True
+        try:
+            return not isinstance(key, str) and super().__contains__(_sig(key))
+        except TypeError:
+            return False
 
 
 class _Extensions(list):
@@ -319,12 +332,17 @@ class Dispatcher(Kernel):
 
     @property
     def overloads(self):
-        """signature -> the CUDA C++ cujit generated for it (Numba's
-        overloads hold compiled kernels; cujit's are keyed the same way)."""
+        """signature -> its compiled kernel (cujit/_overloads.py:
+        ``cooperative``, ``max_cooperative_grid_blocks``, ``inspect_asm``),
+        as Numba's overloads; looked up by any spelling of a signature."""
+        return _SigDict({sig: CompiledKernel(self, sig) for sig in self.signatures},
+                        lambda key: CompiledKernel(self, self._canonical(_sig(key))))
+
+    @property
+    def definitions(self):
+        """signature -> the CUDA C++ cujit generated for it."""
         return _SigDict({sig: self.inspect_cuda(sig) for sig in self.signatures},
                         lambda key: self.inspect_cuda(_sig(key)))
-
-    definitions = overloads
 
     @property
     def definition(self):
@@ -584,7 +602,8 @@ class Dispatcher(Kernel):
                 "inspect_asm() gives the PTX\n")
         if signature is not None:
             return note + self.inspect_cuda(_sig(signature))
-        return {sig: note + self.inspect_cuda(sig) for sig in self.signatures}
+        return _SigDict({sig: note + self.inspect_cuda(sig) for sig in self.signatures},
+                        lambda key: note + self.inspect_cuda(_sig(key)))
 
     def inspect_types(self, file=None):
         """Prints each compiled signature and its CUDA C++ (cujit's typed form)."""
@@ -594,8 +613,32 @@ class Dispatcher(Kernel):
             print(self.inspect_cuda(sig), file=file)
 
     def inspect_sass(self, signature=None):
-        raise NotImplementedError("cujit does not disassemble SASS: use inspect_asm() "
-                                  "for PTX, or inspect_cubin() and nvdisasm")
+        """SASS, disassembled by nvdisasm from the CUBIN: for one signature,
+        or a dict of every compiled one's."""
+        return self._disassemble(signature, [])
+
+    def inspect_sass_cfg(self, signature=None):
+        """The SASS control-flow graph in DOT (nvdisasm -cfg)."""
+        return self._disassemble(signature, ["-cfg"])
+
+    def _disassemble(self, signature, opts):
+        if self.device:
+            raise RuntimeError(f"Cannot inspect SASS of a device function: {self.__name__} is "
+                               "compiled into the kernels that call it; inspect those")
+        tool = _nvdisasm()
+        if signature is None:
+            return _SigDict({s: self._disassemble(s, opts) for s in self.signatures},
+                            lambda key: self._disassemble(key, opts))
+        import subprocess
+        import tempfile
+        with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
+            f.write(self.inspect_cubin(_sig(signature)))
+            f.flush()
+            r = subprocess.run([tool, *opts, "-c", f.name], capture_output=True, text=True)
+        if r.returncode:
+            raise RuntimeError(f"nvdisasm failed on {self.__name__}{_sig(signature)}: "
+                               f"{r.stderr.strip()}")
+        return r.stdout
 
     def _eager(self, sig):
         """Types and generates the code for sig now (Numba's eager compile):
@@ -639,6 +682,22 @@ class _CompileStats(tuple):
     cache_path = property(lambda self: self[0])
     cache_hits = property(lambda self: self[1])
     cache_misses = property(lambda self: self[2])
+
+
+def _nvdisasm():
+    """nvdisasm's path (PATH, then $CUDA_HOME/bin); NotImplementedError (a
+    RuntimeError) when there is none"""
+    import os
+    import shutil
+    tool = shutil.which("nvdisasm")
+    for home in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        if not tool and home and os.path.isfile(os.path.join(home, "bin", "nvdisasm")):
+            tool = os.path.join(home, "bin", "nvdisasm")
+    if not tool:
+        raise NotImplementedError("nvdisasm was not found: inspect_sass() disassembles SASS "
+                                  "with the CUDA toolkit's nvdisasm; put it on PATH, or use "
+                                  "inspect_asm() for PTX")
+    return tool
 
 
 def _is_dims(d):
@@ -1708,7 +1767,8 @@ __all__ = sorted(set(k.partition(".")[0] for k in SPELLINGS) | {
     "CudaSupportError", "TypingError", "NumbaPerformanceWarning", "NumbaInvalidConfigWarning",
     "In", "Out", "InOut", "Dispatcher", "typeof", "compile", "compile_ptx",
     "compile_for_current_device", "compile_ptx_for_current_device", "compile_all", "fp16", "bf16",
-    "libdevice", "random"} | set(_ntypes.EXPORTED))
+    "libdevice", "random", "declare_device", "LinkableCode", "CUSource", "PTXSource",
+    "Fatbin", "Cubin", "Archive", "Object", "LTOIR"} | set(_ntypes.EXPORTED))
 
 
 

@@ -4,6 +4,7 @@
  * launch.c. */
 #include "kernel.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -270,6 +271,43 @@ kernel_compile(PyObject *self, PyObject *const *args, Py_ssize_t n)
     }
     pl_log_launched(0);
     Py_RETURN_NONE;
+}
+
+/* _cooperative(*sig): the signature's entry is launched cooperatively (it
+ * uses this_grid(), or a declared function with use_cooperative=True) */
+static PyObject *
+kernel_cooperative(PyObject *self, PyObject *const *args, Py_ssize_t n)
+{
+    Entry *e = entry_for_sig((KernelObject *)self, args, n);
+    if (!e) {
+        return NULL;
+    }
+    return PyBool_FromLong(e->c.cooperative);
+}
+
+/* _coresident_blocks(threads, shmem, *sig): the most blocks of the
+ * signature's entry resident at once on the current device (loaded now) */
+static PyObject *
+kernel_coresident_blocks(PyObject *self, PyObject *const *args, Py_ssize_t n)
+{
+    KernelObject *k = (KernelObject *)self;
+    unsigned long threads = n >= 2 ? PyLong_AsUnsignedLong(args[0]) : 0;
+    unsigned long shmem = n >= 2 && !PyErr_Occurred() ? PyLong_AsUnsignedLong(args[1]) : 0;
+    if (n < 2 || PyErr_Occurred() || threads == 0 || threads > 1024 || shmem > UINT_MAX) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_ValueError, "_coresident_blocks(threads, shmem, *sig): threads "
+                        "from 1 to 1024, shmem a byte count");
+        return NULL;
+    }
+    Entry *e = entry_for_sig(k, args + 2, n - 2);
+    int dev = e ? mod_device() : -1;
+    if (dev < 0 || load_entry(k, e, dev) < 0) {
+        return NULL;
+    }
+    const char *kname = PyUnicode_AsUTF8(k->name);
+    long long most = kname ? rt_kernel_coresident_blocks(&e->rk[dev], (unsigned)threads,
+                                                         (unsigned)shmem, kname) : -1;
+    return most < 0 ? NULL : PyLong_FromLongLong(most);
 }
 
 /* ---- cuda.compile_ptx: a binary of its own ---- */
@@ -716,6 +754,10 @@ static PyMethodDef kernel_methods[] = {
      "_compile_binary(sig, arch, options, cubin, name): (PTX or CUBIN, return type) of a "
      "kernel's entry, or of a device function compiled on its own as extern \"C\" name "
      "(cuda.compile_ptx)"},
+    {"_cooperative", (PyCFunction)(void (*)(void))kernel_cooperative, METH_FASTCALL,
+     "_cooperative(*sig): launched cooperatively (this_grid())"},
+    {"_coresident_blocks", (PyCFunction)(void (*)(void))kernel_coresident_blocks, METH_FASTCALL,
+     "_coresident_blocks(threads, shmem, *sig): the most blocks resident at once"},
     {"func_attribute", (PyCFunction)(void (*)(void))kernel_func_attribute, METH_FASTCALL,
      "func_attribute(attr, *sig): cuFuncGetAttribute(attr) of the signature's kernel, "
      "loaded on the current device (0 max threads per block, 1 static shared bytes, "

@@ -407,8 +407,8 @@ launch_ex(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssiz
           const ArgKey *orig, int orig_idx32)
 {
     if (k->device) {
-        PyErr_Format(PyExc_TypeError, "%U is a device function: call it from a kernel",
-                     k->name);
+        PyErr_Format(PyExc_RuntimeError, "Cannot compile a device function as a kernel: %U "
+                     "is a device function: call it from a kernel", k->name);
         return NULL;
     }
     int np = fixed_params(k);

@@ -184,7 +184,8 @@ kernel_result(Program *p, Type **types, int n, PlCompiled *out)
     if (p->undef_warn && !(out->undef_warn = xstrdup(p->undef_warn))) {
         return -1;
     }
-    out->cooperative = (p->features & FEAT_GRID_SYNC) != 0;
+    /* the grid group (this_grid()) or a cooperative foreign function: Numba's rule */
+    out->cooperative = (p->features & (FEAT_GRID_SYNC | FEAT_CG_GRID)) != 0;
     out->coarse_vec = p->coarse_vec;
     out->coarse_mask = p->coarse_mask;
     return 0;

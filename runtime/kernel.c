@@ -388,8 +388,8 @@ rt_launch(RtKernel *k, const unsigned grid[3], const unsigned block[3], unsigned
 
 /* the most blocks of `threads` threads and `shmem` bytes that can be
  * resident on k's device at once; -1 with an exception */
-static long long
-coresident_blocks(RtKernel *k, unsigned threads, unsigned shmem, const char *kname)
+long long
+rt_kernel_coresident_blocks(RtKernel *k, unsigned threads, unsigned shmem, const char *kname)
 {
     RtDevice *d = rt_device(k->device);
     if (!d) {
@@ -406,9 +406,9 @@ coresident_blocks(RtKernel *k, unsigned threads, unsigned shmem, const char *kna
                   && rt_cu.cuOccupancyMaxActiveBlocksPerMultiprocessor ? 1 : -1;
     }
     if (d->coop < 0) {
-        PyErr_Format(PyExc_RuntimeError, "kernel '%s' synchronises its grid "
-                     "(this_grid().sync()), which needs a cooperative launch, and device "
-                     "%d (%s) or its driver has none", kname, k->device, d->name);
+        PyErr_Format(PyExc_RuntimeError, "kernel '%s' is cooperative (it uses this_grid()), "
+                     "which needs a cooperative launch, and device %d (%s) or its driver has "
+                     "none", kname, k->device, d->name);
         return -1;
     }
     int per_sm = 0;
@@ -431,13 +431,14 @@ rt_launch_cooperative(RtKernel *k, const unsigned grid[3], const unsigned block[
         return -1;
     }
     long long blocks = (long long)grid[0] * grid[1] * grid[2];
-    long long most = coresident_blocks(k, block[0] * block[1] * block[2], shmem, kname);
+    long long most = rt_kernel_coresident_blocks(k, block[0] * block[1] * block[2], shmem,
+                                                 kname);
     if (most < 0) {
         return -1;
     }
     if (blocks > most) {
-        PyErr_Format(PyExc_ValueError, "kernel '%s' synchronises its grid "
-                     "(this_grid().sync()), so all its blocks must be resident at once: the "
+        PyErr_Format(PyExc_ValueError, "kernel '%s' is launched cooperatively (it uses "
+                     "this_grid()), so all its blocks must be resident at once: the "
                      "grid (%u, %u, %u) has %lld blocks of (%u, %u, %u) threads, but at most "
                      "%lld fit on device %d; launch at most %lld blocks (a grid-stride loop "
                      "covers the rest)", kname, grid[0], grid[1], grid[2], blocks, block[0],

@@ -234,6 +234,11 @@ int rt_launch(RtKernel *k, const unsigned grid[3], const unsigned block[3],
  * the grid and the most blocks that fit: never a launch that would hang. */
 int rt_launch_cooperative(RtKernel *k, const unsigned grid[3], const unsigned block[3],
                           unsigned shmem, void *stream, void **params, const char *kname);
+/* The most blocks of `threads` threads and `shmem` dynamic shared bytes of
+ * k that can be resident on its device at once (a cooperative grid's
+ * limit: Numba's max_cooperative_grid_blocks); -1 with an exception */
+long long rt_kernel_coresident_blocks(RtKernel *k, unsigned threads, unsigned shmem,
+                                      const char *kname);
 
 /* Waits for `stream` and flushes stdout (what kernels printed); raises
  * CudaError naming kname if the stream failed. */

@@ -1,0 +1,116 @@
+"""The values of a ``@cuda.jit`` dispatcher's ``overloads``: one compiled
+signature of a kernel, as Numba's ``overloads[sig]`` gives it (its compiled
+kernel object), with what cujit can say about it:
+
+- ``cooperative``: the kernel is launched cooperatively (it uses
+  ``cuda.cg.this_grid()``, or calls a function declared with
+  ``use_cooperative=True``);
+- ``max_cooperative_grid_blocks(blockdim, dynsmemsize=0)``: the most blocks
+  of that shape that can be resident at once on the current device, so the
+  largest cooperative grid;
+- ``inspect_asm()`` (PTX), ``inspect_cuda()`` (cujit's CUDA C++),
+  ``inspect_llvm()`` (the CUDA C++ after a note: cujit makes no LLVM IR),
+  ``library`` (``get_asm_str()``, ``get_llvm_str()``, ``_linking_files``:
+  cujit links no files) and the function attributes (``regs_per_thread``
+  ...)."""
+
+__all__ = ["CompiledKernel"]
+
+# CU_FUNC_ATTRIBUTE_*, as in cujit.cuda
+_ATTR_MAX_THREADS, _ATTR_SHARED, _ATTR_CONST, _ATTR_LOCAL, _ATTR_REGS = range(5)
+
+_LLVM_NOTE = ("// cujit generates CUDA C++ (compiled by NVRTC), not LLVM IR; "
+              "inspect_asm() gives the PTX\n")
+
+
+def _threads(blockdim):
+    """a block's thread count: an int or a tuple of one to three ints"""
+    dims = (blockdim,) if isinstance(blockdim, int) else tuple(blockdim)
+    if not 1 <= len(dims) <= 3 or not all(isinstance(d, int) and d > 0 for d in dims):
+        raise ValueError(f"blockdim {blockdim!r}: give a positive int or a tuple of one to "
+                         "three positive ints")
+    n = 1
+    for d in dims:
+        n *= d
+    return n
+
+
+class _Library:
+    """What Numba's code library gives that cujit can: PTX, the CUDA C++ in
+    place of LLVM IR, and no linked files."""
+
+    def __init__(self, kernel):
+        self._kernel = kernel
+        self._linking_files = []
+
+    def get_asm_str(self, cc=None):
+        return self._kernel.inspect_asm()
+
+    def get_llvm_str(self):
+        return self._kernel.inspect_llvm()
+
+
+class CompiledKernel:
+    """One compiled signature of a kernel (``dispatcher.overloads[sig]``)."""
+
+    def __init__(self, dispatcher, signature):
+        self._dispatcher = dispatcher
+        self.signature = signature      # cujit's text of it, the overloads' key
+        self.library = _Library(self)
+        self._codelibrary = self.library
+
+    @property
+    def name(self):
+        return self._dispatcher.__name__
+
+    @property
+    def py_func(self):
+        return self._dispatcher.py_func
+
+    @property
+    def cooperative(self):
+        return self._dispatcher._cooperative(self.signature)
+
+    def max_cooperative_grid_blocks(self, blockdim, dynsmemsize=0):
+        """The most blocks of ``blockdim`` threads (and ``dynsmemsize`` bytes
+        of dynamic shared memory each) resident at once on the current
+        device: the largest grid a cooperative launch can have."""
+        if not isinstance(dynsmemsize, int) or dynsmemsize < 0:
+            raise ValueError(f"dynsmemsize {dynsmemsize!r}: give a byte count (an int >= 0)")
+        return self._dispatcher._coresident_blocks(_threads(blockdim), dynsmemsize,
+                                                   self.signature)
+
+    def inspect_cuda(self):
+        return self._dispatcher.inspect_cuda(self.signature)
+
+    def inspect_asm(self, cc=None):
+        return self._dispatcher.inspect_ptx(self.signature)
+
+    def inspect_llvm(self):
+        return _LLVM_NOTE + self.inspect_cuda()
+
+    def _attribute(self, attr):
+        return self._dispatcher.func_attribute(attr, self.signature)
+
+    @property
+    def regs_per_thread(self):
+        return self._attribute(_ATTR_REGS)
+
+    @property
+    def const_mem_size(self):
+        return self._attribute(_ATTR_CONST)
+
+    @property
+    def shared_mem_per_block(self):
+        return self._attribute(_ATTR_SHARED)
+
+    @property
+    def local_mem_per_thread(self):
+        return self._attribute(_ATTR_LOCAL)
+
+    @property
+    def max_threads_per_block(self):
+        return self._attribute(_ATTR_MAX_THREADS)
+
+    def __repr__(self):
+        return f"<compiled kernel {self.name}{self.signature}>"
