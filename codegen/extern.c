@@ -31,13 +31,13 @@ static const char ext_half_helpers[] =
     "    template <typename T> __device__ operator T() const {\n"
     "        static_assert(sizeof(T) == 2, \"a float16 of a declared device function is a "
     "16-bit type in C++ (__half)\");\n"
-    "        T v; __builtin_memcpy(&v, &h, 2); return v;\n"
+    "        T v; *(unsigned short *)&v = h.bits; return v;\n"
     "    }\n"
     "};\n"
     "template <typename V> __device__ cj_half cj_ext_half(V v) {\n"
     "    static_assert(sizeof(V) == 2, \"a float16 of a declared device function is a 16-bit "
     "type in C++ (__half)\");\n"
-    "    cj_half h; __builtin_memcpy(&h, &v, 2); return h;\n"
+    "    cj_half h; h.bits = *(const unsigned short *)&v; return h;\n"
     "}\n";
 
 /* the sources, each text once */
@@ -114,6 +114,7 @@ cg_externs(Cg *g, Buf *out)
         return;
     }
     sources(p, out);
+    buf_puts(out, "#line 1 \"cujit's wrappers of declared device functions\"\n");
     buf_puts(out, ext_helpers);
     if (p->features & FEAT_F16) {
         buf_puts(out, ext_half_helpers);

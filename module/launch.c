@@ -863,6 +863,11 @@ kernel_getitem(PyObject *self, PyObject *key)
                         "or k[grid, block, stream, shared_mem_bytes]");
         return NULL;
     }
+    if (k->device) {
+        PyErr_Format(PyExc_RuntimeError, "Cannot compile a device function as a kernel: %U "
+                     "is a device function: call it from a kernel", k->name);
+        return NULL;
+    }
     Py_ssize_t nk = PyTuple_GET_SIZE(key);
     if (k->last_key && (key == k->last_key
                         || PyObject_RichCompareBool(key, k->last_key, Py_EQ) == 1)) {

@@ -91,7 +91,7 @@ def test_accepted_options_and_link():
     assert "__global__" in k.inspect_cuda(SIG) and k.extensions == []
     with pytest.raises(TypeError, match="unexpected keyword argument 'nonsense'"):
         cuda.jit(nonsense=1)
-    with pytest.raises(NotImplementedError, match=r"link=\['f.ptx'\].*device=True"):
+    with pytest.raises(NotImplementedError, match=r"link=\['f.ptx'\]\): .*cuda.declare_device"):
         cuda.jit(link=["f.ptx"])
     with pytest.raises(ValueError, match="link keyword invalid for device function"):
         cuda.jit(device=True, link=["f.cu"])
@@ -114,7 +114,8 @@ def test_docstring_definition_and_overloads():
         k.definition
     k.inspect_cuda("(float64[::1], float64)")
     assert "__global__" in k.definition
-    assert k.overloads[(cuda.float64[::1], cuda.float64)] == k.definition
+    assert k.overloads[(cuda.float64[::1], cuda.float64)].inspect_cuda() == k.definition
+    assert k.definitions[(cuda.float64[::1], cuda.float64)] == k.definition
     nvrtc_or_skip()
     assert ".entry cj_add_kernel" in k.inspect_lto_ptx((cuda.float64[::1], cuda.float64))
 

@@ -215,7 +215,7 @@ def run_scenario(fake_driver, name, cache_dir, *args, **env):
 
 
 @pytest.mark.parametrize("name", ["arrays", "errors", "imports", "streams", "devices", "no_leaks",
-                                  "call_style", "records"])
+                                  "call_style", "records", "foreign"])
 def test_fake_driver(fake_driver, tmp_path, name):
     run_scenario(fake_driver, name, tmp_path)
 

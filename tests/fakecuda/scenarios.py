@@ -776,6 +776,66 @@ def call_style():
     print("call_style ok")
 
 
+def foreign():
+    """Declared foreign functions (cuda.declare_device) on the fake driver:
+    their CUDA C++ compiles into the kernel and loads; use_cooperative=True
+    launches the kernel cooperatively, and so does this_grid() alone
+    (Numba's rule), never a kernel without either; overloads[sig] says so
+    and gives max_cooperative_grid_blocks (fake: min(2048 / threads, 32)
+    blocks per SM x 132 SMs) for any shape of the same threads."""
+    from cujit import cuda
+
+    src = cuda.CUSource('''
+#include <cooperative_groups.h>
+extern "C" __device__ int grid_barrier(void *out) {
+    cooperative_groups::this_grid().sync();
+    return 0;
+}
+extern "C" __device__ int plus1(int *out, int a) { *out = a + 1; return 0; }
+''')
+    barrier = cuda.declare_device("grid_barrier", "void()", link=src, use_cooperative=True)
+    plus1 = cuda.declare_device("plus1", "int32(int32)", link=src)
+
+    @cuda.jit("void(int32[::1])")
+    def coop(x):
+        x[cuda.grid(1)] = 1
+        barrier()
+
+    @cuda.jit("void(int32[::1])")
+    def plain(x):
+        i = cuda.grid(1)
+        x[i] = plus1(x[i])
+
+    @cuda.jit
+    def grid_only(x):
+        x[0] = cuda.cg.this_grid().size()
+
+    sig = (cuda.int32[::1],)
+    assert coop.overloads[sig].cooperative and not plain.overloads[sig].cooperative
+    x = cujit.zeros(1024, np.int32)
+    launches, coops = counter("fake_launches"), counter("fake_coop_launches")
+    coop[4, 256](x)
+    plain[4, 256](x)
+    grid_only[1, 32](x)
+    assert counter("fake_coop_launches") == coops + 2
+    assert counter("fake_launches") == launches + 3
+    assert all(o.cooperative for o in grid_only.overloads.values())
+    ov = coop.overloads[sig]
+    assert ov.max_cooperative_grid_blocks(256) == 1056
+    assert ov.max_cooperative_grid_blocks((16, 16)) == 1056
+    assert ov.max_cooperative_grid_blocks((16, 4, 4)) == 1056
+    assert ov.max_cooperative_grid_blocks(1024) == 264
+    assert "cj_ext_grid_barrier" in ov.inspect_llvm() and ".entry" in ov.inspect_asm()
+    assert ov.library._linking_files == []
+    try:
+        coop[1057, 256](x)
+    except ValueError as e:
+        assert "at most 1056" in str(e), e
+    else:
+        raise AssertionError("no error for a cooperative grid too large")
+    print("foreign ok")
+
+
 def cooperative():
     """A kernel that synchronises its grid (jit.cg.this_grid().sync()) goes
     through cuLaunchCooperativeKernel, after a check that its blocks fit on
