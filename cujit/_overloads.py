@@ -12,9 +12,15 @@ kernel object), with what cujit can say about it:
   ``inspect_llvm()`` (the CUDA C++ after a note: cujit makes no LLVM IR),
   ``library`` (``get_asm_str()``, ``get_llvm_str()``, ``_linking_files``:
   cujit links no files) and the function attributes (``regs_per_thread``
-  ...)."""
+  ...).
 
-__all__ = ["CompiledKernel"]
+``DeviceCompiled`` is what a device function's ``compile_device(args)``
+gives: its extern "C" name as Numba's ``fndesc.mangled_name``, its own
+CUDA C++ and PTX."""
+
+__all__ = ["CompiledKernel", "DeviceCompiled"]
+
+import types as _pytypes
 
 # CU_FUNC_ATTRIBUTE_*, as in cujit.cuda
 _ATTR_MAX_THREADS, _ATTR_SHARED, _ATTR_CONST, _ATTR_LOCAL, _ATTR_REGS = range(5)
@@ -114,3 +120,28 @@ class CompiledKernel:
 
     def __repr__(self):
         return f"<compiled kernel {self.name}{self.signature}>"
+
+
+class DeviceCompiled:
+    """A device function compiled on its own (``compile_device(args)``)."""
+
+    def __init__(self, dispatcher, signature, name, source, return_type):
+        self._dispatcher = dispatcher
+        self.signature = signature
+        self.return_type = return_type
+        self.fndesc = _pytypes.SimpleNamespace(mangled_name=name, llvm_func_name=name,
+                                               qualname=dispatcher.py_func.__qualname__)
+        self._source = source
+        self.library = _Library(self)
+
+    def inspect_cuda(self):
+        return self._source
+
+    def inspect_llvm(self):
+        return _LLVM_NOTE + self._source
+
+    def inspect_asm(self, cc=None):
+        return self._dispatcher.inspect_asm(self.signature)
+
+    def __repr__(self):
+        return f"<device function {self.fndesc.mangled_name}{self.signature}>"

@@ -33,7 +33,7 @@ from cujit import _vectypes
 from cujit import _warnings
 from cujit import jit as _jit
 from cujit._cujit import Kernel
-from cujit._overloads import CompiledKernel
+from cujit._overloads import CompiledKernel, DeviceCompiled
 from cujit._extern import (declare_device, LinkableCode, CUSource, PTXSource,  # noqa: F401
                            Fatbin, Cubin, Archive, Object, LTOIR)
 from cujit._numba_forms import guvectorize, vectorize   # target="cuda": Numba's rules
@@ -600,10 +600,30 @@ class Dispatcher(Kernel):
         a comment saying so."""
         note = ("// cujit generates CUDA C++ (compiled by NVRTC), not LLVM IR; "
                 "inspect_asm() gives the PTX\n")
+        if self.device:
+            name = _entry_name(self.py_func, None)
+            if signature is not None:
+                return note + self._device_source(_sig(signature), name)[0]
+            sigs = list(getattr(self, "__cujit_signatures__", None) or ())
+            return _SigDict({s: note + self._device_source(s, name)[0] for s in sigs},
+                            lambda key: note + self._device_source(_sig(key), name)[0])
         if signature is not None:
             return note + self.inspect_cuda(_sig(signature))
         return _SigDict({sig: note + self.inspect_cuda(sig) for sig in self.signatures},
                         lambda key: note + self.inspect_cuda(_sig(key)))
+
+    def compile_device(self, args, return_type=None):
+        """Numba's compile_device: the device function compiled on its own
+        for the argument types ``args`` (a tuple of types, or a signature):
+        its ``fndesc.mangled_name`` is the extern "C" name that
+        ``inspect_asm(args)`` and ``inspect_llvm(args)`` show."""
+        if not self.device:
+            raise RuntimeError(f"{self.__name__} is a kernel, not a device function: "
+                               "compile(sig) compiles it")
+        sig = _sig(args if return_type is None else return_type(*args))
+        name = _entry_name(self.py_func, None)
+        src, ret = self._device_source(sig, name)
+        return DeviceCompiled(self, sig, name, src, ret)
 
     def inspect_types(self, file=None):
         """Prints each compiled signature and its CUDA C++ (cujit's typed form)."""

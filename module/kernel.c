@@ -409,6 +409,32 @@ kernel_compile_binary(PyObject *self, PyObject *args)
     return r;
 }
 
+/* _device_source(sig, name) -> (CUDA C++, return type str): a device
+ * function compiled on its own as the extern "C" function `name`, the text
+ * _compile_binary gives NVRTC (inspect_llvm, compile_device) */
+static PyObject *
+kernel_device_source(PyObject *self, PyObject *args)
+{
+    KernelObject *k = (KernelObject *)self;
+    PyObject *sig;
+    const char *name;
+    if (!PyArg_ParseTuple(args, "Us:_device_source", &sig, &name)) {
+        return NULL;
+    }
+    if (!k->device) {
+        PyErr_Format(PyExc_TypeError, "%U is a kernel: inspect_cuda(sig) gives its source",
+                     k->name);
+        return NULL;
+    }
+    PlCompiled c;
+    if (device_compiled(k, sig, name, &c) < 0) {
+        return NULL;
+    }
+    PyObject *r = Py_BuildValue("(ss)", c.src ? c.src : "", c.sig);
+    pl_compiled_free(&c);
+    return r;
+}
+
 /* func_attribute(attr, *sig): cuFuncGetAttribute(attr) of the signature's
  * entry, loaded for the current device (compiled now if new) */
 static PyObject *
@@ -754,6 +780,8 @@ static PyMethodDef kernel_methods[] = {
      "_compile_binary(sig, arch, options, cubin, name): (PTX or CUBIN, return type) of a "
      "kernel's entry, or of a device function compiled on its own as extern \"C\" name "
      "(cuda.compile_ptx)"},
+    {"_device_source", kernel_device_source, METH_VARARGS,
+     "_device_source(sig, name): a device function's own CUDA C++ and return type"},
     {"_cooperative", (PyCFunction)(void (*)(void))kernel_cooperative, METH_FASTCALL,
      "_cooperative(*sig): launched cooperatively (this_grid())"},
     {"_coresident_blocks", (PyCFunction)(void (*)(void))kernel_coresident_blocks, METH_FASTCALL,

@@ -275,3 +275,15 @@ def test_inspect_dicts_take_numba_keys():
         assert len(d) == 2
         assert (types.intp, types.intp) in d and (types.float64, types.float64) in d
 
+
+
+def test_compile_device_names_the_function():
+    @cuda.jit(device=True)
+    def foo(x, y):
+        return x + y
+
+    cres = foo.compile_device((int32, int32))
+    name = cres.fndesc.mangled_name
+    assert name == "foo" and "int32, int32" in cres.signature
+    assert name in foo.inspect_llvm((int32, int32)) and "return x + y" in cres.inspect_llvm()
+    assert ".func" in foo.inspect_asm((int32, int32)) and name in foo.inspect_asm((int32, int32))
