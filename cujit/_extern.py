@@ -175,7 +175,9 @@ def _text(item):
         data = item.data
         data = data.decode() if isinstance(data, bytes) else data
         name = item.name
-    return f'#line 1 "{name}"\n{data}\n'
+    # named for NVRTC's messages; pipeline/errors.c knows the mark
+    name = str(name).replace("\\", "/").replace('"', "'")
+    return f'#line 1 "{name} (linked CUDA C++)"\n{data}\n'
 
 
 def link_items(link, what):
@@ -185,7 +187,9 @@ def link_items(link, what):
     items = tuple(link) if isinstance(link, (list, tuple, set, frozenset)) else (link,)
     for item in items:
         _check_item(item, what)
-    return items
+    # a path read at each compile: taken from where it was declared
+    return tuple(os.path.abspath(os.fspath(i)) if isinstance(i, (str, os.PathLike)) else i
+                 for i in items)
 
 
 def link_texts(items):

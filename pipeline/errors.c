@@ -99,7 +99,10 @@ pl_raise_frame_error(const CjError *e, const FeCtx *cx)
     raise_at_line(e, file, lineno, line);
 }
 
-/* NVRTC's log names Python lines through #line: "file.py(12): error: ..." */
+/* NVRTC's log names Python lines through #line: "file.py(12): error: ...";
+ * the CUDA C++ a declared foreign function links is named "<name> (linked
+ * CUDA C++)" (PL_LINKED_MARK), its errors the user's */
+#define PL_LINKED_MARK " (linked CUDA C++)"
 void
 pl_raise_nvrtc_error(const char *log)
 {
@@ -124,9 +127,17 @@ pl_raise_nvrtc_error(const char *log)
             msg++;
         }
         const char *eol = strchr(msg, '\n');
-        snprintf(e.msg, sizeof e.msg, "NVRTC rejected the CUDA generated for this line: %.*s "
-                 "(this is a cujit bug; the generated code is in k.inspect_cuda())",
-                 (int)(eol ? eol - msg : (long)strlen(msg)), msg);
+        int len = (int)(eol ? eol - msg : (long)strlen(msg));
+        char *linked = strstr(fbuf, PL_LINKED_MARK);
+        if (linked) {       /* a declared function's source (cujit/_extern.py) */
+            *linked = '\0';
+            snprintf(e.msg, sizeof e.msg, "NVRTC rejected the CUDA C++ linked from %.200s: %.*s",
+                     fbuf, len, msg);
+        } else {
+            snprintf(e.msg, sizeof e.msg, "NVRTC rejected the CUDA generated for this line: "
+                     "%.*s (this is a cujit bug; the generated code is in k.inspect_cuda())",
+                     len, msg);
+        }
     } else {
         snprintf(e.msg, sizeof e.msg, "NVRTC failed: %s", log ? log : "(no log)");
     }

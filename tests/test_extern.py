@@ -107,7 +107,7 @@ def test_sources_once_and_both_abis():
     src = k.inspect_cuda("(float32[::1], int32[::1])")
     assert src.count("int times2(int *out, int a)") == 1
     assert "times2(cj_extptr{&r}, a0)" in src and "return (float)addf(a0, a1)" in src
-    assert '#line 1 "times2.cu"' in src
+    assert '#line 1 "times2.cu (linked CUDA C++)"' in src
     assert ".entry" in k.inspect_ptx("(float32[::1], int32[::1])")
 
 
@@ -190,7 +190,9 @@ def test_source_error_names_the_source():
 
     with pytest.raises(cujit.CompileError) as ei:
         k.inspect_ptx("(int32[::1],)")
-    assert "bad.cu" in str(ei.value), str(ei.value)
+    e = ei.value
+    assert "NVRTC rejected the CUDA C++ linked from bad.cu: expected an expression" in str(e)
+    assert e.filename == "bad.cu" and e.lineno == 1 and "cujit bug" not in str(e), str(e)
 
 
 # ---- caching: a changed .cu compiles again; the same one is a front-key hit ----

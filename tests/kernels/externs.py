@@ -12,9 +12,21 @@ import numpy as np
 from cujit import cuda
 from cujit.cuda import types
 
-from ._common import poison, rand
+from ._common import poison
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+# a generator of this module's own: the shared one's stream (_common) stays
+# what the modules after this one were written against
+_rng = np.random.default_rng(20261125)
+
+
+def rand(shape, dtype=np.float32, lo=-10, hi=10):
+    """Uniform random values in [lo, hi] (integers inclusive)"""
+    dt = np.dtype(dtype)
+    if dt.kind == "f":
+        return _rng.uniform(lo, hi, shape).astype(dt)
+    return _rng.integers(lo, hi, shape, endpoint=True, dtype=dt)
 
 # Numba's ABI, from a file on disk
 scale3 = cuda.declare_device("scale3", "float32(float32)",
