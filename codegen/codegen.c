@@ -1119,8 +1119,8 @@ record_struct(Program *p, DType dt, Buf *out)
             buf_printf(out, "    unsigned char cj_pad%d[%d];\n", npad++, f->offset - at);
         }
         if (cj_dtypes[f->dt].kind == 'c') {
-            buf_printf(out, "    cj_ucomplex<%s> f%d", f->dt == DT_C64 ? "float" : "double",
-                       ord[k]);
+            buf_printf(out, "    cj_%ccomplex<%s> f%d", cj_field_aligned(r, f) ? 'u' : 'p',
+                       f->dt == DT_C64 ? "float" : "double", ord[k]);
         } else {
             buf_printf(out, "    %s f%d", cj_dtypes[f->dt].ctype, ord[k]);
         }
@@ -1139,12 +1139,26 @@ record_struct(Program *p, DType dt, Buf *out)
 }
 
 /* a complex field: NumPy aligns it as its parts, where cj_complex is
- * aligned to its whole size; read as a cj_complex, assigned one */
+ * aligned to its whole size; read as a cj_complex, assigned one.  One off
+ * its parts' alignment (a packed dtype) is bytes, copied (cj_pcomplex): a
+ * member function's `this` would be taken as aligned. */
 static const char ucomplex[] =
     "template <typename T> struct cj_ucomplex {\n"
     "    T re, im;\n"
     "    __device__ operator cj_complex<T>() const { return {re, im}; }\n"
     "    __device__ cj_ucomplex &operator=(cj_complex<T> z) { re = z.re; im = z.im; return *this; }\n"
+    "};\n"
+    "template <typename T> struct cj_pcomplex {\n"
+    "    unsigned char b[2 * sizeof(T)];\n"
+    "    __device__ operator cj_complex<T>() const {\n"
+    "        cj_complex<T> z;\n"
+    "        for (unsigned k = 0; k < sizeof z; k++) { ((unsigned char *)&z)[k] = b[k]; }\n"
+    "        return z;\n"
+    "    }\n"
+    "    __device__ cj_pcomplex &operator=(cj_complex<T> z) {\n"
+    "        for (unsigned k = 0; k < sizeof z; k++) { b[k] = ((unsigned char *)&z)[k]; }\n"
+    "        return *this;\n"
+    "    }\n"
     "};\n";
 
 static void

@@ -246,6 +246,9 @@ cj_is_half(DType dt)
 int cj_record_intern(const CjRecord *r, DType *out, char *msg, size_t msglen);
 const CjRecord *cj_record(DType dt);            /* NULL for a number's dtype */
 const CjField *cj_record_field(DType dt, const char *name);     /* NULL: none */
+/* the field lies at a multiple of its alignment in every element (else it
+ * is a member of a packed struct, read byte by byte) */
+int cj_field_aligned(const CjRecord *r, const CjField *f);
 /* Record(a: float64, d: uint8[5]; 24 bytes) */
 void cj_record_str(Buf *b, DType dt);
 /* the record's value type (TY_RECORD), interned */

@@ -113,10 +113,22 @@ layout_align(CjRecord *r)
     }
 }
 
+/* Fields lie inside the record.  A field off its alignment is fine (the
+ * struct is packed, its members read byte by byte); a nested record is not,
+ * since a variable of it is a pointer to its own struct, aligned as that. */
+/* Is the field at a multiple of its alignment in every element of an array
+ * (its offset and the record's alignment both are)?  Where not, the member
+ * of the packed struct is read byte by byte, and nothing may point at it. */
+int
+cj_field_aligned(const CjRecord *r, const CjField *f)
+{
+    int a = numpy_align(f);
+    return f->offset % a == 0 && r->align % a == 0;
+}
+
 static int
 check_fields(const CjRecord *r, char *msg, size_t msglen)
 {
-    int most = 1;
     for (int i = 0; i < r->nfields; i++) {
         const CjField *f = &r->fields[i];
         int64_t end = f->offset + (int64_t)f->count * cj_dtypes[f->dt].size;
@@ -125,21 +137,13 @@ check_fields(const CjRecord *r, char *msg, size_t msglen)
                      "%d bytes", f->name, f->offset, (long long)end, r->itemsize);
             return -1;
         }
-        int a = numpy_align(f);
-        if (f->offset % a != 0) {
-            snprintf(msg, msglen, "field '%s' of type %s is not aligned (offset %d, not a "
-                     "multiple of %d): the GPU cannot read it; make the dtype with "
-                     "align=True, as Numba requires", f->name, cj_dtypes[f->dt].name,
-                     f->offset, a);
+        const CjRecord *inner = cj_record(f->dt);
+        if (inner && (f->offset % inner->align != 0 || r->itemsize % inner->align != 0)) {
+            snprintf(msg, msglen, "nested record field '%s' (aligned to %d bytes) at offset "
+                     "%d of a record of %d bytes is not aligned in every element: make the "
+                     "dtype with align=True", f->name, inner->align, f->offset, r->itemsize);
             return -1;
         }
-        most = a > most ? a : most;
-    }
-    if (r->itemsize % most != 0) {
-        snprintf(msg, msglen, "a record of %d bytes (not a multiple of %d) leaves the fields "
-                 "of every other element of an array not aligned: make the dtype with "
-                 "align=True, as Numba requires", r->itemsize, most);
-        return -1;
     }
     return 0;
 }

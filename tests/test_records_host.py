@@ -34,7 +34,7 @@ OFFSETS = np.dtype({"names": ["p", "q"], "formats": [np.int32, np.float64],
                     "offsets": [4, 16], "itemsize": 40})
 PACKED_ABCD = np.dtype([("a", np.float64), ("b", np.int16), ("c", np.complex64),
                         ("d", np.uint8, 5)])
-DTYPES = [ALIGNED, NESTED, OFFSETS]
+DTYPES = [ALIGNED, NESTED, OFFSETS, PACKED_ABCD]
 
 rng = np.random.default_rng()
 
@@ -53,7 +53,7 @@ def copy_first(ary, out):
 
 
 @pytest.mark.skipif(CXX is None, reason="no host C++ compiler")
-@pytest.mark.parametrize("dt", DTYPES, ids=["aligned", "nested", "offsets"])
+@pytest.mark.parametrize("dt", DTYPES, ids=["aligned", "nested", "offsets", "packed"])
 def test_struct_layout_matches_numpy(dt, tmp_path):
     a = np.zeros(4, dt)
     src = copy_first.inspect_cuda(a, a.copy())
@@ -74,7 +74,7 @@ def test_struct_layout_matches_numpy(dt, tmp_path):
     assert r.returncode == 0, r.stderr[-3000:]
 
 
-@pytest.mark.parametrize("dt", DTYPES, ids=["aligned", "nested", "offsets"])
+@pytest.mark.parametrize("dt", DTYPES, ids=["aligned", "nested", "offsets", "packed"])
 def test_ptx_compiles(dt):
     a = np.zeros(4, dt)
     ptx = copy_first.inspect_ptx(a, a.copy())
@@ -146,7 +146,7 @@ def fields_kernel(ary, out, v):
 
 
 @pytest.mark.skipif(CXX is None, reason="no host C++ compiler")
-@pytest.mark.parametrize("dt", [ALIGNED], ids=["aligned"])
+@pytest.mark.parametrize("dt", [ALIGNED, PACKED_ABCD], ids=["aligned", "packed"])
 def test_fields_on_host(dt, tmp):
     n = 7
     a = random_records(dt, n)
@@ -360,18 +360,48 @@ def test_front_key_separates_layouts():
     assert "== 16" in s1 and "== 24" in s2
 
 
-@pytest.mark.parametrize("dt", [PACKED, PACKED_ABCD, np.dtype([("a", np.int32), ("b", np.float64)])],
-                         ids=["packed", "packed_abcd", "numba_case"])
-def test_unaligned_records_are_refused(dt):
-    """a field off its alignment (NumPy's align=False) is refused with the
-    reason and the fix, as Numba refuses it ('type float64 is not aligned'):
-    the GPU cannot load it"""
+FIVE = np.dtype([("a", np.uint32), ("b", np.uint8)])     # 5 bytes: a off 4 in odd elements
+
+
+@pytest.mark.parametrize("dt", [PACKED, PACKED_ABCD, FIVE], ids=["packed", "packed_abcd", "five"])
+def test_unaligned_fields_are_read_bytewise(dt):
+    """a field off its alignment (NumPy's align=False, or a size that is not
+    a multiple of the widest field) is a member of a packed struct aligned
+    to 1: the PTX reads and writes the record array byte by byte only"""
+    @cuda.jit
+    def k(a, out):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i].a = a[i].a + 1
+            out[i] = a[i].b
+
+    a = np.zeros(2, dt)
+    src = k.inspect_cuda(a, np.zeros(2))
+    assert "__attribute__((packed, aligned(1)))" in src
+    ptx = k.inspect_ptx(a, np.zeros(2))
+    loads = re.findall(r"ld\.global\.(\w+)", ptx)
+    stores = re.findall(r"st\.global\.(\w+)", ptx)
+    assert loads and set(loads) <= {"u8", "s8"}, loads
+    assert len([s for s in stores if s not in ("u8", "s8")]) == 1, stores    # out[i] only
+
+
+def test_unaligned_subarray_field_is_refused():
+    """a sub-array of int16 off its alignment cannot be indexed through a
+    pointer: refused at the field with the fix"""
+    dt = np.dtype([("a", np.uint8), ("e", np.int16, 3)])
+
     @cuda.jit
     def k(a):
-        a[0].a = 1
+        a[0].e[1] = 2
 
-    with pytest.raises(TypeError, match="not aligned.*align=True"):
+    with pytest.raises(cujit.CompileTypeError, match="sub-array field 'e' of int16 .*align=True"):
         k.inspect_cuda(np.zeros(2, dt))
+
+
+def test_unaligned_nested_record_is_refused():
+    dt = np.dtype([("a", np.uint8), ("in", INNER)])
+    with pytest.raises(TypeError, match="nested record field 'in'.*align=True"):
+        copy_first.inspect_cuda(np.zeros(2, dt), np.zeros(2, dt))
 
 
 TABLE = np.zeros(4, INNER)

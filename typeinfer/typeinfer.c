@@ -721,6 +721,13 @@ field_type(Ti *t, Node *n, const Type *rec, const char *name)
         ti_err(t, n, "sub-array field '%s' of complex numbers is not supported in kernels; "
                "use two fields of floats (real and imaginary parts)", name);
     }
+    if (!cj_field_aligned(cj_record(rec->dtype), f)) {
+        ti_err_kind(t, n, CE_TYPE, "sub-array field '%s' of %s lies at offset %d of a "
+                    "%d-byte record, off the alignment of its elements in some elements of "
+                    "an array: kernels cannot index it (a number field can be read there); "
+                    "make the dtype with align=True", name, cj_dtypes[f->dt].name, f->offset,
+                    cj_record(rec->dtype)->itemsize);
+    }
     Type *a = cj_array_type(t->p->arena, f->dt, f->nsub, 'C');
     a->mem = MEM_LOCAL;
     a->readonly = rec->readonly;

@@ -18,6 +18,12 @@ ALIGNED = np.dtype([("a", np.float64), ("b", np.int32), ("c", np.complex64),
 INNER = np.dtype([("x", np.float32), ("y", np.int16)], align=True)
 NESTED = np.dtype([("k", np.int8), ("in", INNER), ("m", np.float32, (3, 2)),
                    ("n", np.float64)], align=True)
+# NumPy's default packing (align=False): fields off their alignment, 23 and 24 bytes
+PACKED_ABCD = np.dtype([("a", np.float64), ("b", np.int16), ("c", np.complex64),
+                        ("d", np.uint8, 5)])
+PACKED_DBCA = np.dtype([("d", np.uint8, 5), ("b", np.int32), ("c", np.complex128),
+                        ("a", np.float32)])
+FIVE = np.dtype([("a", np.uint32), ("b", np.uint8)])      # a off 4 in odd elements
 
 
 def random_records(dt, n):
@@ -60,7 +66,8 @@ def fields_kernel(ary, out, v):
         out[i] = r.a + r.b + r.d[1]
 
 
-@pytest.mark.parametrize("dt", [ALIGNED], ids=["aligned"])
+@pytest.mark.parametrize("dt", [ALIGNED, PACKED_ABCD, PACKED_DBCA],
+                         ids=["aligned", "packed_abcd", "packed_dbca"])
 @pytest.mark.parametrize("n", [1, 1000])
 def test_fields(dt, n):
     a = random_records(dt, n)
@@ -74,7 +81,34 @@ def test_fields(dt, n):
     out = np.zeros(n)
     fields_kernel[(n + 127) // 128, 128](a, out, v)     # host arrays: copied back
     assert_fields(a, exp)
-    np.testing.assert_allclose(out, eout, rtol=1e-12)
+    np.testing.assert_allclose(out, eout, rtol=1e-6 if dt["a"] == np.float32 else 1e-12)
+
+
+@cuda.jit
+def five_kernel(ary, out):
+    i = cuda.grid(1)
+    if i < ary.size:
+        old = ary[i].a
+        ary[i].a = ary[i].a * 3 + ary[i].b
+        ary[i].b = ary[i].b + 1
+        out[i] = old
+
+
+def test_record_size_not_a_multiple_of_its_widest_field():
+    """5-byte records on a device array: element 1's uint32 sits at byte 5"""
+    n = 777
+    a = random_records(FIVE, n)
+    exp = a.copy()
+    exp["a"] = exp["a"] * 3 + exp["b"]
+    exp["b"] += 1
+    d = cuda.to_device(a)
+    out = cuda.device_array(n, np.uint32)
+    five_kernel[(n + 127) // 128, 128](d, out)
+    got = d.copy_to_host()
+    assert got.dtype == FIVE
+    np.testing.assert_array_equal(out.copy_to_host(), a["a"])
+    np.testing.assert_array_equal(got["a"], exp["a"])
+    np.testing.assert_array_equal(got["b"], exp["b"])
 
 
 @cuda.jit
