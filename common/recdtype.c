@@ -186,7 +186,7 @@ add_record(const CjRecord *r, const char *key, char *msg, size_t msglen)
     DTypeInfo *info = &cj_dtypes[DT_COUNT + nrecords];
     info->name = "record";
     info->ctype = slot->cname;
-    info->code = slot->cname + 5;       /* "rec_<hex>" */
+    info->code = slot->cname + 3;       /* "rec_<hex>" */
     info->kind = 'V';
     info->size = r->itemsize;
     record_types[nrecords].kind = TY_RECORD;

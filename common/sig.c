@@ -5,7 +5,8 @@
  *   args      := [ type { ',' type } [ ',' ] ]
  *   type      := dtype [ '[' dim { ',' dim } ']' | '*' ] | vtype | 'Tuple' '(' args ')'
  *   dim       := ':' | '::1'
- *   dtype     := name | typestr ('<f4', '|b1') | '?'
+ *   dtype     := name | typestr ('<f4', '|b1') | '?' | 'rec_' hex (a record dtype
+ *                interned in this process: cujit.cuda writes Record types so)
  *   vtype     := dtype 'x' ('1' | '2' | '3' | '4')    (float32x4: a CUDA vector type)
  *
  * The type before '(' is the return type ("void(float32[:])").  In an array
@@ -532,7 +533,7 @@ parse_type(Parser *p)
         return parse_pointer(p, dt);
     }
     if (p->tok.kind != T_LBRACK) {
-        return cj_scalar(dt);
+        return cj_elem_type(dt, 0);     /* a record: one, passed as its 0-d array */
     }
     advance(p);
     return parse_dims(p, dt);

@@ -794,7 +794,21 @@ lookup_code(const char *name, DType *out)
     return 0;
 }
 
-/* a NumPy name ("float32"), a code or an alias ("double", "int") */
+/* a record dtype interned in this process, by its code ("rec_<hex>": what
+ * cujit.cuda writes for a Record type in a signature) */
+static int
+lookup_record(const char *name, DType *out)
+{
+    for (int i = DT_COUNT; strncmp(name, "rec_", 4) == 0 && cj_record((DType)i); i++) {
+        if (strcmp(name, cj_dtypes[i].code) == 0) {
+            *out = (DType)i;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* a NumPy name ("float32"), a code, an alias ("double", "int") or a record's code */
 static int
 lookup_name(const char *name, DType *out)
 {
@@ -813,7 +827,7 @@ lookup_name(const char *name, DType *out)
             return 1;
         }
     }
-    return 0;
+    return lookup_record(name, out);
 }
 
 /* A typestr ("<f4", "|b1", "=i8") is a byte-order mark and a code.  '>' is

@@ -305,7 +305,7 @@ class Record(Type):
     """``from_dtype(np.dtype([('a', 'f8'), ...]))``: a structured dtype's
     type (``dtype``, ``fields``, ``size``, ``aligned``); ``rec[:]`` is an
     array of it.  Kernels compiled for the arrays they are given take such
-    arrays; an explicit signature cannot name one yet (type_string says so)."""
+    arrays; a signature names it as ``rec_<hex>`` (cujit/_recsig.py), aligned."""
 
     def __init__(self, dtype):
         self.dtype = np.dtype(dtype)
@@ -528,16 +528,26 @@ def _layout(key):
                     "array type can be '::1'")
 
 
-def _array_string(dtype, ndim, layout):
-    """cujit's (and Numba's slice) spelling: float32[:, ::1]"""
-    if isinstance(dtype, Record):
-        return f"array({dtype}, {ndim}d, {layout})"     # Numba's spelling: no signature
+def _dims(ndim, layout):
+    """Numba's slice spelling of an array's dimensions: [:, ::1]"""
     dims = [":"] * ndim
     if layout == "C" and ndim:
         dims[-1] = "::1"
     elif layout == "F" and ndim:
         dims[0] = "::1"
-    return f"{type_string(dtype)}[{', '.join(dims)}]"
+    return f"[{', '.join(dims)}]"
+
+
+def _array_string(dtype, ndim, layout):
+    """cujit's (and Numba's slice) spelling: float32[:, ::1]"""
+    if isinstance(dtype, Record):
+        return f"array({dtype}, {ndim}d, {layout})"     # Numba's spelling (its name)
+    return f"{type_string(dtype)}{_dims(ndim, layout)}"
+
+
+def _recsig():
+    from cujit import _recsig
+    return _recsig
 
 
 def _scalar_of(dtype):
@@ -625,13 +635,13 @@ def type_string(t):
     their str (none -> void, UniTuple(int32 x 2) -> Tuple(int32, int32)),
     numba's by their attributes (array(float32, 2d, C) -> float32[:, ::1])."""
     if isinstance(t, str):
-        return t
+        return _recsig().rewrite(t) if "Record(" in t else t
     if isinstance(t, NoneType):
         return "void"
-    if isinstance(t, (Record, Array)) and isinstance(getattr(t, "dtype", None), Record) \
-            or isinstance(t, Record):
-        raise TypeError(f"{t}: a record type cannot be named in a signature yet; leave the "
-                        "signature out (cuda.jit() compiles for the record arrays given)")
+    if isinstance(t, Record):
+        return _recsig().sig_name(t.dtype, str(t))
+    if isinstance(t, Array) and isinstance(t.dtype, Record):
+        return _recsig().sig_name(t.dtype.dtype, str(t.dtype)) + _dims(t.ndim, t.layout)
     if isinstance(t, Array):
         return t.name if t.name.endswith("]") else _array_string(t.dtype, t.ndim, t.layout)
     if isinstance(t, BaseTuple):
@@ -648,7 +658,11 @@ def type_string(t):
         raise TypeError(f"cujit's kernels cannot take {t} in a signature: give numbers, "
                         "arrays (float32[:]) or tuples of numbers")
     if _from_numba(t):
+        if type(t).__name__ == "Record":
+            return _recsig().sig_name(t.dtype, str(t))
         if hasattr(t, "ndim") and hasattr(t, "layout") and hasattr(t, "dtype"):
+            if type(t.dtype).__name__ == "Record":
+                return _recsig().sig_name(t.dtype.dtype, str(t.dtype)) + _dims(t.ndim, t.layout)
             return _array_string(t.dtype, t.ndim, t.layout)
         if hasattr(t, "types") and hasattr(t, "count"):
             return f"Tuple({', '.join(type_string(e) for e in t.types)})"
@@ -679,7 +693,7 @@ def signature_string(s):
     """A signature as cujit's string: a string, a Signature, numba's
     signature, or a tuple of argument types."""
     if isinstance(s, str):
-        return s
+        return _recsig().rewrite(s) if "Record(" in s else s
     if isinstance(s, (tuple, list)):
         return "(" + ", ".join(type_string(t) for t in s) + ")"
     if is_signature(s):

@@ -792,6 +792,9 @@ def _parse_params(sig):
         if p.startswith("Tuple("):
             out.append(("t", _parse_params(p[5:])))
             continue
+        if p.startswith("Record("):
+            out.append(_record_param(p))
+            continue
         if p.endswith("*"):
             out.append(("p", np.dtype(_ntypes.SCALARS.get(p[:-1].strip(), p[:-1].strip()))))
             continue
@@ -804,6 +807,21 @@ def _parse_params(sig):
         out.append(("a", np.dtype(_ntypes.SCALARS.get(name.strip(), name.strip())), len(dims),
                     lay))
     return out
+
+
+def _record_param(p):
+    """a record parameter of a compiled signature: ("a", dtype, ndim,
+    layout), or ("s", dtype) for one record"""
+    from cujit import _recsig
+    end = p.rindex(")") + 1
+    dt = _recsig.dtype_of(p[:end])
+    if dt is None:
+        return ("?",)           # no argument matches it
+    if end == len(p):
+        return ("s", dt)        # an np.void argument, as _arg_type sees it
+    dims = [d.strip() for d in p[end + 1:p.rindex("]")].split(",")]
+    lay = "C" if dims[-1] == "::1" else "F" if len(dims) > 1 and dims[0] == "::1" else "A"
+    return ("a", dt, len(dims), lay)
 
 
 def _conversion(t, p):
@@ -866,8 +884,8 @@ def _convert(a, t, p):
         if isinstance(a, _ArgHint):
             a = a.value
         return a.view(p[1]) if isinstance(a, np.ndarray) else _Reinterpreted(a, p[1])
-    if p[0] == "a" or t is None or t[0] != "s":
-        return a
+    if p[0] == "a" or t is None or t[0] != "s" or p[1].names is not None:
+        return a                # a record is passed by reference, never converted
     if p[0] == "p":
         return int(a) & 0xFFFFFFFFFFFFFFFF    # the address, packed as 64 bits
     return np.asarray(a).astype(p[1])[()]

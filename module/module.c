@@ -62,7 +62,31 @@ py_intrinsics(PyObject *self, PyObject *unused)
     return d;
 }
 
+/* _record_code(dtype): (code, text): the name a signature string gives a
+ * record dtype ("rec_<12 hex>", a hash of its layout: the same in every
+ * process), the dtype interned so that the signature parser finds it, and
+ * how signatures print it ("Record(a: int32, b: float64; 16 bytes)") */
+static PyObject *
+py_record_code(PyObject *self, PyObject *dtype)
+{
+    DType dt;
+    if (rt_dtype_from_obj(dtype, &dt) < 0) {
+        return NULL;
+    }
+    if (!cj_is_record(dt)) {
+        PyErr_Format(PyExc_TypeError, "%R is not a record (structured) dtype", dtype);
+        return NULL;
+    }
+    Buf b;
+    buf_init(&b);
+    cj_record_str(&b, dt);
+    PyObject *r = b.s ? Py_BuildValue("(ss)", cj_dtypes[dt].code, b.s) : PyErr_NoMemory();
+    buf_free(&b);
+    return r;
+}
+
 static PyMethodDef module_methods[] = {
+    {"_record_code", py_record_code, METH_O, "a record dtype's name in signature strings"},
     {"_intrinsics", py_intrinsics, METH_NOARGS, "{name: signature} of the intrinsics"},
     {"_transpile", py_transpile, METH_VARARGS, "CUDA C++ for func and a signature string"},
     {"_promote", py_promote, METH_VARARGS, "NumPy result_type of two dtype indices"},

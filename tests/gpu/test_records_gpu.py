@@ -261,3 +261,26 @@ def test_field_views_2d():
     got = d.copy_to_host()
     assert_fields(got, exp)
     np.testing.assert_allclose(out.copy_to_host(), eout, rtol=1e-6)
+def test_record_types_in_signatures():
+    """Numba's from_dtype(dt)[:] and its Record(...) text as signatures
+    (test_alignment's kernel): np.recarray and device arrays"""
+    from cujit import _ntypes
+    dt = np.dtype([("a", np.int32), ("b", np.float64)], align=True)
+    text = "(Record(a[type=int32;offset=0],b[type=float64;offset=8];16;True)[:],)"
+    for sig in ((_ntypes.from_dtype(dt)[:],), text):
+        @cuda.jit(sig)
+        def copy_b_to_a(a):
+            i = cuda.grid(1)
+            if i < a.size:
+                a[i].a = a[i].b * 2
+
+        n = 300
+        a = np.recarray(n, dtype=dt)
+        a.a = 0
+        a.b = rng.integers(-1000, 1000, n)
+        copy_b_to_a[(n + 63) // 64, 64](a)
+        np.testing.assert_array_equal(a.a, (a.b * 2).astype(np.int32))
+        d = cuda.to_device(np.asarray(random_records(dt, n)))
+        exp = d.copy_to_host()
+        copy_b_to_a[(n + 63) // 64, 64](d)
+        np.testing.assert_array_equal(d.copy_to_host()["a"], (exp["b"] * 2).astype(np.int32))

@@ -1,0 +1,124 @@
+"""Record types named in signatures (Numba's from_dtype(dt)[:] objects and its
+Record(...) text), checked without a GPU: the kernels compile for them, an
+argument finds its signature, and an unaligned record is refused as Numba
+refuses it.  (Packed record arrays themselves: test_records_host.py.)"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from cujit import cuda, _ntypes
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from test_runtime_nogpu import fake_driver, nvrtc_or_skip  # noqa: E402,F401
+
+REC = np.dtype([("a", np.int32), ("b", np.float64)], align=True)
+NUMBA_TEXT = "Record(a[type=int32;offset=0],b[type=float64;offset=8];16;True)"
+
+
+def body(a):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i].a = a[i].b
+
+
+def test_record_type_object_in_a_signature():
+    rec = _ntypes.from_dtype(REC)
+    k = cuda.jit((rec[:],))(body)
+    assert k.signatures == ["(Record(a: int32, b: float64; 16 bytes)[:])"]
+    assert ".visible .entry" in k.inspect_ptx(k.signatures[0])
+
+
+def test_numba_record_text_in_a_signature():
+    k = cuda.jit(f"({NUMBA_TEXT}[::1],)")(body)
+    assert k.signatures == ["(Record(a: int32, b: float64; 16 bytes)[::1])"]
+    src = k.inspect_cuda(k.signatures[0])
+    assert "static_assert(sizeof(cj_rec_" in src
+
+
+def test_nested_and_subarray_fields_in_numba_text():
+    inner = np.dtype([("x", np.float32), ("y", np.int16)], align=True)
+    dt = np.dtype([("k", np.int8), ("in", inner), ("m", np.float32, (3, 2))], align=True)
+    numba_text = ("Record(k[type=int8;offset=0],in[type=Record(x[type=float32;offset=0],"
+                  "y[type=int16;offset=4];8;True);offset=4],m[type=nestedarray(float32, "
+                  "(3, 2));offset=12];36;True)")
+    from cujit import _recsig
+    assert _recsig.rewrite(numba_text + "[:]") == _recsig.sig_name(dt) + "[:]"
+
+
+def test_one_record_in_a_signature():
+    d = np.dtype([("a", np.int32), ("b", np.float32)])
+
+    @cuda.jit((_ntypes.from_dtype(d),))
+    def k(data):
+        data.a = 3
+    assert k.signatures == ["(Record(a: int32, b: float32; 8 bytes))"]
+
+
+def test_unaligned_record_in_a_signature_is_refused():
+    """Numba's test_record_alignment_error: a record type named in a
+    signature must be aligned ('type float64 is not aligned')"""
+    rec = _ntypes.from_dtype(np.dtype([("a", "int32"), ("b", "float64")]))
+    with pytest.raises(TypeError, match="field 'b' of type float64 is not aligned .*align=True"):
+        cuda.jit((rec[:],))(body)
+
+
+@pytest.mark.parametrize("text, where", [
+    ("(Record(a[type=int32;offset=0];4)[:],)", "';'"),
+    ("(Record(a[type=foo;offset=0];4;True)[:],)", "a number type"),
+    ("(Record(a[type=int32,offset=0];4;True)[:],)", "';offset='"),
+])
+def test_bad_record_text_says_where(text, where):
+    with pytest.raises(TypeError, match="expected " + where + " at column"):
+        cuda.jit(text)(body)
+
+
+def test_recarray_finds_the_record_signature():
+    """a C-contiguous np.recarray for a rec[:] ('A') signature: the launch's
+    resolution converts nothing and takes the signature"""
+    rec = _ntypes.from_dtype(REC)
+    k = cuda.jit((rec[:],))(body)
+    a = np.recarray(3, dtype=REC)
+    (got,) = k._resolve_args(a)
+    assert got is a
+    with pytest.raises(TypeError, match="No matching definition"):
+        k._resolve_args(np.zeros(3, np.dtype([("a", np.int32), ("b", np.float32)])))
+
+
+LAUNCH = r'''
+import numpy as np
+from cujit import cuda, _ntypes
+REC = np.dtype([("a", np.int32), ("b", np.float64)], align=True)
+@cuda.jit((_ntypes.from_dtype(REC)[:],))
+def k(a):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i].a = a[i].b
+k[1, 3](np.recarray(3, dtype=REC))
+k[1, 3](np.zeros(3, REC))
+print("launched ok")
+'''
+
+
+def test_record_signature_launches(fake_driver, tmp_path):  # noqa: F811
+    nvrtc_or_skip()
+    script = tmp_path / "rec_launch.py"
+    script.write_text(LAUNCH)
+    env = dict(os.environ, CUJIT_CACHE_DIR=str(tmp_path / "cache"),
+               LD_LIBRARY_PATH=fake_driver + os.pathsep + os.environ.get("LD_LIBRARY_PATH", ""))
+    r = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True,
+                       timeout=300, cwd=str(tmp_path))
+    assert r.returncode == 0 and "launched ok" in r.stdout, r.stdout + r.stderr
+
+
+def test_record_code_is_stable():
+    """the signature name hashes the layout: the same in another process"""
+    from cujit import _recsig
+    here = _recsig.sig_name(REC)
+    r = subprocess.run([sys.executable, "-c", "import numpy as np; from cujit import _recsig; "
+                        "print(_recsig.sig_name(np.dtype([('a', np.int32), ('b', np.float64)], "
+                        "align=True)))"], capture_output=True, text=True, timeout=120)
+    assert r.stdout.strip() == here and here.startswith("rec_"), r.stderr
