@@ -227,6 +227,55 @@ copy_subarray(Cg *g, Node *stmt, Node *target, Node *value)
     S("}\n");
 }
 
+/* the code point at *s (UTF-8, as Python gave it), s moved past it */
+static unsigned
+utf8_next(const unsigned char **s)
+{
+    const unsigned char *p = *s;
+    int n = p[0] >= 0xf0 ? 3 : p[0] >= 0xe0 ? 2 : p[0] >= 0xc0 ? 1 : 0;
+    unsigned cp = n ? p[0] & (0x3fu >> n) : p[0];
+    for (int k = 1; k <= n && p[k]; k++) {
+        cp = cp << 6 | (p[k] & 0x3fu);
+    }
+    *s = p + 1 + n;
+    return cp;
+}
+
+/* s[i] = "XYZ": the constant's bytes (a unicode element's: UCS-4, little
+ * endian) written one by one, truncated to the element, zeros after */
+static void
+string_assign(Cg *g, Node *stmt, Node *target, const Const *c, const CjRecord *r)
+{
+    begin(g, stmt);
+    S("{\n");
+    g->out->indent++;
+    begin(g, stmt);
+    S("unsigned char *cj_p = (");
+    store(g, target);
+    S(").c;\n");
+    int at = 0;
+    const unsigned char *s = (const unsigned char *)c->s;
+    const unsigned char *end = s + (c->bytes ? c->len : (int64_t)strlen(c->s));
+    while (s < end && at < r->itemsize) {
+        unsigned v = r->strkind == 'S' ? *s++ : utf8_next(&s);
+        for (int k = 0; k < (r->strkind == 'S' ? 1 : 4); k++, at++) {
+            begin(g, stmt);
+            P("cj_p[%d] = %u;\n", at, (v >> (8 * k)) & 0xffu);
+        }
+    }
+    begin(g, stmt);
+    P("for (int cj_k = %d; cj_k < %d; cj_k++) {\n", at, r->itemsize);
+    g->out->indent++;
+    begin(g, stmt);
+    S("cj_p[cj_k] = 0;\n");
+    g->out->indent--;
+    begin(g, stmt);
+    S("}\n");
+    g->out->indent--;
+    begin(g, stmt);
+    S("}\n");
+}
+
 /* target = value (value already a C++ expression in `val`, or a node) */
 static void
 assign_one(Cg *g, Node *stmt, Node *target, Node *value, const char *tmp)
@@ -267,6 +316,10 @@ assign_one(Cg *g, Node *stmt, Node *target, Node *value, const char *tmp)
             || (target->kind == ND_INDEX && cg_type(g, target->a)->kind == TY_RECORD))) {
         copy_subarray(g, stmt, target, value);      /* r.f = src: a sub-array field */
         return;
+    }
+    if (tt->kind == TY_RECORD && cj_record(tt->dtype)->strkind && target->kind != ND_VAR) {
+        string_assign(g, stmt, target, &value->cval, cj_record(tt->dtype));
+        return;     /* typing let only a string constant come here */
     }
     if (target->kind == ND_INDEX && tt->kind == TY_ARRAY) {    /* x[a:b] = v: a fill */
         begin(g, stmt);
@@ -1107,6 +1160,10 @@ record_struct(Program *p, DType dt, Buf *out)
     const CjRecord *r = cj_record(dt);
     int natural = !r->packed, at = 0, npad = 0;
     int *ord = by_offset(p, r);
+    if (r->strkind) {       /* S12, U12: bytes (a U's code points little-endian) */
+        buf_printf(out, "struct %s {\n    unsigned char c[%d];\n};\n", r->cname, r->itemsize);
+        return;
+    }
     if (natural) {
         buf_printf(out, "struct __align__(%d) %s {\n", r->align, r->cname);
     } else {

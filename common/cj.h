@@ -222,6 +222,8 @@ typedef struct {
     int itemsize;
     int align;              /* from the layout (recdtype.c), not NumPy's flag */
     int packed;             /* the C++ struct is packed (aligned(align)) */
+    char strkind;           /* a fixed-width string dtype, no fields: 'S' (bytes, S12)
+                             * or 'U' (UCS-4, U12: itemsize 48); 0: a record */
     int nfields;
     CjField *fields;
     char cname[24];         /* the C++ struct: cj_rec_<12 hex digits of key's hash> */
@@ -578,6 +580,8 @@ typedef struct {
     uint64_t u;
     double f, im;
     const char *s;
+    int bytes;              /* CK_STR: a bytes literal, its len bytes in s (NULs too) */
+    int64_t len;            /* CK_STR of bytes: their number */
     const CjDevArray *arr;  /* CK_DEVARRAY */
     const char *enm;        /* an Enum member's class (Type.enm), or NULL */
 } Const;

@@ -1,7 +1,7 @@
 /* recdtype.c - NumPy structured (record) dtypes: the process-wide table that
  * gives each distinct layout (field names, dtypes, offsets, sub-array
  * shapes, itemsize, alignment) one DType value past DT_COUNT, and its value
- * type.  The table only grows (layouts are few); the runtime fills it from
+ * type.  Fixed-width strings (S12, U12) are entries without fields.  The table only grows (layouts are few); the runtime fills it from
  * NumPy dtype objects (runtime/dtype.c). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +54,10 @@ cj_elem_type(DType dt, int readonly)
 static void
 layout_key(Buf *b, const CjRecord *r)
 {
+    if (r->strkind) {
+        buf_printf(b, "%c%d", r->strkind, r->itemsize);    /* S12, U48: bytes */
+        return;
+    }
     buf_putc(b, '{');
     for (int i = 0; i < r->nfields; i++) {
         const CjField *f = &r->fields[i];
@@ -88,6 +92,11 @@ static void
 layout_align(CjRecord *r)
 {
     int al = 1, natural = 1;
+    if (r->strkind) {
+        r->align = 1;       /* bytes, written one by one (a U's code points too) */
+        r->packed = 0;
+        return;
+    }
     for (int i = 0; i < r->nfields; i++) {
         const CjField *f = &r->fields[i];
         int a = numpy_align(f);
@@ -184,10 +193,10 @@ add_record(const CjRecord *r, const char *key, char *msg, size_t msglen)
     snprintf(slot->cname, sizeof slot->cname, "cj_rec_%012llx",
              (unsigned long long)(h & 0xffffffffffffULL));
     DTypeInfo *info = &cj_dtypes[DT_COUNT + nrecords];
-    info->name = "record";
+    info->name = r->strkind ? (r->strkind == 'S' ? "bytes" : "unicode") : "record";
     info->ctype = slot->cname;
     info->code = slot->cname + 3;       /* "rec_<hex>" */
-    info->kind = 'V';
+    info->kind = r->strkind ? r->strkind : 'V';
     info->size = r->itemsize;
     record_types[nrecords].kind = TY_RECORD;
     record_types[nrecords].dtype = (DType)(DT_COUNT + nrecords);
@@ -230,6 +239,11 @@ void
 cj_record_str(Buf *b, DType dt)
 {
     const CjRecord *r = cj_record(dt);
+    if (r->strkind) {       /* Numba's names: [char x 12], [unichr x 12] */
+        buf_printf(b, "[%s x %d]", r->strkind == 'S' ? "char" : "unichr",
+                   r->strkind == 'S' ? r->itemsize : r->itemsize / 4);
+        return;
+    }
     buf_puts(b, "Record(");
     for (int i = 0; i < r->nfields; i++) {
         const CjField *f = &r->fields[i];

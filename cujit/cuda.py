@@ -175,6 +175,8 @@ typeof = _ntypes.typeof
 # CUDA's vector types: float32x4 and its alias float4 ... (_vectypes.py)
 globals().update(_vectypes.exported())
 vector_types = _vectypes.vector_types
+# numba.cuda.np.numpy_support.from_dtype (the peers' adapter maps that module here)
+from_dtype = _ntypes.from_dtype
 threadIdx = _jit.threadIdx
 blockIdx = _jit.blockIdx
 blockDim = _jit.blockDim

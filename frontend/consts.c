@@ -213,8 +213,8 @@ tuple_const(Fe *f, PyObject *obj, Loc loc)
     return t;
 }
 
-/* Python int / float / complex / bool / None / str / NumPy scalar / tuple
- * of these -> a constant node, or NULL if obj is none of them. */
+/* Python int / float / complex / bool / None / str / bytes / NumPy scalar /
+ * tuple of these -> a constant node, or NULL if obj is none of them. */
 Node *
 fe_object_const(Fe *f, PyObject *obj, Loc loc)
 {
@@ -245,6 +245,13 @@ fe_object_const(Fe *f, PyObject *obj, Loc loc)
     } else if (PyUnicode_Check(obj)) {
         c.kind = CK_STR;
         c.s = fe_utf8(f, obj);
+    } else if (PyBytes_Check(obj)) {
+        c.kind = CK_STR;    /* stored into S12 elements: its bytes, NULs too */
+        c.bytes = 1;
+        c.len = PyBytes_GET_SIZE(obj);
+        char *s = cj_alloc(f->cx->arena, (size_t)c.len + 1);
+        memcpy(s, PyBytes_AS_STRING(obj), (size_t)c.len + 1);
+        c.s = s;
     } else if (PyTuple_Check(obj)) {
         return tuple_const(f, obj, loc);
     } else {

@@ -790,12 +790,12 @@ call(Fe *f, PyObject *e, Loc loc)
     return n;
 }
 
-/* constant := int | float | complex | bool | None | str   (not bytes or ...) */
+/* constant := int | float | complex | bool | None | str | bytes   (not ...) */
 static Node *
 constant(Fe *f, PyObject *e, Loc loc)
 {
     PyObject *v = fe_get(f, e, S_value);
-    if (v == Py_Ellipsis || PyBytes_Check(v)) {
+    if (v == Py_Ellipsis) {
         fe_fail(f, loc, "this constant is not supported in kernels");
     }
     Node *c = fe_object_const(f, v, loc);

@@ -181,10 +181,18 @@ rt_is_bfloat16(PyObject *o)
     return r;
 }
 
+/* a fixed-width string's buffer format: "12s" (S12), "12w" (U12) */
+static int
+string_format(const char *fmt)
+{
+    size_t n = fmt ? strspn(fmt, "0123456789") : 0;
+    return fmt && (fmt[n] == 's' || fmt[n] == 'w') && fmt[n + 1] == '\0';
+}
+
 int
 rt_buffer_dtype(PyObject *o, const char *fmt, Py_ssize_t itemsize, DType *out)
 {
-    if (!fmt || fmt[0] != 'T' || fmt[1] != '{') {
+    if (!fmt || ((fmt[0] != 'T' || fmt[1] != '{') && !string_format(fmt))) {
         return rt_dtype_from_format(fmt, itemsize, out);
     }
     PyObject *d = PyObject_GetAttrString(o, "dtype");
@@ -376,8 +384,8 @@ field_of_entry(PyObject *entry, PyObject *name, CjField *f)
         PyObject *et, *ev, *tb;
         PyErr_Fetch(&et, &ev, &tb);
         PyErr_Format(PyExc_TypeError, "record field '%s' has dtype %R, which kernels cannot "
-                     "hold: fields must be numbers (bool, int, float, complex), sub-arrays "
-                     "of numbers or records", f->name, base);
+                     "hold: fields must be numbers (bool, int, float, complex), fixed-width "
+                     "strings (S12, U12), sub-arrays of numbers or records", f->name, base);
         Py_XDECREF(et);
         Py_XDECREF(ev);
         Py_XDECREF(tb);
@@ -455,6 +463,32 @@ rt_record_from_dtype(PyObject *d, PyObject *names, DType *out)
     if (!rec_objects[k]) {
         rec_objects[k] = Py_NewRef(d);
         snprintf(rec_typestrs[k], sizeof rec_typestrs[k], "|V%d", cj_dtypes[*out].size);
+    }
+    return 0;
+}
+
+/* S12 / U12: a string entry of the record table (no fields), kept as a
+ * record's is; its typestr is NumPy's */
+static int
+string_from_dtype(PyObject *d, char kind, DType *out)
+{
+    CjRecord r;
+    char msg[256];
+    memset(&r, 0, sizeof r);
+    r.strkind = kind;
+    if (int_attr(d, "itemsize", &r.itemsize) < 0) {
+        return -1;
+    }
+    if (r.itemsize <= 0 || cj_record_intern(&r, out, msg, sizeof msg) < 0) {
+        PyErr_Format(PyExc_TypeError, "string dtype %R: %s", d,
+                     r.itemsize <= 0 ? "an empty string dtype has no elements" : msg);
+        return -1;
+    }
+    int k = (int)*out - DT_COUNT;
+    if (!rec_objects[k]) {
+        rec_objects[k] = Py_NewRef(d);
+        snprintf(rec_typestrs[k], sizeof rec_typestrs[k], kind == 'S' ? "|S%d" : "<U%d",
+                 kind == 'S' ? r.itemsize : r.itemsize / 4);
     }
     return 0;
 }
@@ -542,6 +576,16 @@ from_numpy(PyObject *o, DType *out)
         ret = 0;
         goto done;
     }
+    s = PyObject_GetAttrString(d, "kind");
+    const char *kind = s ? PyUnicode_AsUTF8(s) : NULL;
+    if (!kind) {
+        goto done;
+    }
+    if ((kind[0] == 'S' || kind[0] == 'U') && !kind[1]) {
+        ret = string_from_dtype(d, kind[0], out);
+        goto done;
+    }
+    Py_CLEAR(s);
     s = PyObject_GetAttrString(d, "str");
     if (!s) {
         goto done;

@@ -122,3 +122,110 @@ def test_record_code_is_stable():
                         "print(_recsig.sig_name(np.dtype([('a', np.int32), ('b', np.float64)], "
                         "align=True)))"], capture_output=True, text=True, timeout=120)
     assert r.stdout.strip() == here and here.startswith("rec_"), r.stderr
+
+
+# ---- fixed-width strings (S12, U12): constants stored into elements and fields ----
+
+from test_records_host import CXX, host_run  # noqa: E402
+
+rng = np.random.default_rng()
+WORDS = ["XYZ", "A", "", "twelve chars", "thirteen char", "héllo", "日本"]
+
+
+def random_strings(dt, n):
+    """n random ASCII words of dt, never empty (fresh each run)"""
+    letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
+    words = ["".join(rng.choice(letters, rng.integers(1, 13))) for _ in range(n)]
+    return np.array([w.encode() if np.dtype(dt).kind == "S" else w for w in words], dt)
+
+
+def store_kernel(word):
+    """a kernel storing the constant word (str or bytes) into a[i] for
+    odd i, leaving even elements as they are"""
+    src = f"def k(a):\n    i = cuda.grid(1)\n    if i < a.size and i % 2 == 1:\n        a[i] = {word!r}\n"
+    ns = {"cuda": cuda}
+    exec(compile(src, f"<store {word!r}>", "exec"), ns)
+    return cuda.jit(ns["k"])
+
+
+@pytest.fixture
+def tmp(tmp_path):
+    return str(tmp_path)
+
+
+@pytest.mark.skipif(CXX is None, reason="no host C++ compiler")
+@pytest.mark.parametrize("dt", ["U12", "S12", "S3", "U1"])
+@pytest.mark.parametrize("word", WORDS)
+def test_string_constant_stored_like_numpy(dt, word, tmp):
+    """NumPy's assignment: truncated to the width, zeros after; bytes for S"""
+    if dt.startswith("S"):
+        word = word.encode() if word.isascii() else word.encode("utf-8")
+    n = 7
+    a = random_strings(dt, n)
+    exp = a.copy()
+    exp[1::2] = word
+    host_run(store_kernel(word), (a,), n, tmp)
+    np.testing.assert_array_equal(a, exp)
+    assert a.tobytes() == exp.tobytes()
+
+
+@pytest.mark.skipif(CXX is None, reason="no host C++ compiler")
+@pytest.mark.parametrize("sdt, word", [("<U12", "ABC"), ("S12", b"ABC")])
+def test_string_field_of_a_record(sdt, word, tmp):
+    """Numba's test_assign_const_*_in_record, with random neighbours"""
+    dt = np.dtype([("x", np.int32), ("y", np.dtype(sdt)), ("z", np.float64)])
+
+    @cuda.jit
+    def k(a):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i]["x"] = i + 1
+            a[i].y = word
+    a = np.zeros(5, dt)
+    a["z"] = rng.standard_normal(5)
+    a["y"] = random_strings(sdt, 5)
+    exp = a.copy()
+    exp["x"] = np.arange(1, 6)
+    exp["y"] = word
+    host_run(k, (a,), 5, tmp)
+    np.testing.assert_array_equal(a, exp)
+
+
+def test_string_arrays_take_only_constants():
+    @cuda.jit
+    def copy(a, b):
+        a[0] = b[0]
+
+    @cuda.jit
+    def bytes_into_unicode(a):
+        a[0] = b"x"
+
+    @cuda.jit
+    def wide_into_bytes(a):
+        a[0] = "é"
+
+    @cuda.jit
+    def chained(a):
+        a[0] = a[1] = "x"
+    u = np.zeros(2, "U4")
+    with pytest.raises(cujit_errors(), match="a string element .*assigned a string constant"):
+        copy.inspect_cuda(u, u.copy())
+    with pytest.raises(cujit_errors(), match="cannot store bytes into a unicode element"):
+        bytes_into_unicode.inspect_cuda(u)
+    with pytest.raises(cujit_errors(), match="outside ASCII .*bytes constant"):
+        wide_into_bytes.inspect_cuda(np.zeros(2, "S4"))
+    with pytest.raises(cujit_errors(), match="one string element .* at a time"):
+        chained.inspect_cuda(u)
+
+
+def cujit_errors():
+    import cujit
+    return cujit.CompileError
+
+
+def test_string_dtype_signature_text():
+    @cuda.jit
+    def k(a):
+        a[0] = "x"
+    k.inspect_ptx(np.zeros(2, "U3"))
+    assert k.signatures == ["([unichr x 3][::1])"]

@@ -14,6 +14,7 @@ typedef struct {
     int changed;        /* a variable's type widened in this pass */
     int final;          /* last pass: every type must be known */
     int alloc_ok;       /* assigning the result of shared_memory / local_memory */
+    int via_temp;       /* a, b = x, y / a = b = x: the value reaches targets through a temporary */
     unsigned char *assigned;    /* by var id: assigned in the body (parameters) */
 } Ti;
 

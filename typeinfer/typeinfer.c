@@ -1089,6 +1089,13 @@ store_check(Ti *t, Node *target, const Type *into, const Type *ty)
     if (!into || !ty) {
         return;
     }
+    if (into->kind == TY_RECORD && cj_record(into->dtype)->strkind) {
+        if (ty->kind != TY_STRING) {
+            ti_err(t, target, "cannot store %s into a string element (%s): assign a string "
+                   "constant", ti_tstr(t, ty), ti_tstr(t, into));
+        }
+        return;
+    }
     if (into->kind == TY_RECORD) {
         if (!cj_type_eq(into, ty)) {
             ti_err(t, target, "cannot store %s into a record of another dtype, %s: a record is "
@@ -1179,10 +1186,12 @@ assign_tuple(Ti *t, Node *target, Node *value, Type *ty)
         if (value->n != target->n) {
             ti_err_kind(t, target, CE_VALUE, "cannot unpack %d values into %d targets", value->n, target->n);
         }
+        t->via_temp++;
         for (int i = 0; i < target->n; i++) {
             assign_to(t, target->list[i], value->list[i], t->in->ntype[value->list[i]->id]);
             one_element(t, target->list[i]);
         }
+        t->via_temp--;
         return;
     }
     if (!ty) {
@@ -1198,6 +1207,47 @@ assign_tuple(Ti *t, Node *target, Node *value, Type *ty)
     for (int i = 0; i < target->n; i++) {
         assign_to(t, target->list[i], NULL, ty->tup[i]);
         one_element(t, target->list[i]);
+    }
+}
+
+static int
+is_ascii(const char *s)
+{
+    for (; *s; s++) {
+        if ((unsigned char)*s >= 0x80) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* s[i] = "XYZ", r.name = b"XYZ": a fixed-width string element (S12, U12)
+ * takes a string constant (truncated to its width, zeros after, as NumPy
+ * stores it): a str into unicode, bytes or an ASCII str into bytes */
+static void
+string_store(Ti *t, Node *target, Node *value)
+{
+    const Type *into = t->in->ntype[target->id];
+    const CjRecord *r = into && into->kind == TY_RECORD ? cj_record(into->dtype) : NULL;
+    if (!r || !r->strkind) {
+        return;
+    }
+    const Const *c = value && value->kind == ND_CONST ? &value->cval : NULL;
+    if (t->via_temp) {
+        ti_err(t, target, "assign a string constant to one string element (%s) at a time, "
+               "not in a chained or tuple assignment", ti_tstr(t, into));
+    }
+    if (!c || c->kind != CK_STR) {
+        ti_err(t, target, "a string element (%s) is assigned a string constant in kernels "
+               "(s[i] = \"XYZ\", b\"XYZ\" for bytes), not a computed value", ti_tstr(t, into));
+    }
+    if (r->strkind == 'U' && c->bytes) {
+        ti_err(t, value, "cannot store bytes into a unicode element (%s): write a str "
+               "constant (\"XYZ\")", ti_tstr(t, into));
+    }
+    if (r->strkind == 'S' && !c->bytes && !is_ascii(c->s)) {
+        ti_err(t, value, "a str with characters outside ASCII cannot be stored into a bytes "
+               "element (%s), as NumPy cannot encode it: write a bytes constant", ti_tstr(t, into));
     }
 }
 
@@ -1217,6 +1267,7 @@ assign_to(Ti *t, Node *target, Node *value, Type *ty)
         return;
     case ND_INDEX:
         ti_expr(t, target);
+        string_store(t, target, value);
         store_elem(t, target, ty);
         return;
     case ND_ATTR: {
@@ -1230,7 +1281,9 @@ assign_to(Ti *t, Node *target, Node *value, Type *ty)
             ti_err(t, target, "the record is read-only (an element of a read-only or "
                    "constant array)");
         }
-        store_check(t, target, ti_expr(t, target), ty);
+        Type *into = ti_expr(t, target);
+        string_store(t, target, value);
+        store_check(t, target, into, ty);
         return;
     }
     case ND_TUPLE:
@@ -1326,9 +1379,11 @@ ti_stmt(Ti *t, Node *n)
             ti_err(t, n, "assign a shared, local or constant array to one variable name");
         }
         t->alloc_ok = alloc;
+        t->via_temp += n->n > 1;
         for (int i = 0; i < n->n; i++) {
             assign_to(t, n->list[i], n->a, ty);
         }
+        t->via_temp -= n->n > 1;
         t->alloc_ok = 0;
         return;
     }
