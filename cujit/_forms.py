@@ -11,6 +11,11 @@ def _nt():
     return _ntypes
 
 
+def _dt():
+    from cujit import _dtforms
+    return _dtforms
+
+
 def _is_sig_object(s):
     """a signature object (not a string, list or function), without
     importing _ntypes for the common spellings"""
@@ -27,21 +32,8 @@ def _sig_strings(sigs):
     if isinstance(sigs, str) or _is_sig_object(sigs):
         sigs = [sigs]
     if all(isinstance(s, str) for s in sigs):
-        return _no_datetime(list(sigs))
-    return _no_datetime([_nt().signature_string(s) for s in sigs])
-
-
-def _no_datetime(sigs):
-    """datetime64 / timedelta64 in a form's signature: a TypeError that
-    says what works instead (kernels take such arrays as int64 counts)"""
-    for s in sigs:
-        if "datetime64" in s or "timedelta64" in s:
-            raise TypeError(f"signature {s!r}: cujit's vectorize and guvectorize do not take "
-                            "datetime64 / timedelta64 types; pass the arrays as their int64 "
-                            "counts (a.view('int64'), and view the result back, e.g. "
-                            "r.view('m8[D]')), or use a @cuda.jit kernel, which takes "
-                            "datetime64 / timedelta64 arrays and scalars as int64 counts")
-    return sigs
+        return list(sigs)
+    return [_nt().signature_string(s) for s in sigs]
 
 
 # Numba's @vectorize options taken for source compatibility (cujit's
@@ -85,9 +77,11 @@ def vectorize(func=None, signatures=None, target=None, **options):
         from cujit import _numba_forms
         _numba_forms.nopython_warning(options)
         make = lambda f, s: _numba_forms.NumbaUFunc(Vectorize(f, s), s)   # noqa: E731
-    if func is None:
-        return lambda f: make(f, signatures)
-    return make(func, signatures)
+    if signatures and _dt().has_datetime(signatures):
+        made = _dt().vectorize_maker(make, signatures)    # over int64, results viewed
+    else:
+        made = lambda f: make(f, signatures)      # noqa: E731
+    return made if func is None else made(func)
 
 
 def _gu_sig_strings(sigs):
@@ -107,7 +101,7 @@ def _gu_sig_strings(sigs):
                             "write the results into the output arguments (void(...))")
         text = _ntypes.signature_string(sig)
         out.append("void" + text if text.lstrip().startswith("(") else text)
-    return _no_datetime(out)
+    return out
 
 
 def reduce(func=None, identity=None):
@@ -155,7 +149,12 @@ def guvectorize(*args, target=None, **kwargs):
         raise TypeError("use @guvectorize([signatures,] '(n),(n)->()')")
     if sigs is not None:
         sigs = _gu_sig_strings(sigs)
+    make = lambda f, s: GUFunc(f, layout, s)      # noqa: E731
     if target is not None:
         from cujit import _numba_forms
-        return lambda f: _numba_forms.NumbaGUFunc(GUFunc(f, layout, sigs), sigs)
-    return lambda f: GUFunc(f, layout, sigs)
+        make = lambda f, s: _numba_forms.NumbaGUFunc(GUFunc(f, layout, s), s)   # noqa: E731
+    if sigs and _dt().has_datetime(sigs):         # over int64, outputs viewed
+        ps = _dt().plans(sigs)
+        nout = _dt().gufunc_nout(layout)
+        return lambda f: _dt().DatetimeForm(make(f, [p.text for p in ps]), ps, nout)
+    return lambda f: make(f, sigs)

@@ -253,6 +253,29 @@ class Complex(Number):
         self.underlying_float = underlying_float
 
 
+class NPDatetime(Scalar):
+    """``from_dtype(np.dtype('M8[D]'))``: ``datetime64[D]`` (``unit``).  On
+    the device its values are int64 counts (kernels read such arrays as
+    int64; vectorize and guvectorize view their results back:
+    cujit/_dtforms.py)."""
+
+    def __init__(self, unit):
+        self.unit = unit
+        super().__init__(f"datetime64[{unit}]" if unit else "datetime64",
+                         f"M8[{unit}]" if unit else "M8")
+        self.__cujit_dtype__ = "int64"
+
+
+class NPTimedelta(NPDatetime):
+    """``timedelta64[D]``: as NPDatetime, for NumPy's timedelta64"""
+
+    def __init__(self, unit):
+        Scalar.__init__(self, f"timedelta64[{unit}]" if unit else "timedelta64",
+                        f"m8[{unit}]" if unit else "m8")
+        self.unit = unit
+        self.__cujit_dtype__ = "int64"
+
+
 class Literal(Type):
     """numba.types.Literal: a compile-time constant value and its type."""
 
@@ -566,6 +589,9 @@ def from_dtype(dtype):
     dt = np.dtype(dtype)
     if dt.names is not None:
         return Record(dt)
+    if dt.kind in "Mm":
+        unit = np.datetime_data(dt)[0]
+        return (NPDatetime if dt.kind == "M" else NPTimedelta)("" if unit == "generic" else unit)
     t = TYPES.get(dt.name)
     if t is None or not isinstance(t, Scalar):
         raise TypeError(f"cujit has no type for dtype {dt}")
@@ -773,7 +799,7 @@ number_domain = real_domain | integer_domain | complex_domain
 del _t
 
 _CLASSES = (Type, Dummy, Opaque, Phantom, Hashable, NoneType, Omitted, RawPointer, CPointer,
-            Scalar,
+            Scalar, NPDatetime, NPTimedelta,
             Boolean, Number, Integer, Float, BFloat16, Complex, Literal, IntegerLiteral,
             BooleanLiteral, Optional, Record, Array, BaseTuple, Tuple, UniTuple, List, Set)
 

@@ -1057,8 +1057,13 @@ def _is_signature_value(s):
 
 def _sig(signature):
     """Numba passes signatures as strings, signature objects (void(float32[:],
-    int32), cujit.cuda's or numba's) or tuples of argument types."""
-    return _ntypes.signature_string(signature)
+    int32), cujit.cuda's or numba's) or tuples of argument types.  A kernel
+    takes datetime64 / timedelta64 as int64 counts."""
+    text = _ntypes.signature_string(signature)
+    if "datetime64" in text or "timedelta64" in text:
+        import re
+        text = re.sub(r"\b(datetime64|timedelta64)(\[\w*\])?", "int64", text)
+    return text
 
 
 def _check_void(signature, what="a kernel"):

@@ -37,6 +37,26 @@ from_kind_size(char kind, int size, DType *out)
     return -1;
 }
 
+/* "<M8[D]", "<m8[s]", "<M8": a datetime64 / timedelta64 typestr (a CuPy
+ * array's), read as its int64 counts as NumPy's arrays are (no exception) */
+static int
+datetime_typestr(const char *s, DType *out)
+{
+    if ((s[0] != 'M' && s[0] != 'm') || s[1] != '8') {
+        return -1;
+    }
+    s += 2;
+    if (*s == '[') {
+        s += strcspn(s, "]");
+        s += *s == ']';
+    }
+    if (*s) {
+        return -1;
+    }
+    *out = DT_I64;
+    return 0;
+}
+
 /* "<f4", "|b1", "=i8", "f4" (no exception) */
 static int
 parse_typestr(const char *s, DType *out)
@@ -50,6 +70,9 @@ parse_typestr(const char *s, DType *out)
             return -1;          /* big-endian data */
         }
         s++;
+    }
+    if (datetime_typestr(s, out) == 0) {
+        return 0;
     }
     kind = *s++;
     if (kind == '?') {

@@ -53,13 +53,18 @@ def test_gufunc_argument_errors_have_numbas_words():
     assert str(e.value) == "cannot specify argument 'out' as both positional and keyword"
 
 
-def test_datetime_in_form_signatures_says_what_to_do():
-    for make in (lambda: cuda.vectorize(["int64(datetime64[D], datetime64[D])"]),
-                 lambda: cuda.guvectorize(["void(datetime64[D], timedelta64[D][:])"],
-                                          "()->()")):
-        with pytest.raises(TypeError, match=r"do not take datetime64 / timedelta64 .*int64 "
-                                            r"counts .*@cuda.jit kernel"):
-            make()
+def test_datetime_in_form_signatures_compile_over_int64():
+    """datetime64 / timedelta64 in signatures: the form over int64 counts,
+    its results viewed back (cujit/_dtforms.py; tests/test_packed_nogpu.py)"""
+    u = cuda.vectorize(["timedelta64[D](datetime64[D], datetime64[D])"])(lambda a, b: b - a)
+
+    def since(a, out):
+        out[0] = a - a
+
+    g = cuda.guvectorize(["void(datetime64[D], timedelta64[D][:])"], "()->()")(since)
+    assert [p.text for p in u._plans] == ["int64(int64, int64)"]
+    assert u._plans[0].ret == np.dtype("m8[D]")
+    assert [p.text for p in g._plans] == ["void(int64, int64[:])"]
 
 
 def test_called_in_a_kernel_says_what_to_do():

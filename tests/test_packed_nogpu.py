@@ -229,3 +229,85 @@ def test_string_dtype_signature_text():
         a[0] = "x"
     k.inspect_ptx(np.zeros(2, "U3"))
     assert k.signatures == ["([unichr x 3][::1])"]
+
+
+# ---- datetime64 / timedelta64 in vectorize / guvectorize signatures and CAI ----
+
+def test_datetime_types_from_dtype():
+    dt_t = cuda.from_dtype(np.dtype("M8[D]"))
+    td_t = cuda.from_dtype(np.dtype("m8[s]"))
+    assert (str(dt_t), str(td_t), str(dt_t[:])) == ("datetime64[D]", "timedelta64[s]",
+                                                    "datetime64[D][:]")
+    assert dt_t.dtype == np.dtype("M8[D]") and td_t.unit == "s"
+
+
+@pytest.mark.parametrize("func, ret", [(lambda a, b: b - a, np.dtype("m8[D]")),
+                                       (lambda a, b: a + (b - a), np.dtype("M8[D]")),
+                                       (lambda a, b: a < b, None)])
+def test_vectorize_return_type_by_numpy_rules(func, ret):
+    """Numba's (datetime_t, datetime_t) without a return type: NumPy's
+    result type of the function on the host"""
+    t = cuda.from_dtype(np.dtype("M8[D]"))
+    u = cuda.vectorize([(t, t)])(func)
+    assert u._plans[0].ret == ret
+    assert u._plans[0].text == ("int64(int64, int64)" if ret is not None
+                                else "bool(int64, int64)")
+
+
+def test_kernel_signature_takes_datetime_as_int64():
+    t = cuda.from_dtype(np.dtype("M8[D]"))
+
+    @cuda.jit((t[:], cuda.from_dtype(np.dtype("m8[D]"))[:]))
+    def k(a, d):
+        d[0] = a[1] - a[0]
+    assert k.signatures == ["(int64[:], int64[:])"]
+
+
+DT_SCENARIO = r'''
+import numpy as np
+from cujit import cuda
+t, d = cuda.from_dtype(np.dtype("M8[D]")), cuda.from_dtype(np.dtype("m8[D]"))
+
+@cuda.vectorize([(t, t)])
+def diff(a, b):
+    return b - a
+
+@cuda.guvectorize([(t, t, d[:])], "(),()->()")
+def gdiff(a, b, out):
+    out[0] = b - a
+
+a = np.arange("2005-02", "2006-02", dtype="M8[D]")
+b = a + np.random.randint(1, 1000, a.size)
+for f in (diff, gdiff):
+    r = f(a, b)
+    assert type(r) is np.ndarray and r.dtype == np.dtype("m8[D]") and r.shape == a.shape, r
+
+class Foreign:       # another library's datetime array: typestr <M8[D]
+    def __init__(self, n):
+        self.d = cuda.device_array(n, np.int64)
+        cai = dict(self.d.__cuda_array_interface__)
+        cai["typestr"] = "<M8[D]"
+        self.__cuda_array_interface__ = cai
+
+@cuda.jit
+def assign(out, arr):
+    for i in range(arr.shape[0]):
+        out[i] = arr[i]
+assign[1, 1](Foreign(5), Foreign(5))
+print(assign.signatures)
+print("datetime ok")
+'''
+
+
+def test_datetime_forms_view_results(fake_driver, tmp_path):  # noqa: F811
+    """on the fake driver (nothing runs): the results' dtypes and a foreign
+    datetime array's typestr"""
+    nvrtc_or_skip()
+    script = tmp_path / "dt_scenario.py"
+    script.write_text(DT_SCENARIO)
+    env = dict(os.environ, CUJIT_CACHE_DIR=str(tmp_path / "cache"),
+               LD_LIBRARY_PATH=fake_driver + os.pathsep + os.environ.get("LD_LIBRARY_PATH", ""))
+    r = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True,
+                       timeout=300, cwd=str(tmp_path))
+    assert r.returncode == 0 and "datetime ok" in r.stdout, r.stdout + r.stderr
+    assert "int64[::1], int64[::1]" in r.stdout

@@ -75,3 +75,56 @@ def test_string_field_of_packed_record(sdt, word):
     exp["z"] *= 2
     k[(n + 63) // 64, 64](a)
     np.testing.assert_array_equal(a, exp)
+
+
+# ---- datetime64 / timedelta64 ----
+
+def random_dates(n, unit="D"):
+    return (np.datetime64("2005-02-01", unit)
+            + rng.integers(-20000, 20000, n).astype(f"timedelta64[{unit}]"))
+
+
+@cuda.jit
+def dt_kernel(start, end, delta, later, same):
+    i = cuda.grid(1)
+    if i < delta.size:
+        delta[i] = end[i] - start[i]
+        later[i] = start[i] + delta[i] * 2
+        same[i] = end[i] == start[i] + delta[i]
+
+
+def test_datetime_arithmetic_in_a_kernel():
+    n = 1000
+    start, end = random_dates(n), random_dates(n)
+    end[::7] = start[::7]
+    delta = np.zeros(n, "m8[D]")
+    later = np.zeros(n, "M8[D]")
+    same = np.zeros(n, np.bool_)
+    dt_kernel[(n + 127) // 128, 128](start, end, delta, later, same)
+    np.testing.assert_array_equal(delta, end - start)
+    np.testing.assert_array_equal(later, start + (end - start) * 2)
+    assert same.all()
+
+
+def test_datetime_ufunc_and_gufunc_signatures():
+    """Numba's test_ufunc / test_gufunc: datetime64[D] in signatures"""
+    from cujit.cuda import from_dtype
+    datetime_t = from_dtype(np.dtype("datetime64[D]"))
+    timedelta_t = from_dtype(np.dtype("timedelta64[D]"))
+
+    @cuda.vectorize([(datetime_t, datetime_t)])
+    def timediff(start, end):
+        return end - start
+
+    @cuda.guvectorize([(datetime_t, datetime_t, timedelta_t[:])], "(),()->()")
+    def gtimediff(start, end, out):
+        out[0] = end - start
+
+    n = 500
+    a, b = random_dates(n), random_dates(n)
+    got = timediff(a, b)
+    assert got.dtype == np.dtype("m8[D]")
+    np.testing.assert_array_equal(got, b - a)
+    got = gtimediff(a, b)
+    assert got.dtype == np.dtype("m8[D]")
+    np.testing.assert_array_equal(got, b - a)
