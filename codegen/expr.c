@@ -1213,6 +1213,10 @@ index_expr(Cg *g, Node *n, int prec)
         tuple_index_var(g, n, bt, prec);
         return;
     }
+    if (bt->kind == TY_RECORD && g->in->aux[n->id] < 0) {
+        cg_expr(g, n->a, prec);         /* r[()]: the record itself */
+        return;
+    }
     if (bt->kind == TY_RECORD) {
         field_expr(g, n->a, cj_record(bt->dtype)->fields[g->in->aux[n->id]].name);
         return;

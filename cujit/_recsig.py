@@ -124,7 +124,8 @@ class _Text:
 
 
 def rewrite(text):
-    """a signature string with each Record(...) text replaced by its name"""
+    """a signature string with each Record(...) text (Numba's, or one of
+    Kernel.signatures) replaced by its name"""
     out, at = [], 0
     while True:
         k = text.find("Record(", at)
@@ -133,6 +134,12 @@ def rewrite(text):
                 return "".join(out) + text[at:]
             out.append(text[at:k + 7])
             at = k + 7
+            continue
+        known = next((n for n in _NAMED if n.startswith("Record(") and text.startswith(n, k)),
+                     None)
+        if known:                       # a compiled signature's text, given back
+            out.append(text[at:k] + sig_name(_NAMED[known]))
+            at = k + len(known)
             continue
         p = _Text(text, k)
         dt = p.record()

@@ -70,7 +70,7 @@ static PyObject *
 py_record_code(PyObject *self, PyObject *dtype)
 {
     DType dt;
-    if (rt_dtype_from_obj(dtype, &dt) < 0) {
+    if (rt_dtype_of(dtype, &dt) < 0) {
         return NULL;
     }
     if (!cj_is_record(dt)) {

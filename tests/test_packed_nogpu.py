@@ -311,3 +311,40 @@ def test_datetime_forms_view_results(fake_driver, tmp_path):  # noqa: F811
                        timeout=300, cwd=str(tmp_path))
     assert r.returncode == 0 and "datetime ok" in r.stdout, r.stdout + r.stderr
     assert "int64[::1], int64[::1]" in r.stdout
+
+
+def test_compiled_signature_text_is_taken_back():
+    rec = _ntypes.from_dtype(REC)
+    k = cuda.jit((rec[:],))(body)
+    k2 = cuda.jit(k.signatures[0])(body)
+    assert k2.signatures == k.signatures
+
+
+def test_zero_d_record_array_assigned_whole():
+    """test_caching's record_return: r[()] = ary[i] of a packed record"""
+    packed = np.dtype([("a", np.int8), ("b", np.float64)])
+
+    @cuda.jit
+    def record_return(r, ary, i):
+        r[()] = ary[i]
+    src = record_return.inspect_cuda(np.ndarray((), dtype=packed), np.zeros(2, packed), 1)
+    assert "__attribute__((packed, aligned(1)))" in src
+
+
+@pytest.mark.skipif(CXX is None, reason="no host C++ compiler")
+def test_zero_d_record_copy_on_host(tmp):
+    packed = np.dtype([("a", np.int8), ("b", np.float64), ("c", np.complex64)])
+
+    @cuda.jit
+    def record_return(r, ary, i):
+        r[()] = ary[i]
+        r[()].a = r[()].a + 1
+    src = np.zeros(3, packed)
+    src["a"] = rng.integers(-100, 100, 3)
+    src["b"] = rng.standard_normal(3)
+    src["c"] = rng.standard_normal(3) + 1j * rng.standard_normal(3)
+    dst = np.zeros(1, packed)
+    host_run(record_return, (dst[0], src, 2), 1, tmp)      # dst[0]: a view of dst
+    exp = src[2:3].copy()
+    exp["a"] += 1
+    np.testing.assert_array_equal(dst, exp)

@@ -739,13 +739,18 @@ field_type(Ti *t, Node *n, const Type *rec, const char *name)
 }
 
 /* r['name'] by a constant string, r[k] by a constant position (NumPy's
- * too); the field's position goes in aux for codegen */
+ * too); the field's position goes in aux for codegen (-1: r[()] of a 0-d
+ * record array, the record itself) */
 static Type *
 record_item(Ti *t, Node *n, const Type *rec)
 {
-    Node *ix = n->list[0];
+    Node *ix = n->n ? n->list[0] : NULL;
     const CjRecord *r = cj_record(rec->dtype);
     int64_t k;
+    if (n->n == 0) {            /* r[()]: a 0-d record array's element, the record */
+        t->in->aux[n->id] = -1;
+        return (Type *)rec;
+    }
     if (n->n == 1 && ix->kind == ND_CONST && ix->cval.kind == CK_STR) {
         Type *ft = field_type(t, n, rec, ix->cval.s);
         t->in->aux[n->id] = cj_record_field(rec->dtype, ix->cval.s) - r->fields;
