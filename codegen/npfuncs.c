@@ -135,21 +135,8 @@ static const char complex_abs2[] =
     "    return r;\n"
     "}\n"
     "template <typename R, typename I>\n"
-    "CJ_DEVICE cj_array<R, 0, I> cj_np_part(const cj_array<cj_complex<R>, 0, I> &a, int imag) { return {(R *)a.data + imag}; }\n"
-    "/* a.name of an array of records: the view of one field of every element */\n"
-    "template <typename F, typename T, int N, typename I>\n"
-    "CJ_DEVICE cj_array<F, N, I> cj_np_field(const cj_array<T, N, I> &a, int offset)\n"
-    "{\n"
-    "    cj_array<F, N, I> r;\n"
-    "    r.data = (F *)((char *)a.data + offset);\n"
-    "    for (int d = 0; d < N; d++) {\n"
-    "        r.shape[d] = a.shape[d];\n"
-    "        r.strides[d] = a.strides[d];\n"
-    "    }\n"
-    "    return r;\n"
-    "}\n"
-    "template <typename F, typename T, typename I>\n"
-    "CJ_DEVICE cj_array<F, 0, I> cj_np_field(const cj_array<T, 0, I> &a, int offset) { return {(F *)((char *)a.data + offset)}; }\n";
+    "CJ_DEVICE cj_array<R, 0, I> cj_np_part(const cj_array<cj_complex<R>, 0, I> &a, int imag) { return {(R *)a.data + imag}; }\n";
+
 
 static const char cmath[] =
     "/* cmath on complex128 (complex64 through it, rounded once): the finite\n"
@@ -569,7 +556,21 @@ static const char methods[] =
     "    for (long long k = 0, n = cj_np_size(a); k < n; k++) {\n"
     "        q[k] = cj_np_at(a, k);\n"
     "    }\n"
-    "}\n";
+    "}\n"
+    "/* a.name of an array of records: the view of one field of every element */\n"
+    "template <typename F, typename T, int N, typename I>\n"
+    "CJ_DEVICE cj_array<F, N, I> cj_np_field(const cj_array<T, N, I> &a, int offset)\n"
+    "{\n"
+    "    cj_array<F, N, I> r;\n"
+    "    r.data = (F *)((char *)a.data + offset);\n"
+    "    for (int d = 0; d < N; d++) {\n"
+    "        r.shape[d] = a.shape[d];\n"
+    "        r.strides[d] = a.strides[d];\n"
+    "    }\n"
+    "    return r;\n"
+    "}\n"
+    "template <typename F, typename T, typename I>\n"
+    "CJ_DEVICE cj_array<F, 0, I> cj_np_field(const cj_array<T, 0, I> &a, int offset) { return {(F *)((char *)a.data + offset)}; }\n";
 
 /* a.view(dtype), a.reshape(shape) as views; a.copy() only as the value of an
  * assignment (cg_np_assign) */

@@ -222,6 +222,17 @@ def test_field_views_on_host(tmp):
     np.testing.assert_allclose(out, eout, rtol=1e-6)
 
 
+def test_field_view_ptx_of_records_without_complex():
+    """cj_np_field is in the prelude whether or not the kernel has complex
+    numbers (it was first with a.real's helpers, which come with complex
+    only: NVRTC said cj_np_field is undefined on the GPU)"""
+    a = np.zeros(5, INNER)
+    src = "def k(ary, out):\n    ys = ary.y\n    out[0] = ys[1] + ary.x[2]\n"
+    ns = {}
+    exec(compile(src, "<field_view_ptx>", "exec"), ns)
+    assert ".entry" in cuda.jit(ns["k"]).inspect_ptx(a, np.zeros(1))
+
+
 @pytest.mark.parametrize("dt, field, text", [
     (ALIGNED, "d", "sub-array field"),
     (ALIGNED, "c", r"offset 12\) is not aligned to 8 bytes"),     # complex64 at 12
