@@ -988,6 +988,14 @@ cg_declare_var(Cg *g, Var *v)
     }
 }
 
+/* the parameter's variable holds another type than its argument */
+static int
+param_widens(const Inst *in, int i)
+{
+    const Type *v = in->vtype[i];
+    return v && !cj_type_eq(cj_concrete(v), cj_concrete(in->args[i]));
+}
+
 /* __launch_bounds__(max threads[, min blocks[, max cluster size]]) */
 void
 cg_launch_bounds(Cg *g)
@@ -1018,10 +1026,34 @@ signature(Cg *g, Inst *in)
     for (int i = 0; i < fn->nparams; i++) {
         const Type *t = in->args[i];
         const char *ct = var_ctype(g, t);
-        P("%s%s%s%s", i ? ", " : "", ct, ct[strlen(ct) - 1] == '*' ? "" : " ",
-          fn->vars[i]->cname);
+        P("%s%s%s%s%s", i ? ", " : "", ct, ct[strlen(ct) - 1] == '*' ? "" : " ",
+          param_widens(in, i) ? "cj_p_" : "", fn->vars[i]->cname);
     }
     S(")");
+}
+
+/* A parameter whose variable holds a wider type than its argument
+ * (x = 0.5 on one path of an int64 x; arr rebound to a view of another
+ * layout): the argument comes in as cj_p_<name> and is copied into it. */
+static void
+widened_params(Cg *g, Inst *in)
+{
+    for (int i = 0; i < in->fn->nparams; i++) {
+        if (!param_widens(in, i)) {
+            continue;
+        }
+        const Type *from = cj_concrete(in->args[i]), *to = cj_concrete(in->vtype[i]);
+        const char *name = in->fn->vars[i]->cname;
+        const char *arg = cj_aprintf(g->p->arena, "cj_p_%s", name);
+        buf_indent(g->out);
+        P("%s %s = ", var_ctype(g, to), name);
+        if (from->kind == TY_SCALAR && to->kind == TY_SCALAR) {
+            cg_conv_to(g->p, g->out, from->dtype, to->dtype, arg);
+        } else {
+            S(arg);
+        }
+        S(";\n");
+    }
 }
 
 static void
@@ -1037,6 +1069,7 @@ function(Cg *g, Inst *in)
     signature(g, in);
     S("\n{\n");
     g->out->indent = 1;
+    widened_params(g, in);
     for (int i = fn->nparams; i < fn->nvars; i++) {
         cg_declare_var(g, fn->vars[i]);
     }

@@ -228,6 +228,9 @@ Node *fe_ndarray_const(Fe *f, PyObject *obj, Loc loc);
 Node *fe_for_items(Fe *f, PyObject *s, Loc loc);
 Node *fe_fused_return(Fe *f, Loc loc);
 
+/* webs.c: each local split into a Var per web of its definitions and uses */
+void fe_split_webs(Fe *f);
+
 /* srcstore.c: texts compiled from strings */
 #define FE_STORE_TEXTS 1024
 /* the lines of the stored text that holds `code` (new), or NULL, no error */

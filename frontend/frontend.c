@@ -328,6 +328,7 @@ read_func(FeCtx *cx, PyObject *pyfunc, int is_device, int boundscheck, const FeO
         read_def(f, lines, first, filename, offers);
     }
     cx->depth--;
+    fe_split_webs(f);
     fn->vars = f->vars;
     fn->nvars = f->nvars;
     fn->nnodes = f->nnodes;

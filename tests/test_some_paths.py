@@ -1,8 +1,10 @@
 """A variable read where only some paths assigned it (tests/some_paths/: the
 read ends with `# MAYBE`) compiles, as in Numba and cupyx.jit: it is declared
 zero-initialized, and the first such read is a UserWarning naming its file,
-line and variable.  A read that no path reaches assigned is an error
-(tests/errors/read_before_assign.py, unassigned_augassign.py)."""
+line and variable.  So does a read that no path reaches assigned, where the
+name is assigned somewhere (read_before_assign.py: Numba's "Detected
+uninitialized variable"); a name assigned nowhere but by its own `x += 1` is
+an error (tests/errors/unassigned_augassign.py)."""
 import glob
 import importlib.util
 import os

@@ -16,6 +16,7 @@ typedef struct {
     int alloc_ok;       /* assigning the result of shared_memory / local_memory */
     int via_temp;       /* a, b = x, y / a = b = x: the value reaches targets through a temporary */
     unsigned char *assigned;    /* by var id: assigned in the body (parameters) */
+    int *vline;         /* by var id: the line of the assignment that gave its type */
 } Ti;
 
 const char *ti_tstr(Ti *t, const Type *ty);

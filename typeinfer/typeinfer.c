@@ -1032,16 +1032,13 @@ bind_var(Ti *t, Node *at, Var *v, Type *ty)
             ty->kind == TY_VOID ? "the result of a call that returns nothing" : ti_tstr(t, ty));
     }
     Type *old = t->in->vtype[v->id];
-    if (v->is_param && old && old->kind == TY_ARRAY) {
-        ti_err(t, at, "cannot assign to array parameter '%s'; write into its elements "
-            "(%s[i] = ...) instead", v->name, v->name);
-    }
     if (ty->kind == TY_ARRAY && ty->mem != MEM_GLOBAL && !t->alloc_ok) {
         ti_err(t, at, "shared and local arrays cannot be copied to another variable; use the "
             "name they were created with");
     }
     if (!old) {
         t->in->vtype[v->id] = ty;
+        t->vline[v->id] = at->loc.line;
         t->changed = 1;
         return;
     }
@@ -1051,8 +1048,12 @@ bind_var(Ti *t, Node *at, Var *v, Type *ty)
     }
     Type *u = cj_unify(t->p->arena, old, ty);
     if (!u) {
-        ti_err(t, at, "variable '%s' holds %s here but %s elsewhere: a variable keeps one type "
-            "in a kernel; use another name", v->name, ti_tstr(t, ty), ti_tstr(t, old));
+        ti_err(t, at, "variable '%s' holds %s here but %s %s %d, and a read after both "
+            "may see either: a variable keeps one type where its values meet; use another "
+            "name", v->name, ti_tstr(t, ty), ti_tstr(t, old),
+            v->is_param && t->vline[v->id] == t->fn->loc.line ? "as the parameter of the def at line"
+                                                               : "at line",
+            t->vline[v->id]);
     }
     if (!cj_type_eq(u, old) || u->kind != old->kind) {
         t->in->vtype[v->id] = u;
@@ -1482,8 +1483,9 @@ da_maybe_unset(Ti *t, Node *n)
     }
     char msg[512];
     snprintf(msg, sizeof msg, "%s:%d: variable '%s' may be used before it is assigned "
-             "(not every path to this line assigns it); where none does, it reads as zero",
-             t->fn->file ? t->fn->file : "<kernel>", n->loc.line, n->var->name);
+             "(not every path to this line assigns it); where none does, it reads as zero "
+             "(Numba: Detected uninitialized variable %s)",
+             t->fn->file ? t->fn->file : "<kernel>", n->loc.line, n->var->name, n->var->name);
     t->p->undef_warn = cj_strdup(t->p->arena, msg);
 }
 
@@ -1797,7 +1799,9 @@ infer_inst(Program *p, Inst *in)
         p->features |= FEAT_BOUNDS;     /* every index it emits may check (atomics' too) */
     }
     t->assigned = cj_alloc(p->arena, (size_t)fn->nvars + 1);
+    t->vline = cj_alloc(p->arena, sizeof(int) * ((size_t)fn->nvars + 1));
     for (int i = 0; i < fn->nparams; i++) {
+        t->vline[i] = fn->loc.line;
         in->vtype[i] = in->args[i];
         note_type(t, in->args[i]);
     }
@@ -1810,6 +1814,9 @@ infer_inst(Program *p, Inst *in)
     for (int i = 0; i < fn->nparams; i++) {
         da.set[i] = da.may[i] = 1;
     }
+    /* a read that no path reaches assigned compiles as in Numba (zero, a
+     * warning) when the name is assigned somewhere; never assigned, an error */
+    da_loop_may(fn->body, fn->nbody, da.may);
     da_stmts(t, fn->body, fn->nbody, &da);
     for (int iter = 0; iter < 64; iter++) {
         t->changed = 0;

@@ -1,4 +1,4 @@
-"""Rebinding an array parameter to a number."""
+"""Rebinding an array parameter to a number on one path, read after the paths meet."""
 import math
 
 import numpy as np
@@ -8,7 +8,9 @@ from cujit import jit
 
 @jit.rawkernel()
 def bad(x):
-    x = 1  # ERROR: parameter
+    if x[0] > 0:
+        x = 1  # ERROR: parameter
+    x[0] = 2
 
 
 ARGS = {"bad": (np.zeros(8, np.float32),)}

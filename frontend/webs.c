@@ -1,0 +1,441 @@
+/* webs.c - a local name split into one variable per web of its definitions
+ * and uses (Numba types each SSA version of a name apart):
+ *
+ *     b = 1          # web 1: b holds an int64
+ *     use(b)
+ *     b = (1, 2)     # web 2: another variable, of a tuple type
+ *     use(b[0])
+ *
+ * Reaching definitions are computed over the structured IR (if, while, for,
+ * break, continue, return, raise; a loop's body runs to a fixed point).  A use
+ * joins all the definitions that reach it into one web; each web becomes a
+ * Var of its own (the first keeps the name's Var, the others get a C++ name
+ * of their own), so typeinfer types them apart, and a use reached by
+ * definitions of two types stays its type error.  A parameter's value at
+ * entry is a definition.  A use that no definition reaches (Python's
+ * UnboundLocalError) joins the name's first web; typeinfer's
+ * definite-assignment walk warns about it and codegen zero-initializes it. */
+#include <string.h>
+
+#include "fe_impl.h"
+
+typedef struct {
+    uint64_t *bits;     /* the definitions that reach this point */
+    int dead;           /* no path reaches this point */
+} St;
+
+typedef struct Loop Loop;
+struct Loop {
+    St brk, cont;       /* joined at each break / continue of the loop */
+    Loop *up;
+};
+
+typedef struct {
+    Fe *f;
+    int np;             /* parameters: definitions 0 .. np - 1 */
+    int nbits;          /* np + nodes: a definition by a node is np + its id */
+    int nwords;
+    Var **defvar;       /* by definition: its name's Var, NULL when not one */
+    int *parent;        /* union-find over definitions */
+    int *userep;        /* by node id: a definition reaching that use, or -1 */
+    Node **nodes;       /* by node id: the ND_VAR / ND_FOR nodes met */
+    unsigned char *unset;   /* by node id: x op= y where no definition of x reaches */
+    Loop *loop;
+} Webs;
+
+static void web_stmts(Webs *w, Node **list, int n, St *s);
+
+static int
+find(Webs *w, int d)
+{
+    while (w->parent[d] != d) {
+        w->parent[d] = w->parent[w->parent[d]];
+        d = w->parent[d];
+    }
+    return d;
+}
+
+static void
+unite(Webs *w, int a, int b)
+{
+    a = find(w, a);
+    b = find(w, b);
+    if (a != b) {
+        /* the lower definition (earlier in the function) is the root */
+        w->parent[a > b ? a : b] = a < b ? a : b;
+    }
+}
+
+static St
+st_new(Webs *w, int dead)
+{
+    St s;
+    s.bits = cj_alloc(w->f->cx->arena, sizeof(uint64_t) * (size_t)w->nwords);
+    s.dead = dead;
+    return s;
+}
+
+static St
+st_copy(Webs *w, const St *s)
+{
+    St c = st_new(w, s->dead);
+    memcpy(c.bits, s->bits, sizeof(uint64_t) * (size_t)w->nwords);
+    return c;
+}
+
+/* into |= from (a dead state joins nothing); 1 when into grew */
+static int
+st_join(Webs *w, St *into, const St *from)
+{
+    if (from->dead) {
+        return 0;
+    }
+    int grew = into->dead;
+    if (into->dead) {
+        memcpy(into->bits, from->bits, sizeof(uint64_t) * (size_t)w->nwords);
+    }
+    for (int i = 0; i < w->nwords; i++) {
+        grew |= (into->bits[i] | from->bits[i]) != into->bits[i];
+        into->bits[i] |= from->bits[i];
+    }
+    into->dead = 0;
+    return grew;
+}
+
+/* a read of v: every definition of v reaching it joins one web */
+static void
+use(Webs *w, Node *n, const St *s)
+{
+    w->nodes[n->id] = n;
+    for (int i = 0; !s->dead && i < w->nwords; i++) {
+        for (uint64_t m = s->bits[i]; m; m &= m - 1) {
+            int d = i * 64 + __builtin_ctzll(m);
+            if (w->defvar[d] != n->var) {
+                continue;
+            }
+            if (w->userep[n->id] < 0) {
+                w->userep[n->id] = d;
+            }
+            unite(w, d, w->userep[n->id]);
+        }
+    }
+}
+
+/* definition d of v: it alone reaches what follows */
+static void
+define(Webs *w, int d, Var *v, St *s)
+{
+    w->defvar[d] = v;
+    for (int i = 0; i < w->nwords; i++) {
+        for (uint64_t m = s->bits[i]; m; m &= m - 1) {
+            int k = i * 64 + __builtin_ctzll(m);
+            if (w->defvar[k] == v) {
+                s->bits[i] &= ~((uint64_t)1 << (k % 64));
+            }
+        }
+    }
+    s->bits[d / 64] |= (uint64_t)1 << (d % 64);
+}
+
+static void
+web_expr(Webs *w, Node *n, const St *s)
+{
+    if (!n) {
+        return;
+    }
+    switch (n->kind) {
+    case ND_VAR:
+        use(w, n, s);
+        return;
+    case ND_CONST: case ND_BINOP: case ND_UNARY: case ND_COMPARE: case ND_BOOLOP:
+    case ND_IFEXP: case ND_INDEX: case ND_ATTR: case ND_CALL: case ND_TUPLE: case ND_SLICE:
+    case ND_ASSIGN: case ND_AUGASSIGN: case ND_IF: case ND_WHILE: case ND_FOR: case ND_BREAK:
+    case ND_CONTINUE: case ND_PASS: case ND_RETURN: case ND_ASSERT: case ND_EXPR:
+        break;
+    }
+    web_expr(w, n->a, s);
+    web_expr(w, n->b, s);
+    web_expr(w, n->c, s);
+    for (int i = 0; i < n->n; i++) {
+        web_expr(w, n->list[i], s);
+    }
+    for (int i = 0; i < n->n2; i++) {
+        web_expr(w, n->list2[i], s);
+    }
+}
+
+/* an assignment's target: names are defined, elements and fields read */
+static void
+web_target(Webs *w, Node *n, St *s)
+{
+    if (n->kind == ND_VAR) {
+        w->nodes[n->id] = n;
+        define(w, w->np + n->id, n->var, s);
+    } else if (n->kind == ND_TUPLE) {
+        for (int i = 0; i < n->n; i++) {
+            web_target(w, n->list[i], s);
+        }
+    } else {
+        web_expr(w, n, s);
+    }
+}
+
+/* x op= y: the read and the write of x are one variable in C++ */
+static void
+web_augassign(Webs *w, Node *n, St *s)
+{
+    web_expr(w, n->a, s);
+    web_expr(w, n->b, s);
+    if (n->a->kind == ND_VAR) {
+        int d = w->np + n->a->id;
+        w->unset[n->a->id] |= w->userep[n->a->id] < 0 && !s->dead;
+        define(w, d, n->a->var, s);
+        if (w->userep[n->a->id] >= 0) {
+            unite(w, d, w->userep[n->a->id]);
+        }
+        w->userep[n->a->id] = d;
+    }
+}
+
+static void
+web_if(Webs *w, Node *n, St *s)
+{
+    web_expr(w, n->a, s);
+    St x = st_copy(w, s), y = st_copy(w, s);
+    int truth;
+    int known = cj_fold_truth(n->a, &truth);
+    web_stmts(w, n->list, n->n, &x);
+    web_stmts(w, n->list2, n->n2, &y);
+    /* a constant condition: the other branch is never taken */
+    x.dead |= known && !truth;
+    y.dead |= known && truth;
+    s->dead = 1;
+    st_join(w, s, &x);
+    st_join(w, s, &y);
+}
+
+/* while / for: the body runs from the loop's head until the head's
+ * definitions stop growing; `s` leaves as the head (the loop ended). */
+static void
+web_loop(Webs *w, Node *n, St *s, St *brk)
+{
+    Loop lp;
+    lp.up = w->loop;
+    w->loop = &lp;
+    for (int grew = 1; grew;) {
+        if (n->kind == ND_WHILE) {
+            web_expr(w, n->a, s);
+        }
+        lp.brk = st_new(w, 1);
+        lp.cont = st_new(w, 1);
+        St body = st_copy(w, s);
+        if (n->kind == ND_FOR) {
+            w->nodes[n->id] = n;
+            define(w, w->np + n->id, n->var, &body);
+        }
+        web_stmts(w, n->list, n->n, &body);
+        grew = st_join(w, s, &body);
+        grew |= st_join(w, s, &lp.cont);
+    }
+    w->loop = lp.up;
+    *brk = lp.brk;
+}
+
+static void
+web_while(Webs *w, Node *n, St *s)
+{
+    St brk;
+    web_loop(w, n, s, &brk);
+    int64_t c;
+    if (n->a->kind == ND_CONST && cj_fold_int(n->a, &c) && c != 0) {
+        s->dead = 1;    /* while True: it ends at a break only */
+    }
+    web_stmts(w, n->list2, n->n2, s);
+    st_join(w, s, &brk);
+}
+
+static void
+web_for(Webs *w, Node *n, St *s)
+{
+    web_expr(w, n->a, s);
+    web_expr(w, n->b, s);
+    web_expr(w, n->c, s);
+    St brk;
+    web_loop(w, n, s, &brk);
+    web_stmts(w, n->list2, n->n2, s);
+    st_join(w, s, &brk);
+}
+
+static void
+web_stmt(Webs *w, Node *n, St *s)
+{
+    switch (n->kind) {
+    case ND_ASSIGN:
+        web_expr(w, n->a, s);
+        for (int i = 0; i < n->n; i++) {
+            web_target(w, n->list[i], s);
+        }
+        return;
+    case ND_AUGASSIGN:
+        web_augassign(w, n, s);
+        return;
+    case ND_IF:
+        web_if(w, n, s);
+        return;
+    case ND_WHILE:
+        web_while(w, n, s);
+        return;
+    case ND_FOR:
+        web_for(w, n, s);
+        return;
+    case ND_RETURN:
+        web_expr(w, n->a, s);
+        s->dead = 1;
+        return;
+    case ND_BREAK:
+    case ND_CONTINUE:
+        if (w->loop) {
+            st_join(w, n->kind == ND_BREAK ? &w->loop->brk : &w->loop->cont, s);
+        }
+        s->dead = 1;
+        return;
+    case ND_ASSERT:
+        web_expr(w, n->a, s);
+        s->dead |= n->op == ND_RAISE_OP;
+        return;
+    case ND_EXPR:
+        web_expr(w, n->a, s);
+        return;
+    case ND_PASS:
+        return;
+    case ND_CONST: case ND_VAR: case ND_BINOP: case ND_UNARY: case ND_COMPARE:
+    case ND_BOOLOP: case ND_IFEXP: case ND_INDEX: case ND_ATTR: case ND_CALL:
+    case ND_TUPLE: case ND_SLICE:
+        break;
+    }
+    web_expr(w, n, s);
+}
+
+static void
+web_stmts(Webs *w, Node **list, int n, St *s)
+{
+    for (int i = 0; i < n; i++) {
+        web_stmt(w, list[i], s);
+    }
+}
+
+/* a C++ name no other variable of the function has: b_2, b_3 ... */
+static const char *
+fresh_cname(Fe *f, Var *v, int k)
+{
+    for (;; k++) {
+        const char *c = cj_aprintf(f->cx->arena, "%s_%d", v->cname, k);
+        int taken = 0;
+        for (int i = 0; i < f->nvars && !taken; i++) {
+            taken = strcmp(f->vars[i]->cname, c) == 0 || strcmp(f->vars[i]->name, c) == 0;
+        }
+        if (!taken) {
+            return c;
+        }
+    }
+}
+
+/* the Var of web `root`: the name's first web keeps the name's Var */
+static Var *
+web_var(Webs *w, Var **byroot, int root, int *count)
+{
+    if (byroot[root]) {
+        return byroot[root];
+    }
+    Var *v = w->defvar[root];
+    if (count[v->id]++ == 0) {
+        return byroot[root] = v;
+    }
+    Fe *f = w->f;
+    Var *c = cj_alloc(f->cx->arena, sizeof(Var));
+    *c = *v;
+    c->is_param = 0;
+    c->cname = fresh_cname(f, v, count[v->id]);
+    if (root >= w->np && w->nodes[root - w->np]) {
+        c->loc = w->nodes[root - w->np]->loc;
+    }
+    c->id = f->nvars;
+    f->vars = (Var **)cj_vec_push(f->cx->arena, (void **)f->vars, &f->nvars, &f->capvars, c);
+    return byroot[root] = c;
+}
+
+/* the name's first definition, or -1 */
+static int
+first_def(Webs *w, const Var *v)
+{
+    for (int d = 0; d < w->nbits; d++) {
+        if (w->defvar[d] == v) {
+            return d;
+        }
+    }
+    return -1;
+}
+
+/* every Var node gets its web's Var, in the order of the definitions */
+static void
+rename_nodes(Webs *w)
+{
+    Fe *f = w->f;
+    int nv = f->nvars;
+    Var **byroot = cj_alloc(f->cx->arena, sizeof(Var *) * (size_t)w->nbits);
+    int *count = cj_alloc(f->cx->arena, sizeof(int) * (size_t)(nv + 1));
+    for (int id = 0; id < f->nnodes; id++) {
+        if (w->unset[id]) {
+            unite(w, w->np + id, first_def(w, w->nodes[id]->var));
+        }
+    }
+    for (int d = 0; d < w->nbits; d++) {
+        if (w->defvar[d]) {
+            web_var(w, byroot, find(w, d), count);
+        }
+    }
+    for (int id = 0; id < f->nnodes; id++) {
+        Node *n = w->nodes[id];
+        if (!n) {
+            continue;
+        }
+        int d = w->defvar[w->np + id] ? w->np + id : w->userep[id];
+        if (d < 0) {
+            d = first_def(w, n->var);     /* no definition reaches it */
+        }
+        if (d >= 0) {
+            n->var = web_var(w, byroot, find(w, d), count);
+        }
+    }
+}
+
+/* Splits each local of the function just read into its webs (above). */
+void
+fe_split_webs(Fe *f)
+{
+    Func *fn = f->fn;
+    Arena *a = f->cx->arena;
+    Webs w;
+    memset(&w, 0, sizeof w);
+    w.f = f;
+    w.np = fn->nparams;
+    w.nbits = w.np + f->nnodes;
+    w.nwords = w.nbits / 64 + 1;
+    w.defvar = cj_alloc(a, sizeof(Var *) * (size_t)(w.nbits + 1));
+    w.parent = cj_alloc(a, sizeof(int) * (size_t)(w.nbits + 1));
+    w.userep = cj_alloc(a, sizeof(int) * (size_t)(f->nnodes + 1));
+    w.nodes = cj_alloc(a, sizeof(Node *) * (size_t)(f->nnodes + 1));
+    w.unset = cj_alloc(a, (size_t)f->nnodes + 1);
+    for (int d = 0; d < w.nbits; d++) {
+        w.parent[d] = d;
+    }
+    for (int i = 0; i < f->nnodes; i++) {
+        w.userep[i] = -1;
+    }
+    St s = st_new(&w, 0);
+    for (int p = 0; p < w.np; p++) {
+        define(&w, p, f->vars[p], &s);
+    }
+    web_stmts(&w, fn->body, fn->nbody, &s);
+    rename_nodes(&w);
+}
