@@ -1631,6 +1631,10 @@ NumbaPerformanceWarning = _warnings.PerformanceWarning
 NumbaInvalidConfigWarning = _warnings.InvalidConfigWarning
 config = _warnings.config
 _warnings._push()
+# numba.core.errors.NumbaWarning: what cujit warns about at compile time (a
+# variable read where no path assigned it: Numba's "Detected uninitialized
+# variable") is a UserWarning
+NumbaWarning = UserWarning
 
 
 class _DriverModule:

@@ -137,6 +137,7 @@ def _errors():
     mod.TypingError = cujit.cuda.TypingError
     mod.NumbaPerformanceWarning = cujit.cuda.NumbaPerformanceWarning
     mod.NumbaInvalidConfigWarning = cujit.cuda.NumbaInvalidConfigWarning
+    mod.NumbaWarning = getattr(cujit.cuda, "NumbaWarning", peer.NumbaWarning)
     return mod
 
 
