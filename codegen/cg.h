@@ -22,6 +22,8 @@ typedef struct {
     char *vec_packable;
     int vec_narr;
     int lvalue;         /* a complex record field is written: its member, not its value */
+    Node *check_node;   /* debug=True: the divisor cg_expr wraps in cj_nz (checks.c) */
+    int check_line;
 } Cg;
 
 /* C++ precedence levels, higher binds tighter */
@@ -31,6 +33,11 @@ enum {
 };
 
 void cg_prelude(Buf *b, Features features, unsigned atomic_ops);
+/* checks.c: debug=True's exception checks */
+extern const char cg_checks_prelude[];
+void cg_div_check(Cg *g, Node *n);
+int cg_checked(Cg *g, Node *n);
+void cg_tuple_index(Cg *g, Node *n, int ntup, int prec);
 /* C++ spelling of a type (weak types as their defaults) */
 const char *cg_ctype(Cg *g, const Type *t);
 /* "__launch_bounds__(128, 2) " for a kernel given launch bounds, else nothing */

@@ -468,6 +468,9 @@ binop(Cg *g, Node *n, int prec)
         literal_prec(g, &c, rt, prec);
         return;
     }
+    if (n->op == OP_DIV || n->op == OP_FLOORDIV || n->op == OP_MOD) {
+        cg_div_check(g, n);
+    }
     switch (n->op) {
     case OP_ADD:
     case OP_MUL:
@@ -902,7 +905,7 @@ index_value(Cg *g, Node *a, const Type *at, Node *ix, int d, int prec)
     const Type *it = cj_scalar(g->p->idx32 ? DT_I32 : DT_I64);
     int neg = neg_const(ix, &c) || (ix->kind == ND_CONST && ix->cval.kind == CK_INT
                                     && ix->cval.i < 0);
-    if (g->fn->boundscheck && at->mem != MEM_DYNSHARED) {
+    if ((g->fn->boundscheck & CHK_BOUNDS) && at->mem != MEM_DYNSHARED) {
         P("cj_bc(");
         if (neg) {
             extent(g, a, at, d);
@@ -1106,7 +1109,7 @@ view_step_args(Cg *g, Node *ix)
     if (ix->kind != ND_SLICE) {
         S(", ");
         cg_conv(g, ix, it, PR_COMMA);
-        if (g->fn->boundscheck) {
+        if (g->fn->boundscheck & CHK_BOUNDS) {
             P(", %d", ix->loc.line);
         }
         S(")");
@@ -1155,7 +1158,8 @@ view_expr(Cg *g, Node *n)
     }
     for (int k = m - 1; k >= 0; k--) {
         int single = steps[k]->kind != ND_SLICE;
-        P("cj_v%s<%d>(", single ? (g->fn->boundscheck ? "i_bc" : "i") : "s", dims[k]);
+        int bc = (g->fn->boundscheck & CHK_BOUNDS) != 0;
+        P("cj_v%s<%d>(", single ? (bc ? "i_bc" : "i") : "s", dims[k]);
     }
     view_base(g, n->a, at);
     for (int k = 0; k < m; k++) {
@@ -1173,17 +1177,23 @@ tuple_index_var(Cg *g, Node *n, const Type *bt, int prec)
         P("static_cast<%s>(0)", ct);     /* an item of (): never read */
         return;
     }
-    cg_open(g, prec, PR_COND);
+    /* debug=True checks the index of a 1-tuple too, which compares nothing */
+    int check1 = bt->ntup == 1 && (g->fn->boundscheck & CHK_DEBUG);
+    cg_open(g, prec, check1 ? PR_COMMA : PR_COND);
+    if (check1) {
+        cg_tuple_index(g, n, 1, PR_ASSIGN);
+        S(", ");
+    }
     for (int k = 0; k < bt->ntup; k++) {
         if (k + 1 < bt->ntup) {
-            cg_expr(g, n->list[0], PR_EQ + 1);
+            cg_tuple_index(g, n, bt->ntup, PR_EQ + 1);
             P(" == %d ? ", k);
         }
         P("static_cast<%s>(", ct);
         cg_tuple_elem(g, n->a, k, PR_COMMA);
         P(")%s", k + 1 < bt->ntup ? " : " : "");
     }
-    cg_close(g, prec, PR_COND);
+    cg_close(g, prec, check1 ? PR_COMMA : PR_COND);
 }
 
 /* r.name, r['name']: the field's member (f<its index>) */
@@ -1439,6 +1449,9 @@ devarray(Cg *g, const CjDevArray *a, const Type *t)
 void
 cg_expr(Cg *g, Node *n, int prec)
 {
+    if (g->check_node && cg_checked(g, n)) {
+        return;
+    }
     switch (n->kind) {
     case ND_CONST:
         if (n->cval.kind == CK_DEVARRAY) {

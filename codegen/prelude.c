@@ -1048,6 +1048,9 @@ cg_prelude(Buf *b, Features features, unsigned atomic_ops_used)
     if (features & FEAT_BOUNDS) {
         buf_puts(b, bounds);
     }
+    if (features & FEAT_DEBUG_CHECKS) {
+        buf_puts(b, cg_checks_prelude);
+    }
     if (features & FEAT_ATOMIC) {
         atomics(b, atomic_ops_used, (features & FEAT_ATOMIC16) != 0, (features & FEAT_F16) != 0,
                 (features & FEAT_BF16) != 0);

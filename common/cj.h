@@ -630,7 +630,7 @@ struct Func {
     const char *file;
     Loc loc;
     int is_device;
-    int boundscheck;
+    int boundscheck;    /* the checks compiled in: CHK_* bits */
     Var **vars;         /* parameters first */
     int nvars, nparams;
     Node **body;
@@ -726,6 +726,7 @@ typedef uint64_t Features;
 #define FEAT_BIT(n) ((Features)1 << (n))
 #define FEAT_CACHE_HINT FEAT_BIT(31)   /* cuda.ldca ... / stcg ...: cj_ld<hint>, cj_st<hint> */
 #define FEAT_BF16 FEAT_BIT(34)         /* bfloat16 values: the cj_bf16 struct (prelude.c) */
+#define FEAT_DEBUG_CHECKS FEAT_BIT(37) /* debug=True: cj_nz, cj_tix (codegen/checks.c) */
 #define FEAT_EXTERN FEAT_BIT(39)       /* declared foreign functions: cj_extptr (codegen/extern.c) */
 #define FEAT_BF16_OPS FEAT_BIT(44)     /* cuda.bf16's functions: cj_bf_* (prelude.c) */
 
@@ -735,6 +736,13 @@ cj_half_feature(DType dt)
 {
     return dt == DT_F16 ? FEAT_F16 : dt == DT_BF16 ? FEAT_BF16 : 0;
 }
+
+/* Func.boundscheck (and PlRequest.boundscheck): the run-time checks compiled in.
+ * CHK_BOUNDS: array indices (boundscheck=True); CHK_DEBUG: Numba's debug=True
+ * exception checks (a divisor of zero raises ZeroDivisionError, a tuple index
+ * out of range IndexError); CHK_FLOATDIV: a float divisor too (not with
+ * fastmath=True, as in Numba) */
+enum { CHK_BOUNDS = 1, CHK_DEBUG = 2, CHK_FLOATDIV = 4 };
 
 typedef struct {
     Arena *arena;

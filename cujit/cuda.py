@@ -1088,6 +1088,8 @@ def _kernel_options(options):
     """The options cujit.Kernel itself takes."""
     kw = {"boundscheck": bool(options.get("boundscheck")),
           "fastmath": bool(options.get("fastmath"))}
+    if options.get("debug"):
+        kw["debug"] = True      # exception checks: ZeroDivisionError, IndexError
     if options.get("launch_bounds"):
         kw["launch_bounds"] = options["launch_bounds"]
     if options.get("shared_memory_carveout") is not None:

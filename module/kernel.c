@@ -543,12 +543,13 @@ static PyObject *
 kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
     static char *kwlist[] = {"func", "device", "boundscheck", "fast_compile", "fastmath",
-                             "launch_bounds", "carveout", NULL};
+                             "launch_bounds", "carveout", "debug", NULL};
     PyObject *func, *lb = NULL;
     int device = 0, boundscheck = 0, fast = 0, fastmath = 0, carveout = CARVEOUT_UNSET;
+    int debug = 0;
     int bounds[3] = {0};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|ppppOi:Kernel", kwlist, &func, &device,
-                                     &boundscheck, &fast, &fastmath, &lb, &carveout)) {
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|ppppOip:Kernel", kwlist, &func, &device,
+                                     &boundscheck, &fast, &fastmath, &lb, &carveout, &debug)) {
         return NULL;
     }
     if (parse_launch_bounds(lb, bounds) < 0) {
@@ -578,7 +579,10 @@ kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     Py_INCREF(func);
     k->name = PyObject_GetAttrString(func, "__name__");
     k->device = device;
-    k->boundscheck = boundscheck;
+    /* Numba's debug=True: exception checks (CHK_DEBUG); a float divisor too
+     * unless fastmath=True */
+    k->boundscheck = (boundscheck ? CHK_BOUNDS : 0)
+                     | (debug ? CHK_DEBUG | (fastmath ? 0 : CHK_FLOATDIV) : 0);
     k->fast_compile = fast;
     k->fastmath = fastmath;
     memcpy(k->launch_bounds, bounds, sizeof bounds);

@@ -620,7 +620,7 @@ view_type(Ti *t, Node *n, Type *base)
     Type *v = cj_array_type(t->p->arena, base->dtype, base->ndim - ints, view_layout(n, base));
     v->readonly = base->readonly || base->mem == MEM_CONST;
     t->p->features |= FEAT_VIEW | (base->mem == MEM_DYNSHARED ? FEAT_DYNSHARED : 0);
-    if (t->fn->boundscheck) {
+    if (t->fn->boundscheck & CHK_BOUNDS) {
         t->p->features |= FEAT_BOUNDS;
     }
     return v;
@@ -640,7 +640,7 @@ tuple_element(Ti *t, Node *n, Type *base, Type *tt)
                    ti_tstr(t, tt->tup[i]));
         }
     }
-    if (t->fn->boundscheck) {
+    if (t->fn->boundscheck & CHK_BOUNDS) {
         t->p->features |= FEAT_BOUNDS;
     }
     return cj_scalar(base->dtype);
@@ -654,7 +654,9 @@ tuple_index_var(Ti *t, Node *n, Type *base, Type *ix)
     if (ix && (!is_int_like(ix) || cj_type_kind(ix) == 'b')) {
         ti_err(t, n->list[0], "tuple indices must be integers, got %s", ti_tstr(t, ix));
     }
-    if (n->a->kind != ND_VAR) {
+    int pure = n->a->kind == ND_VAR
+               || (n->a->kind == ND_ATTR && (n->a->op == AT_SHAPE || n->a->op == AT_STRIDES));
+    if (!pure) {
         ti_err(t, n, "a tuple can only be indexed by an integer constant");
     }
     t->in->aux[n->id] = -1;
@@ -824,7 +826,7 @@ index_type(Ti *t, Node *n)
                 "int()");
         }
     }
-    if (t->fn->boundscheck) {
+    if (t->fn->boundscheck & CHK_BOUNDS) {
         t->p->features |= FEAT_BOUNDS;
     }
     return cj_elem_type(base->dtype, base->readonly || base->mem == MEM_CONST);
