@@ -942,6 +942,11 @@ tuple_type(Ti *t, Node *n)
             ti_err(t, n->list[i], "tuples in kernels hold numbers only, not %s",
                 ti_tstr(t, el[i]));
         }
+        if (n->list[i]->kind == ND_CALL && t->in->callee[n->list[i]->id] == t->in) {
+            ti_err(t, n->list[i], "Return type of recursive function does not converge: "
+                   "'%s' returns a tuple that holds its own result, a type that grows at "
+                   "each call", t->fn->name);
+        }
         if (el[i]->kind == TY_VOID) {
             ti_err(t, n->list[i], "tuples in kernels hold numbers only, not the result of "
                    "a call that returns nothing");
@@ -1830,8 +1835,9 @@ infer_inst(Program *p, Inst *in)
     t->final = 1;
     ti_stmts(t, fn->body, fn->nbody);
     if (in->recursive && !in->ret) {
-        ti_err_kind(t, fn->body[0], CE_VALUE, "cannot infer the return type of '%s': it calls "
-                    "itself, and no return gives a value without calling it again", fn->name);
+        ti_err_kind(t, fn->body[0], CE_TYPE, "cannot type infer runaway recursion: '%s' "
+                    "calls itself, and no return gives a value without calling it again",
+                    fn->name);
     }
     for (int i = 0; i < fn->nparams; i++) {
         if (t->assigned[i]) {
