@@ -1133,6 +1133,8 @@ def jit(func_or_sig=None, device=False, inline=False, link=None, debug=None, opt
     def wrap(func):
         if not callable(func):
             raise TypeError("cuda.jit takes a function, a signature string or a list of them")
+        if isinstance(func, Kernel):
+            func = func.py_func     # jit(jit(f)), as Numba allows: f compiled with these options
         if cache and not device and isinstance(func, _pytypes.FunctionType):
             from cujit import _pickle
             _pickle.check_cacheable(func)

@@ -17,7 +17,7 @@
     X(Pow) X(LShift) X(RShift) X(BitOr) X(BitXor) X(BitAnd) X(MatMult) \
     X(Invert) X(Not) X(UAdd) X(USub) X(Eq) X(NotEq) X(Lt) X(LtE) X(Gt) X(GtE) \
     X(Is) X(IsNot) X(In) X(NotIn) X(Lambda) X(NamedExpr) X(JoinedStr) X(Expression) \
-    X(Raise)
+    X(Raise) X(Load) X(arg) X(Nonlocal)
 
 enum {
 #define AST_ENUM(n) A_##n,
@@ -36,7 +36,7 @@ enum {
     X(__closure__) X(cell_contents) X(__cujit_builtin__) X(__cujit_dtype__) X(__cujit_signatures__) \
     X(__cujit_unsupported__) X(__module__) \
     X(__name__) X(dtype) X(item) X(getlines) X(returns) X(type_comment) X(co_varnames) \
-    X(co_argcount) X(walk) X(lower) X(upper) X(step) X(exc) X(cause)
+    X(co_argcount) X(walk) X(lower) X(upper) X(step) X(exc) X(cause) X(ctx)
 
 enum {
 #define ATTR_ENUM(n) S_##n,
@@ -211,6 +211,7 @@ PyObject *fe_inner_closure(Fe *f, PyObject *pyfunc);
 int fe_is_inner(Fe *f, PyObject *obj);
 PyObject *fe_inner_captures(Fe *f, PyObject *pyfunc, Loc loc);
 PyObject *fe_inner_params(FeCtx *cx, PyObject *pyfunc);
+int fe_local_stores(Fe *f, PyObject *name);
 Node *fe_inner_lambda(Fe *f, PyObject *s, Loc loc);
 int fe_is_lambda_def(Fe *f, PyObject *s);
 
@@ -227,6 +228,9 @@ Node *fe_ndarray_const(Fe *f, PyObject *obj, Loc loc);
 /* loops.c */
 Node *fe_for_items(Fe *f, PyObject *s, Loc loc);
 Node *fe_fused_return(Fe *f, Loc loc);
+
+/* inner.c: a def reading a local of its function that is no constant fails */
+void fe_check_captures(Fe *f, PyObject *list);
 
 /* webs.c: each local split into a Var per web of its definitions and uses */
 void fe_split_webs(Fe *f);

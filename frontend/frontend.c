@@ -85,11 +85,9 @@ read_params(Fe *f, PyObject *def, const FeOffers *of)
                 "only (no **kwargs or keyword-only parameters)" : "kernels take positional "
                 "parameters only (no *args, **kwargs or keyword-only parameters)");
     }
+    /* a kernel's default values are accepted (Numba's kernels may have
+     * them); a launch passes every argument (ti_infer checks the count) */
     PyObject *defaults = fe_get(f, args, S_defaults);
-    if (PyList_GET_SIZE(defaults) && !device) {
-        fe_fail(f, loc, "default parameter values are not supported in kernels (device "
-                "functions may have them)");
-    }
     PyObject *lists[2] = {fe_get(f, args, S_posonlyargs), fe_get(f, args, S_args)};
     Py_ssize_t nnamed = PyList_GET_SIZE(lists[0]) + PyList_GET_SIZE(lists[1]);
     Py_ssize_t ncap = f->captures ? PyTuple_GET_SIZE(f->captures) : 0;
@@ -274,6 +272,7 @@ read_def(Fe *f, PyObject *lines, int first, PyObject *filename, const FeOffers *
     f->body = body;
     fe_bound_names(f, body);
     read_params(f, def, of);
+    fe_check_captures(f, body);
     fn->nparams = f->nvars;
     fn->numpy_math = fe_fused(f);
     fn->body = fe_stmts(f, body, &fn->nbody);

@@ -102,6 +102,65 @@ fe_constant_local(Fe *f, PyObject *name)
     return NULL;
 }
 
+/* how many times `name` is stored to in the function's body */
+int
+fe_local_stores(Fe *f, PyObject *name)
+{
+    int count = 0;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(f->body); i++) {
+        PyObject *it = fe_keep(f, PyObject_CallOneArg(fe_ast_walk,
+                                                      PyList_GET_ITEM(f->body, i)));
+        PyObject *node;
+        while (it && (node = PyIter_Next(it))) {
+            count += fe_is(node, A_Name) && !fe_is(fe_get(f, node, S_ctx), A_Load)
+                     && PyObject_RichCompareBool(fe_get(f, node, S_id), name, Py_EQ) == 1;
+            Py_DECREF(node);
+        }
+        if (!it || PyErr_Occurred()) {
+            fe_fail_py(f, f->fn->loc, "cujit could not walk the function");
+        }
+    }
+    return count;
+}
+
+/* `nonlocal` in a def: rebinding the kernel's variable from inside it is
+ * not supported (its reads are passed in by value, see above) */
+static void
+check_def(Fe *f, PyObject *def)
+{
+    PyObject *it = fe_keep(f, PyObject_CallOneArg(fe_ast_walk, def));
+    PyObject *node;
+    while (it && (node = PyIter_Next(it))) {
+        if (fe_is(node, A_Nonlocal)) {
+            Loc at = fe_loc_of(f, node);
+            Py_DECREF(node);
+            fe_fail(f, at, "nonlocal in a function defined in a kernel is not supported: "
+                    "return the new value and assign it in the kernel (x = inner(...))");
+        }
+        Py_DECREF(node);
+    }
+    if (!it || PyErr_Occurred()) {
+        fe_fail_py(f, fe_loc_of(f, def), "cujit could not read a function defined in a kernel");
+    }
+}
+
+/* The defs among the statements (in if / for / while blocks too) are checked
+ * before the body is read, so that the capture is named before what the
+ * captured value's assignment might fail on. */
+void
+fe_check_captures(Fe *f, PyObject *list)
+{
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(list); i++) {
+        PyObject *s = PyList_GET_ITEM(list, i);
+        if (fe_is(s, A_FunctionDef)) {
+            check_def(f, s);
+        } else if (fe_is(s, A_If) || fe_is(s, A_For) || fe_is(s, A_While)) {
+            fe_check_captures(f, fe_get(f, s, S_body));
+            fe_check_captures(f, fe_get(f, s, S_orelse));
+        }
+    }
+}
+
 /* the compile-time names the def sees: the function's own, and its locals
  * that are constants (def inner(): return y + 1, after y = 10) */
 static PyObject *

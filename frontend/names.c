@@ -607,6 +607,24 @@ lookup_global(Fe *f, PyObject *name)
 }
 
 /* is `name` bound in the function (a parameter or assigned)? */
+/* A name found nowhere.  In a device function read for a call, a type
+ * error in Numba's words (its TypingError names the NameError and the
+ * callee); in a kernel a plain CompileError (cupyx.jit expects NameError,
+ * which a SyntaxError cannot also be). */
+static CJ_NORETURN void
+unknown_name(Fe *f, PyObject *id, Loc loc)
+{
+    const char *s = fe_utf8(f, id);
+    if (f->fn->is_device && f->cx->depth > 1) {
+        fe_fail_kind(f, loc, CE_TYPE, "unknown name '%s' (NameError: name '%s' is not defined) "
+                     "in device function '%s': not an argument, a local variable, a global, a "
+                     "closure variable or a builtin (Numba: resolving callee type: "
+                     "type(CUDADispatcher(%s)))", s, s, f->fn->name, f->fn->name);
+    }
+    fe_fail(f, loc, "unknown name '%s': not an argument, a local variable, a global, "
+            "a closure variable or a builtin", s);
+}
+
 int
 fe_is_local_name(Fe *f, PyObject *name)
 {
@@ -760,8 +778,7 @@ fe_resolve(Fe *f, PyObject *e, Resolved *out)
         }
         PyObject *v = lookup_global(f, id);
         if (!v) {
-            fe_fail(f, loc, "unknown name '%s': not an argument, a local variable, a global, "
-                    "a closure variable or a builtin", fe_utf8(f, id));
+            unknown_name(f, id, loc);
         }
         *out = classify(f, v, loc);
         return 1;
