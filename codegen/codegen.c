@@ -543,6 +543,10 @@ if_stmt(Cg *g, Node *n, int is_elif)
         const_if_stmt(g, n, truth);
         return;
     }
+    if (g->in->aux[n->id]) {
+        const_if_stmt(g, n, g->in->aux[n->id] == 2);   /* known from the types */
+        return;
+    }
     S("if (");
     cg_truth(g, n->a, PR_COMMA);
     S(") {\n");

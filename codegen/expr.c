@@ -772,6 +772,12 @@ pair(Cg *g, int op, Node *x, Node *y, int prec)
     infix(g, op, x, y, common_type(g, x, y), cj_scalar(DT_I32), prec);
 }
 
+static int
+is_none(const Node *n)
+{
+    return n->kind == ND_CONST && n->cval.kind == CK_NONE;
+}
+
 static void
 compare(Cg *g, Node *n, int prec)
 {
@@ -789,6 +795,13 @@ compare(Cg *g, Node *n, int prec)
             pair(g, n->ops[i], n->list[i], n->list[i + 1], PR_LAND + 1);
         }
         cg_close(g, prec, PR_LAND);
+        return;
+    }
+    if (n->n == 2 && (n->ops[0] == OP_IS || n->ops[0] == OP_ISNOT)
+        && (is_none(n->list[0]) || is_none(n->list[1]))) {
+        /* x is None of a number: known from its type (typeinfer) */
+        S((n->ops[0] == OP_IS) == (is_none(n->list[0]) && is_none(n->list[1]))
+          ? "true" : "false");
         return;
     }
     if (n->n == 2) {

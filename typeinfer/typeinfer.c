@@ -435,6 +435,11 @@ compare_type(Ti *t, Node *n)
     for (int i = 1; i < n->n; i++) {
         Type *cur = ti_expr(t, n->list[i]);
         int op = n->ops[i - 1];
+        int none = n->list[i - 1]->kind == ND_CONST && n->list[i - 1]->cval.kind == CK_NONE;
+        none |= n->list[i]->kind == ND_CONST && n->list[i]->cval.kind == CK_NONE;
+        if (n->n == 2 && (op == OP_IS || op == OP_ISNOT) && none) {
+            break;      /* x is None: known from x's type (typed_truth, codegen) */
+        }
         if (prev && cur) {
             ti_vector_refuse(t, n, prev, cur, "comparison ", op_str(op));
             enum_compare(t, n, op, prev, cur);
@@ -1377,6 +1382,73 @@ return_stmt(Ti *t, Node *n)
     }
 }
 
+/* an integer an expression has for its types: a constant, or len() of a
+ * tuple (its length) */
+static int
+typed_int(Ti *t, Node *n, int64_t *v)
+{
+    if (cj_fold_int(n, v)) {
+        return 1;
+    }
+    if (n->kind == ND_CALL && n->op == BI_LEN && n->n == 1) {
+        const Type *a = t->in->ntype[n->list[0]->id];
+        if (a && a->kind == TY_TUPLE) {
+            *v = a->ntup;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* x is None / x is not None where x's type says (None, or a number ...) */
+static int
+typed_is_none(Ti *t, const Node *c, int *v)
+{
+    const Node *x = c->list[0], *y = c->list[1];
+    if (x->kind == ND_CONST && x->cval.kind == CK_NONE) {
+        const Node *s = x;
+        x = y;
+        y = s;
+    }
+    const Type *xt = t->in->ntype[x->id];
+    if (!(y->kind == ND_CONST && y->cval.kind == CK_NONE) || !xt || x->kind == ND_CONST) {
+        return 0;
+    }
+    *v = (xt->kind == TY_NONE) == (c->ops[0] == OP_IS);
+    return 1;
+}
+
+/* The truth of a condition known once its operands are typed, for an if
+ * whose branches are not all valid for these types (a tuple's item 1 read
+ * under len(t) == 2); 0 when it is not known. */
+static int
+typed_truth(Ti *t, Node *c, int *v)
+{
+    int64_t a, b;
+    if (c->kind == ND_UNARY && c->op == OP_NOT && typed_truth(t, c->a, v)) {
+        *v = !*v;
+        return 1;
+    }
+    if (c->kind != ND_COMPARE || c->n != 2) {
+        return 0;
+    }
+    if (c->ops[0] == OP_IS || c->ops[0] == OP_ISNOT) {
+        return typed_is_none(t, c, v);
+    }
+    if (!typed_int(t, c->list[0], &a) || !typed_int(t, c->list[1], &b)) {
+        return 0;
+    }
+    switch (c->ops[0]) {
+    case OP_EQ: *v = a == b; return 1;
+    case OP_NE: *v = a != b; return 1;
+    case OP_LT: *v = a < b; return 1;
+    case OP_LE: *v = a <= b; return 1;
+    case OP_GT: *v = a > b; return 1;
+    case OP_GE: *v = a >= b; return 1;
+    default: return 0;
+    }
+}
+
 static void
 ti_stmt(Ti *t, Node *n)
 {
@@ -1421,11 +1493,20 @@ ti_stmt(Ti *t, Node *n)
         set(t, n, r);
         return;
     }
-    case ND_IF:
+    case ND_IF: {
         need_truth(t, n->a, ti_expr(t, n->a));
+        int truth;
+        if (typed_truth(t, n->a, &truth)) {
+            /* known from the types (len(args) == 2, x is None): the other
+             * branch is neither typed nor compiled (Numba prunes it) */
+            t->in->aux[n->id] = truth ? 2 : 1;
+            ti_stmts(t, truth ? n->list : n->list2, truth ? n->n : n->n2);
+            return;
+        }
         ti_stmts(t, n->list, n->n);
         ti_stmts(t, n->list2, n->n2);
         return;
+    }
     case ND_WHILE:
         need_truth(t, n->a, ti_expr(t, n->a));
         ti_stmts(t, n->list, n->n);
