@@ -1,4 +1,5 @@
-"""The is operator."""
+"""The is operator of two numbers (x is None of a number is known False, as in
+Numba: typeinfer's typed_truth)."""
 import math
 
 import numpy as np
@@ -9,7 +10,7 @@ from cujit import jit
 @jit.rawkernel()
 def bad(x):
     i = jit.grid(1)
-    if x[i] is None:  # ERROR: not supported
+    if x[i] is x[0]:  # ERROR: not supported
         x[i] = 1
 
 
