@@ -1883,7 +1883,7 @@ infer_inst(Program *p, Inst *in)
     t->in = in;
     t->fn = in->fn;
     Func *fn = in->fn;
-    if (fn->boundscheck) {
+    if (fn->boundscheck & CHK_BOUNDS) {
         p->features |= FEAT_BOUNDS;     /* every index it emits may check (atomics' too) */
     }
     t->assigned = cj_alloc(p->arena, (size_t)fn->nvars + 1);
