@@ -83,19 +83,24 @@ def test_read_no_path_assigns_warns_in_numbas_words():
     assert re.search(r"double y\{\};", src), src
 
 
+@cuda.jit(device=True)
+def apply(f, v):
+    return f(v)
+
+
 def capture_twice(out, c):
     if c:
         x = 3
 
         def inner(y):
             return y + x
-        out[0] = inner(1)
+        out[0] = apply(inner, 1)
     else:
         x = 6
 
         def inner2(y):
             return y + x
-        out[0] = inner2(2)
+        out[0] = apply(inner2, 2)
 
 
 def capture_nonconst(out, n):
@@ -103,19 +108,37 @@ def capture_nonconst(out, n):
 
     def inner(v):
         return 1 + z + v
-    out[0] = inner(n)
+    out[0] = apply(inner, n)
 
 
 @pytest.mark.parametrize("func, words, at", [
-    (capture_twice, "Cannot capture a constant value for variable 'x'", "return y + x"),
+    (capture_twice, "Cannot capture a constant value for variable 'x'",
+     "out[0] = apply(inner, 1)"),
     (capture_nonconst, "Cannot capture the non-constant value associated with variable 'z'",
-     "return 1 + z + v"),
+     "out[0] = apply(inner, n)"),
 ])
-def test_capture_of_a_non_constant(func, words, at):
+def test_capture_of_a_non_constant_that_escapes(func, words, at):
+    """a def reading the kernel's variables handed to another function
+    escapes: Numba's words, at the call that hands it on"""
     with pytest.raises(cujit.CompileTypeError) as e:
         cuda.jit(func).inspect_cuda(np.zeros(1), 1)
     assert words in str(e.value)
     assert e.value.lineno == line_of(func, at) and isinstance(e.value, TypeError)
+
+
+def capture_called_here(out, n):
+    z = n * 2
+
+    def inner(v):
+        return 1 + z + v
+    out[0] = inner(n)
+
+
+def test_capture_called_where_defined_compiles():
+    """called in the kernel that defines it, the def gets z's value at the
+    call (a parameter of its own), as Numba inlines such closures"""
+    src = cuda.jit(capture_called_here).inspect_cuda(np.zeros(1), 1)
+    assert re.search(r"cj_dev_inner\w*\(n, z\)", src), src
 
 
 def with_nonlocal(out):
