@@ -7,7 +7,8 @@
 #   CUnit (C unit tests)        libcunit1-dev     (apt; tests are skipped without it)
 # then makes the virtual environment $VENV (default .venv) from $PYTHON and
 # pip-installs into it what building and testing the package need:
-#   setuptools>=64, wheel, build, numpy>=2, pytest
+#   setuptools>=64, wheel, build, numpy>=2, pytest (and ml_dtypes, optional:
+#   the bfloat16 tests skip without it)
 # (`make install` then installs cujit itself there; the tests run from it).
 # apt runs as root, or through sudo when it needs no password; otherwise (or
 # offline) this says what to install and goes on.  re2c is not needed: the
@@ -147,7 +148,8 @@ fi
 "$VPY" -c "import setuptools, sys
 sys.exit(int(setuptools.__version__.split('.')[0]) < 64)" 2>/dev/null \
     || pip_install "setuptools>=64" || true
-for mod in wheel build numpy pytest; do
+# ml_dtypes: optional (the bfloat16 tests skip without it)
+for mod in wheel build numpy pytest ml_dtypes; do
     if ! "$VPY" -I -c "import $mod" 2>/dev/null; then
         case $mod in numpy) spec="numpy>=2" ;; *) spec=$mod ;; esac
         pip_install "$spec" || true
