@@ -46,6 +46,30 @@ allocation_of(unsigned long long addr, CUdeviceptr *base, size_t *size)
     return 0;
 }
 
+/* the pool of device dev as a POSIX fd, exported once and kept open (the
+ * exporting process serves it to every importer); -1 with an exception.
+ * The driver also refuses cuMemPoolExportPointer (CUDA_ERROR_INVALID_VALUE,
+ * seen on the H100 with driver 580) until the pool itself was exported. */
+static int
+pool_fd(int dev, CUmemoryPool pool)
+{
+    RtDevice *d = rt_device(dev);
+    if (!d) {
+        return -1;
+    }
+    if (d->pool_fd < 0) {
+        int fd = -1;
+        CUresult r = rt_cu.cuMemPoolExportToShareableHandle(
+            &fd, pool, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
+        if (r != CUDA_SUCCESS) {
+            rt_cuda_fail(r, "CUDA IPC: cannot export the memory pool of device %d", dev);
+            return -1;
+        }
+        d->pool_fd = fd;
+    }
+    return d->pool_fd;
+}
+
 /* _ipc_export(address, alloc, alloc_size) -> (export data, allocation base,
  * allocation size, device): the allocation of cujit's pool that holds
  * address; alloc / alloc_size give it when the caller knows it (an array
@@ -71,6 +95,9 @@ rt_py_ipc_export(PyObject *self, PyObject *args)
     } else if (allocation_of(addr, &base, &size) < 0) {
         return NULL;
     }
+    if (pool_fd(dev, pool) < 0) {
+        return NULL;            /* the pool first: the driver wants it exported */
+    }
     memset(&data, 0, sizeof data);
     CUresult r = rt_cu.cuMemPoolExportPointer(&data, base);
     if (r != CUDA_SUCCESS) {
@@ -83,28 +110,14 @@ rt_py_ipc_export(PyObject *self, PyObject *args)
                          (unsigned long long)base, (unsigned long long)size, dev);
 }
 
-/* _ipc_pool_fd() -> the fd of the current device's pool (exported once and
- * kept open: the exporting process serves it to every importer) */
+/* _ipc_pool_fd() -> the fd of the current device's pool (pool_fd) */
 PyObject *
 rt_py_ipc_pool_fd(PyObject *self, PyObject *args)
 {
     CUmemoryPool pool;
     int dev = exporting_device(&pool);
-    if (dev < 0) {
-        return NULL;
-    }
-    RtDevice *d = rt_device(dev);
-    if (d && d->pool_fd < 0) {
-        int fd = -1;
-        CUresult r = rt_cu.cuMemPoolExportToShareableHandle(
-            &fd, pool, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
-        if (r != CUDA_SUCCESS) {
-            rt_cuda_fail(r, "CUDA IPC: cannot export the memory pool of device %d", dev);
-            return NULL;
-        }
-        d->pool_fd = fd;
-    }
-    return d ? PyLong_FromLong(d->pool_fd) : NULL;
+    int fd = dev < 0 ? -1 : pool_fd(dev, pool);
+    return fd < 0 ? NULL : PyLong_FromLong(fd);
 }
 
 /* the imported pool readable and writable from device dev: an imported

@@ -64,6 +64,8 @@ typedef struct {
     long long used, reserved;
     int exportable;             /* created with a handle type */
     int fd;                     /* its memfd once exported, or imported; 0: none */
+    int shared;                 /* exported to a shareable handle: pointers may be exported
+                                 * (the real driver says CUDA_ERROR_INVALID_VALUE before) */
 } Pool;
 
 /* a pool block: its header of four words (size, pool, next, prev) and the
@@ -616,6 +618,7 @@ cuMemPoolExportToShareableHandle(void *handle, Pool *pool, int type, unsigned lo
         return 1;
     }
     *(int *)handle = pool_memfd(pool);
+    pool->shared = *(int *)handle >= 0;
     return *(int *)handle < 0 ? 999 : 0;
 }
 
@@ -635,7 +638,7 @@ cuMemPoolExportPointer(Export *out, CUdeviceptr p)
         return 1;
     }
     Pool *pool = (Pool *)(uintptr_t)b[1];
-    int fd = pool->exportable ? pool_memfd(pool) : -1;
+    int fd = pool->exportable && pool->shared ? pool_memfd(pool) : -1;
     if (fd < 0) {
         return 1;
     }
