@@ -73,7 +73,9 @@ def test_fields(dt, n):
     a = random_records(dt, n)
     v = float(rng.standard_normal())
     exp = a.copy()
-    exp["a"] = exp["a"] * 2.0 + v
+    # v is a float64 argument in the kernel (not NumPy's weak Python float,
+    # which a float32 field would round first): the sum is in float64
+    exp["a"] = (exp["a"].astype(np.float64) * 2.0 + v).astype(dt["a"])
     exp["b"] += 3
     exp["c"] = exp["c"] * 1j
     exp["d"][:, 1] = exp["d"][:, 0] + exp["d"][:, 4]
