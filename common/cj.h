@@ -68,6 +68,8 @@ typedef enum {
     CE_INDEX,           /* a constant index out of range: also an IndexError */
     CE_UNPACK,          /* a non-tuple unpacked: also a TypeError (Python) and a
                          * ValueError (cupyx.jit) */
+    CE_RECURSION,       /* a return type that recursion never settles: a TypeError
+                         * (Numba's TypingError) and a ValueError (cupyx.jit's) */
 } CjErrKind;
 
 typedef struct {

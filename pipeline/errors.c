@@ -11,7 +11,7 @@
 PyObject *pl_CompileError;
 
 /* by CjErrKind: CompileError, then the classes that are also TypeError ... */
-static PyObject *error_class[CE_UNPACK + 1];
+static PyObject *error_class[CE_RECURSION + 1];
 
 /* name: "CompileTypeError"; base: TypeError (base2: a second builtin, or
  * NULL).  A class of both CompileError and the builtin one, so `except
@@ -37,6 +37,22 @@ add_error(PyObject *module, const char *name, PyObject *base, PyObject *base2, c
     return cls;         /* the class keeps the reference given to it here */
 }
 
+/* a class of one of the classes above (cls) and a builtin one (base) */
+static PyObject *
+add_subclass(PyObject *module, const char *name, PyObject *cls, PyObject *base,
+             const char *doc)
+{
+    char qual[64];
+    snprintf(qual, sizeof qual, "cujit.%s", name);
+    PyObject *bases = PyTuple_Pack(2, cls, base);
+    PyObject *sub = bases ? PyErr_NewExceptionWithDoc(qual, doc, bases, NULL) : NULL;
+    Py_XDECREF(bases);
+    if (sub && PyModule_AddObjectRef(module, name, sub) < 0) {
+        Py_CLEAR(sub);
+    }
+    return sub;
+}
+
 int
 pl_add_errors(PyObject *module)
 {
@@ -56,8 +72,14 @@ pl_add_errors(PyObject *module)
     error_class[CE_UNPACK] = add_error(module, "CompileUnpackError", PyExc_TypeError,
         PyExc_ValueError, "A CompileError that is a TypeError (Python's) and a ValueError "
         "(cupyx.jit's): a value that is not a tuple unpacked into names.");
+    error_class[CE_RECURSION] = error_class[CE_TYPE]
+        ? add_subclass(module, "CompileRecursionError", error_class[CE_TYPE], PyExc_ValueError,
+                       "A CompileTypeError that is also a ValueError: a device function whose "
+                       "return type its recursion never settles (Numba raises a TypingError, "
+                       "cupyx.jit a ValueError).")
+        : NULL;
     return error_class[CE_TYPE] && error_class[CE_VALUE] && error_class[CE_INDEX]
-           && error_class[CE_UNPACK] ? 0 : -1;
+           && error_class[CE_UNPACK] && error_class[CE_RECURSION] ? 0 : -1;
 }
 
 /* CompileError(msg, (file, line, offset, text, end_line, end_offset)), or the

@@ -1916,7 +1916,7 @@ infer_inst(Program *p, Inst *in)
     t->final = 1;
     ti_stmts(t, fn->body, fn->nbody);
     if (in->recursive && !in->ret) {
-        ti_err_kind(t, fn->body[0], CE_TYPE, "cannot type infer runaway recursion: '%s' "
+        ti_err_kind(t, fn->body[0], CE_RECURSION, "cannot type infer runaway recursion: '%s' "
                     "calls itself, and no return gives a value without calling it again",
                     fn->name);
     }
