@@ -198,8 +198,11 @@ def link_texts(items):
 
 
 def _namespace():
+    """the names a signature string may use: Numba's type names, ``types``
+    and ``CPointer`` (Numba's numba.core.types, eval'd the same way)"""
     ns = dict(_ntypes.EXPORTED)
     ns["types"] = _ntypes.TYPES
+    ns["CPointer"] = _ntypes.CPointer
     return ns
 
 

@@ -45,6 +45,9 @@ def test_declaration_api():
     assert "declared device function g" in repr(g)
     with pytest.raises(TypeError, match="from a kernel"):
         g(1)
+    # Numba's documentation spells pointers CPointer(...) in signature strings
+    p = cuda.declare_device("sum_reduce", "float32(CPointer(float32), int32)")
+    assert "float32(float32*, int32)" in repr(p)
 
 
 @pytest.mark.parametrize("sig", [(float32[:],), "(float32[:],)"])
