@@ -527,20 +527,20 @@ static const char *const atomic_ops[] = {
     "CJ_DEVICE long long cj_atomic_sub(long long *p, long long v) { return (long long)atomicAdd((unsigned long long *)p, 0ULL - (unsigned long long)v); }\n"
     "CJ_DEVICE float cj_atomic_sub(float *p, float v) { return atomicAdd(p, -v); }\n"
     "CJ_DEVICE double cj_atomic_sub(double *p, double v) { return atomicAdd(p, -v); }\n",
-    /* max */
+    /* max (Numba's: a NaN stored stays, a NaN given changes nothing; nanmax below\n     * takes a NaN for a missing value) */
     "CJ_AT_NATIVE(cj_atomic_max, atomicMax, int)\n"
     "CJ_AT_NATIVE(cj_atomic_max, atomicMax, unsigned int)\n"
     "CJ_AT_NATIVE(cj_atomic_max, atomicMax, long long)\n"
     "CJ_AT_NATIVE(cj_atomic_max, atomicMax, unsigned long long)\n"
-    "CJ_AT_FMINMAX(cj_atomic_max, float, int, __float_as_int, __int_as_float, v > cur || cur != cur)\n"
-    "CJ_AT_FMINMAX(cj_atomic_max, double, unsigned long long, __double_as_longlong, __longlong_as_double, v > cur || cur != cur)\n",
+    "CJ_AT_FMINMAX(cj_atomic_max, float, int, __float_as_int, __int_as_float, v > cur)\n"
+    "CJ_AT_FMINMAX(cj_atomic_max, double, unsigned long long, __double_as_longlong, __longlong_as_double, v > cur)\n",
     /* min */
     "CJ_AT_NATIVE(cj_atomic_min, atomicMin, int)\n"
     "CJ_AT_NATIVE(cj_atomic_min, atomicMin, unsigned int)\n"
     "CJ_AT_NATIVE(cj_atomic_min, atomicMin, long long)\n"
     "CJ_AT_NATIVE(cj_atomic_min, atomicMin, unsigned long long)\n"
-    "CJ_AT_FMINMAX(cj_atomic_min, float, int, __float_as_int, __int_as_float, v < cur || cur != cur)\n"
-    "CJ_AT_FMINMAX(cj_atomic_min, double, unsigned long long, __double_as_longlong, __longlong_as_double, v < cur || cur != cur)\n",
+    "CJ_AT_FMINMAX(cj_atomic_min, float, int, __float_as_int, __int_as_float, v < cur)\n"
+    "CJ_AT_FMINMAX(cj_atomic_min, double, unsigned long long, __double_as_longlong, __longlong_as_double, v < cur)\n",
     /* exch */
     "CJ_AT_NATIVE(cj_atomic_exch, atomicExch, int)\n"
     "CJ_AT_NATIVE(cj_atomic_exch, atomicExch, unsigned int)\n"
@@ -634,8 +634,8 @@ static const char atomic16_bf16[] =
 static const char *const atomic16_bf16_ops[] = {
     "CJ_AT16(cj_atomic_add, cj_bf16, cj_bf2b, cj_b2bf, (float)cur + (float)v)\n",
     "CJ_AT16(cj_atomic_sub, cj_bf16, cj_bf2b, cj_b2bf, (float)cur - (float)v)\n",
-    "CJ_AT16(cj_atomic_max, cj_bf16, cj_bf2b, cj_b2bf, ((float)v > (float)cur || cur != cur) ? v : cur)\n",
-    "CJ_AT16(cj_atomic_min, cj_bf16, cj_bf2b, cj_b2bf, ((float)v < (float)cur || cur != cur) ? v : cur)\n",
+    "CJ_AT16(cj_atomic_max, cj_bf16, cj_bf2b, cj_b2bf, (float)v > (float)cur ? v : cur)\n",
+    "CJ_AT16(cj_atomic_min, cj_bf16, cj_bf2b, cj_b2bf, (float)v < (float)cur ? v : cur)\n",
     "CJ_AT16(cj_atomic_exch, cj_bf16, cj_bf2b, cj_b2bf, v)\n",
     "", "", "", "", "",
     "CJ_DEVICE cj_bf16 cj_atomic_cas(cj_bf16 *p, cj_bf16 c, cj_bf16 v) { return cj_b2bf(cj_cas16((unsigned short *)p, c.bits, v.bits)); }\n",
@@ -649,9 +649,9 @@ static const char *const atomic16_ops[][2] = {
     {"CJ_AT16_INTS(cj_atomic_sub, cur - v)\n",
      "CJ_DEVICE cj_half cj_atomic_sub(cj_half *p, cj_half v) { return cj_atomic_addh(p, v.bits ^ 0x8000); }\n"},
     {"CJ_AT16_INTS(cj_atomic_max, v > cur ? v : cur)\n",
-     "CJ_AT16(cj_atomic_max, cj_half, cj_h2b, cj_b2h, (v > cur || cur != cur) ? v : cur)\n"},
+     "CJ_AT16(cj_atomic_max, cj_half, cj_h2b, cj_b2h, v > cur ? v : cur)\n"},
     {"CJ_AT16_INTS(cj_atomic_min, v < cur ? v : cur)\n",
-     "CJ_AT16(cj_atomic_min, cj_half, cj_h2b, cj_b2h, (v < cur || cur != cur) ? v : cur)\n"},
+     "CJ_AT16(cj_atomic_min, cj_half, cj_h2b, cj_b2h, v < cur ? v : cur)\n"},
     {"CJ_AT16_INTS(cj_atomic_exch, v)\n",
      "CJ_AT16(cj_atomic_exch, cj_half, cj_h2b, cj_b2h, v)\n"},
     {"CJ_AT16_INTS(cj_atomic_and, cur & v)\n", ""},

@@ -4,7 +4,8 @@ Numba user would write them: increment, a strided loop, matrix multiply
 reduction with syncthreads, dynamic shared memory, warp reductions and votes,
 the syncthreads predicates, local arrays, device functions, atomics on 2-d
 arrays with tuple indices, compare_and_swap, cuda.fma / cbrt / selp,
-atomic.nanmax / nanmin and a const.array_like table.
+atomic.nanmax / nanmin, max / min with NaNs (stored or given) and a
+const.array_like table.
 Each has a NumPy reference; those needing threads that run together are run
 on the GPU only (tests/gpu), the rest on the CPU host shim as well."""
 import math
@@ -317,6 +318,26 @@ def _nan_ref(x, r, olds):
     return {1: np.array([np.nanmax(x), np.nanmin(x)]), 2: olds_ok}
 
 
+@cuda.jit
+def nan_in_max_min(x, r):
+    i = cuda.grid(1)
+    if i < x.size:
+        cuda.atomic.max(r, 0, x[i])     # r[0], r[1]: NaN stored: it stays (Numba's rule)
+        cuda.atomic.min(r, 1, x[i])
+        cuda.atomic.max(r, 2, x[i])     # r[2], r[3]: numbers; the NaNs of x change nothing
+        cuda.atomic.min(r, 3, x[i])
+
+
+def _nan_mm_args():
+    x = rand(60, np.float64)
+    x[::9] = np.nan
+    return x, np.array([np.nan, np.nan, -1e300, 1e300])
+
+
+def _nan_mm_ref(x, r):
+    return {1: np.array([np.nan, np.nan, np.nanmax(x), np.nanmin(x)])}
+
+
 @cuda.jit(cuda.float32(cuda.float32, cuda.float32), device=True)
 def add_f32(a, b):
     return a + b
@@ -390,6 +411,7 @@ RUN = [
     (bit_ops, 1, 64, lambda: (rand(64, np.int32, -2 ** 31, 2 ** 31 - 1),
                               poison((64, 3), np.int32)), _bits_ref),
     (nan_extrema, 2, 32, _nan_args, _nan_ref),
+    (nan_in_max_min, 2, 32, _nan_mm_args, _nan_mm_ref),
     (const_table, 2, 32, lambda: (rand(50, np.float32), poison(50, np.float32)), _const_ref,
      {"rtol": 1e-6, "atol": 1e-6}),
     (declared_calls, 2, 32, lambda: (rand(50, np.float64), poison(50, np.float64)),
