@@ -47,6 +47,12 @@ class _Config:
 
     NAMES = ("CUDA_LOW_OCCUPANCY_WARNINGS", "CUDA_WARN_ON_IMPLICIT_COPY",
              "DISABLE_PERFORMANCE_WARNINGS", "CUDA_DEBUGINFO_DEFAULT", "OPT")
+    # Numba switches code written for Numba sets or saves and restores that
+    # change nothing in cujit: kept, so reading and setting them work (no
+    # runtime library to enable; NVRTC include paths come from the sources)
+    INERT = {"CUDA_ENABLE_NRT": 0, "ENABLE_CUDASIM": 0, "CUDA_PER_THREAD_DEFAULT_STREAM": 0,
+             "CUDA_LOG_LEVEL": "", "CUDA_NVRTC_EXTRA_SEARCH_PATHS": "", "DUMP_ASSEMBLY": 0,
+             "CUDA_USE_NVIDIA_BINDING": 1}
 
     def __init__(self):
         d = self.__dict__
@@ -58,11 +64,12 @@ class _Config:
             ("CUJIT_DISABLE_PERFORMANCE_WARNINGS", "NUMBA_DISABLE_PERFORMANCE_WARNINGS"), 0)
         d["CUDA_DEBUGINFO_DEFAULT"] = _env_int(("NUMBA_CUDA_DEBUGINFO",), 0)
         d["OPT"] = _env_int(("NUMBA_OPT",), 3)
+        d.update(self.INERT)
 
     def __setattr__(self, name, value):
-        if name not in self.NAMES:
+        if name not in self.NAMES and name not in self.INERT:
             raise AttributeError(f"cujit.cuda.config has no switch {name!r}; it has "
-                                 + ", ".join(self.NAMES))
+                                 + ", ".join(self.NAMES + tuple(self.INERT)))
         self.__dict__[name] = value
         _push()
 
