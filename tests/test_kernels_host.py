@@ -163,7 +163,11 @@ def _vector_shim():
             params = ", ".join("%s %s" % (ct, c) for c in lanes)
             out.append("static inline %s%d make_%s%d(%s) { %s%d r = {%s}; return r; }"
                        % (name, n, name, n, params, name, n, ", ".join(lanes)))
-    return "\n".join(out) + "\n"
+    # the toolkit's own headers where the host compiler finds them: a linked
+    # source that includes cuda_fp16.h brings them in, which would clash
+    return ("#if __has_include(<vector_types.h>) && __has_include(<vector_functions.h>)\n"
+            "#include <vector_types.h>\n#include <vector_functions.h>\n#else\n"
+            + "\n".join(out) + "\n#endif\n")
 
 
 SHIM += _vector_shim()
