@@ -89,6 +89,23 @@ def host_source(src):
     return src
 
 SHIM = r"""
+#if __has_include(<vector_types.h>) && __has_include(<vector_functions.h>)
+/* CUDA's vector types from the toolkit's own headers where the host compiler
+ * finds them (a linked source that includes cuda_fp16.h brings them in, which
+ * would clash with definitions of our own); their host_defines.h macros are
+ * undone below, so __forceinline__ stays a plain inline here */
+#include <vector_types.h>
+#include <vector_functions.h>
+#define CJ_HOST_CUDA_VECTORS 1
+#undef __global__
+#undef __device__
+#undef __host__
+#undef __forceinline__
+#undef __noinline__
+#undef __restrict__
+#undef __constant__
+#undef __align__
+#endif
 #include <math.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -163,11 +180,8 @@ def _vector_shim():
             params = ", ".join("%s %s" % (ct, c) for c in lanes)
             out.append("static inline %s%d make_%s%d(%s) { %s%d r = {%s}; return r; }"
                        % (name, n, name, n, params, name, n, ", ".join(lanes)))
-    # the toolkit's own headers where the host compiler finds them: a linked
-    # source that includes cuda_fp16.h brings them in, which would clash
-    return ("#if __has_include(<vector_types.h>) && __has_include(<vector_functions.h>)\n"
-            "#include <vector_types.h>\n#include <vector_functions.h>\n#else\n"
-            + "\n".join(out) + "\n#endif\n")
+    # the toolkit's own where the shim took them (CJ_HOST_CUDA_VECTORS)
+    return "#ifndef CJ_HOST_CUDA_VECTORS\n" + "\n".join(out) + "\n#endif\n"
 
 
 SHIM += _vector_shim()
