@@ -881,6 +881,16 @@ assert_stmt(Cg *g, Node *n)
     S("}\n");
 }
 
+/* a value whose C++ type is a struct (complex, half, bfloat16, a record, a
+ * tuple, a vector): a call of one may be emitted as T(x), which C++ reads as a
+ * declaration when it stands alone */
+static int
+struct_valued(const Type *t)
+{
+    return t->kind != TY_SCALAR || cj_dtypes[t->dtype].kind == 'c' || t->dtype == DT_F16
+           || t->dtype == DT_BF16;
+}
+
 void
 cg_stmt(Cg *g, Node *n)
 {
@@ -925,9 +935,10 @@ cg_stmt(Cg *g, Node *n)
         return;
     case ND_EXPR:
         begin(g, n);
-        if (cg_type(g, n->a)->kind == TY_VOID || n->a->kind == ND_CALL) {
+        if (cg_type(g, n->a)->kind == TY_VOID
+            || (n->a->kind == ND_CALL && !struct_valued(cg_type(g, n->a)))) {
             cg_expr(g, n->a, PR_COMMA);
-        } else {
+        } else {            /* (void) also keeps T(x); from reading as a declaration */
             S("(void)");
             cg_expr(g, n->a, PR_UNARY);
         }

@@ -323,13 +323,30 @@ small_int(const Type *t)
     return t->kind == TY_SCALAR && (k == 'i' || k == 'u') && cj_dtypes[t->dtype].size < 4;
 }
 
+/* an operand of a helper template: a weak value that is no constant (a.ndim,
+ * a.size, len(a)) is cast to the operation's type, so both deduce alike */
+static void
+helper_arg(Cg *g, Node *x, const Type *ct)
+{
+    Const c;
+    const Type *xt = cg_type(g, x);
+    if (ct && ct->kind == TY_SCALAR && (xt->kind == TY_WEAK_INT || xt->kind == TY_WEAK_FLOAT)
+        && !numeric_const(x) && !neg_const(x, &c)) {
+        P("(%s)(", cj_dtypes[ct->dtype].ctype);
+        cg_expr(g, x, PR_COMMA);
+        S(")");
+        return;
+    }
+    cg_conv(g, x, ct, PR_COMMA);
+}
+
 static void
 helper2(Cg *g, const char *fn, Node *x, Node *y, const Type *ct)
 {
     P("%s(", fn);
-    cg_conv(g, x, ct, PR_COMMA);
+    helper_arg(g, x, ct);
     S(", ");
-    cg_conv(g, y, ct, PR_COMMA);
+    helper_arg(g, y, ct);
     S(")");
 }
 
@@ -1289,6 +1306,19 @@ size_expr(Cg *g, Node *a, int prec)
     }
 }
 
+/* a.ndim, a.itemsize: a literal of the type typeinfer gave it (a weak int
+ * met by int64 is 1LL, so helper templates deduce one type) */
+static void
+attr_int(Cg *g, Node *n, int64_t v, int prec)
+{
+    const Type *t = cg_type(g, n);
+    Const c;
+    memset(&c, 0, sizeof c);
+    c.kind = CK_INT;
+    c.i = v;
+    literal_prec(g, &c, t->kind == TY_SCALAR ? t : cj_scalar(DT_I32), prec);
+}
+
 static void
 attr_expr(Cg *g, Node *n, int prec)
 {
@@ -1326,10 +1356,8 @@ attr_expr(Cg *g, Node *n, int prec)
         size_expr(g, n->a, prec);
         return;
     case AT_NDIM:
-        P("%d", at->ndim);
-        return;
     case AT_DTYPE_ITEMSIZE:
-        P("%d", cj_dtypes[at->dtype].size);
+        attr_int(g, n, n->op == AT_NDIM ? at->ndim : cj_dtypes[at->dtype].size, prec);
         return;
     case AT_SHAPE:
     case AT_STRIDES:

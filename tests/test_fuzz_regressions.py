@@ -206,3 +206,34 @@ def test_float_constants_out_of_float_range(dt):
     assert "CJ_INF_F" in src and "1e+308" not in src and "1e-50" not in src
     assert "3.40282347e+38f" in src         # FLT_MAX: the float 3.4028235e38 rounds to
     assert ".entry" in big_constants.inspect_ptx(x, x.copy())
+
+
+@jit.rawkernel()
+def constructor_statement(p0, p1):
+    i, j = jit.grid(2)
+    complex(p1)
+
+
+def test_constructor_call_as_a_statement():
+    """seed 4242, unit 109019: complex(p1) standing alone was emitted as
+    cj_complex128(p1); which C++ reads as a declaration of p1 (NVRTC: "p1"
+    has already been declared)"""
+    src = constructor_statement.inspect_cuda(np.int16(0), 1e308)
+    assert "(void)cj_complex128(p1);" in src
+    assert ".entry" in constructor_statement.inspect_ptx(np.int16(0), 1e308)
+
+
+@jit.rawkernel()
+def ndim_mod(p0, p1):
+    i = jit.grid(1)
+    if i < len(p0):
+        p0[i] = p0.ndim % +p1
+
+
+def test_ndim_in_a_helper_template_has_the_operation_type():
+    """seed 4242, unit 53755: a.ndim met by an int64 in % was written as the
+    int literal 1, and cj_mod(1, p1) deduced two types (NVRTC: no instance of
+    function template cj_mod)"""
+    src = ndim_mod.inspect_cuda(np.zeros(3), -2147483649)
+    assert "cj_mod(1LL, p1)" in src
+    assert ".entry" in ndim_mod.inspect_ptx(np.zeros(3), -2147483649)
