@@ -13,6 +13,21 @@ PyObject *pl_CompileError;
 /* by CjErrKind: CompileError, then the classes that are also TypeError ... */
 static PyObject *error_class[CE_RECURSION + 1];
 
+/* the class cujit.<name> of these bases (a new reference kept by the
+ * module too; the bases are released), NULL with an exception */
+static PyObject *
+add_class(PyObject *module, const char *name, PyObject *bases, const char *doc)
+{
+    char qual[64];
+    snprintf(qual, sizeof qual, "cujit.%s", name);
+    PyObject *cls = bases ? PyErr_NewExceptionWithDoc(qual, doc, bases, NULL) : NULL;
+    Py_XDECREF(bases);
+    if (cls && PyModule_AddObjectRef(module, name, cls) < 0) {
+        Py_CLEAR(cls);
+    }
+    return cls;         /* the class keeps the reference given to it here */
+}
+
 /* name: "CompileTypeError"; base: TypeError (base2: a second builtin, or
  * NULL).  A class of both CompileError and the builtin one, so `except
  * TypeError` catches it as Python's own would (NameError cannot join: its
@@ -20,37 +35,10 @@ static PyObject *error_class[CE_RECURSION + 1];
 static PyObject *
 add_error(PyObject *module, const char *name, PyObject *base, PyObject *base2, const char *doc)
 {
-    char qual[64];
-    snprintf(qual, sizeof qual, "cujit.%s", name);
     PyObject *bases = base2 ? PyTuple_Pack(3, pl_CompileError, base, base2)
                       : base ? PyTuple_Pack(2, pl_CompileError, base)
                       : PyTuple_Pack(1, PyExc_SyntaxError);
-    PyObject *cls = bases ? PyErr_NewExceptionWithDoc(qual, doc, bases, NULL) : NULL;
-    Py_XDECREF(bases);
-    if (!cls) {
-        return NULL;
-    }
-    if (PyModule_AddObjectRef(module, name, cls) < 0) {
-        Py_DECREF(cls);
-        return NULL;
-    }
-    return cls;         /* the class keeps the reference given to it here */
-}
-
-/* a class of one of the classes above (cls) and a builtin one (base) */
-static PyObject *
-add_subclass(PyObject *module, const char *name, PyObject *cls, PyObject *base,
-             const char *doc)
-{
-    char qual[64];
-    snprintf(qual, sizeof qual, "cujit.%s", name);
-    PyObject *bases = PyTuple_Pack(2, cls, base);
-    PyObject *sub = bases ? PyErr_NewExceptionWithDoc(qual, doc, bases, NULL) : NULL;
-    Py_XDECREF(bases);
-    if (sub && PyModule_AddObjectRef(module, name, sub) < 0) {
-        Py_CLEAR(sub);
-    }
-    return sub;
+    return add_class(module, name, bases, doc);
 }
 
 int
@@ -73,10 +61,11 @@ pl_add_errors(PyObject *module)
         PyExc_ValueError, "A CompileError that is a TypeError (Python's) and a ValueError "
         "(cupyx.jit's): a value that is not a tuple unpacked into names.");
     error_class[CE_RECURSION] = error_class[CE_TYPE]
-        ? add_subclass(module, "CompileRecursionError", error_class[CE_TYPE], PyExc_ValueError,
-                       "A CompileTypeError that is also a ValueError: a device function whose "
-                       "return type its recursion never settles (Numba raises a TypingError, "
-                       "cupyx.jit a ValueError).")
+        ? add_class(module, "CompileRecursionError",
+                    PyTuple_Pack(2, error_class[CE_TYPE], PyExc_ValueError),
+                    "A CompileTypeError that is also a ValueError: a device function whose "
+                    "return type its recursion never settles (Numba raises a TypingError, "
+                    "cupyx.jit a ValueError).")
         : NULL;
     return error_class[CE_TYPE] && error_class[CE_VALUE] && error_class[CE_INDEX]
            && error_class[CE_UNPACK] && error_class[CE_RECURSION] ? 0 : -1;
