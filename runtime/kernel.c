@@ -213,7 +213,7 @@ rt_load_kernel_ex(const char *src, const char *name, const RtLoadOptions *opt, R
     RtCompiled c;
     CUmodule m = NULL;
     int disk_hit = 0, stored = 0;
-    double nvrtc_ms = 0;
+    double nvrtc_ms = 0, link_ms = 0;
 
     opt = opt ? opt : &none;
     *hit = 0;
@@ -228,7 +228,7 @@ rt_load_kernel_ex(const char *src, const char *name, const RtLoadOptions *opt, R
      * it follows from its identity, also in the key (NVRTC stays unloaded
      * on a disk cache hit) */
     int fast = opt->fast_compile && rt_fast_compile_wanted();
-    const char *opts[RT_MAXOPTS + 1];
+    const char *opts[RT_MAXOPTS + 2];
     int nopts = opt->nopts < RT_MAXOPTS ? opt->nopts : RT_MAXOPTS;
     for (int i = 0; i < nopts; i++) {
         opts[i] = opt->opts[i];
@@ -277,10 +277,22 @@ rt_load_kernel_ex(const char *src, const char *name, const RtLoadOptions *opt, R
             opts[nopts++] = "--Ofast-compile=min";
             fast = 2;
         }
+        int linked = rt_link_marked(src);   /* foreign code: relocatable, then linked */
+        if (linked) {
+            opts[nopts++] = "-rdc=true";
+        }
         if (rt_nvrtc_compile_ex(src, name, carch, 1, opts, nopts, &c, opt->log) < 0) {
             return opt->log && *opt->log ? -2 : -1;
         }
         nvrtc_ms = now_ms() - t1;           /* with loading NVRTC the first time */
+        if (linked) {
+            double tl = now_ms();
+            if (rt_link_image(src, name, &c) < 0) {
+                rt_compiled_free(&c);
+                return -1;
+            }
+            link_ms = now_ms() - tl;
+        }
         prebuilt = 0;
         rt_prebuilt_store(src, name, extra, opts, key_nopts, arch, &c);
         if (use_disk) {
@@ -324,6 +336,7 @@ rt_load_kernel_ex(const char *src, const char *name, const RtLoadOptions *opt, R
         st->key_ms = key_ms;
         st->disk_ms = disk_ms;
         st->module_ms = module_ms;
+        st->link_ms = link_ms;
         st->fast = fast == 2;
         st->disk = disk;
     } else if (log_enabled()) {

@@ -64,6 +64,10 @@ void rt_nvrtc_warm_up(void);
 /* NVRTC version as major*1000 + minor*10, or -1 with exception */
 int rt_nvrtc_version(void);
 
+/* Does src name foreign code to link ("//@cujit-link" lines: runtime/link.c)?
+ * It is then compiled as relocatable device code (-rdc=true) and linked. */
+int rt_link_marked(const char *src);
+
 /* ---- records in the disk cache: small byte strings keyed by 128 bits,
  * written atomically and checked like the binaries (the pipeline's
  * front-key index) ---- */
@@ -110,6 +114,7 @@ typedef struct {
     double key_ms, disk_ms, module_ms;  /* the binary's key, reading the cache file,
                                      * cuModuleLoadData */
     int fast;                       /* --Ofast-compile=min was used */
+    double link_ms;                 /* the driver's linker (foreign code: link.c) */
     const char *disk;               /* "hit", "off", "miss (stored)", "miss" or why
                                      * it was not stored (static text) */
 } RtLoadStats;

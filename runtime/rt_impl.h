@@ -37,8 +37,10 @@
  *   array.c         the DeviceArray type: attributes,       array_index array_dlpack
  *                   repr, slot and method tables            array_ops array_core device
  *                                                           driver dtype
+ *   link.c          foreign code linked into kernels:       driver base
+ *                   blobs, markers, the driver's linker
  *   kernel.c        loading and launching kernels           args prebuilt cache stream driver
- *                                                           nvrtc base
+ *                                                           link nvrtc base
  *   rtmodule.c      what the runtime adds to the module     any of the above
  *
  * One name goes up the list: rt_DeviceArray_Type (rt.h), defined in array.c
@@ -171,6 +173,13 @@ enum {
       (CUdeviceptr *p, size_t *bytes, CUmodule m, const char *name)) \
     X(cuFuncSetAttribute, "cuFuncSetAttribute", 0, (CUfunction f, int attr, int value)) \
     X(cuFuncGetAttribute, "cuFuncGetAttribute", 0, (int *v, int attr, CUfunction f)) \
+    X(cuLinkCreate, "cuLinkCreate_v2", 1, \
+      (unsigned nopts, int *opts, void **vals, void **state)) \
+    X(cuLinkAddData, "cuLinkAddData_v2", 1, \
+      (void *state, int type, void *data, size_t size, const char *name, unsigned nopts, \
+       int *opts, void **vals)) \
+    X(cuLinkComplete, "cuLinkComplete", 1, (void *state, void **image, size_t *size)) \
+    X(cuLinkDestroy, "cuLinkDestroy", 1, (void *state)) \
     X(cuLaunchKernel, "cuLaunchKernel", 0, \
       (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, \
        unsigned bz, unsigned shmem, CUstream s, void **params, void **extra)) \
@@ -588,6 +597,15 @@ void rt_prebuilt_store(const char *src, const char *name, const char *key_extra,
                        const char *const *opts, int nopts, const char *arch,
                        const RtCompiled *c);
 extern long long rt_prebuilt_hits;
+
+/* ---- foreign code linked into kernels (link.c) ---- */
+#define RT_MAXLINK 64               /* files one kernel links at most */
+/* Links c (NVRTC's relocatable cubin, or its PTX) with the code src names,
+ * through the driver's JIT linker of the current context: c then holds the
+ * linked cubin and no PTX.  -1 with CudaError naming kname and the files
+ * (the linker's log: an undefined function, a wrong kind of file). */
+int rt_link_image(const char *src, const char *kname, RtCompiled *c);
+PyObject *rt_py_link_blob(PyObject *self, PyObject *args);
 
 /* NVRTC identity for cache keys without loading the library ("path:size:mtime") */
 const char *rt_nvrtc_identity(void);

@@ -144,6 +144,7 @@ cuGetErrorName(CUresult r, const char **s)
     case 2: *s = "CUDA_ERROR_OUT_OF_MEMORY"; break;
     case 100: *s = "CUDA_ERROR_NO_DEVICE"; break;
     case 200: *s = "CUDA_ERROR_INVALID_IMAGE"; break;
+    case 218: *s = "CUDA_ERROR_INVALID_PTX"; break;
     case 201: *s = "CUDA_ERROR_INVALID_CONTEXT"; break;
     case 500: *s = "CUDA_ERROR_NOT_FOUND"; break;
     case 700: *s = "CUDA_ERROR_ILLEGAL_ADDRESS"; break;
@@ -327,6 +328,210 @@ cuModuleLoadData(Module **m, const void *image)
     Module *x = calloc(1, sizeof *x);
     x->errrec = memmem(image, image_size(image), "cj_error", 8) ? calloc(1, 64) : NULL;
     *m = x;
+    return 0;
+}
+
+/* ---- the JIT linker: each input checked (non-empty, of the stated kind),
+ * then linked for real by the toolkit's nvJitLink where it is found
+ * ($CUDA_HOME/lib64, /usr/local/cuda/lib64 or the library path), so an
+ * undefined function fails here as on a GPU; without it the first cubin
+ * given stands for the image.  fake_links counts cuLinkComplete's links,
+ * fake_link_inputs the inputs added. ---- */
+
+long long fake_links, fake_link_inputs;
+
+typedef struct {
+    void *nvj;                  /* nvJitLinkHandle, or NULL */
+    char *first;                /* the first cubin added (no nvJitLink) */
+    size_t first_len;
+    char *image;
+    char *errlog;               /* CU_JIT_ERROR_LOG_BUFFER, or NULL */
+    size_t errlog_n;
+    int inputs;
+} LinkState;
+
+static struct {
+    int tried;
+    int (*create)(void **h, unsigned n, const char **opts);
+    int (*add)(void *h, int type, const void *data, size_t size, const char *name);
+    int (*complete)(void *h);
+    int (*cubin_size)(void *h, size_t *n);
+    int (*cubin)(void *h, void *out);
+    int (*log_size)(void *h, size_t *n);
+    int (*log)(void *h, char *out);
+    int (*destroy)(void **h);
+} nvj;
+
+static void
+nvj_open(void)
+{
+    if (nvj.tried) {
+        return;
+    }
+    nvj.tried = 1;
+    char path[1024];
+    const char *home = getenv("CUDA_HOME");
+    void *h = NULL;
+    if (home) {
+        snprintf(path, sizeof path, "%s/lib64/libnvJitLink.so", home);
+        h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    }
+    h = h ? h : dlopen("/usr/local/cuda/lib64/libnvJitLink.so", RTLD_NOW | RTLD_LOCAL);
+    h = h ? h : dlopen("libnvJitLink.so", RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        return;
+    }
+    *(void **)&nvj.create = dlsym(h, "nvJitLinkCreate");
+    *(void **)&nvj.add = dlsym(h, "nvJitLinkAddData");
+    *(void **)&nvj.complete = dlsym(h, "nvJitLinkComplete");
+    *(void **)&nvj.cubin_size = dlsym(h, "nvJitLinkGetLinkedCubinSize");
+    *(void **)&nvj.cubin = dlsym(h, "nvJitLinkGetLinkedCubin");
+    *(void **)&nvj.log_size = dlsym(h, "nvJitLinkGetErrorLogSize");
+    *(void **)&nvj.log = dlsym(h, "nvJitLinkGetErrorLog");
+    *(void **)&nvj.destroy = dlsym(h, "nvJitLinkDestroy");
+    if (!nvj.create || !nvj.add || !nvj.complete || !nvj.cubin_size || !nvj.cubin
+        || !nvj.log_size || !nvj.log || !nvj.destroy) {
+        nvj.create = NULL;
+    }
+}
+
+/* the linker's log: nvJitLink's, or msg */
+static void
+link_log(LinkState *st, const char *msg)
+{
+    if (!st->errlog || !st->errlog_n) {
+        return;
+    }
+    size_t n = 0;
+    if (!msg && st->nvj && nvj.log_size(st->nvj, &n) == 0 && n && n <= st->errlog_n) {
+        nvj.log(st->nvj, st->errlog);
+        return;
+    }
+    snprintf(st->errlog, st->errlog_n, "%s", msg ? msg : "fake link error");
+}
+
+CUresult
+cuLinkCreate_v2(unsigned nopts, const int *opts, void **vals, LinkState **out)
+{
+    FAULT();
+    if (!depth) {
+        return 201;
+    }
+    if (nopts && (!opts || !vals)) {
+        return 1;
+    }
+    LinkState *st = calloc(1, sizeof *st);
+    for (unsigned i = 0; i < nopts; i++) {
+        if (opts[i] == 5) {                         /* CU_JIT_ERROR_LOG_BUFFER */
+            st->errlog = vals[i];
+        } else if (opts[i] == 6) {                  /* ..._SIZE_BYTES */
+            st->errlog_n = (size_t)(uintptr_t)vals[i];
+        }
+    }
+    nvj_open();
+    if (nvj.create) {
+        const char *o[] = {"-arch=sm_90"};
+        if (nvj.create(&st->nvj, 1, o) != 0) {
+            st->nvj = NULL;
+        }
+    }
+    *out = st;
+    return 0;
+}
+
+/* does data look like the CUjitInputType it is given as? */
+static int
+link_kind_ok(int type, const unsigned char *d, size_t n)
+{
+    switch (type) {
+    case 0:                                         /* CUBIN */
+    case 3:                                         /* OBJECT */
+        return n >= 4 && memcmp(d, "\x7f" "ELF", 4) == 0;
+    case 1:                                         /* PTX: text, NUL last */
+        return d[n - 1] == '\0' && memmem(d, n, ".version", 8) != NULL;
+    case 2:                                         /* FATBINARY */
+        return n >= 4 && memcmp(d, "\x50\xed\x55\xba", 4) == 0;
+    case 4:                                         /* LIBRARY */
+        return n >= 8 && memcmp(d, "!<arch>\n", 8) == 0;
+    default:
+        return 0;
+    }
+}
+
+CUresult
+cuLinkAddData_v2(LinkState *st, int type, void *data, size_t size, const char *name,
+                 unsigned nopts, int *opts, void **vals)
+{
+    FAULT();
+    if (!st || !data || !size || !name) {
+        return 1;
+    }
+    if (!link_kind_ok(type, data, size)) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "fakecuda: input '%s' is not of its stated kind %d", name, type);
+        link_log(st, msg);
+        return type == 1 ? 218 : 200;               /* INVALID_PTX, INVALID_IMAGE */
+    }
+    fake_link_inputs++;
+    st->inputs++;
+    if (type == 0 && !st->first) {
+        st->first = malloc(size);
+        memcpy(st->first, data, size);
+        st->first_len = size;
+    }
+    /* nvJitLink's kinds: CUBIN 1, PTX 2, FATBIN 4, OBJECT 5, LIBRARY 6 */
+    static const int nvj_kind[] = {1, 2, 4, 5, 6};
+    if (st->nvj && nvj.add(st->nvj, nvj_kind[type], data, size, name) != 0) {
+        link_log(st, NULL);
+        return 200;
+    }
+    return 0;
+}
+
+CUresult
+cuLinkComplete(LinkState *st, void **image, size_t *size)
+{
+    FAULT();
+    if (!st || !image || !size || !st->inputs) {
+        return 1;
+    }
+    size_t n = 0;
+    if (st->nvj) {
+        if (nvj.complete(st->nvj) != 0 || nvj.cubin_size(st->nvj, &n) != 0) {
+            link_log(st, NULL);
+            return 200;
+        }
+        free(st->image);
+        st->image = malloc(n);
+        nvj.cubin(st->nvj, st->image);
+    } else if (st->first) {
+        n = st->first_len;
+        free(st->image);
+        st->image = malloc(n);
+        memcpy(st->image, st->first, n);
+    } else {
+        link_log(st, "fakecuda: no cubin to stand for the image (and no nvJitLink)");
+        return 200;
+    }
+    fake_links++;
+    *image = st->image;
+    *size = n;
+    return 0;
+}
+
+CUresult
+cuLinkDestroy(LinkState *st)
+{
+    FAULT();
+    if (!st) {
+        return 1;
+    }
+    if (st->nvj) {
+        nvj.destroy(&st->nvj);
+    }
+    free(st->first);
+    free(st->image);
+    free(st);
     return 0;
 }
 
