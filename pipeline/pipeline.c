@@ -580,6 +580,7 @@ run_stages(const PlRequest *rq, PlCompiled *out)
     double t0 = pl_now_ms();
     int device = rq->kind != PL_KERNEL;
     fr.cx.fuse_names = rq->fuse_names;
+    fr.cx.links = rq->links;
     fr.cx.inplace = rq->inplace;
     fr.cx.ninplace = rq->ninplace;
     Func *fn = fe_read(&fr.cx, rq->func, device, rq->boundscheck);
@@ -763,6 +764,10 @@ log_hold(const PlCompiled *c, const RtLoadStats *st)
                   i == 7 && st->fast ? "(--Ofast-compile=min)" : "");
         held.total_ms += parts[i];
     }
+    if (st->link_ms > 0) {              /* foreign code linked (runtime/link.c) */
+        held_part(&len, "link", st->link_ms, 2, "");
+        held.total_ms += st->link_ms;
+    }
     held.disk = st->disk;
     pl_log_pending = 1;
 }
@@ -825,7 +830,18 @@ pl_binary_ex(const PlCompiled *c, const char *arch, int cubin, const char *const
 {
     RtCompiled bin;
     char *log = NULL;
+    const char *all[RT_MAXOPTS + 2];
     memset(&bin, 0, sizeof bin);
+    if (rt_link_marked(c->src)) {
+        /* foreign code to link: the kernel's own relocatable code, whose
+         * declared functions stay external (the driver links them at load) */
+        nopts = nopts < RT_MAXOPTS ? nopts : RT_MAXOPTS;
+        for (int i = 0; i < nopts; i++) {
+            all[i] = opts[i];
+        }
+        all[nopts++] = "-rdc=true";
+        opts = all;
+    }
     if (rt_nvrtc_compile_ex(c->src, c->kname, arch, cubin, opts, nopts, &bin, &log) < 0) {
         if (!PyErr_Occurred()) {
             pl_raise_nvrtc_error(log);
