@@ -11,7 +11,12 @@
  * The wrapper never declares the function itself (the source does, in the
  * C types its author chose): a pointer is passed as cj_extptr, which
  * converts to any pointer type, and a float16 as cj_exthalf, which converts
- * to any 16-bit type (__half), so cujit's own types meet the source's. */
+ * to any 16-bit type (__half), so cujit's own types meet the source's.
+ *
+ * A function defined only in compiled code (PTX, cubin, ...: the marker
+ * lines of runtime/link.c among its sources) is declared here, extern "C"
+ * with pointers as void * and float16 as a 16-bit integer, and the program
+ * is compiled as relocatable code that the driver's linker joins with it. */
 #include <string.h>
 
 #include "cg.h"
@@ -40,7 +45,8 @@ static const char ext_half_helpers[] =
     "    cj_half h; h.bits = *(const unsigned short *)&v; return h;\n"
     "}\n";
 
-/* the sources, each text once */
+/* the sources, each text once (a marker line after a newline: the runtime
+ * finds it at a line's start) */
 static void
 sources(Program *p, Buf *out)
 {
@@ -55,10 +61,52 @@ sources(Program *p, Buf *out)
                 }
             }
             if (!seen) {
+                buf_puts(out, cj_link_marker(x->srcs[k]) ? "\n" : "");
                 buf_puts(out, x->srcs[k]);
             }
         }
     }
+}
+
+/* Is x defined in compiled code only (no CUDA C++ source of its names it)?
+ * Then the program declares it, for the linker to resolve. */
+static int
+linked_only(const CjExtern *x)
+{
+    for (int k = 0; k < x->nsrcs; k++) {
+        if (!cj_link_marker(x->srcs[k]) && strstr(x->srcs[k], x->name)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* a parameter or result of a declaration, in C: a pointer as void *, a
+ * float16 as a 16-bit integer (cj_extptr and cj_exthalf convert to them) */
+static const char *
+decl_ctype(Cg *g, const Type *t)
+{
+    if (t->kind == TY_VOID) {
+        return "void";
+    }
+    if (t->kind == TY_ITER) {
+        return "void *";
+    }
+    return t->dtype == DT_F16 ? "unsigned short" : cg_ctype(g, t);
+}
+
+/* extern "C" __device__ int name(void *out, args...) (abi='numba') or
+ * R name(args...) (abi='c'): what the linked code defines */
+static void
+declaration(Cg *g, const CjExtern *x, Buf *out)
+{
+    buf_printf(out, "extern \"C\" __device__ %s %s(", x->abi_c ? decl_ctype(g, x->ret) : "int",
+               x->name);
+    buf_puts(out, x->abi_c ? "" : "void *");
+    for (int k = 0; k < x->nargs; k++) {
+        buf_printf(out, "%s%s", k || !x->abi_c ? ", " : "", decl_ctype(g, x->args[k]));
+    }
+    buf_puts(out, x->nargs || !x->abi_c ? ");\n" : "void);\n");
 }
 
 /* argument k as the wrapper passes it on */
@@ -120,6 +168,9 @@ cg_externs(Cg *g, Buf *out)
         buf_puts(out, ext_half_helpers);
     }
     for (int i = 0; i < p->nexterns; i++) {
+        if (linked_only(p->externs[i])) {
+            declaration(g, p->externs[i], out);
+        }
         wrapper(g, p->externs[i], out);
     }
 }

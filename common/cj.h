@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define CJ_VERSION "0.1.0"
 #define CJ_MAXDIMS 32
@@ -789,9 +790,19 @@ typedef struct CjExtern {
     int nargs;
     int abi_c;              /* abi='c': ret name(args); else int name(ret *out, args) */
     int cooperative;        /* use_cooperative=True: a cooperative launch */
-    const char **srcs;      /* CUDA C++ texts it links, each after a #line */
+    const char **srcs;      /* CUDA C++ texts it links, each after a #line, and the
+                             * marker lines of the compiled code it links (PTX, cubin,
+                             * ...: cj_link_marker; runtime/link.c links that code) */
     int nsrcs;
 } CjExtern;
+
+/* Is a CjExtern's source the marker of compiled code to link
+ * ("//@cujit-link <kind> <hash> <name>", cujit/_extern.py)? */
+static inline int
+cj_link_marker(const char *src)
+{
+    return strncmp(src, "//@cujit-link ", 14) == 0;
+}
 
 /* ---- intrinsics: a table of functions called by name (intrin.c) ----
  * An ND_CALL of BI_INTRIN holds its row in Node.axis.  sig is the result then

@@ -10,7 +10,13 @@ objects ``link=`` takes (``cuda.CUSource`` and friends).
 A declared function is called from kernels and device functions like a
 device function.  cujit compiles the CUDA C++ sources it links (a ``.cu``
 file, a ``CUSource``) into the calling kernel's own NVRTC program (so NVRTC
-may inline them) and calls the function through a small wrapper:
+may inline them).  Compiled code (``.ptx``, ``.cubin``, ``.fatbin``, ``.o``,
+``.a`` files, ``PTXSource``, ``Cubin``, ``Fatbin``, ``Object``, ``Archive``)
+is linked: the kernel is compiled as relocatable code (``-rdc=true``) that
+declares the function ``extern "C"``, and the driver's JIT linker joins it
+with the code (runtime/link.c); ``cuda.jit(link=...)`` links code into a
+kernel the same way, for the functions it calls that were declared without
+``link=``.  Either way the function is called through a small wrapper:
 
 - ``abi="numba"`` (the default): ``int name(ret *out, args...)``, Numba's
   calling convention: the result is written through the first pointer (a
@@ -19,14 +25,17 @@ may inline them) and calls the function through a small wrapper:
 
 Arguments are numbers (converted to the declared types) and raw pointers
 (``types.CPointer(dtype)``: a CPointer parameter of the kernel, or
-``ffi.from_buffer(array)`` of a cffi ``FFI``).  PTX, LTO-IR, cubin, fatbin,
-object and archive files cannot be linked (cujit has no link step): each is
-a clear error when declared.
+``ffi.from_buffer(array)`` of a cffi ``FFI``).  LTO-IR cannot be linked
+(it needs nvJitLink and an LTO compile of the kernel): a clear error when
+declared.
 
 The frontend reads a declared function through its ``__cujit_extern__``
 tuple: (name, signature text, abi is "c", use_cooperative, source texts),
 the files read again at every compile, so a changed ``.cu`` compiles again
-(the front key hashes the tuple)."""
+(the front key hashes the tuple).  The text of compiled code is its marker
+line, ``//@cujit-link <kind> <hash> <name>``: its bytes are kept by the
+runtime, and its hash keys the linked binary, so a changed ``.ptx`` links
+again."""
 import io
 import os
 
@@ -133,48 +142,83 @@ def _label(item):
     return getattr(item, "name", None) or type(item).__name__
 
 
+def _refuse_ltoir(what, label):
+    raise NotImplementedError(
+        f"{what}: cujit cannot link the LTO-IR {label!r}: linking LTO-IR needs nvJitLink and "
+        "a kernel compiled for link-time optimisation, which cujit does not do; link the .cu "
+        "source (compiled into the kernel, where NVRTC may inline it) or PTX, cubin, fatbin, "
+        "object or archive files made from it (nvcc -ptx / -cubin / -fatbin / -dc)")
+
+
 def _check_item(item, what):
-    """A link item cujit can compile: a .cu path or a CUSource; anything
-    else is an error saying what cujit does instead."""
+    """A link item cujit can link: a path (.cu, .ptx, .cubin, .fatbin, .o,
+    .a) or a code object; anything else is an error saying what to give."""
     if isinstance(item, (str, os.PathLike)):
         path = os.fspath(item)
         ext = os.path.splitext(path)[1].lower()
-        if ext == ".cu":
-            if not os.path.isfile(path):
-                raise FileNotFoundError(f"{what}: link file {path!r} does not exist")
-            return
         kind = _KINDS.get(ext)
         if kind is None:
-            raise ValueError(f"{what}: don't know how to link {path!r}: give a .cu file or a "
-                             "cuda.CUSource")
-        item = kind
-    elif isinstance(item, CUSource):
-        if not isinstance(item.data, (str, bytes)):
-            raise TypeError(f"{what}: CUSource {item.name!r} holds "
-                            f"{type(item.data).__name__}, not CUDA C++ text")
+            raise ValueError(f"{what}: don't know how to link {path!r}: give a file ending in "
+                             f"one of {', '.join(sorted(_KINDS))}, or a cuda.CUSource")
+        if kind is LTOIR:
+            _refuse_ltoir(what, path)
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f"{what}: link file {path!r} does not exist")
         return
-    elif not isinstance(item, LinkableCode) and not (isinstance(item, type)
-                                                     and issubclass(item, LinkableCode)):
-        raise TypeError(f"{what}: link items are paths or cuda.CUSource objects, got "
-                        f"{type(item).__name__}")
-    kind = item.kind if isinstance(item, type) else type(item).kind
-    raise NotImplementedError(
-        f"{what}: cujit cannot link {_label(item)!r} ({kind}): it compiles CUDA C++ sources "
-        "(.cu files, cuda.CUSource) into the kernel's NVRTC program and has no link step for "
-        "PTX, LTO-IR, cubin, fatbin, object or archive files; link the .cu source instead")
+    if isinstance(item, type) or not isinstance(item, LinkableCode):
+        got = item.__name__ if isinstance(item, type) else type(item).__name__
+        raise TypeError(f"{what}: link items are paths or code objects (cuda.CUSource, "
+                        f"cuda.PTXSource, ...), got {got}")
+    if isinstance(item, LTOIR):
+        _refuse_ltoir(what, item.name)
+    text = isinstance(item, (CUSource, PTXSource))
+    if not isinstance(item.data, (str, bytes) if text else (bytes, bytearray, memoryview)):
+        raise TypeError(f"{what}: {type(item).__name__} {item.name!r} holds "
+                        f"{type(item.data).__name__}, not "
+                        f"{'text (str or bytes)' if text else 'bytes'}")
+    if not item.data:
+        raise ValueError(f"{what}: {type(item).__name__} {item.name!r} is empty")
+
+
+# what each kind of compiled code starts with (or, for PTX, holds)
+_SIGNS = {"cubin": (b"\x7fELF",), "o": (b"\x7fELF",), "a": (b"!<arch>\n",),
+          "fatbin": (b"\x50\xed\x55\xba",)}
+_WHAT = {"ptx": "PTX", "cubin": "a cubin (ELF)", "o": "an object file (ELF)",
+         "a": "an archive (ar)", "fatbin": "a fatbin"}
+
+
+def _marker(kind, data, name):
+    """The marker line naming compiled code to link (runtime/link.c keeps
+    its bytes), after checking that data is of its kind"""
+    if isinstance(data, str):
+        data = data.encode()
+    data = bytes(data)
+    ok = b".version" in data and b".target" in data if kind == "ptx" else \
+        data.startswith(_SIGNS[kind])
+    if not ok:
+        raise ValueError(f"cannot link {name!r}: it is not {_WHAT[kind]}; give "
+                         f"{'nvcc -ptx output' if kind == 'ptx' else 'nvcc output'} of that "
+                         "kind, or the file under its right extension")
+    if kind == "ptx":
+        data = data.rstrip(b"\0")
+    from cujit import _cujit
+    return _cujit._link_blob(kind, data, str(name))
 
 
 def _text(item):
-    """The CUDA C++ of a link item, after a #line naming it"""
+    """A link item as the kernel's program holds it: CUDA C++ after a #line
+    naming it, or the marker line of compiled code (read now)"""
     if isinstance(item, (str, os.PathLike)):
         path = os.fspath(item)
-        with open(path, "r") as f:
+        cls = _KINDS[os.path.splitext(path)[1].lower()]
+        with open(path, "r" if cls is CUSource else "rb") as f:
             data = f.read()
-        name = path
+        name, kind = path, cls.kind
     else:
-        data = item.data
-        data = data.decode() if isinstance(data, bytes) else data
-        name = item.name
+        data, name, kind = item.data, item.name, type(item).kind
+    if kind != "cu":
+        return _marker(kind, data, name)
+    data = data.decode() if isinstance(data, bytes) else data
     # named for NVRTC's messages; pipeline/errors.c knows the mark
     name = str(name).replace("\\", "/").replace('"', "'")
     return f'#line 1 "{name} (linked CUDA C++)"\n{data}\n'
@@ -249,8 +293,10 @@ class ExternFunction:
 
 def declare_device(name, sig, link=None, use_cooperative=False, abi="numba"):
     """Declares the foreign device function ``name`` of signature ``sig``
-    (a string or a signature object), defined in the CUDA C++ ``link``
-    gives (a .cu path, a cuda.CUSource, or a list of them).  ``abi``:
+    (a string or a signature object), defined in the code ``link`` gives (a
+    path of a .cu, .ptx, .cubin, .fatbin, .o or .a file, a code object such
+    as cuda.CUSource or cuda.PTXSource, or a list of them; or none, when
+    the kernels calling it link it with cuda.jit(link=...)).  ``abi``:
     "numba" (``int name(ret *out, args...)``) or "c" (``ret name(args...)``);
     ``use_cooperative``: kernels calling it are launched cooperatively."""
     if abi not in ("numba", "c"):

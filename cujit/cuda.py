@@ -245,31 +245,22 @@ def _carveout(c):
 
 
 def _check_link(link, device, cache=False):
-    """link=: cujit compiles one CUDA C++ program with NVRTC and links no
-    foreign code, so each file is an error saying so (with cache=True,
-    Numba's RuntimeError first)."""
+    """link= of a kernel: its items checked (paths or code objects, as
+    declare_device takes), as a tuple; () for none.  With cache=True,
+    Numba's RuntimeError; with device=True, Numba's ValueError."""
     if not link:
-        return
-    files = [link] if isinstance(link, (str, bytes)) or hasattr(link, "__fspath__") else \
-        list(link)
+        return ()
     if cache and not device:
         raise RuntimeError("cuda.jit(cache=True, link=...): Cannot pickle CUDACodeLibrary with "
                            "linking files (as in Numba, a kernel linked with foreign code is "
-                           "not cached); cujit links no foreign code at all: write it as a "
-                           "@cuda.jit(device=True) function")
+                           "not cached): drop cache=True, or link= (declare the function with "
+                           "cuda.declare_device(name, sig, link=[...]) instead)")
     if device:
         raise ValueError("link keyword invalid for device function (cuda.jit(link=...) "
-                         "applies to kernels)")
-    import os
-    for f in files:
-        name = os.fspath(f) if isinstance(f, (str, bytes)) or hasattr(f, "__fspath__") \
-            else f"{type(f).__name__} object"
-        raise NotImplementedError(
-            f"cuda.jit(link=[{name!r}]): cujit links nothing into a kernel itself: declare "
-            "the foreign function with cuda.declare_device(name, sig, link=[...]) and give "
-            "it the .cu file or cuda.CUSource that defines it (compiled into each kernel "
-            "that calls it); PTX, LTO-IR, cubin, fatbin, object files and libraries cannot "
-            "be linked")
+                         "applies to kernels; declare a foreign function with "
+                         "cuda.declare_device(name, sig, link=[...]))")
+    from cujit import _extern
+    return _extern.link_items(link, "cuda.jit(link=...)")
 
 
 class _SigDict(dict):
@@ -331,6 +322,17 @@ class Dispatcher(Kernel):
     @property
     def __doc__(self):
         return self.py_func.__doc__
+
+    @property
+    def __cujit_link__(self):
+        """cuda.jit(link=...) read now (module/kernel.c asks at each compile):
+        the texts and marker lines linked with each declared function the
+        kernel calls, or None"""
+        items = getattr(self, "_options", {}).get("link")
+        if not items:
+            return None
+        from cujit import _extern
+        return _extern.link_texts(items)
 
     @property
     def overloads(self):
@@ -1105,9 +1107,10 @@ def jit(func_or_sig=None, device=False, inline=False, link=None, debug=None, opt
     functions.  ``launch_bounds=`` (an int or up to three) emits
     ``__launch_bounds__``; ``shared_memory_carveout=`` (a percentage, "MaxL1",
     "MaxShared", "default") is set on the function at load.  Numba's other
-    options are accepted (see README, Numba's spelling); ``link=`` (foreign
-    code) is not supported."""
-    _check_link(link, device, cache)
+    options are accepted (see README, Numba's spelling); ``link=`` (paths
+    or code objects: CUDA C++, PTX, cubin, fatbin, object, archive) defines
+    the functions declared with cuda.declare_device that the kernel calls."""
+    link = _check_link(link, device, cache)
     debug, opt = _warnings.check_options(debug, opt, lineinfo)
     for k in kws:
         if k not in _ACCEPTED:
@@ -1117,6 +1120,8 @@ def jit(func_or_sig=None, device=False, inline=False, link=None, debug=None, opt
     options = dict(kws, inline=inline, debug=debug, opt=opt, lineinfo=lineinfo, cache=cache,
                    fastmath=fastmath, max_registers=max_registers, boundscheck=boundscheck,
                    launch_bounds=bounds, shared_memory_carveout=carveout)
+    if link:
+        options["link"] = link      # read at each compile: Dispatcher.__cujit_link__
     extensions = list(options.pop("extensions", None) or ())
     sigs = None
     if isinstance(func_or_sig, (str, list, tuple)) or _ntypes.is_signature(func_or_sig):

@@ -2,7 +2,8 @@
  * cuda.declare_device (cujit/_extern.py) becomes an ND_CALL of BI_EXTERN
  * holding a CjExtern (common/cj.h), read from the object's __cujit_extern__
  * tuple (name, signature text, abi is 'c', use_cooperative, CUDA C++
- * texts); and cffi's ffi.from_buffer(array), the raw pointer such a function
+ * texts and marker lines of compiled code to link), with the calling
+ * kernel's link= texts (FeCtx.links) after its own; and cffi's ffi.from_buffer(array), the raw pointer such a function
  * takes, is BI_FROM_BUFFER. */
 #include <string.h>
 
@@ -63,11 +64,18 @@ fe_extern_read(Fe *f, PyObject *obj, Loc loc)
         fe_fail_kind(f, loc, CE_TYPE, "declared device function '%s': %s", x->name,
                      x->nargs < 0 ? msg : "the signature gives no return type");
     }
-    PyObject *srcs = PyTuple_GET_ITEM(t, 4);
-    x->nsrcs = (int)PyTuple_GET_SIZE(srcs);
+    /* its own sources, then the kernel's link= (where Numba's linker finds
+     * a function declared with no link= of its own) */
+    PyObject *srcs = PyTuple_GET_ITEM(t, 4), *links = f->cx->links;
+    int own = (int)PyTuple_GET_SIZE(srcs);
+    int nlinks = links && PyTuple_Check(links) ? (int)PyTuple_GET_SIZE(links) : 0;
+    x->nsrcs = own + nlinks;
     x->srcs = cj_alloc(f->cx->arena, sizeof(char *) * (size_t)(x->nsrcs + 1));
-    for (int i = 0; i < x->nsrcs; i++) {
+    for (int i = 0; i < own; i++) {
         x->srcs[i] = text_item(f, srcs, i, loc);
+    }
+    for (int i = 0; i < nlinks; i++) {
+        x->srcs[own + i] = text_item(f, links, i, loc);
     }
     return x;
 }

@@ -52,6 +52,9 @@ typedef struct {
                              * -> (their names, the address of that Func) (inner.c) */
     PyObject *texts;        /* functions no file holds (source.c), NULL if none: their
                              * code -> lines, and their Func.file's address -> lines */
+    PyObject *links;        /* a kernel's cuda.jit(link=): a tuple of str (CUDA C++ texts,
+                             * marker lines of compiled code), linked with every declared
+                             * function it calls (extern.c); NULL: none */
 } FeCtx;
 
 /* Reads `pyfunc` (a plain Python function) into IR; longjmps through

@@ -59,6 +59,38 @@ entry_free(Entry *e)
     free(e);
 }
 
+/* cuda.jit(link=): __cujit_link__ of a Python subclass (cujit/cuda.py's
+ * Dispatcher), read now (a changed file is a new key): a tuple of str, or
+ * NULL for none, in *out (new reference); -1 with an exception */
+static int
+kernel_links(KernelObject *k, PyObject **out)
+{
+    *out = NULL;
+    if (Py_TYPE(k) == &KernelType) {
+        return 0;
+    }
+    PyObject *v = PyObject_GetAttrString((PyObject *)k, "__cujit_link__");
+    if (!v) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
+            return -1;
+        }
+        PyErr_Clear();
+        return 0;
+    }
+    if (v != Py_None && !PyTuple_Check(v)) {
+        PyErr_Format(PyExc_TypeError, "%s.__cujit_link__ must be a tuple of str, not %s",
+                     Py_TYPE(k)->tp_name, Py_TYPE(v)->tp_name);
+        Py_DECREF(v);
+        return -1;
+    }
+    if (v == Py_None || PyTuple_GET_SIZE(v) == 0) {
+        Py_DECREF(v);
+        return 0;
+    }
+    *out = v;
+    return 0;
+}
+
 /* Compiles one signature through the pipeline (no NVRTC yet). */
 static Entry *
 transpile(KernelObject *k, const ArgKey *keys, int n, int idx32)
@@ -79,7 +111,13 @@ transpile(KernelObject *k, const ArgKey *keys, int n, int idx32)
     rq.idx32 = idx32;
     rq.args = keys;
     rq.nargs = n;
-    if (!rq.label || pl_transpile(&rq, &e->c) < 0) {
+    if (kernel_links(k, &rq.links) < 0) {
+        entry_free(e);
+        return NULL;
+    }
+    int failed = !rq.label || pl_transpile(&rq, &e->c) < 0;
+    Py_XDECREF(rq.links);
+    if (failed) {
         entry_free(e);
         return NULL;
     }

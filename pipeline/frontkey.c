@@ -920,6 +920,12 @@ key_request(Keyer *k, const PlRequest *rq)
         buf_puts(&k->b, rq->kname ? rq->kname : "-");
         buf_putc(&k->b, 0);
     }
+    if (rq->links) {                    /* cuda.jit(link=): texts and markers (hashes) */
+        buf_putc(&k->b, 'L');
+        if (key_value(k, rq->links, 0) < 0) {
+            return -1;
+        }
+    }
     if (!PyFunction_Check(rq->func)) {
         return no_key(k, "not a Python function");
     }

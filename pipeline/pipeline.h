@@ -97,6 +97,10 @@ typedef struct {
     const int *inplace;         /* parameters written in place: the first outputs */
     int ninplace;
     int fuse_red;               /* PL_FUSE_REDUCTION: RedOp */
+    /* PL_KERNEL: cuda.jit(link=) read now, a tuple of str (CUDA C++ texts and
+     * marker lines of compiled code: runtime/link.c), linked with each declared
+     * function the kernel calls; NULL: none.  Keyed by the front key. */
+    PyObject *links;
     /* PL_DEVICE: the declared return type, which the entry converts to:
      * has_ret 1 a number (ret), 2 void, 0 none declared (the function's own) */
     int has_ret;

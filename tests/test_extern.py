@@ -65,19 +65,34 @@ def test_declaration_errors(tmp_path):
         cuda.declare_device("f", "int32(float33)")
     with pytest.raises(FileNotFoundError, match="does not exist"):
         cuda.declare_device("f", "int32()", link=str(tmp_path / "missing.cu"))
-    for item in (str(tmp_path / "f.ptx"), cuda.PTXSource("..."), cuda.LTOIR(b"..."),
-                 str(tmp_path / "f.fatbin")):
-        with pytest.raises(NotImplementedError, match="cannot link .*link the .cu source"):
+    # compiled code is linked (tests/test_link_nogpu.py); LTO-IR is not
+    for item in (str(tmp_path / "f.ltoir"), cuda.LTOIR(b"...")):
+        with pytest.raises(NotImplementedError, match="cannot link the LTO-IR .*nvJitLink"):
             cuda.declare_device("f", "int32()", link=item)
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        cuda.declare_device("f", "int32()", link=str(tmp_path / "f.fatbin"))
     with pytest.raises(ValueError, match="don't know how to link"):
         cuda.declare_device("f", "int32()", link=str(tmp_path / "f.txt"))
-    with pytest.raises(TypeError, match="paths or cuda.CUSource"):
+    with pytest.raises(TypeError, match="paths or code objects"):
         cuda.declare_device("f", "int32()", link=[3])
 
 
-def test_kernel_link_points_to_declare_device():
-    with pytest.raises(NotImplementedError, match="declare_device"):
-        cuda.jit(link=["f.cu"])
+def test_kernel_link_checks_its_items(tmp_path):
+    with pytest.raises(FileNotFoundError, match="cuda.jit\\(link=...\\)"):
+        cuda.jit(link=[str(tmp_path / "f.cu")])
+    src = tmp_path / "times2.cu"
+    src.write_text('extern "C" __device__ int times2(int *out, int a) { *out = 2 * a; '
+                   'return 0; }')
+    times2 = cuda.declare_device("times2", "int32(int32)")
+
+    @cuda.jit(link=[str(src)])
+    def k(r, x):
+        r[0] = times2(x[0])
+
+    # CUDA C++ of the kernel's link= is compiled into its program, as a
+    # declaration's own link= is
+    text = k.inspect_cuda("(int32[::1], int32[::1])")
+    assert "(linked CUDA C++)" in text and "//@cujit-link" not in text
 
 
 def test_linkable_code_objects(tmp_path):

@@ -73,16 +73,17 @@ check_declared(Ti *t, Node *n, const CjExtern *x)
                     ti_tstr(t, x->ret));
     }
     t->p->features |= x->ret->kind != TY_VOID && x->ret->dtype == DT_F16 ? FEAT_F16 : 0;
+    /* compiled code (a marker) cannot be searched: the linker judges it */
     int found = 0;
     for (int i = 0; !found && i < x->nsrcs; i++) {
-        found = strstr(x->srcs[i], x->name) != NULL;
+        found = cj_link_marker(x->srcs[i]) || strstr(x->srcs[i], x->name) != NULL;
     }
     if (!found) {
         ti_err_kind(t, n, CE_VALUE, "declared device function '%s' is defined in none of the "
-                    "CUDA C++ sources it links: cujit compiles a declared function's sources "
-                    "into the kernel, so give declare_device(..., link=) the .cu file or "
-                    "cuda.CUSource that defines it%s", x->name, x->nsrcs ? "" : " (it links "
-                    "none)");
+                    "CUDA C++ sources it links: give declare_device(..., link=) or the "
+                    "kernel's cuda.jit(link=) the .cu file or cuda.CUSource that defines it, "
+                    "or the compiled code (.ptx, .cubin, .fatbin, .o, .a)%s", x->name,
+                    x->nsrcs ? "" : " (it links none)");
     }
 }
 
