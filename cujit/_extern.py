@@ -11,10 +11,11 @@ A declared function is called from kernels and device functions like a
 device function.  cujit compiles the CUDA C++ sources it links (a ``.cu``
 file, a ``CUSource``) into the calling kernel's own NVRTC program (so NVRTC
 may inline them).  Compiled code (``.ptx``, ``.cubin``, ``.fatbin``, ``.o``,
-``.a`` files, ``PTXSource``, ``Cubin``, ``Fatbin``, ``Object``, ``Archive``)
-is linked: the kernel is compiled as relocatable code (``-rdc=true``) that
-declares the function ``extern "C"``, and the driver's JIT linker joins it
-with the code (runtime/link.c); ``cuda.jit(link=...)`` links code into a
+``.a``, ``.ltoir`` files, ``PTXSource``, ``Cubin``, ``Fatbin``, ``Object``,
+``Archive``, ``LTOIR``) is linked: the kernel is compiled as relocatable code
+(``-rdc=true``) that declares the function ``extern "C"``, and the driver's
+JIT linker joins it with the code (nvJitLink where LTO-IR is linked:
+runtime/link.c); ``cuda.jit(link=...)`` links code into a
 kernel the same way, for the functions it calls that were declared without
 ``link=``.  Either way the function is called through a small wrapper:
 
@@ -25,9 +26,7 @@ kernel the same way, for the functions it calls that were declared without
 
 Arguments are numbers (converted to the declared types) and raw pointers
 (``types.CPointer(dtype)``: a CPointer parameter of the kernel, or
-``ffi.from_buffer(array)`` of a cffi ``FFI``).  LTO-IR cannot be linked
-(it needs nvJitLink and an LTO compile of the kernel): a clear error when
-declared.
+``ffi.from_buffer(array)`` of a cffi ``FFI``).
 
 The frontend reads a declared function through its ``__cujit_extern__``
 tuple: (name, signature text, abi is "c", use_cooperative, source texts),
@@ -142,14 +141,6 @@ def _label(item):
     return getattr(item, "name", None) or type(item).__name__
 
 
-def _refuse_ltoir(what, label):
-    raise NotImplementedError(
-        f"{what}: cujit cannot link the LTO-IR {label!r}: linking LTO-IR needs nvJitLink and "
-        "a kernel compiled for link-time optimisation, which cujit does not do; link the .cu "
-        "source (compiled into the kernel, where NVRTC may inline it) or PTX, cubin, fatbin, "
-        "object or archive files made from it (nvcc -ptx / -cubin / -fatbin / -dc)")
-
-
 def _check_item(item, what):
     """A link item cujit can link: a path (.cu, .ptx, .cubin, .fatbin, .o,
     .a) or a code object; anything else is an error saying what to give."""
@@ -160,8 +151,6 @@ def _check_item(item, what):
         if kind is None:
             raise ValueError(f"{what}: don't know how to link {path!r}: give a file ending in "
                              f"one of {', '.join(sorted(_KINDS))}, or a cuda.CUSource")
-        if kind is LTOIR:
-            _refuse_ltoir(what, path)
         if not os.path.isfile(path):
             raise FileNotFoundError(f"{what}: link file {path!r} does not exist")
         return
@@ -169,8 +158,6 @@ def _check_item(item, what):
         got = item.__name__ if isinstance(item, type) else type(item).__name__
         raise TypeError(f"{what}: link items are paths or code objects (cuda.CUSource, "
                         f"cuda.PTXSource, ...), got {got}")
-    if isinstance(item, LTOIR):
-        _refuse_ltoir(what, item.name)
     text = isinstance(item, (CUSource, PTXSource))
     if not isinstance(item.data, (str, bytes) if text else (bytes, bytearray, memoryview)):
         raise TypeError(f"{what}: {type(item).__name__} {item.name!r} holds "
@@ -178,27 +165,36 @@ def _check_item(item, what):
                         f"{'text (str or bytes)' if text else 'bytes'}")
     if not item.data:
         raise ValueError(f"{what}: {type(item).__name__} {item.name!r} is empty")
+    if not isinstance(item, CUSource):
+        _check_kind(type(item).kind, _bytes(item.data), item.name)
 
 
 # what each kind of compiled code starts with (or, for PTX, holds)
 _SIGNS = {"cubin": (b"\x7fELF",), "o": (b"\x7fELF",), "a": (b"!<arch>\n",),
-          "fatbin": (b"\x50\xed\x55\xba",)}
+          "fatbin": (b"\x50\xed\x55\xba",), "ltoir": (b"\xed\x43\x4e\x7f",)}
 _WHAT = {"ptx": "PTX", "cubin": "a cubin (ELF)", "o": "an object file (ELF)",
-         "a": "an archive (ar)", "fatbin": "a fatbin"}
+         "a": "an archive (ar)", "fatbin": "a fatbin", "ltoir": "LTO-IR"}
 
 
-def _marker(kind, data, name):
-    """The marker line naming compiled code to link (runtime/link.c keeps
-    its bytes), after checking that data is of its kind"""
-    if isinstance(data, str):
-        data = data.encode()
-    data = bytes(data)
+def _bytes(data):
+    return data.encode() if isinstance(data, str) else bytes(data)
+
+
+def _check_kind(kind, data, name):
+    """ValueError unless data (bytes) looks like compiled code of its kind"""
     ok = b".version" in data and b".target" in data if kind == "ptx" else \
         data.startswith(_SIGNS[kind])
     if not ok:
         raise ValueError(f"cannot link {name!r}: it is not {_WHAT[kind]}; give "
                          f"{'nvcc -ptx output' if kind == 'ptx' else 'nvcc output'} of that "
                          "kind, or the file under its right extension")
+
+
+def _marker(kind, data, name):
+    """The marker line naming compiled code to link (runtime/link.c keeps
+    its bytes), after checking that data is of its kind"""
+    data = _bytes(data)
+    _check_kind(kind, data, name)
     if kind == "ptx":
         data = data.rstrip(b"\0")
     from cujit import _cujit
@@ -294,7 +290,7 @@ class ExternFunction:
 def declare_device(name, sig, link=None, use_cooperative=False, abi="numba"):
     """Declares the foreign device function ``name`` of signature ``sig``
     (a string or a signature object), defined in the code ``link`` gives (a
-    path of a .cu, .ptx, .cubin, .fatbin, .o or .a file, a code object such
+    path of a .cu, .ptx, .cubin, .fatbin, .o, .a or .ltoir file, a code object such
     as cuda.CUSource or cuda.PTXSource, or a list of them; or none, when
     the kernels calling it link it with cuda.jit(link=...)).  ``abi``:
     "numba" (``int name(ret *out, args...)``) or "c" (``ret name(args...)``);

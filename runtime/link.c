@@ -14,8 +14,13 @@
  *   cuLinkComplete, cuLinkDestroy) joins NVRTC's relocatable cubin (or PTX)
  *   with the blobs into one cubin, which is what kernel.c loads and caches.
  *
- * LTO-IR (.ltoir, cuda.LTOIR) needs nvJitLink and a kernel compiled with
- * -dlto; cujit refuses it at the declaration (cujit/_extern.py). */
+ * LTO-IR (.ltoir, cuda.LTOIR) is beyond the driver's linker: a kernel that
+ * links some goes through the toolkit's nvJitLink instead (dlopen'ed at
+ * its first use: beside NVRTC, $CUDA_HOME, $CUDA_PATH, /usr/local/cuda,
+ * then by name), with -lto, for the device's architecture; the kernel stays
+ * NVRTC's relocatable cubin (its own code is not LTO-IR), so the foreign
+ * LTO-IR is optimised and linked but not inlined into it. */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +39,7 @@ enum {
     CU_JIT_INPUT_LIBRARY = 4,
     CU_JIT_ERROR_LOG_BUFFER = 5,
     CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
+    RT_INPUT_LTOIR = 100,       /* no CUjitInputType: nvJitLink's */
 };
 
 static const struct {
@@ -46,6 +52,7 @@ static const struct {
     {"fatbin", CU_JIT_INPUT_FATBINARY, "fatbin"},
     {"o", CU_JIT_INPUT_OBJECT, "object file"},
     {"a", CU_JIT_INPUT_LIBRARY, "archive"},
+    {"ltoir", RT_INPUT_LTOIR, "LTO-IR"},      /* nvJitLink only */
 };
 #define NKINDS (int)(sizeof kinds / sizeof kinds[0])
 
@@ -295,6 +302,187 @@ run_linker(const LinkInputs *in, char *log, const char **step, char **image, siz
     return r;
 }
 
+/* ---- nvJitLink, for LTO-IR ---- */
+
+static struct {
+    int state;                  /* 0 untried, 1 open, -1 not found */
+    char tried[1024];           /* where it was looked for */
+    int (*create)(void **h, unsigned n, const char **opts);
+    int (*add)(void *h, int type, const void *data, size_t size, const char *name);
+    int (*complete)(void *h);
+    int (*cubin_size)(void *h, size_t *n);
+    int (*cubin)(void *h, void *out);
+    int (*log_size)(void *h, size_t *n);
+    int (*log)(void *h, char *out);
+    int (*destroy)(void **h);
+} nvj;
+
+/* dlopen of dir/libnvJitLink.so.{13,12,}; NULL when none is there */
+static void *
+nvj_try_dir(const char *dir)
+{
+    static const char *const names[] = {"libnvJitLink.so.13", "libnvJitLink.so.12",
+                                        "libnvJitLink.so"};
+    char path[4200];
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (dir) {
+            snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        }
+        void *h = dlopen(dir ? path : names[i], RTLD_NOW | RTLD_LOCAL);
+        if (h) {
+            return h;
+        }
+    }
+    return NULL;
+}
+
+/* the directory NVRTC was loaded from (rt_nvrtc_identity: "path:size:mtime") */
+static int
+nvrtc_dir(char *out, size_t n)
+{
+    const char *id = rt_nvrtc_identity();
+    const char *slash = id[0] == '/' ? strrchr(id, '/') : NULL;
+    if (!slash || (size_t)(slash - id) >= n) {
+        return 0;
+    }
+    snprintf(out, n, "%.*s", (int)(slash - id), id);
+    return 1;
+}
+
+static void *
+nvj_find(void)
+{
+    char dir[4096];
+    const char *homes[] = {getenv("CUDA_HOME"), getenv("CUDA_PATH"), "/usr/local/cuda"};
+    void *h = nvrtc_dir(dir, sizeof dir) ? nvj_try_dir(dir) : NULL;
+    for (size_t i = 0; !h && i < sizeof homes / sizeof homes[0]; i++) {
+        if (homes[i] && homes[i][0]) {
+            snprintf(dir, sizeof dir, "%s/lib64", homes[i]);
+            h = nvj_try_dir(dir);
+        }
+    }
+    return h ? h : nvj_try_dir(NULL);
+}
+
+/* 0: nvj ready; -1 with CudaError saying what is missing */
+static int
+nvj_open(const char *kname)
+{
+    if (nvj.state == 0) {
+        void *h = nvj_find();
+        nvj.state = -1;
+        if (h) {
+            *(void **)&nvj.create = dlsym(h, "nvJitLinkCreate");
+            *(void **)&nvj.add = dlsym(h, "nvJitLinkAddData");
+            *(void **)&nvj.complete = dlsym(h, "nvJitLinkComplete");
+            *(void **)&nvj.cubin_size = dlsym(h, "nvJitLinkGetLinkedCubinSize");
+            *(void **)&nvj.cubin = dlsym(h, "nvJitLinkGetLinkedCubin");
+            *(void **)&nvj.log_size = dlsym(h, "nvJitLinkGetErrorLogSize");
+            *(void **)&nvj.log = dlsym(h, "nvJitLinkGetErrorLog");
+            *(void **)&nvj.destroy = dlsym(h, "nvJitLinkDestroy");
+            nvj.state = nvj.create && nvj.add && nvj.complete && nvj.cubin_size && nvj.cubin
+                        && nvj.log_size && nvj.log && nvj.destroy ? 1 : -1;
+        }
+    }
+    if (nvj.state < 0) {
+        PyErr_Format(rt_CudaError, "kernel '%s' links LTO-IR, which needs nvJitLink "
+                     "(libnvJitLink.so), and none was found beside NVRTC, in $CUDA_HOME/lib64, "
+                     "$CUDA_PATH/lib64, /usr/local/cuda/lib64 or on the library path: install "
+                     "the CUDA toolkit's nvJitLink (pip install nvidia-nvjitlink), or link PTX "
+                     "or a cubin instead (nvcc -ptx / -cubin)", kname);
+        return -1;
+    }
+    return 0;
+}
+
+/* nvJitLink's kinds (NVJITLINK_INPUT_*) of a CUjitInputType */
+static int
+nvj_kind(int input)
+{
+    switch (input) {
+    case CU_JIT_INPUT_CUBIN: return 1;
+    case CU_JIT_INPUT_PTX: return 2;
+    case RT_INPUT_LTOIR: return 3;
+    case CU_JIT_INPUT_FATBINARY: return 4;
+    case CU_JIT_INPUT_OBJECT: return 5;
+    case CU_JIT_INPUT_LIBRARY: return 6;
+    default: return 0;
+    }
+}
+
+/* the link through nvJitLink (-arch=<arch> -lto), the GIL released; 0, or
+ * the failing step's result with *step naming it and its log in log */
+static int
+run_nvjitlink(const LinkInputs *in, const char *arch, char *log, const char **step,
+              char **image, size_t *size)
+{
+    char archopt[48];
+    const char *opts[] = {archopt, "-lto"};
+    void *h = NULL;
+    size_t n = 0;
+    int r;
+    snprintf(archopt, sizeof archopt, "-arch=%s", arch);
+    *image = NULL;
+    Py_BEGIN_ALLOW_THREADS
+    *step = "nvJitLinkCreate";
+    r = nvj.create(&h, 2, opts);
+    for (int i = 0; r == 0 && i < in->n; i++) {
+        *step = "nvJitLinkAddData";
+        r = nvj.add(h, nvj_kind(in->input[i]), in->data[i], in->len[i], in->name[i]);
+    }
+    if (r == 0) {
+        *step = "nvJitLinkComplete";
+        r = nvj.complete(h);
+    }
+    if (r == 0 && (r = nvj.cubin_size(h, &n)) == 0 && (*image = malloc(n ? n : 1))) {
+        r = nvj.cubin(h, *image);
+        *size = n;
+    }
+    size_t ln = 0;
+    if (r != 0 && h && nvj.log_size(h, &ln) == 0 && ln > 0 && ln <= LINK_LOG) {
+        nvj.log(h, log);
+    }
+    if (h) {
+        nvj.destroy(&h);
+    }
+    Py_END_ALLOW_THREADS
+    if (r != 0) {
+        free(*image);
+        *image = NULL;
+    }
+    return r;
+}
+
+/* does the link take LTO-IR (then nvJitLink links it)? */
+static int
+has_ltoir(const LinkInputs *in)
+{
+    for (int i = 0; i < in->n; i++) {
+        if (in->input[i] == RT_INPUT_LTOIR) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int
+link_nvjitlink(const LinkInputs *in, const char *kname, char *log, char **image,
+               size_t *size)
+{
+    char arch[32];
+    const char *step = "";
+    if (nvj_open(kname) < 0 || rt_current_arch(arch, sizeof arch) < 0) {
+        return -1;
+    }
+    int r = run_nvjitlink(in, arch, log, &step, image, size);
+    if (r != 0) {
+        PyErr_Format(rt_CudaError, "kernel '%s': nvJitLink failed (%s, error %d) linking it "
+                     "with %s%s%s", kname, step, r, in->names, log[0] ? ":\n" : "", log);
+        return -1;
+    }
+    return 0;
+}
+
 int
 rt_link_image(const char *src, const char *kname, RtCompiled *c)
 {
@@ -308,19 +496,24 @@ rt_link_image(const char *src, const char *kname, RtCompiled *c)
         PyErr_NoMemory();
         goto done;
     }
-    if (!rt_cu.cuLinkCreate || !rt_cu.cuLinkAddData || !rt_cu.cuLinkComplete
-        || !rt_cu.cuLinkDestroy) {
-        PyErr_Format(rt_CudaError, "kernel '%s' links foreign code, and this CUDA driver has "
-                     "no JIT linker (cuLinkCreate_v2): update the driver", kname);
-        goto done;
-    }
     if (gather(src, kname, c, in) < 0) {
         goto done;
     }
-    CUresult r = run_linker(in, log, &step, &image, &size);
-    if (r != CUDA_SUCCESS) {
-        link_fail(r, step, kname, in->names, log);
+    if (has_ltoir(in)) {
+        if (link_nvjitlink(in, kname, log, &image, &size) < 0) {
+            goto done;
+        }
+    } else if (!rt_cu.cuLinkCreate || !rt_cu.cuLinkAddData || !rt_cu.cuLinkComplete
+               || !rt_cu.cuLinkDestroy) {
+        PyErr_Format(rt_CudaError, "kernel '%s' links foreign code, and this CUDA driver has "
+                     "no JIT linker (cuLinkCreate_v2): update the driver", kname);
         goto done;
+    } else {
+        CUresult r = run_linker(in, log, &step, &image, &size);
+        if (r != CUDA_SUCCESS) {
+            link_fail(r, step, kname, in->names, log);
+            goto done;
+        }
     }
     if (!image) {
         PyErr_NoMemory();

@@ -65,12 +65,13 @@ def test_declaration_errors(tmp_path):
         cuda.declare_device("f", "int32(float33)")
     with pytest.raises(FileNotFoundError, match="does not exist"):
         cuda.declare_device("f", "int32()", link=str(tmp_path / "missing.cu"))
-    # compiled code is linked (tests/test_link_nogpu.py); LTO-IR is not
-    for item in (str(tmp_path / "f.ltoir"), cuda.LTOIR(b"...")):
-        with pytest.raises(NotImplementedError, match="cannot link the LTO-IR .*nvJitLink"):
+    # compiled code is linked (tests/test_link_nogpu.py), once it is of its kind
+    for item in (cuda.LTOIR(b"..."), cuda.PTXSource("..."), cuda.Fatbin(b"\x7fELF")):
+        with pytest.raises(ValueError, match="cannot link .*: it is not "):
             cuda.declare_device("f", "int32()", link=item)
-    with pytest.raises(FileNotFoundError, match="does not exist"):
-        cuda.declare_device("f", "int32()", link=str(tmp_path / "f.fatbin"))
+    for name in ("f.fatbin", "f.ltoir", "f.ptx"):
+        with pytest.raises(FileNotFoundError, match="does not exist"):
+            cuda.declare_device("f", "int32()", link=str(tmp_path / name))
     with pytest.raises(ValueError, match="don't know how to link"):
         cuda.declare_device("f", "int32()", link=str(tmp_path / "f.txt"))
     with pytest.raises(TypeError, match="paths or code objects"):

@@ -1,7 +1,8 @@
-"""Foreign compiled code (PTX, cubin, fatbin, object, archive) linked into
-kernels through the driver's JIT linker, on the fake driver:
+"""Foreign compiled code (PTX, cubin, fatbin, object, archive; LTO-IR through
+nvJitLink) linked into kernels through the driver's JIT linker, on the fake
+driver:
 tests/fakecuda/link_scenarios.py, each scenario in a fresh process.  The
-code to link is made here: PTX and a relocatable cubin by NVRTC, the fatbin,
+code to link is made here: PTX, a relocatable cubin and LTO-IR by NVRTC, the fatbin,
 object and archive by nvcc where the machine has it."""
 import os
 import shutil
@@ -22,6 +23,25 @@ extern "C" __device__ int array_mutator(void *out, int *a) { a[0] = a[1]; return
 '''
 
 
+def ltoir_of(src, arch="90"):
+    """LTO-IR of src by NVRTC (-dlto), through ctypes on the libnvrtc cujit
+    loaded (found again by its soname)"""
+    import ctypes
+    C._nvrtc_version()
+    lib = ctypes.CDLL("libnvrtc.so.13")
+    prog = ctypes.c_void_p()
+    assert lib.nvrtcCreateProgram(ctypes.byref(prog), src.encode(), b"lto.cu", 0, None,
+                                  None) == 0
+    opts = [b"-dlto", b"-rdc=true", b"--gpu-architecture=compute_" + arch.encode()]
+    assert lib.nvrtcCompileProgram(prog, len(opts), (ctypes.c_char_p * len(opts))(*opts)) == 0
+    n = ctypes.c_size_t()
+    assert lib.nvrtcGetLTOIRSize(prog, ctypes.byref(n)) == 0
+    buf = ctypes.create_string_buffer(n.value)
+    assert lib.nvrtcGetLTOIR(prog, buf) == 0
+    lib.nvrtcDestroyProgram(ctypes.byref(prog))
+    return buf.raw
+
+
 def nvcc():
     for p in (shutil.which("nvcc"), os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"),
                                                  "bin", "nvcc")):
@@ -40,6 +60,7 @@ def data(tmp_path_factory):
     (d / "g.ptx").write_text(ptx + "\n// g\n")
     (d / "jitlink.ptx").write_text(ptx)
     (d / "f.cubin").write_bytes(cubin)
+    (d / "f.ltoir").write_bytes(ltoir_of(F_CU))
     cc = nvcc()
     if cc:
         (d / "f.cu").write_text(F_CU)
@@ -86,9 +107,16 @@ def test_linked_image_cached_and_keyed_by_the_file(fake_driver, data, tmp_path):
     assert "disk cache hit" in r.stderr, r.stderr
 
 
+def test_ltoir_through_nvjitlink(fake_driver, data, tmp_path):  # noqa: F811
+    r = run(fake_driver, "lto", data, tmp_path, CUJIT_LOG="1")
+    assert ", link " in r.stderr, r.stderr
+
+
 def test_declaration_api_checks_items(tmp_path):
     from cujit import cuda
-    with pytest.raises(NotImplementedError, match="LTO-IR"):
+    with pytest.raises(ValueError, match="is not LTO-IR"):
+        cuda.declare_device("f", "int32()", link=cuda.LTOIR(b"\x7fELF"))
+    with pytest.raises(FileNotFoundError, match="does not exist"):
         cuda.declare_device("f", "int32()", link=str(tmp_path / "f.ltoir"))
     with pytest.raises(FileNotFoundError, match="does not exist"):
         cuda.declare_device("f", "int32()", link=str(tmp_path / "f.ptx"))
@@ -99,5 +127,5 @@ def test_declaration_api_checks_items(tmp_path):
     with pytest.raises(ValueError, match="empty"):
         C._link_blob("ptx", b"", "x")
     with pytest.raises(ValueError, match="unknown kind"):
-        C._link_blob("ltoir", b"x", "x")
+        C._link_blob("cu", b"x", "x")
     assert isinstance(cujit.CudaError, type)

@@ -5,7 +5,7 @@ cuda.declare_device(link=) in Numba's ABI and the C ABI, a kernel's own
 cuda.jit(link=) defining a function declared without link=, a pointer from
 ffi.from_buffer, a .ptx changed between two kernels (linked again), and,
 where nvcc is on the machine, a cubin, fatbin, object file and archive made
-by nvcc.  tests/test_link_nogpu.py checks the same paths on the fake
+by nvcc; LTO-IR (NVRTC's -dlto, through ctypes) linked by nvJitLink.  tests/test_link_nogpu.py checks the same paths on the fake
 driver."""
 import os
 import shutil
@@ -149,6 +149,50 @@ def test_changed_ptx_links_again(tmp_path):
         out = cuda.device_array(x.size, np.int64)
         k[grid(x.size)](cuda.to_device(x), out)
         np.testing.assert_array_equal(out.copy_to_host(), x * factor)
+
+
+def ltoir_of(src):
+    """LTO-IR of src by NVRTC (-dlto) for this device, through ctypes on the
+    libnvrtc cujit loaded (found again by its soname)"""
+    import ctypes
+    C._nvrtc_version()
+    lib = ctypes.CDLL("libnvrtc.so.13")
+    prog = ctypes.c_void_p()
+    assert lib.nvrtcCreateProgram(ctypes.byref(prog), src.encode(), b"lto.cu", 0, None,
+                                  None) == 0
+    opts = [b"-dlto", b"-rdc=true", f"--gpu-architecture=compute_{arch()}".encode()]
+    assert lib.nvrtcCompileProgram(prog, len(opts), (ctypes.c_char_p * len(opts))(*opts)) == 0
+    n = ctypes.c_size_t()
+    assert lib.nvrtcGetLTOIRSize(prog, ctypes.byref(n)) == 0
+    buf = ctypes.create_string_buffer(n.value)
+    assert lib.nvrtcGetLTOIR(prog, buf) == 0
+    lib.nvrtcDestroyProgram(ctypes.byref(prog))
+    return buf.raw
+
+
+def test_ltoir_through_nvjitlink(tmp_path):
+    path = tmp_path / "lk.ltoir"
+    path.write_bytes(ltoir_of(SRC))
+    try:
+        check_axpy(link=str(path))
+    except Exception as e:          # noqa: BLE001
+        if "needs nvJitLink" in str(e):
+            pytest.skip(f"no nvJitLink on this machine: {e}")
+        raise
+    mix = cuda.declare_device("lk_mix", "int64(int32, int32)", link=cuda.LTOIR(path.read_bytes()))
+
+    @cuda.jit
+    def k(a, b, r):
+        i = cuda.grid(1)
+        if i < r.size:
+            r[i] = mix(a[i], b[i])
+
+    n = 3001
+    a = rng.integers(-10**6, 10**6, n, dtype=np.int32)
+    b = rng.integers(-10**6, 10**6, n, dtype=np.int32)
+    r = cuda.device_array(n, np.int64)
+    k[grid(n)](cuda.to_device(a), cuda.to_device(b), r)
+    np.testing.assert_array_equal(r.copy_to_host(), a.astype(np.int64) * 3 - (b >> 2))
 
 
 @pytest.mark.parametrize("kind", ["cubin", "fatbin", "o", "a", "ptx"])
