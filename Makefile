@@ -132,7 +132,7 @@ asan-py: asan-py-build
 	  tests/test_fuzz_regressions.py tests/test_coarsen_writes.py tests/test_faults_nogpu.py \
 	  tests/test_compat_names.py tests/test_warmup_nogpu.py tests/test_collectives.py \
 	  tests/test_cg.py tests/test_prebuilt_nogpu.py tests/test_numba_host_api.py \
-	  tests/test_numba_forms_nogpu.py tests/test_bf16_nogpu.py
+	  tests/test_numba_forms_nogpu.py tests/test_bf16_nogpu.py tests/test_link_nogpu.py
 
 # what README.md tells a new user to run
 setup:
