@@ -198,8 +198,9 @@ _ACCEPTED = {
                 "transcendentals, denormals flushed to zero (a device function follows the "
                 "kernel that calls it)",
     "max_registers": "accepted; not applied yet",
-    "lto": "cujit links nothing: a kernel and its device functions are one CUDA C++ "
-           "program, which NVRTC optimises whole",
+    "lto": "a kernel and its device functions are one CUDA C++ program, which NVRTC "
+           "optimises whole; compiled foreign code (link=) is linked by the driver, LTO-IR "
+           "by nvJitLink",
     "extensions": "objects with prepare_args(ty, val, stream=, retr=), applied at launch",
 }
 
