@@ -161,8 +161,9 @@ rt_cache_key(RtCacheKey *k, const char *src, const char *name, const char *key_e
 {
     Buf b;
     buf_init(&b);
-    buf_printf(&b, "cujit %s|format %u|%s|%s|%s|%s", CJ_VERSION, CACHE_FORMAT,
-               rt_nvrtc_identity(), arch, name, key_extra ? key_extra : "");
+    buf_printf(&b, "cujit %s|format %u|%s|%s|%s|%s|%s", CJ_VERSION, CACHE_FORMAT,
+               rt_nvrtc_identity(), rt_nvrtc_fixed_options(), arch, name,
+               key_extra ? key_extra : "");
     for (int i = 0; i < nopts; i++) {
         buf_printf(&b, "|%s", opts[i]);
     }

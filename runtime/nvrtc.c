@@ -45,6 +45,8 @@ static struct {
     nvrtcResult (*GetProgramLog)(nvrtcProgram p, char *log);
     nvrtcResult (*GetNumSupportedArchs)(int *n);        /* optional (11.2+) */
     nvrtcResult (*GetSupportedArchs)(int *archs);       /* optional */
+    nvrtcResult (*GetLTOIRSize)(nvrtcProgram p, size_t *n);     /* optional (12.0+) */
+    nvrtcResult (*GetLTOIR)(nvrtcProgram p, char *ltoir);       /* optional */
 } nv;
 
 static int searched;                    /* the file search ran */
@@ -275,6 +277,8 @@ load_locked(void)
         {"nvrtcGetProgramLog", (void **)&nv.GetProgramLog, 0},
         {"nvrtcGetNumSupportedArchs", (void **)&nv.GetNumSupportedArchs, 1},
         {"nvrtcGetSupportedArchs", (void **)&nv.GetSupportedArchs, 1},
+        {"nvrtcGetLTOIRSize", (void **)&nv.GetLTOIRSize, 1},
+        {"nvrtcGetLTOIR", (void **)&nv.GetLTOIR, 1},
     };
     for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
         void *p = dlsym(h, syms[i].sym);
@@ -507,10 +511,35 @@ nvrtc_fail(nvrtcResult r, const char *what, const char *name)
     return -1;
 }
 
-/* copy the PTX (and CUBIN) of a compiled program into out */
+/* copy the LTO-IR of a program compiled with -dlto into out */
 static int
-take_output(nvrtcProgram p, const char *name, int want_cubin, RtCompiled *out)
+take_ltoir(nvrtcProgram p, const char *name, RtCompiled *out)
 {
+    size_t n = 0;
+    nvrtcResult r = nv.GetLTOIRSize(p, &n);
+    if (r != NVRTC_SUCCESS) {
+        return nvrtc_fail(r, "nvrtcGetLTOIRSize", name);
+    }
+    out->ltoir = malloc(n ? n : 1);
+    if (!out->ltoir) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    r = nv.GetLTOIR(p, out->ltoir);
+    if (r != NVRTC_SUCCESS) {
+        return nvrtc_fail(r, "nvrtcGetLTOIR", name);
+    }
+    out->ltoir_len = n;
+    return 0;
+}
+
+/* copy the PTX (and CUBIN, or only the LTO-IR) of a compiled program into out */
+static int
+take_output(nvrtcProgram p, const char *name, int output, RtCompiled *out)
+{
+    if (output == RT_OUT_LTOIR) {
+        return take_ltoir(p, name, out);
+    }
     size_t n = 0;
     nvrtcResult r = nv.GetPTXSize(p, &n);
     if (r != NVRTC_SUCCESS) {
@@ -527,7 +556,7 @@ take_output(nvrtcProgram p, const char *name, int want_cubin, RtCompiled *out)
     }
     out->ptx[n] = '\0';
     out->ptx_len = strlen(out->ptx);
-    if (!want_cubin) {
+    if (output != RT_OUT_CUBIN) {
         return 0;
     }
     n = 0;
@@ -551,8 +580,19 @@ take_output(nvrtcProgram p, const char *name, int want_cubin, RtCompiled *out)
     return 0;
 }
 
+/* the options every compilation gets, before the caller's (in the cache keys
+ * as rt_nvrtc_fixed_options): C++17, and no implicit CUDA headers, which
+ * generated code needs none of.  -lineinfo is the caller's (lineinfo=True). */
+static const char *const fixed_opts[] = {"--std=c++17", "-minimal"};
+
+const char *
+rt_nvrtc_fixed_options(void)
+{
+    return "--std=c++17 -minimal";
+}
+
 int
-rt_nvrtc_compile_ex(const char *src, const char *name, const char *arch, int want_cubin,
+rt_nvrtc_compile_ex(const char *src, const char *name, const char *arch, int output,
                     const char *const *opts, int nopts, RtCompiled *out, char **log)
 {
     char archopt[64], progname[300];
@@ -572,17 +612,28 @@ rt_nvrtc_compile_ex(const char *src, const char *name, const char *arch, int wan
         PyErr_SetString(PyExc_ValueError, "too many NVRTC options");
         return -1;
     }
-    /* "sm_90" compiles to CUBIN (and PTX); "compute_90" to PTX only */
+    if (output == RT_OUT_LTOIR && !nv.GetLTOIR) {
+        PyErr_Format(rt_CudaError ? rt_CudaError : PyExc_RuntimeError,
+                     "NVRTC (%s) cannot give LTO-IR (nvrtcGetLTOIR is NVRTC 12.0's): "
+                     "ask for PTX or CUBIN, or use a newer CUDA toolkit", rt_nvrtc_identity());
+        return -1;
+    }
+    /* "sm_90" compiles to CUBIN (and PTX) and to LTO-IR; "compute_90" to PTX only */
     const char *digits = strncmp(arch, "sm_", 3) == 0 ? arch + 3
                          : strncmp(arch, "compute_", 8) == 0 ? arch + 8 : arch;
-    want_cubin = want_cubin && strncmp(arch, "compute_", 8) != 0;
-    snprintf(archopt, sizeof archopt, "--gpu-architecture=%s_%s", want_cubin ? "sm" : "compute",
+    int virt = output == RT_OUT_PTX || (output == RT_OUT_CUBIN
+                                        && strncmp(arch, "compute_", 8) == 0);
+    output = output == RT_OUT_CUBIN && virt ? RT_OUT_PTX : output;
+    snprintf(archopt, sizeof archopt, "--gpu-architecture=%s_%s", virt ? "compute" : "sm",
              digits);
     snprintf(progname, sizeof progname, "%s.cu", name);
     all[n++] = archopt;
-    all[n++] = "-lineinfo";
-    all[n++] = "--std=c++17";
-    all[n++] = "-minimal";         /* no implicit CUDA headers: generated code needs none */
+    for (size_t i = 0; i < sizeof fixed_opts / sizeof fixed_opts[0]; i++) {
+        all[n++] = fixed_opts[i];
+    }
+    if (output == RT_OUT_LTOIR) {
+        all[n++] = "-dlto";
+    }
     for (int i = 0; i < ninc; i++) {
         all[n++] = inc_opts[i];
     }
@@ -623,7 +674,7 @@ rt_nvrtc_compile_ex(const char *src, const char *name, const char *arch, int wan
         nvrtc_fail(r, "nvrtcCompileProgram", name);
         goto done;
     }
-    if (take_output(p, name, want_cubin, out) < 0) {
+    if (take_output(p, name, output, out) < 0) {
         rt_compiled_free(out);
         goto done;
     }
@@ -638,7 +689,8 @@ int
 rt_nvrtc_compile(const char *src, const char *name, const char *arch, int want_cubin,
                  RtCompiled *out, char **log)
 {
-    return rt_nvrtc_compile_ex(src, name, arch, want_cubin, NULL, 0, out, log);
+    return rt_nvrtc_compile_ex(src, name, arch, want_cubin ? RT_OUT_CUBIN : RT_OUT_PTX, NULL, 0,
+                               out, log);
 }
 
 void
@@ -646,15 +698,17 @@ rt_compiled_free(RtCompiled *c)
 {
     free(c->ptx);
     free(c->cubin);
-    c->ptx = c->cubin = NULL;
-    c->ptx_len = c->cubin_len = 0;
+    free(c->ltoir);
+    c->ptx = c->cubin = c->ltoir = NULL;
+    c->ptx_len = c->cubin_len = c->ltoir_len = 0;
 }
 
 /* ---- Python hooks (private: tests and the CLI) ---- */
 
 /* _nvrtc_compile(src, name, arch="compute_75", cubin=False, options=(),
  *                return_log=False) -> (ptx: str, cubin: bytes | None, ms) or,
- * with return_log and a compile error, the NVRTC log (str). */
+ * with return_log and a compile error, the NVRTC log (str).  cubin=2 gives
+ * LTO-IR: (None, ltoir: bytes, ms). */
 PyObject *
 rt_py_nvrtc_compile(PyObject *self, PyObject *args, PyObject *kw)
 {
@@ -666,7 +720,7 @@ rt_py_nvrtc_compile(PyObject *self, PyObject *args, PyObject *kw)
     char *log = NULL;
     RtCompiled c;
 
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "ss|spOp:_nvrtc_compile", kwlist, &src, &name,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "ss|siOp:_nvrtc_compile", kwlist, &src, &name,
                                      &arch, &cubin, &options, &return_log)) {
         return NULL;
     }
@@ -696,7 +750,9 @@ rt_py_nvrtc_compile(PyObject *self, PyObject *args, PyObject *kw)
         }
         goto error_or_log;
     }
-    if (c.cubin) {
+    if (c.ltoir) {
+        res = Py_BuildValue("(Oy#d)", Py_None, c.ltoir, (Py_ssize_t)c.ltoir_len, c.ms);
+    } else if (c.cubin) {
         res = Py_BuildValue("(s#y#d)", c.ptx, (Py_ssize_t)c.ptx_len, c.cubin,
                             (Py_ssize_t)c.cubin_len, c.ms);
     } else {
@@ -709,6 +765,28 @@ error_or_log:
 error:
     Py_XDECREF(seq);
     return NULL;
+}
+
+/* _nvrtc_supported_archs() -> (75, 80, ...): the compute capabilities
+ * NVRTC compiles for, as major*10 + minor ((): it cannot say) */
+PyObject *
+rt_py_nvrtc_supported_archs(PyObject *self, PyObject *noargs)
+{
+    const int *a;
+    int n = rt_nvrtc_supported_archs(&a);
+    if (n < 0) {
+        return NULL;
+    }
+    PyObject *t = PyTuple_New(n);
+    for (int i = 0; t && i < n; i++) {
+        PyObject *v = PyLong_FromLong(a[i]);
+        if (!v) {
+            Py_CLEAR(t);
+            break;
+        }
+        PyTuple_SET_ITEM(t, i, v);
+    }
+    return t;
 }
 
 /* _nvrtc_version() -> (major, minor) */

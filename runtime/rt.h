@@ -39,21 +39,32 @@ typedef struct {
     size_t ptx_len;
     char *cubin;        /* malloc'd, NULL unless asked for */
     size_t cubin_len;
+    char *ltoir;        /* malloc'd, RT_OUT_LTOIR only (then ptx and cubin are NULL) */
+    size_t ltoir_len;
     double ms;          /* time spent in NVRTC */
 } RtCompiled;
 
+/* what rt_nvrtc_compile_ex gives */
+enum {
+    RT_OUT_PTX,         /* PTX (for "compute_XY", or any arch) */
+    RT_OUT_CUBIN,       /* PTX and CUBIN ("sm_XY"; a "compute_XY" arch gives PTX only) */
+    RT_OUT_LTOIR,       /* NVRTC -dlto's LTO-IR, for nvJitLink (NVRTC 12.0+) */
+};
+
 /* Compiles `src` (whose entry is `name`) for `arch` ("sm_90").  Options always
- * include -lineinfo and the arch; `extra_opts` may add more.  On a compile
+ * include the arch, --std=c++17 and -minimal; `extra_opts` may add more
+ * (-lineinfo is the caller's: lineinfo=True).  On a compile
  * error raises cujit.CompileError-compatible info through rt_nvrtc_log: the
  * caller receives -1 and, when log != NULL, *log = malloc'd NVRTC log (the
  * exception is then NOT set, so the caller can map the log to Python lines).
  * Returns 0 and fills out. */
 int rt_nvrtc_compile(const char *src, const char *name, const char *arch,
                      int want_cubin, RtCompiled *out, char **log);
-/* The same with extra NVRTC options.  `arch` may also be "compute_90" (PTX
- * only).  *log is set only for a compile error; other failures (NVRTC
- * missing, a bad option) raise CudaError and leave *log NULL. */
-int rt_nvrtc_compile_ex(const char *src, const char *name, const char *arch, int want_cubin,
+/* The same with extra NVRTC options and an RT_OUT_* output.  `arch` may
+ * also be "compute_90" (PTX only).  *log is set only for a compile error;
+ * other failures (NVRTC missing, a bad option) raise CudaError and leave
+ * *log NULL. */
+int rt_nvrtc_compile_ex(const char *src, const char *name, const char *arch, int output,
                         const char *const *opts, int nopts, RtCompiled *out, char **log);
 void rt_compiled_free(RtCompiled *c);
 /* Starts NVRTC's preload (opening it and a tiny compilation on a background

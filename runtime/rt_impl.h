@@ -610,6 +610,9 @@ PyObject *rt_py_link_blob(PyObject *self, PyObject *args);
 /* NVRTC identity for cache keys without loading the library ("path:size:mtime") */
 const char *rt_nvrtc_identity(void);
 int rt_nvrtc_env_options(const char *const **out);
+/* the options every NVRTC compilation gets (besides the arch and the toolkit's
+ * -I), as one string for the cache keys */
+const char *rt_nvrtc_fixed_options(void);
 int rt_nvrtc_has_fast_compile(void);
 /* Starts opening NVRTC and compiling a tiny kernel for compute capability
  * major.minor (0.0: NVRTC's default arch) in a background thread, once
@@ -638,6 +641,7 @@ PyObject *rt_py_cache_store(PyObject *self, PyObject *args);
 PyObject *rt_py_cache_load(PyObject *self, PyObject *args);
 PyObject *rt_py_nvrtc_compile(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *rt_py_nvrtc_version(PyObject *self, PyObject *noargs);
+PyObject *rt_py_nvrtc_supported_archs(PyObject *self, PyObject *noargs);
 PyObject *rt_py_nvrtc_preload_state(PyObject *self, PyObject *noargs);
 PyObject *rt_py_launch_raw(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *rt_py_loaded_kernels(PyObject *self, PyObject *noargs);

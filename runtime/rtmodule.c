@@ -90,6 +90,8 @@ static PyMethodDef rt_functions[] = {
     {"_nvrtc_version", rt_py_nvrtc_version, METH_NOARGS, "(major, minor) of NVRTC"},
     {"_link_blob", rt_py_link_blob, METH_VARARGS,
      "_link_blob(kind, data, name) -> the marker line naming code to link (runtime/link.c)"},
+    {"_nvrtc_supported_archs", rt_py_nvrtc_supported_archs, METH_NOARGS,
+     "the compute capabilities NVRTC compiles for, as major*10 + minor"},
     {"_loaded_kernels", rt_py_loaded_kernels, METH_NOARGS,
      "the number of kernels loaded in this process (the runtime's memory cache)"},
     {"_nvrtc_preload_state", rt_py_nvrtc_preload_state, METH_NOARGS,

@@ -37,9 +37,11 @@ def test_nvrtc_ptx():
     assert ".visible .entry k(" in ptx and ".target sm_75" in ptx
     ptx, cubin, _ = C._nvrtc_compile(KERNEL, "k", arch="compute_80")
     assert ".target sm_80" in ptx and cubin is None
-    # -lineinfo: #line directives reach the PTX as .loc / .file
-    ptx, _, _ = C._nvrtc_compile('#line 7 "saxpy.py"\n' + KERNEL, "k")
+    # -lineinfo (lineinfo=True): #line directives reach the PTX as .loc / .file
+    ptx, _, _ = C._nvrtc_compile('#line 7 "saxpy.py"\n' + KERNEL, "k", options=["-lineinfo"])
     assert "saxpy.py" in ptx and ".loc" in ptx
+    ptx, _, _ = C._nvrtc_compile('#line 7 "saxpy.py"\n' + KERNEL, "k")
+    assert "saxpy.py" not in ptx and ".loc" not in ptx
 
 
 def test_nvrtc_cubin():
