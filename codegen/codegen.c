@@ -1293,7 +1293,8 @@ const_tables(Program *p, Buf *out)
 }
 
 void
-cg_emit_device_entry(Program *p, const char *name, const Type *ret, Buf *out)
+cg_emit_device_entry(Program *p, const char *name, const Type *ret, int forceinline,
+                     Buf *out)
 {
     Cg gs, *g = &gs;
     memset(g, 0, sizeof gs);
@@ -1304,7 +1305,8 @@ cg_emit_device_entry(Program *p, const char *name, const Type *ret, Buf *out)
     g->out = &tail;
     g->in = in;
     g->fn = in->fn;
-    P("\nextern \"C\" __device__ __noinline__ %s %s(", cg_ctype(g, ret), name);
+    P("\nextern \"C\" __device__ %s %s %s(", forceinline ? "__forceinline__" : "__noinline__",
+      cg_ctype(g, ret), name);
     for (int i = 0; i < in->fn->nparams; i++) {
         P("%s%s cj_a%d", i ? ", " : "", cg_ctype(g, in->args[i]), i);
     }

@@ -72,8 +72,10 @@ void cg_emit(Program *p, Buf *out);
 const char *cg_kernel_name(Program *p);
 /* p's device function (p->kernel, typed as a device function) and its
  * callees, then `extern "C" __device__ ret name(params)` calling it, which
- * NVRTC keeps with -rdc=true (cuda.compile_ptx(device=True)) */
-void cg_emit_device_entry(Program *p, const char *name, const Type *ret, Buf *out);
+ * NVRTC keeps with -rdc=true (cuda.compile_ptx(device=True)); __noinline__,
+ * or __forceinline__ with forceinline (LTO-IR's always-inline, for the linker) */
+void cg_emit_device_entry(Program *p, const char *name, const Type *ret, int forceinline,
+                          Buf *out);
 void cg_emit_elementwise(Program *p, const EwSpec *s, Buf *out);
 void cg_emit_reduction(Program *p, const RedSpec *s, Buf *out);
 void cg_emit_gufunc(Program *p, const GuSpec *s, Buf *out);

@@ -34,9 +34,15 @@ the files read again at every compile, so a changed ``.cu`` compiles again
 (the front key hashes the tuple).  The text of compiled code is its marker
 line, ``//@cujit-link <kind> <hash> <name>``: its bytes are kept by the
 runtime, and its hash keys the linked binary, so a changed ``.ptx`` links
-again."""
+again.  NVRTC finds a source's ``#include``
+files in its own directory and in ``CUDA_NVRTC_EXTRA_SEARCH_PATHS``
+(``cuda.config``, or the environment's ``NUMBA_CUDA_NVRTC_EXTRA_SEARCH_PATHS``),
+besides the toolkit's; the headers found there are digested into the text,
+so editing one compiles again too."""
+import hashlib
 import io
 import os
+import re
 
 from cujit import _ntypes
 
@@ -201,23 +207,84 @@ def _marker(kind, data, name):
     return _cujit._link_blob(kind, data, str(name))
 
 
+def search_paths():
+    """CUDA_NVRTC_EXTRA_SEARCH_PATHS (cuda.config, or the environment's
+    NUMBA_CUDA_NVRTC_EXTRA_SEARCH_PATHS): directories, colon-separated"""
+    from cujit._warnings import config
+    value = config.CUDA_NVRTC_EXTRA_SEARCH_PATHS or ""
+    if not isinstance(value, str):
+        raise TypeError("cuda.config.CUDA_NVRTC_EXTRA_SEARCH_PATHS must be a str of "
+                        f"directories separated by ':', not {type(value).__name__}")
+    return [os.path.abspath(d) for d in value.split(":") if d]
+
+
+_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.M)
+
+
+def _resolve(name, quoted, here, dirs):
+    """The file an #include names: "x" beside the including file first, then
+    (like <x>) in dirs; None where it is not there (the toolkit's headers:
+    NVRTC finds those, and they are not keyed)"""
+    for d in ([here] if quoted and here else []) + dirs:
+        path = os.path.join(d, name)
+        if os.path.isfile(path):
+            return os.path.abspath(path)
+    return None
+
+
+def _headers_digest(data, here, dirs):
+    """A digest of the files data #includes from here and dirs, followed
+    recursively: a changed header changes the text, so both cache keys"""
+    h = hashlib.sha256()
+    seen, todo = set(), [(data.encode() if isinstance(data, str) else data, here)]
+    while todo:
+        text, at = todo.pop()
+        for m in _INCLUDE.finditer(text):
+            name = m.group(2).decode(errors="replace").strip()
+            path = _resolve(name, m.group(1) == b'"', at, dirs)
+            if path is None or path in seen:
+                continue
+            seen.add(path)
+            with open(path, "rb") as f:
+                body = f.read()
+            h.update(path.encode() + b"\0" + body + b"\0")
+            todo.append((body, os.path.dirname(path)))
+    return h.hexdigest()[:32] if seen else None
+
+
 def _text(item):
-    """A link item as the kernel's program holds it: CUDA C++ after a #line
-    naming it, or the marker line of compiled code (read now)"""
+    """A link item as the kernel's program holds it: the marker line of
+    compiled code (read now), or CUDA C++ after a #line naming it.  Before
+    the CUDA C++, one `//cujit-include: DIR` line per directory NVRTC
+    searches for its #include files (the file's own, then
+    CUDA_NVRTC_EXTRA_SEARCH_PATHS; pipeline/pipeline.c gives them as -I),
+    and the digest of the headers it includes from there"""
+    here = None
     if isinstance(item, (str, os.PathLike)):
         path = os.fspath(item)
         cls = _KINDS[os.path.splitext(path)[1].lower()]
         with open(path, "r" if cls is CUSource else "rb") as f:
             data = f.read()
         name, kind = path, cls.kind
+        here = os.path.dirname(os.path.abspath(path))
     else:
         data, name, kind = item.data, item.name, type(item).kind
     if kind != "cu":
         return _marker(kind, data, name)
     data = data.decode() if isinstance(data, bytes) else data
+    dirs = search_paths()
+    marks = ""
+    for d in ([here] if here else []) + dirs:
+        if "\n" in d or "\r" in d:
+            raise ValueError(f"include directory {d!r}: a path with a line break cannot be "
+                             "given to NVRTC")
+        marks += f"//cujit-include: {d}\n"
+    digest = _headers_digest(data, here, dirs)
+    if digest:
+        marks += f"//cujit-headers: {digest}\n"
     # named for NVRTC's messages; pipeline/errors.c knows the mark
     name = str(name).replace("\\", "/").replace('"', "'")
-    return f'#line 1 "{name} (linked CUDA C++)"\n{data}\n'
+    return f'\n{marks}#line 1 "{name} (linked CUDA C++)"\n{data}\n'
 
 
 def link_items(link, what):
@@ -301,3 +368,48 @@ def declare_device(name, sig, link=None, use_cooperative=False, abi="numba"):
         raise ValueError(f"declare_device: the name must be a C identifier, got {name!r}")
     items = link_items(link, f"declare_device({name!r})")
     return ExternFunction(name, sig, items, use_cooperative, abi)
+
+
+class NvrtcModule:
+    """cuda.cudadrv.nvrtc: NVRTC's version and compute capabilities, and
+    ``compile`` of CUDA C++ to PTX or LTO-IR (Numba's functions of those
+    names; cujit's own NVRTC, opened by the runtime)."""
+
+    def get_version(self):
+        from cujit import _cujit
+        return _cujit._nvrtc_version()
+
+    def get_supported_ccs(self):
+        """(major, minor) of each compute capability NVRTC compiles for"""
+        from cujit import _cujit
+        return tuple((a // 10, a % 10) for a in _cujit._nvrtc_supported_archs())
+
+    def find_closest_arch(self, cc):
+        """The newest supported compute capability not above cc"""
+        ccs = self.get_supported_ccs()
+        cc = tuple(cc[:2])
+        if not ccs:
+            return cc
+        if cc < ccs[0]:
+            raise RuntimeError(f"GPU compute capability {cc[0]}.{cc[1]} is not supported by "
+                               f"NVRTC (it needs {ccs[0][0]}.{ccs[0][1]} or newer)")
+        return max(c for c in ccs if c <= cc)
+
+    def compile(self, src, name, cc, ltoir=False, lineinfo=False, debug=False):
+        """(PTX str or LTO-IR bytes, log) of CUDA C++ src for cc=(major, minor),
+        relocatable (-rdc=true) as Numba compiles linked sources, with
+        CUDA_NVRTC_EXTRA_SEARCH_PATHS as -I"""
+        from cujit import _cujit
+        src = src.decode() if isinstance(src, bytes) else src
+        options = ["-rdc=true"] + [f"-I{d}" for d in search_paths()]
+        if debug:
+            options.append("-G")
+        elif lineinfo:
+            options.append("-lineinfo")
+        arch = f"sm_{cc[0]}{cc[1]}{cc[2] if len(cc) > 2 else ''}"
+        base = os.path.splitext(os.path.basename(str(name)))[0] or "program"
+        ptx, blob, _ = _cujit._nvrtc_compile(src, base, arch, 2 if ltoir else 0, options)
+        return (blob if ltoir else ptx), ""
+
+    def __repr__(self):
+        return "<cujit.cuda.cudadrv.nvrtc>"

@@ -13,7 +13,8 @@
 The switches are the attributes of ``config`` (``cujit.cuda.config``), read
 at import from Numba's environment variables (``NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS``,
 ``NUMBA_CUDA_WARN_ON_IMPLICIT_COPY``, ``NUMBA_DISABLE_PERFORMANCE_WARNINGS``,
-``NUMBA_CUDA_DEBUGINFO``, ``NUMBA_OPT``), defaults as Numba's: the two
+``NUMBA_CUDA_DEBUGINFO``, ``NUMBA_OPT``, ``NUMBA_CUDA_NVRTC_EXTRA_SEARCH_PATHS``:
+linked CUDA C++'s include directories), defaults as Numba's: the two
 launch warnings on.  The launch checks are in C (module/launch.c): a
 Dispatcher carries ``_numba_warnings``, and the C side calls ``_launch_warning``
 here only while a switch is on (``_cujit._set_launch_warnings``)."""
@@ -45,14 +46,16 @@ class _Config:
     """cujit.cuda.config: the switches of Numba's warnings (Numba's names);
     setting one takes effect at once."""
 
+    # CUDA_NVRTC_EXTRA_SEARCH_PATHS: directories (colon-separated) NVRTC
+    # searches for the #include files of linked CUDA C++ (cujit/_extern.py)
     NAMES = ("CUDA_LOW_OCCUPANCY_WARNINGS", "CUDA_WARN_ON_IMPLICIT_COPY",
-             "DISABLE_PERFORMANCE_WARNINGS", "CUDA_DEBUGINFO_DEFAULT", "OPT")
+             "DISABLE_PERFORMANCE_WARNINGS", "CUDA_DEBUGINFO_DEFAULT", "OPT",
+             "CUDA_NVRTC_EXTRA_SEARCH_PATHS")
     # Numba switches code written for Numba sets or saves and restores that
     # change nothing in cujit: kept, so reading and setting them work (no
-    # runtime library to enable; NVRTC include paths come from the sources)
+    # runtime library to enable)
     INERT = {"CUDA_ENABLE_NRT": 0, "ENABLE_CUDASIM": 0, "CUDA_PER_THREAD_DEFAULT_STREAM": 0,
-             "CUDA_LOG_LEVEL": "", "CUDA_NVRTC_EXTRA_SEARCH_PATHS": "", "DUMP_ASSEMBLY": 0,
-             "CUDA_USE_NVIDIA_BINDING": 1}
+             "CUDA_LOG_LEVEL": "", "DUMP_ASSEMBLY": 0, "CUDA_USE_NVIDIA_BINDING": 1}
 
     def __init__(self):
         d = self.__dict__
@@ -64,6 +67,8 @@ class _Config:
             ("CUJIT_DISABLE_PERFORMANCE_WARNINGS", "NUMBA_DISABLE_PERFORMANCE_WARNINGS"), 0)
         d["CUDA_DEBUGINFO_DEFAULT"] = _env_int(("NUMBA_CUDA_DEBUGINFO",), 0)
         d["OPT"] = _env_int(("NUMBA_OPT",), 3)
+        d["CUDA_NVRTC_EXTRA_SEARCH_PATHS"] = os.environ.get(
+            "NUMBA_CUDA_NVRTC_EXTRA_SEARCH_PATHS", "")
         d.update(self.INERT)
 
     def __setattr__(self, name, value):

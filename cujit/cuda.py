@@ -28,6 +28,7 @@ import types as _pytypes
 import cujit
 from cujit import cooperative   # noqa: F401  (cuda.coop: from cujit.cuda import cooperative)
 from cujit import extending     # numba.cuda.extending's @overload: cuda.extending too
+from cujit import _extern
 from cujit import _ntypes
 from cujit import _vectypes
 from cujit import _warnings
@@ -190,10 +191,11 @@ warpsize = 32
 _ACCEPTED = {
     "inline": "device functions are always inlined (__forceinline__)",
     "forceinline": "device functions are always inlined (__forceinline__)",
-    "lineinfo": "cujit always writes #line marks, so PTX always has line info",
+    "lineinfo": "NVRTC's -lineinfo: the PTX's .loc lines name the Python file and line",
     "cache": "cujit always caches compiled kernels on disk (CUJIT_CACHE)",
-    "opt": "NVRTC always optimises (-O3)",
-    "_dbg_optnone": "NVRTC always optimises (-O3)",
+    "opt": "opt=False is NVVM's -opt=0 (-Xnvvm=-opt=0): no fma contraction, locals in "
+           "local memory",
+    "_dbg_optnone": "accepted; NVRTC optimises as opt= says",
     "fastmath": "NVRTC's --use_fast_math: approximate division, square root and "
                 "transcendentals, denormals flushed to zero (a device function follows the "
                 "kernel that calls it)",
@@ -582,9 +584,9 @@ class Dispatcher(Kernel):
         if self.device:
             sigs = [_sig(signature)] if signature is not None else (
                 self.signatures or list(getattr(self, "__cujit_signatures__", None) or ()))
-            opts = ["--use_fast_math"] if getattr(self, "_options", {}).get("fastmath") else []
+            opts = _build_options(**getattr(self, "_options", {}))
             def one(s):
-                return self._compile_binary(s, _arch(None), opts, False,
+                return self._compile_binary(s, _arch(None), opts, _OUT_PTX,
                                             _entry_name(self.py_func, None))[0]
             if signature is not None:
                 return one(sigs[0])
@@ -1090,7 +1092,9 @@ def _make(func, device, options):
 def _kernel_options(options):
     """The options cujit.Kernel itself takes."""
     kw = {"boundscheck": bool(options.get("boundscheck")),
-          "fastmath": bool(options.get("fastmath"))}
+          "fastmath": bool(options.get("fastmath")),
+          "lineinfo": bool(options.get("lineinfo")),
+          "opt": options.get("opt") is not False}
     if options.get("debug"):
         kw["debug"] = True      # exception checks: ZeroDivisionError, IndexError
     if options.get("launch_bounds"):
@@ -1693,6 +1697,7 @@ class _CudadrvModule:
     devicearray = _DeviceArrayModule()
     driver = _DriverModule()
     devices = gpus
+    nvrtc = _extern.NvrtcModule()
 
     class error:            # noqa: N801  (Numba's module name)
         CudaSupportError = CudaSupportError
@@ -1834,6 +1839,23 @@ __all__ = sorted(set(k.partition(".")[0] for k in SPELLINGS) | {
 # ---- cuda.compile_ptx / compile: code for use outside cujit ----
 
 _OUTPUTS = ("ptx", "cubin", "ltoir")
+_OUT_PTX, _OUT_CUBIN, _OUT_LTOIR = range(3)        # runtime/rt.h's RT_OUT_*
+
+
+def _build_options(debug=None, lineinfo=False, fastmath=False, opt=None, **_):
+    """The NVRTC options Numba's compile options map to: -G (debug), -lineinfo
+    (line info without debug info), --use_fast_math, and NVVM's -opt=0 for
+    opt=False (Numba's: no fma contraction, locals kept in the local depot)"""
+    options = []
+    if debug:
+        options.append("-G")
+    elif lineinfo:
+        options.append("-lineinfo")      # -G has the lines already (Numba: debug wins)
+    if fastmath:
+        options.append("--use_fast_math")
+    if opt is False and not debug:
+        options.append("-Xnvvm=-opt=0")
+    return options
 
 
 def _arch(cc):
@@ -1888,31 +1910,31 @@ def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False
     device=True (the default here, as in Numba) gives a device function as
     an ``extern "C"`` function (a ``.visible .func``) named pyfunc's name or
     ``abi_info={"abi_name": ...}``; device=False a kernel (``.entry``).
-    output='ptx' (str) or 'cubin' (bytes); 'ltoir' is not available.
-    cc=(major, minor) picks the target, else the current GPU's (sm_90 with
-    none); debug=True compiles with -G, fastmath=True with --use_fast_math."""
+    output='ptx' (str), 'cubin' (bytes) or 'ltoir' (bytes: NVRTC's -dlto
+    LTO-IR, for nvJitLink; forceinline=True makes a device function's entry
+    __forceinline__ there).  cc=(major, minor) picks the target, else the
+    current GPU's (sm_90 with none); debug=True compiles with -G,
+    lineinfo=True with -lineinfo, fastmath=True with --use_fast_math,
+    opt=False with NVVM's -opt=0."""
     if abi not in ("c", "numba"):
         raise NotImplementedError(f"Unsupported ABI: {abi}")
     if abi == "c" and not device:
         raise NotImplementedError("The C ABI is not supported for kernels")
     if output not in _OUTPUTS:
-        raise NotImplementedError(f"Unsupported output type: {output}")
-    if output == "ltoir":
-        raise NotImplementedError("cujit cannot give LTO-IR (NVRTC's -dlto output): ask for "
-                                  "output='ptx' or output='cubin', which link the same way "
-                                  "with the CUDA driver or nvJitLink")
+        raise NotImplementedError(f"Unsupported output type: {output}: give 'ptx', 'cubin' "
+                                  "or 'ltoir'")
+    if forceinline and output != "ltoir":
+        raise ValueError("Can only designate forced inlining in LTO-IR: give "
+                         "output='ltoir' with forceinline=True")
     if not device:
         _check_void(sig)
-    options = []
-    if debug:
-        options.append("-G")
-    if fastmath:
-        options.append("--use_fast_math")
+    debug, opt = _warnings.check_options(debug, opt, lineinfo)
+    options = _build_options(debug=debug, lineinfo=lineinfo, fastmath=fastmath, opt=opt)
     if launch_bounds is not None:
         kws["launch_bounds"] = launch_bounds
     disp = jit(device=device, **kws)(pyfunc) if kws else Dispatcher(pyfunc, device=device)
-    code, ret = disp._compile_binary(_sig(sig), _arch(cc), options, output == "cubin",
-                                     _entry_name(pyfunc, abi_info))
+    code, ret = disp._compile_binary(_sig(sig), _arch(cc), options, _OUTPUTS.index(output),
+                                     _entry_name(pyfunc, abi_info), bool(forceinline))
     return code, _return_type(ret)
 
 

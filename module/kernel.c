@@ -125,6 +125,8 @@ transpile(KernelObject *k, const ArgKey *keys, int n, int idx32)
      * after the front key's record, and keyed in the binary's cache key */
     e->c.fast_compile |= k->fast_compile;
     e->c.fastmath = k->fastmath;
+    e->c.lineinfo = k->lineinfo;
+    e->c.noopt = k->noopt;
     e->nargs = n;
     e->idx32 = idx32;
     memcpy(e->keys, keys, sizeof(ArgKey) * (size_t)n);
@@ -371,9 +373,11 @@ binary_options(PyObject *opts, const char **out, int max)
 }
 
 /* the device function k on its own, for the signature's argument types,
- * under an extern "C" entry `name` returning the signature's return type */
+ * under an extern "C" entry `name` returning the signature's return type
+ * (__forceinline__ with forceinline, else __noinline__) */
 static int
-device_compiled(KernelObject *k, PyObject *sig, const char *name, PlCompiled *c)
+device_compiled(KernelObject *k, PyObject *sig, const char *name, int forceinline,
+                PlCompiled *c)
 {
     Arena a;
     cj_arena_init(&a);
@@ -400,6 +404,7 @@ device_compiled(KernelObject *k, PyObject *sig, const char *name, PlCompiled *c)
     rq.args = keys;
     rq.nargs = nt;
     rq.kname = name;
+    rq.forceinline = forceinline;
     if (ret && ret->kind == TY_VOID) {
         rq.has_ret = 2;
     } else if (ret && ret->kind == TY_SCALAR) {
@@ -412,19 +417,26 @@ device_compiled(KernelObject *k, PyObject *sig, const char *name, PlCompiled *c)
     return r;
 }
 
-/* _compile_binary(sig, arch, options, cubin, name) -> (PTX str or CUBIN
- * bytes, return type str): a kernel's entry for sig ("void"), or a device
- * function compiled on its own as the extern "C" function `name` (NVRTC
- * -rdc=true keeps it: a .visible .func).  cuda.compile_ptx's engine. */
+/* _compile_binary(sig, arch, options, output, name) -> (PTX str, or CUBIN or
+ * LTO-IR bytes (output RT_OUT_*: 0, 1, 2), return type str): a kernel's
+ * entry for sig ("void"), or a device function compiled on its own as the
+ * extern "C" function `name` (NVRTC -rdc=true keeps it: a .visible .func;
+ * forceinline makes it __forceinline__, for LTO-IR).  cuda.compile_ptx's
+ * engine. */
 static PyObject *
 kernel_compile_binary(PyObject *self, PyObject *args)
 {
     KernelObject *k = (KernelObject *)self;
     PyObject *sig, *opts;
     const char *arch, *name, *copts[10];
-    int cubin;
-    if (!PyArg_ParseTuple(args, "UsO!ps:_compile_binary", &sig, &arch, &PyList_Type, &opts,
-                          &cubin, &name)) {
+    int output, forceinline = 0;
+    if (!PyArg_ParseTuple(args, "UsO!is|p:_compile_binary", &sig, &arch, &PyList_Type, &opts,
+                          &output, &name, &forceinline)) {
+        return NULL;
+    }
+    if (output < RT_OUT_PTX || output > RT_OUT_LTOIR) {
+        PyErr_Format(PyExc_ValueError, "_compile_binary: output %d is none of 0 (PTX), "
+                     "1 (CUBIN), 2 (LTO-IR)", output);
         return NULL;
     }
     int nopts = binary_options(opts, copts, 8);
@@ -433,15 +445,15 @@ kernel_compile_binary(PyObject *self, PyObject *args)
     }
     if (!k->device) {
         Entry *e = entry_for_sig(k, &sig, 1);
-        PyObject *bin = e ? pl_binary_ex(&e->c, arch, cubin, copts, nopts) : NULL;
+        PyObject *bin = e ? pl_binary_ex(&e->c, arch, output, copts, nopts) : NULL;
         return bin ? Py_BuildValue("(Ns)", bin, "void") : NULL;
     }
     PlCompiled c;
-    if (device_compiled(k, sig, name, &c) < 0) {
+    if (device_compiled(k, sig, name, forceinline, &c) < 0) {
         return NULL;
     }
     copts[nopts++] = "-rdc=true";
-    PyObject *bin = pl_binary_ex(&c, arch, cubin, copts, nopts);
+    PyObject *bin = pl_binary_ex(&c, arch, output, copts, nopts);
     PyObject *r = bin ? Py_BuildValue("(Ns)", bin, c.sig) : NULL;
     pl_compiled_free(&c);
     return r;
@@ -465,7 +477,7 @@ kernel_device_source(PyObject *self, PyObject *args)
         return NULL;
     }
     PlCompiled c;
-    if (device_compiled(k, sig, name, &c) < 0) {
+    if (device_compiled(k, sig, name, 0, &c) < 0) {
         return NULL;
     }
     PyObject *r = Py_BuildValue("(ss)", c.src ? c.src : "", c.sig);
@@ -581,13 +593,14 @@ static PyObject *
 kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
     static char *kwlist[] = {"func", "device", "boundscheck", "fast_compile", "fastmath",
-                             "launch_bounds", "carveout", "debug", NULL};
+                             "launch_bounds", "carveout", "debug", "lineinfo", "opt", NULL};
     PyObject *func, *lb = NULL;
     int device = 0, boundscheck = 0, fast = 0, fastmath = 0, carveout = CARVEOUT_UNSET;
-    int debug = 0;
+    int debug = 0, lineinfo = 0, opt = 1;
     int bounds[3] = {0};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|ppppOip:Kernel", kwlist, &func, &device,
-                                     &boundscheck, &fast, &fastmath, &lb, &carveout, &debug)) {
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|ppppOippp:Kernel", kwlist, &func, &device,
+                                     &boundscheck, &fast, &fastmath, &lb, &carveout, &debug,
+                                     &lineinfo, &opt)) {
         return NULL;
     }
     if (parse_launch_bounds(lb, bounds) < 0) {
@@ -623,6 +636,8 @@ kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
                      | (debug ? CHK_DEBUG | (fastmath ? 0 : CHK_FLOATDIV) : 0);
     k->fast_compile = fast;
     k->fastmath = fastmath;
+    k->lineinfo = lineinfo;
+    k->noopt = !opt;
     memcpy(k->launch_bounds, bounds, sizeof bounds);
     k->carveout = carveout;
     if (!k->name) {
@@ -819,9 +834,9 @@ static PyMethodDef kernel_methods[] = {
     {"compile", (PyCFunction)(void (*)(void))kernel_compile, METH_FASTCALL,
      "compile(*sig): compile and load for the current device"},
     {"_compile_binary", kernel_compile_binary, METH_VARARGS,
-     "_compile_binary(sig, arch, options, cubin, name): (PTX or CUBIN, return type) of a "
-     "kernel's entry, or of a device function compiled on its own as extern \"C\" name "
-     "(cuda.compile_ptx)"},
+     "_compile_binary(sig, arch, options, output, name, forceinline=False): (PTX, CUBIN or "
+     "LTO-IR, return type) of a kernel's entry, or of a device function compiled on its own "
+     "as extern \"C\" name (cuda.compile_ptx)"},
     {"_device_source", kernel_device_source, METH_VARARGS,
      "_device_source(sig, name): a device function's own CUDA C++ and return type"},
     {"_cooperative", (PyCFunction)(void (*)(void))kernel_cooperative, METH_FASTCALL,

@@ -899,7 +899,7 @@ key_request(Keyer *k, const PlRequest *rq)
         }
     }
     if (rq->kind == PL_DEVICE) {
-        put_num(k, 'D', rq->has_ret);
+        put_num(k, 'D', rq->has_ret | (int64_t)rq->forceinline << 8);
         put_num(k, ',', rq->ret.kind | rq->ret.dtype << 8 | (int64_t)rq->ret.ndim << 16
                 | (int64_t)rq->ret.flags << 24);
         buf_puts(&k->b, rq->kname ? rq->kname : "-");

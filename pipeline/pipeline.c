@@ -483,7 +483,7 @@ device_emit(Frame *fr, const PlRequest *rq, Program *p, PlCompiled *out, Buf *sr
         cj_fail(&fr->tr, p->kernel->fn->file, p->kernel->fn->loc, "a device function "
                 "returns numbers or tuples of numbers, not an array");
     }
-    cg_emit_device_entry(p, rq->kname, ret, src);
+    cg_emit_device_entry(p, rq->kname, ret, rq->forceinline, src);
     Buf b;
     buf_init(&b);
     cj_type_str(&b, ret);
@@ -790,18 +790,100 @@ pl_log_launched(int launched)
     }
 }
 
-/* fastmath=True: approximate division, square root and transcendentals, ftz */
-static const char *const fast_math_opts[] = {"--use_fast_math"};
+/* NVRTC's options for one compilation: the caller's, then c's own */
+typedef struct {
+    const char *v[RT_MAXOPTS];
+    int n;
+    Buf text;                   /* the -I options, each NUL-terminated */
+    size_t at[RT_MAXOPTS];      /* where option i starts in text (SIZE_MAX: v[i] is static) */
+} BuildOpts;
+
+static void
+opts_add(BuildOpts *o, const char *opt)
+{
+    if (o->n < RT_MAXOPTS) {
+        o->at[o->n] = SIZE_MAX;
+        o->v[o->n++] = opt;
+    }
+}
+
+/* a linked source's include directory: `//cujit-include: DIR` on a line of
+ * its own (cujit/_extern.py writes one per directory before the source: the
+ * file's own, then CUDA_NVRTC_EXTRA_SEARCH_PATHS), as -IDIR, once each */
+static void
+opts_add_includes(BuildOpts *o, const char *src)
+{
+    static const char mark[] = "\n//cujit-include: ";
+    for (const char *p = strstr(src, mark); p && o->n < RT_MAXOPTS; p = strstr(p, mark)) {
+        p += sizeof mark - 1;
+        size_t len = strcspn(p, "\n");
+        size_t start = o->text.len;
+        buf_puts(&o->text, "-I");
+        buf_putmem(&o->text, p, len);
+        buf_putc(&o->text, '\0');
+        int seen = 0;
+        for (int i = 0; i < o->n && !seen; i++) {
+            seen = o->at[i] != SIZE_MAX
+                   && strcmp(o->text.s + o->at[i], o->text.s + start) == 0;
+        }
+        if (seen) {
+            o->text.len = start;
+        } else {
+            o->at[o->n] = start;
+            o->v[o->n++] = NULL;
+        }
+    }
+    for (int i = 0; i < o->n; i++) {
+        if (o->at[i] != SIZE_MAX) {
+            o->v[i] = o->text.s + o->at[i];     /* the text no longer moves */
+        }
+    }
+}
+
+/* how NVRTC compiles c: fastmath=True (approximate division, square root and
+ * transcendentals, ftz), lineinfo=True (.loc lines of the #line marks),
+ * opt=False (NVVM's -opt=0, as Numba: no contraction into fma, locals in the
+ * local depot), and the include directories of its linked sources.  All of
+ * them are in the binary's cache key (rt_load_kernel_ex keys its options). */
+static void
+opts_of(BuildOpts *o, const PlCompiled *c, int flags)
+{
+    if (flags && c->fastmath) {
+        opts_add(o, "--use_fast_math");
+    }
+    if (flags && c->lineinfo) {
+        opts_add(o, "-lineinfo");
+    }
+    if (flags && c->noopt) {
+        opts_add(o, "-Xnvvm=-opt=0");
+    }
+    opts_add_includes(o, c->src);
+}
+
+static void
+opts_init(BuildOpts *o, const char *const *given, int ngiven)
+{
+    o->n = 0;
+    buf_init(&o->text);
+    for (int i = 0; i < ngiven; i++) {
+        opts_add(o, given[i]);
+    }
+}
 
 int
 pl_load(const PlCompiled *c, const char *sibling, RtKernel *rk, RtKernel *rk2)
 {
     RtLoadStats st;
     memset(&st, 0, sizeof st);
+    BuildOpts bo;
+    opts_init(&bo, NULL, 0);
+    opts_of(&bo, c, 1);
     RtLoadOptions o = {.key_extra = "cujit " CJ_VERSION, .fast_compile = c->fast_compile,
-                       .stats = &st, .opts = fast_math_opts, .nopts = c->fastmath != 0};
+                       .stats = &st, .opts = bo.v, .nopts = bo.n};
     int hit;
-    if (rt_load_kernel_ex(c->src, c->kname, &o, rk, &hit) < 0) {
+    int r = rt_load_kernel_ex(c->src, c->kname, &o, rk, &hit);
+    buf_free(&bo.text);
+    if (r < 0) {
         return -1;
     }
     if (sibling) {
@@ -818,31 +900,25 @@ pl_load(const PlCompiled *c, const char *sibling, RtKernel *rk, RtKernel *rk2)
     return hit;
 }
 
-PyObject *
-pl_binary(const PlCompiled *c, const char *arch, int cubin)
-{
-    return pl_binary_ex(c, arch, cubin, fast_math_opts, c->fastmath != 0);
-}
-
-PyObject *
-pl_binary_ex(const PlCompiled *c, const char *arch, int cubin, const char *const *opts,
-             int nopts)
+/* c's binary with the caller's options, and c's own when flags is set */
+static PyObject *
+binary(const PlCompiled *c, const char *arch, int output, const char *const *opts, int nopts,
+       int flags)
 {
     RtCompiled bin;
     char *log = NULL;
-    const char *all[RT_MAXOPTS + 2];
+    BuildOpts bo;
     memset(&bin, 0, sizeof bin);
+    opts_init(&bo, opts, nopts);
+    opts_of(&bo, c, flags);
     if (rt_link_marked(c->src)) {
         /* foreign code to link: the kernel's own relocatable code, whose
          * declared functions stay external (the driver links them at load) */
-        nopts = nopts < RT_MAXOPTS ? nopts : RT_MAXOPTS;
-        for (int i = 0; i < nopts; i++) {
-            all[i] = opts[i];
-        }
-        all[nopts++] = "-rdc=true";
-        opts = all;
+        opts_add(&bo, "-rdc=true");
     }
-    if (rt_nvrtc_compile_ex(c->src, c->kname, arch, cubin, opts, nopts, &bin, &log) < 0) {
+    int r = rt_nvrtc_compile_ex(c->src, c->kname, arch, output, bo.v, bo.n, &bin, &log);
+    buf_free(&bo.text);
+    if (r < 0) {
         if (!PyErr_Occurred()) {
             pl_raise_nvrtc_error(log);
         }
@@ -850,8 +926,24 @@ pl_binary_ex(const PlCompiled *c, const char *arch, int cubin, const char *const
         return NULL;
     }
     free(log);
-    PyObject *r = cubin ? PyBytes_FromStringAndSize(bin.cubin, (Py_ssize_t)bin.cubin_len)
+    PyObject *res = output == RT_OUT_LTOIR
+                        ? PyBytes_FromStringAndSize(bin.ltoir, (Py_ssize_t)bin.ltoir_len)
+                    : output == RT_OUT_CUBIN
+                        ? PyBytes_FromStringAndSize(bin.cubin, (Py_ssize_t)bin.cubin_len)
                         : PyUnicode_FromString(bin.ptx);
     rt_compiled_free(&bin);
-    return r;
+    return res;
+}
+
+PyObject *
+pl_binary(const PlCompiled *c, const char *arch, int cubin)
+{
+    return binary(c, arch, cubin ? RT_OUT_CUBIN : RT_OUT_PTX, NULL, 0, 1);
+}
+
+PyObject *
+pl_binary_ex(const PlCompiled *c, const char *arch, int output, const char *const *opts,
+             int nopts)
+{
+    return binary(c, arch, output, opts, nopts, 0);
 }

@@ -105,6 +105,8 @@ typedef struct {
      * has_ret 1 a number (ret), 2 void, 0 none declared (the function's own) */
     int has_ret;
     ArgKey ret;
+    int forceinline;            /* PL_DEVICE: the entry is __forceinline__ (LTO-IR), not
+                                 * __noinline__ */
 } PlRequest;
 
 /* What a request compiles to: CUDA C++ and what launching it needs. */
@@ -132,6 +134,8 @@ typedef struct {
     int fast_compile;           /* NVRTC --Ofast-compile=min (elementwise forms) */
     int fastmath;               /* NVRTC --use_fast_math (Numba's fastmath=True): set by
                                  * the kernel after the front key, in the binary's key */
+    int lineinfo;               /* NVRTC -lineinfo (lineinfo=True): the same */
+    int noopt;                  /* NVRTC -Xnvvm=-opt=0 (opt=False): the same */
     double ms_source, ms_parse; /* the frontend's reading and parsing of source */
     double ms_frontend;         /* the rest of it: Python AST -> IR */
     double ms_typeinfer, ms_codegen;
@@ -163,11 +167,15 @@ void pl_compiled_free(PlCompiled *c);
  * Dispatcher.stats counts them); -1 with an exception. */
 int pl_load(const PlCompiled *c, const char *sibling, RtKernel *rk, RtKernel *rk2);
 
-/* c's PTX (str) or CUBIN (bytes) for arch ("sm_90"), no GPU needed; an NVRTC
- * rejection is a CompileError at the Python line it names. */
+/* c's PTX (str) or CUBIN (bytes) for arch ("sm_90"), no GPU needed, with
+ * c's own options (fastmath, lineinfo, noopt, its linked sources' include
+ * directories); an NVRTC rejection is a CompileError at the Python line it
+ * names. */
 PyObject *pl_binary(const PlCompiled *c, const char *arch, int cubin);
-/* the same with NVRTC options of the caller's (-G, --use_fast_math, -rdc=true) */
-PyObject *pl_binary_ex(const PlCompiled *c, const char *arch, int cubin,
+/* the same for an RT_OUT_* output (LTO-IR: bytes) with the caller's NVRTC
+ * options (-G, --use_fast_math, -lineinfo, -rdc=true) instead of c's flags;
+ * the include directories are c's still */
+PyObject *pl_binary_ex(const PlCompiled *c, const char *arch, int output,
                        const char *const *opts, int nopts);
 
 /* CompileError(msg, (file, line, offset, text, end_line, end_offset)) */

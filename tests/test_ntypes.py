@@ -240,6 +240,9 @@ def test_compile_ptx_kernel():
     assert resty is void
     assert ".visible .entry" in ptx and ".visible .func" not in ptx
     assert "ld.param" in ptx and "st.global.f32" in ptx and "fma.rn.f32" in ptx
+    assert not re.search(r'\.file.*test_ntypes\.py"', ptx)
+    ptx, _ = cuda.compile_ptx(saxpy, (float32[:], float32, float32[:], float32[:]),
+                              lineinfo=True)
     assert re.search(r'\.file.*test_ntypes\.py"', ptx)
     code, resty = cuda.compile_all(saxpy, "void(float32[:], float32, float32[:], float32[:])",
                                    device=False, abi="numba")
@@ -318,8 +321,8 @@ def test_compile_errors():
         cuda.compile_ptx(add, (int32, int32), abi="c")
     with pytest.raises(NotImplementedError, match="Unsupported output type: illegal"):
         cuda.compile(add, int32(int32, int32), output="illegal")
-    with pytest.raises(NotImplementedError, match="LTO-IR.*output='ptx'"):
-        cuda.compile(add, int32(int32, int32), output="ltoir")
+    with pytest.raises(ValueError, match="Can only designate forced inlining in LTO-IR"):
+        cuda.compile(add, int32(int32, int32), forceinline=True)
     with pytest.raises(TypeError, match="compute capability"):
         cuda.compile(add, int32(int32, int32), cc="sm_90")
     nvrtc_or_skip()
