@@ -212,9 +212,6 @@ def search_paths():
     NUMBA_CUDA_NVRTC_EXTRA_SEARCH_PATHS): directories, colon-separated"""
     from cujit._warnings import config
     value = config.CUDA_NVRTC_EXTRA_SEARCH_PATHS or ""
-    if not isinstance(value, str):
-        raise TypeError("cuda.config.CUDA_NVRTC_EXTRA_SEARCH_PATHS must be a str of "
-                        f"directories separated by ':', not {type(value).__name__}")
     return [os.path.abspath(d) for d in value.split(":") if d]
 
 

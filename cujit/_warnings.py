@@ -75,6 +75,9 @@ class _Config:
         if name not in self.NAMES and name not in self.INERT:
             raise AttributeError(f"cujit.cuda.config has no switch {name!r}; it has "
                                  + ", ".join(self.NAMES + tuple(self.INERT)))
+        if name == "CUDA_NVRTC_EXTRA_SEARCH_PATHS" and not isinstance(value, str):
+            raise TypeError("cuda.config.CUDA_NVRTC_EXTRA_SEARCH_PATHS must be a str of "
+                            f"directories separated by ':', not {type(value).__name__}")
         self.__dict__[name] = value
         _push()
 

@@ -193,8 +193,8 @@ _ACCEPTED = {
     "forceinline": "device functions are always inlined (__forceinline__)",
     "lineinfo": "NVRTC's -lineinfo: the PTX's .loc lines name the Python file and line",
     "cache": "cujit always caches compiled kernels on disk (CUJIT_CACHE)",
-    "opt": "opt=False is NVVM's -opt=0 (-Xnvvm=-opt=0): no fma contraction, locals in "
-           "local memory",
+    "opt": "opt=False is NVVM's -opt=0 (-Xnvvm=-opt=0) and --fmad=false: no fma "
+           "contraction, locals in local memory",
     "_dbg_optnone": "accepted; NVRTC optimises as opt= says",
     "fastmath": "NVRTC's --use_fast_math: approximate division, square root and "
                 "transcendentals, denormals flushed to zero (a device function follows the "
@@ -1844,8 +1844,9 @@ _OUT_PTX, _OUT_CUBIN, _OUT_LTOIR = range(3)        # runtime/rt.h's RT_OUT_*
 
 def _build_options(debug=None, lineinfo=False, fastmath=False, opt=None, **_):
     """The NVRTC options Numba's compile options map to: -G (debug), -lineinfo
-    (line info without debug info), --use_fast_math, and NVVM's -opt=0 for
-    opt=False (Numba's: no fma contraction, locals kept in the local depot)"""
+    (line info without debug info), --use_fast_math, and for opt=False NVVM's
+    -opt=0 (Numba's: locals kept in the local depot) with --fmad=false (no
+    fma contraction, by NVVM or by ptxas)"""
     options = []
     if debug:
         options.append("-G")
@@ -1854,7 +1855,7 @@ def _build_options(debug=None, lineinfo=False, fastmath=False, opt=None, **_):
     if fastmath:
         options.append("--use_fast_math")
     if opt is False and not debug:
-        options.append("-Xnvvm=-opt=0")
+        options += ["-Xnvvm=-opt=0", "--fmad=false"]
     return options
 
 

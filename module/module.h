@@ -82,7 +82,7 @@ typedef struct {
     int fast_compile;           /* NVRTC --Ofast-compile=min for its entries */
     int fastmath;               /* NVRTC --use_fast_math for its entries (Numba's option) */
     int lineinfo;               /* NVRTC -lineinfo (lineinfo=True) */
-    int noopt;                  /* NVRTC -Xnvvm=-opt=0 (opt=False) */
+    int noopt;                  /* NVRTC -Xnvvm=-opt=0 --fmad=false (opt=False) */
     int launch_bounds[3];       /* __launch_bounds__(max threads, min blocks, max
                                  * cluster size); 0: not given */
     int carveout;               /* shared memory carveout (percent, -1 the driver's

@@ -842,8 +842,9 @@ opts_add_includes(BuildOpts *o, const char *src)
 
 /* how NVRTC compiles c: fastmath=True (approximate division, square root and
  * transcendentals, ftz), lineinfo=True (.loc lines of the #line marks),
- * opt=False (NVVM's -opt=0, as Numba: no contraction into fma, locals in the
- * local depot), and the include directories of its linked sources.  All of
+ * opt=False (NVVM's -opt=0, as Numba: locals in the local depot; and
+ * --fmad=false: PTX's mul.rn / add.rn, which ptxas does not contract into an
+ * fma either), and the include directories of its linked sources.  All of
  * them are in the binary's cache key (rt_load_kernel_ex keys its options). */
 static void
 opts_of(BuildOpts *o, const PlCompiled *c, int flags)
@@ -856,6 +857,7 @@ opts_of(BuildOpts *o, const PlCompiled *c, int flags)
     }
     if (flags && c->noopt) {
         opts_add(o, "-Xnvvm=-opt=0");
+        opts_add(o, "--fmad=false");        /* nor ptxas's contraction of mul and add */
     }
     opts_add_includes(o, c->src);
 }

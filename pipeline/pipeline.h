@@ -135,7 +135,7 @@ typedef struct {
     int fastmath;               /* NVRTC --use_fast_math (Numba's fastmath=True): set by
                                  * the kernel after the front key, in the binary's key */
     int lineinfo;               /* NVRTC -lineinfo (lineinfo=True): the same */
-    int noopt;                  /* NVRTC -Xnvvm=-opt=0 (opt=False): the same */
+    int noopt;                  /* NVRTC -Xnvvm=-opt=0 --fmad=false (opt=False): the same */
     double ms_source, ms_parse; /* the frontend's reading and parsing of source */
     double ms_frontend;         /* the rest of it: Python AST -> IR */
     double ms_typeinfer, ms_codegen;
