@@ -199,7 +199,7 @@ _ACCEPTED = {
     "fastmath": "NVRTC's --use_fast_math: approximate division, square root and "
                 "transcendentals, denormals flushed to zero (a device function follows the "
                 "kernel that calls it)",
-    "max_registers": "accepted; not applied yet",
+    "max_registers": "NVRTC's --maxrregcount: the most registers a thread may use",
     "lto": "a kernel and its device functions are one CUDA C++ program, which NVRTC "
            "optimises whole; compiled foreign code (link=) is linked by the driver, LTO-IR "
            "by nvJitLink",
@@ -1095,6 +1095,8 @@ def _kernel_options(options):
           "fastmath": bool(options.get("fastmath")),
           "lineinfo": bool(options.get("lineinfo")),
           "opt": options.get("opt") is not False}
+    if options.get("max_registers") is not None:
+        kw["max_registers"] = options["max_registers"]
     if options.get("debug"):
         kw["debug"] = True      # exception checks: ZeroDivisionError, IndexError
     if options.get("launch_bounds"):

@@ -127,6 +127,7 @@ transpile(KernelObject *k, const ArgKey *keys, int n, int idx32)
     e->c.fastmath = k->fastmath;
     e->c.lineinfo = k->lineinfo;
     e->c.noopt = k->noopt;
+    e->c.maxrreg = k->maxrreg;
     e->nargs = n;
     e->idx32 = idx32;
     memcpy(e->keys, keys, sizeof(ArgKey) * (size_t)n);
@@ -593,14 +594,20 @@ static PyObject *
 kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
     static char *kwlist[] = {"func", "device", "boundscheck", "fast_compile", "fastmath",
-                             "launch_bounds", "carveout", "debug", "lineinfo", "opt", NULL};
+                             "launch_bounds", "carveout", "debug", "lineinfo", "opt",
+                             "max_registers", NULL};
     PyObject *func, *lb = NULL;
     int device = 0, boundscheck = 0, fast = 0, fastmath = 0, carveout = CARVEOUT_UNSET;
-    int debug = 0, lineinfo = 0, opt = 1;
+    int debug = 0, lineinfo = 0, opt = 1, maxrreg = 0;
     int bounds[3] = {0};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|ppppOippp:Kernel", kwlist, &func, &device,
-                                     &boundscheck, &fast, &fastmath, &lb, &carveout, &debug,
-                                     &lineinfo, &opt)) {
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|ppppOipppi:Kernel", kwlist, &func,
+                                     &device, &boundscheck, &fast, &fastmath, &lb, &carveout,
+                                     &debug, &lineinfo, &opt, &maxrreg)) {
+        return NULL;
+    }
+    if (maxrreg < 0 || maxrreg > 255) {
+        PyErr_Format(PyExc_ValueError, "max_registers=%d: give the most registers a thread "
+                     "may use, 1 to 255 (or None: no limit)", maxrreg);
         return NULL;
     }
     if (parse_launch_bounds(lb, bounds) < 0) {
@@ -638,6 +645,7 @@ kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     k->fastmath = fastmath;
     k->lineinfo = lineinfo;
     k->noopt = !opt;
+    k->maxrreg = maxrreg;
     memcpy(k->launch_bounds, bounds, sizeof bounds);
     k->carveout = carveout;
     if (!k->name) {

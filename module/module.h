@@ -83,6 +83,7 @@ typedef struct {
     int fastmath;               /* NVRTC --use_fast_math for its entries (Numba's option) */
     int lineinfo;               /* NVRTC -lineinfo (lineinfo=True) */
     int noopt;                  /* NVRTC -Xnvvm=-opt=0 --fmad=false (opt=False) */
+    int maxrreg;                /* NVRTC --maxrregcount (max_registers=N); 0: none */
     int launch_bounds[3];       /* __launch_bounds__(max threads, min blocks, max
                                  * cluster size); 0: not given */
     int carveout;               /* shared memory carveout (percent, -1 the driver's

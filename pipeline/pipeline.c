@@ -807,6 +807,36 @@ opts_add(BuildOpts *o, const char *opt)
     }
 }
 
+/* the option just written into o->text from `start` (NUL-terminated), unless
+ * o has it already; its pointer is set by opts_fix once the text is whole */
+static void
+opts_add_text(BuildOpts *o, size_t start)
+{
+    for (int i = 0; i < o->n; i++) {
+        if (o->at[i] != SIZE_MAX && strcmp(o->text.s + o->at[i], o->text.s + start) == 0) {
+            o->text.len = start;
+            return;
+        }
+    }
+    if (o->n == RT_MAXOPTS) {
+        o->text.len = start;
+        return;
+    }
+    o->at[o->n] = start;
+    o->v[o->n++] = NULL;
+}
+
+/* the options kept in o->text point into it, which no longer moves */
+static void
+opts_fix(BuildOpts *o)
+{
+    for (int i = 0; i < o->n; i++) {
+        if (o->at[i] != SIZE_MAX) {
+            o->v[i] = o->text.s + o->at[i];
+        }
+    }
+}
+
 /* a linked source's include directory: `//cujit-include: DIR` on a line of
  * its own (cujit/_extern.py writes one per directory before the source: the
  * file's own, then CUDA_NVRTC_EXTRA_SEARCH_PATHS), as -IDIR, once each */
@@ -814,29 +844,13 @@ static void
 opts_add_includes(BuildOpts *o, const char *src)
 {
     static const char mark[] = "\n//cujit-include: ";
-    for (const char *p = strstr(src, mark); p && o->n < RT_MAXOPTS; p = strstr(p, mark)) {
+    for (const char *p = strstr(src, mark); p; p = strstr(p, mark)) {
         p += sizeof mark - 1;
-        size_t len = strcspn(p, "\n");
         size_t start = o->text.len;
         buf_puts(&o->text, "-I");
-        buf_putmem(&o->text, p, len);
+        buf_putmem(&o->text, p, strcspn(p, "\n"));
         buf_putc(&o->text, '\0');
-        int seen = 0;
-        for (int i = 0; i < o->n && !seen; i++) {
-            seen = o->at[i] != SIZE_MAX
-                   && strcmp(o->text.s + o->at[i], o->text.s + start) == 0;
-        }
-        if (seen) {
-            o->text.len = start;
-        } else {
-            o->at[o->n] = start;
-            o->v[o->n++] = NULL;
-        }
-    }
-    for (int i = 0; i < o->n; i++) {
-        if (o->at[i] != SIZE_MAX) {
-            o->v[i] = o->text.s + o->at[i];     /* the text no longer moves */
-        }
+        opts_add_text(o, start);
     }
 }
 
@@ -844,8 +858,9 @@ opts_add_includes(BuildOpts *o, const char *src)
  * transcendentals, ftz), lineinfo=True (.loc lines of the #line marks),
  * opt=False (NVVM's -opt=0, as Numba: locals in the local depot; and
  * --fmad=false: PTX's mul.rn / add.rn, which ptxas does not contract into an
- * fma either), and the include directories of its linked sources.  All of
- * them are in the binary's cache key (rt_load_kernel_ex keys its options). */
+ * fma either), max_registers=N (ptxas's limit), and the include directories
+ * of its linked sources.  All of them are in the binary's cache key
+ * (rt_load_kernel_ex keys its options). */
 static void
 opts_of(BuildOpts *o, const PlCompiled *c, int flags)
 {
@@ -859,7 +874,14 @@ opts_of(BuildOpts *o, const PlCompiled *c, int flags)
         opts_add(o, "-Xnvvm=-opt=0");
         opts_add(o, "--fmad=false");        /* nor ptxas's contraction of mul and add */
     }
+    if (flags && c->maxrreg > 0) {
+        size_t start = o->text.len;
+        buf_printf(&o->text, "--maxrregcount=%d", c->maxrreg);
+        buf_putc(&o->text, '\0');
+        opts_add_text(o, start);
+    }
     opts_add_includes(o, c->src);
+    opts_fix(o);
 }
 
 static void

@@ -136,6 +136,7 @@ typedef struct {
                                  * the kernel after the front key, in the binary's key */
     int lineinfo;               /* NVRTC -lineinfo (lineinfo=True): the same */
     int noopt;                  /* NVRTC -Xnvvm=-opt=0 --fmad=false (opt=False): the same */
+    int maxrreg;                /* NVRTC --maxrregcount (max_registers=N; 0 none): the same */
     double ms_source, ms_parse; /* the frontend's reading and parsing of source */
     double ms_frontend;         /* the rest of it: Python AST -> IR */
     double ms_typeinfer, ms_codegen;

@@ -6,6 +6,7 @@ CUDA C++ (the file's own, CUDA_NVRTC_EXTRA_SEARCH_PATHS) with the headers
 they include in the cache keys (counted on the fake driver: an edited
 header compiles again, an unchanged one hits the disk cache).  On the GPU:
 tests/gpu/test_buildopts_gpu.py."""
+import math
 import os
 import re
 import subprocess
@@ -271,3 +272,41 @@ def test_edited_header_compiles_again(fake_driver, tmp_path):  # noqa: F811
     (tmp_path / "inc" / "deeper.cuh").write_text("#define SCALE 5\n")
     assert run() == "misses 1 hits 0"
     assert run() == "misses 0 hits 1"
+
+
+# ---- max_registers ----
+
+def series(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15):
+    """sixteen live values through a loop: 60-70 registers unlimited on sm_90"""
+    s = 0.0
+    for k in range(16):
+        s += (math.sin(a0 * k + a1) * a2 + math.cos(a3 * k + a4) * a5
+              + a6 * a7 * math.exp(-a8 * k) + a9 * a10 - a11 * a12
+              + a13 / (1.0 + a14 * a14 + a15 * a15 * k))
+        a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15 = \
+            a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a0 + s * 1e-3
+    return s
+
+
+def heavy_kernel(max_registers):
+    dev = cuda.jit(device=True)(series)
+
+    @cuda.jit(max_registers=max_registers)
+    def heavy(r, x):
+        i = cuda.grid(1)
+        if i < r.size:
+            r[i] = dev(x[i, 0], x[i, 1], x[i, 2], x[i, 3], x[i, 4], x[i, 5], x[i, 6], x[i, 7],
+                       x[i, 8], x[i, 9], x[i, 10], x[i, 11], x[i, 12], x[i, 13], x[i, 14],
+                       x[i, 15])
+    return heavy
+
+
+def test_max_registers_reaches_ptxas():
+    nvrtc_or_skip()
+    sig = "(float64[::1], float64[:, ::1])"
+    free, capped = heavy_kernel(None).inspect_cubin(sig), heavy_kernel(32).inspect_cubin(sig)
+    assert free[:4] == capped[:4] == b"\x7fELF" and free != capped
+    with pytest.raises(ValueError, match="max_registers=300"):
+        cuda.jit(max_registers=300)(store_one)
+    with pytest.raises(TypeError):
+        cuda.jit(max_registers=32.5)(store_one)

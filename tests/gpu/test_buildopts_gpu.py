@@ -4,6 +4,8 @@ CUDA_NVRTC_EXTRA_SEARCH_PATHS (an edited header changes the results of the
 next kernel), opt=False (no fma contraction: bitwise NumPy's x * y + z),
 and lineinfo=True (the same results as without).  tests/test_buildopts.py
 checks the PTX, the keys and the LTO-IR without a GPU."""
+import math
+
 import numpy as np
 import pytest
 
@@ -101,3 +103,44 @@ def test_lineinfo_kernel_runs():
     k[(n + 127) // 128, 128](r, x)
     np.testing.assert_allclose(r, x * x - np.float32(1), rtol=1e-5, atol=1e-6)
     assert ".loc" in k.inspect_asm(k.signatures[0])
+
+
+def series(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15):
+    """sixteen live values through a loop: 60-70 registers unlimited on sm_90
+    (ptxas -v); the same function gives NumPy's reference on the host"""
+    s = 0.0
+    for k in range(16):
+        s += (math.sin(a0 * k + a1) * a2 + math.cos(a3 * k + a4) * a5
+              + a6 * a7 * math.exp(-a8 * k) + a9 * a10 - a11 * a12
+              + a13 / (1.0 + a14 * a14 + a15 * a15 * k))
+        a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15 = \
+            a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a0 + s * 1e-3
+    return s
+
+
+def heavy_kernel(max_registers):
+    dev = cuda.jit(device=True)(series)
+
+    @cuda.jit(max_registers=max_registers)
+    def heavy(r, x):
+        i = cuda.grid(1)
+        if i < r.size:
+            r[i] = dev(x[i, 0], x[i, 1], x[i, 2], x[i, 3], x[i, 4], x[i, 5], x[i, 6], x[i, 7],
+                       x[i, 8], x[i, 9], x[i, 10], x[i, 11], x[i, 12], x[i, 13], x[i, 14],
+                       x[i, 15])
+    return heavy
+
+
+def test_max_registers_caps_the_kernel():
+    """held to 32 registers (spilling), the results stay the host's"""
+    n = 300
+    x = rng.uniform(-1.0, 1.0, (n, 16))
+    want = np.array([series(*map(float, row)) for row in x])
+    assert np.isfinite(want).all() and np.ptp(want) > 0
+    for cap in (None, 32):
+        k = heavy_kernel(cap)
+        r = np.full(n, np.nan)
+        k[(n + 63) // 64, 64](r, x)
+        np.testing.assert_allclose(r, want, rtol=1e-9, atol=1e-12 * np.abs(want).max())
+        regs = k.get_regs_per_thread(k.signatures[0])
+        assert (regs <= 32) if cap else (regs > 32), (cap, regs)
