@@ -583,12 +583,15 @@ take_output(nvrtcProgram p, const char *name, int output, RtCompiled *out)
 /* the options every compilation gets, before the caller's (in the cache keys
  * as rt_nvrtc_fixed_options): C++17, and no implicit CUDA headers, which
  * generated code needs none of.  -lineinfo is the caller's (lineinfo=True). */
-static const char *const fixed_opts[] = {"--std=c++17", "-minimal"};
+#define FIXED_OPTS(X) X("--std=c++17") X("-minimal")
+#define AS_ITEM(o) o,
+#define AS_TEXT(o) " " o
+static const char *const fixed_opts[] = {FIXED_OPTS(AS_ITEM)};
 
 const char *
 rt_nvrtc_fixed_options(void)
 {
-    return "--std=c++17 -minimal";
+    return FIXED_OPTS(AS_TEXT);
 }
 
 int
