@@ -1970,10 +1970,11 @@ def compile_ptx_for_current_device(pyfunc, sig, debug=None, lineinfo=False, devi
 
 
 def compile_all(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False,
-                cc=None, opt=None, abi="c", abi_info=None, output="ptx", forceinline=False,
+                cc=None, opt=None, abi="c", abi_info=None, output="ltoir", forceinline=False,
                 launch_bounds=None, **kws):
     """Numba's cuda.compile_all: ``([code], return_type)``, the code of pyfunc
-    and of the foreign files it links (cujit links none: a list of one)."""
+    and of the foreign files it links (cujit compiles those into pyfunc's own
+    program: a list of one).  LTO-IR by default, as Numba's."""
     code, ret = compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device,
                         fastmath=fastmath, cc=cc, opt=opt, abi=abi, abi_info=abi_info,
                         output=output, forceinline=forceinline, launch_bounds=launch_bounds,

@@ -133,8 +133,7 @@ def test_compile_to_ltoir():
     inlined, _ = cuda.compile(fma_like, float64(float64, float64, float64), output="ltoir",
                               forceinline=True)
     assert inlined[:4] == LTO_MAGIC and inlined != code
-    codes, _ = cuda.compile_all(store_one, (int32[:],), device=False, abi="numba",
-                                output="ltoir")
+    codes, _ = cuda.compile_all(store_one, (int32[:],), device=False, abi="numba")
     assert len(codes) == 1 and codes[0][:4] == LTO_MAGIC
     with pytest.raises(ValueError, match="Can only designate forced inlining in LTO-IR"):
         cuda.compile(fma_like, float64(float64, float64, float64), forceinline=True)

@@ -245,7 +245,7 @@ def test_compile_ptx_kernel():
                               lineinfo=True)
     assert re.search(r'\.file.*test_ntypes\.py"', ptx)
     code, resty = cuda.compile_all(saxpy, "void(float32[:], float32, float32[:], float32[:])",
-                                   device=False, abi="numba")
+                                   device=False, abi="numba", output="ptx")
     assert isinstance(code, list) and len(code) == 1 and ".visible .entry" in code[0]
 
 
