@@ -24,6 +24,7 @@ typedef struct {
     int lvalue;         /* a complex record field is written: its member, not its value */
     Node *check_node;   /* debug=True: the divisor cg_expr wraps in cj_nz (checks.c) */
     int check_line;
+    Node *opt_raw;      /* the node cj_opt_get is wrapping: printed as the Optional itself */
 } Cg;
 
 /* C++ precedence levels, higher binds tighter */
@@ -37,6 +38,8 @@ void cg_prelude(Buf *b, Features features, unsigned atomic_ops);
 extern const char cg_checks_prelude[];
 void cg_div_check(Cg *g, Node *n);
 int cg_checked(Cg *g, Node *n);
+/* the id of an exception's message ("module\nqualname\nrepr(args)"), added once */
+int cg_exception_msg(Program *p, const char *text);
 void cg_tuple_index(Cg *g, Node *n, int ntup, int prec);
 /* C++ spelling of a type (weak types as their defaults) */
 const char *cg_ctype(Cg *g, const Type *t);

@@ -35,8 +35,8 @@ const char cg_checks_prelude[] =
 
 /* the id of an exception's message ("module\nqualname\nrepr(args)") in the
  * program's table, added once */
-static int
-exception_msg(Program *p, const char *text)
+int
+cg_exception_msg(Program *p, const char *text)
 {
     for (int i = 0; i < p->nmsgs; i++) {
         if (strcmp(p->msgs[i], text) == 0) {
@@ -45,7 +45,7 @@ exception_msg(Program *p, const char *text)
     }
     p->msgs = (const char **)cj_vec_push(p->arena, (void **)p->msgs, &p->nmsgs, &p->mcap,
                                          (void *)text);
-    p->features |= FEAT_ASSERT | FEAT_DEBUG_CHECKS;
+    p->features |= FEAT_ASSERT;
     return p->nmsgs - 1;
 }
 
@@ -75,7 +75,8 @@ cg_checked(Cg *g, Node *n)
     }
     g->check_node = NULL;
     int line = g->check_line;
-    int msg = exception_msg(g->p, "builtins\nZeroDivisionError\n('division by zero',)");
+    int msg = cg_exception_msg(g->p, "builtins\nZeroDivisionError\n('division by zero',)");
+    g->p->features |= FEAT_DEBUG_CHECKS;
     S("cj_nz(");
     cg_expr(g, n, PR_COMMA);
     P(", %d, %d)", line, msg);
@@ -91,7 +92,8 @@ cg_tuple_index(Cg *g, Node *n, int ntup, int prec)
         cg_expr(g, n->list[0], prec);
         return;
     }
-    int msg = exception_msg(g->p, "builtins\nIndexError\n('tuple index out of range',)");
+    int msg = cg_exception_msg(g->p, "builtins\nIndexError\n('tuple index out of range',)");
+    g->p->features |= FEAT_DEBUG_CHECKS;
     S("cj_tix(");
     cg_expr(g, n->list[0], PR_COMMA);
     P(", %dLL, %d, %d)", ntup, n->loc.line, msg);

@@ -66,6 +66,9 @@ cg_ctype(Cg *g, const Type *t)
         return cj_dtypes[t->dtype].ctype;
     case TY_VECTOR:
         return cj_vector_cname(t);
+    case TY_OPTIONAL:
+        g->p->features |= FEAT_OPTIONAL;
+        return cj_aprintf(g->p->arena, "cj_opt<%s>", cg_ctype(g, t->base));
     default:
         break;
     }
@@ -830,7 +833,19 @@ return_stmt(Cg *g, Node *n)
 {
     begin(g, n);
     if (!n->a || g->in->ret->kind == TY_VOID) {
-        S("return;\n");
+        S(g->in->ret->kind == TY_OPTIONAL ? "return {};\n" : "return;\n");
+        return;
+    }
+    if (g->in->ret->kind == TY_OPTIONAL) {
+        /* a value or None: cj_opt<T>'s constructors wrap it */
+        const Type *vt = cg_type(g, n->a);
+        P("return %s(", cg_ctype(g, g->in->ret));
+        if (vt->kind == TY_NONE) {
+            S(");\n");
+            return;
+        }
+        cg_conv(g, n->a, vt->kind == TY_OPTIONAL ? vt : g->in->ret->base, PR_COMMA);
+        S(");\n");
         return;
     }
     S("return ");
@@ -1089,6 +1104,9 @@ function(Cg *g, Inst *in)
         cg_declare_var(g, fn->vars[i]);
     }
     stmts(g, fn->body, fn->nbody);
+    if (in->ret->kind == TY_OPTIONAL) {
+        S("    return {};\n");        /* falling off the end returns None */
+    }
     g->out->indent = 0;
     S("}\n");
 }

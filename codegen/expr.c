@@ -816,6 +816,16 @@ compare(Cg *g, Node *n, int prec)
     }
     if (n->n == 2 && (n->ops[0] == OP_IS || n->ops[0] == OP_ISNOT)
         && (is_none(n->list[0]) || is_none(n->list[1]))) {
+        Node *x = is_none(n->list[0]) ? n->list[1] : n->list[0];
+        if (cg_type(g, x)->kind == TY_OPTIONAL) {
+            /* an Optional: its flag (!x.ok for is None) */
+            cg_open(g, prec, PR_UNARY);
+            S(n->ops[0] == OP_IS ? "!" : "");
+            cg_expr(g, x, PR_POSTFIX);
+            S(".ok");
+            cg_close(g, prec, PR_UNARY);
+            return;
+        }
         /* x is None of a number: known from its type (typeinfer) */
         S((n->ops[0] == OP_IS) == (is_none(n->list[0]) && is_none(n->list[1]))
           ? "true" : "false");
@@ -1487,10 +1497,49 @@ devarray(Cg *g, const CjDevArray *a, const Type *t)
     S("}");
 }
 
+/* the Optional a variable holds or a device function returns, where the
+ * node's own type is its value (typeinfer's unwrap_optional); else NULL */
+static const Type *
+unwrapped_optional(Cg *g, Node *n)
+{
+    const Type *raw = n->kind == ND_VAR ? g->in->vtype[n->var->id]
+                      : n->kind == ND_CALL && n->op == BI_DEVFUNC && g->in->callee[n->id]
+                      ? g->in->callee[n->id]->ret : NULL;
+    return raw && raw->kind == TY_OPTIONAL && cg_type(g, n)->kind != TY_OPTIONAL ? raw : NULL;
+}
+
+/* An Optional's value where a value is used: cj_opt_get(x, line, msg),
+ * which raises TypeError (Numba's words) and ends the thread on None */
+static int
+optional_value(Cg *g, Node *n)
+{
+    const Type *raw = n != g->opt_raw ? unwrapped_optional(g, n) : NULL;
+    if (!raw) {
+        return 0;
+    }
+    Buf b;
+    buf_init(&b);
+    cj_type_str(&b, raw->base);
+    const char *text = cj_aprintf(g->p->arena, "builtins\nTypeError\n('expected %s, got None',)",
+                                  b.s);
+    buf_free(&b);
+    int msg = cg_exception_msg(g->p, text);
+    S("cj_opt_get(");
+    Node *saved = g->opt_raw;
+    g->opt_raw = n;
+    cg_expr(g, n, PR_COMMA);
+    g->opt_raw = saved;
+    P(", %d, %d)", n->loc.line, msg);
+    return 1;
+}
+
 void
 cg_expr(Cg *g, Node *n, int prec)
 {
     if (g->check_node && cg_checked(g, n)) {
+        return;
+    }
+    if ((n->kind == ND_VAR || n->kind == ND_CALL) && optional_value(g, n)) {
         return;
     }
     switch (n->kind) {

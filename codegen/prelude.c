@@ -445,6 +445,28 @@ static const char ipow[] =
     "    return r;\n"
     "}\n";
 
+/* Numba's Optional(T): a value, or None (ok false); cj_opt_get uses its value
+ * where a T is needed, raising TypeError on None as Numba's cast does */
+static const char optional[] =
+    "template <typename T> struct cj_opt {\n"
+    "    T v;\n"
+    "    bool ok;\n"
+    "    __device__ cj_opt() : v(), ok(false) {}\n"
+    "    __device__ cj_opt(const T &x) : v(x), ok(true) {}\n"
+    "    template <typename U> __device__ cj_opt(const cj_opt<U> &o)\n"
+    "        : v(o.ok ? (T)o.v : T()), ok(o.ok) {}\n"
+    "};\n";
+
+static const char optional_get[] =
+    "template <typename T> CJ_DEVICE T cj_opt_get(const cj_opt<T> &o, int line, int msg)\n"
+    "{\n"
+    "    if (!o.ok) {\n"
+    "        cj_record(3, line, msg, 0, 0, 0);\n"
+    "        asm volatile(\"exit;\");\n"
+    "    }\n"
+    "    return o.v;\n"
+    "}\n";
+
 static const char errrec[] =
     "/* the first failed assert or bounds check of a launch (read by the runtime) */\n"
     "struct CjErrorRecord {\n"
@@ -1051,6 +1073,10 @@ cg_prelude(Buf *b, Features features, unsigned atomic_ops_used)
     }
     if (features & FEAT_DEBUG_CHECKS) {
         buf_puts(b, cg_checks_prelude);
+    }
+    if (features & FEAT_OPTIONAL) {
+        buf_puts(b, optional);
+        buf_puts(b, (features & FEAT_ASSERT) ? optional_get : "");
     }
     if (features & FEAT_ATOMIC) {
         atomics(b, atomic_ops_used, (features & FEAT_ATOMIC16) != 0, (features & FEAT_F16) != 0,

@@ -123,6 +123,8 @@ typedef enum {
                        * lvalue in C++; variables hold a pointer to it */
     TY_VECTOR,        /* a CUDA vector type (float32x4 = float4): Type.lanes lanes
                        * (1 to 4, .x .y .z .w) of Type.dtype, an integer or float */
+    TY_OPTIONAL,      /* Numba's Optional(T): a T or None (a device function that returns
+                       * a value on some paths only); Type.base is T */
 } TypeKind;
 
 /* the cooperative groups of jit.cg (codegen/prelude.c spells them) */
@@ -195,6 +197,7 @@ struct Type {
     int tile;           /* GK_TILE: its threads */
     int parent;         /* GK_TILE: its parent tile's threads, 0 for a block */
     int lanes;          /* TY_VECTOR */
+    Type *base;         /* TY_OPTIONAL: the type of its value */
 };
 
 typedef struct {
@@ -276,6 +279,8 @@ int cj_enum_same(const Type *x, const Type *y);
 Type *cj_dtype_type(DType dt);
 Type *cj_group_type(Arena *a, GroupKind k, int tile, int parent);
 Type *cj_iter_type(Arena *a, DType dt, char kind);    /* TY_ITER: kind 'P', 'S', 'K', 'N' */
+/* Optional(base): base or None; Optional(Optional(T)) is Optional(T) */
+Type *cj_optional_type(Arena *a, Type *base);
 
 /* ---- CUDA vector types (vectypes.c) ---- */
 /* the vector of `lanes` (1 to 4) dt's, interned; NULL for a dtype CUDA has
@@ -732,6 +737,7 @@ typedef uint64_t Features;
 #define FEAT_DEBUG_CHECKS FEAT_BIT(37) /* debug=True: cj_nz, cj_tix (codegen/checks.c) */
 #define FEAT_EXTERN FEAT_BIT(39)       /* declared foreign functions: cj_extptr (codegen/extern.c) */
 #define FEAT_BF16_OPS FEAT_BIT(44)     /* cuda.bf16's functions: cj_bf_* (prelude.c) */
+#define FEAT_OPTIONAL FEAT_BIT(52)     /* Optional values: cj_opt<T>, cj_opt_get (prelude.c) */
 
 /* the feature a 16-bit float dtype needs: its struct */
 static inline Features

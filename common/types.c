@@ -127,6 +127,18 @@ cj_tuple_type(Arena *a, Type **elems, int n)
 }
 
 Type *
+cj_optional_type(Arena *a, Type *base)
+{
+    if (base->kind == TY_OPTIONAL) {
+        return base;
+    }
+    Type *t = cj_alloc(a, sizeof *t);
+    t->kind = TY_OPTIONAL;
+    t->base = base;
+    return t;
+}
+
+Type *
 cj_enum_type(Arena *a, DType dt, const char *enm)
 {
     Type *t = cj_alloc(a, sizeof *t);
@@ -232,6 +244,8 @@ cj_type_eq(const Type *x, const Type *y)
         return x->dtype == y->dtype && x->layout == y->layout;
     case TY_VECTOR:
         return x->dtype == y->dtype && x->lanes == y->lanes;
+    case TY_OPTIONAL:
+        return cj_type_eq(x->base, y->base);
     case TY_VOID:
     case TY_WEAK_INT:
     case TY_WEAK_FLOAT:
@@ -481,9 +495,27 @@ unify_tuple(Arena *a, const Type *x, const Type *y)
     return same ? (Type *)x : cj_tuple_type(a, el, x->ntup);
 }
 
+/* Optional(T) with T, U or Optional(U): Optional of T and U unified; with
+ * None: itself */
+static Type *
+unify_optional(Arena *a, const Type *x, const Type *y)
+{
+    if (y->kind == TY_OPTIONAL) {
+        const Type *s = x;
+        x = y;
+        y = s;
+    }
+    if (y->kind == TY_NONE) {
+        return (Type *)x;
+    }
+    Type *u = cj_unify(a, x->base, y->kind == TY_OPTIONAL ? y->base : y);
+    return u ? cj_optional_type(a, cj_concrete(u)) : NULL;
+}
+
 /* equal types stay; numeric types promote (weak with weak: the higher
  * weak); arrays (arguments' and views) of one dtype and rank meet as strided
- * (layout A); tuples unify elementwise; else NULL */
+ * (layout A); tuples unify elementwise; an Optional with its value's type
+ * or None stays Optional; else NULL */
 Type *
 cj_unify(Arena *a, const Type *x, const Type *y)
 {
@@ -492,6 +524,9 @@ cj_unify(Arena *a, const Type *x, const Type *y)
     }
     if (cj_type_eq(x, y)) {
         return (Type *)x;
+    }
+    if (x->kind == TY_OPTIONAL || y->kind == TY_OPTIONAL) {
+        return unify_optional(a, x, y);
     }
     if (cj_is_numeric(x) && cj_is_numeric(y)) {
         return cj_promote(x, y);
@@ -638,6 +673,11 @@ cj_type_str(Buf *b, const Type *t)
     case TY_VECTOR:
         buf_printf(b, "%sx%d", cj_dtypes[t->dtype].name, t->lanes);   /* Numba's name */
         break;
+    case TY_OPTIONAL:
+        buf_puts(b, "OptionalType(");       /* Numba's spelling */
+        cj_type_str(b, t->base);
+        buf_putc(b, ')');
+        break;
     }
 }
 
@@ -747,6 +787,10 @@ cj_type_mangle(Buf *b, const Type *t)
         break;
     case TY_VECTOR:
         buf_printf(b, "V%d%s", t->lanes, cj_dtypes[t->dtype].code);
+        break;
+    case TY_OPTIONAL:
+        buf_putc(b, 'O');
+        cj_type_mangle(b, t->base);
         break;
     }
 }

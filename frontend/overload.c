@@ -180,6 +180,7 @@ type_desc(Fe *f, const Type *t)
         break;
     }
     case TY_VOID: case TY_STRING: case TY_DTYPE: case TY_GROUP: case TY_ITER: case TY_VECTOR:
+    case TY_OPTIONAL:
         break;
     }
     Buf b;

@@ -15,6 +15,9 @@ typedef struct {
     int final;          /* last pass: every type must be known */
     int alloc_ok;       /* assigning the result of shared_memory / local_memory */
     int via_temp;       /* a, b = x, y / a = b = x: the value reaches targets through a temporary */
+    int opt_ok;         /* the next ti_expr may give an Optional (r = f(), return r, r is
+                         * None); elsewhere an Optional's value is used (unwrapped) */
+    int end_reached;    /* a path falls off the end of the function (returns None) */
     unsigned char *assigned;    /* by var id: assigned in the body (parameters) */
     int *vline;         /* by var id: the line of the assignment that gave its type */
 } Ti;

@@ -152,6 +152,9 @@ note_type(Ti *t, const Type *ty)
         for (int i = 0; i < ty->ntup; i++) {
             note_type(t, ty->tup[i]);
         }
+    } else if (ty->kind == TY_OPTIONAL) {
+        t->p->features |= FEAT_OPTIONAL;
+        note_type(t, ty->base);
     }
 }
 
@@ -240,6 +243,7 @@ weak_operands(Ti *t, int op, Node *a, Node *b, Type *x, Type *y)
 /* ---- expressions ---- */
 
 static Type *ti_expr(Ti *t, Node *n);
+static Type *ti_expr_opt(Ti *t, Node *n);
 
 /* a device array read as a global: an array argument's type (its address,
  * shape and strides are constants of the kernel) */
@@ -428,18 +432,30 @@ enum_arith(Ti *t, Node *n, const Type *x, const Type *y)
     }
 }
 
+/* x is None / x is not None (either side): x may be Optional, known only
+ * when the kernel runs */
+static int
+is_none_test(const Node *n)
+{
+    if (n->kind != ND_COMPARE || n->n != 2 || (n->ops[0] != OP_IS && n->ops[0] != OP_ISNOT)) {
+        return 0;
+    }
+    return (n->list[0]->kind == ND_CONST && n->list[0]->cval.kind == CK_NONE)
+           || (n->list[1]->kind == ND_CONST && n->list[1]->cval.kind == CK_NONE);
+}
+
 static Type *
 compare_type(Ti *t, Node *n)
 {
+    if (is_none_test(n)) {
+        ti_expr_opt(t, n->list[0]);
+        ti_expr_opt(t, n->list[1]);
+        return cj_scalar(DT_BOOL);  /* known from x's type unless Optional (typed_truth) */
+    }
     Type *prev = ti_expr(t, n->list[0]);
     for (int i = 1; i < n->n; i++) {
         Type *cur = ti_expr(t, n->list[i]);
         int op = n->ops[i - 1];
-        int none = n->list[i - 1]->kind == ND_CONST && n->list[i - 1]->cval.kind == CK_NONE;
-        none |= n->list[i]->kind == ND_CONST && n->list[i]->cval.kind == CK_NONE;
-        if (n->n == 2 && (op == OP_IS || op == OP_ISNOT) && none) {
-            break;      /* x is None: known from x's type (typed_truth, codegen) */
-        }
         if (prev && cur) {
             ti_vector_refuse(t, n, prev, cur, "comparison ", op_str(op));
             enum_compare(t, n, op, prev, cur);
@@ -970,10 +986,37 @@ var_type(Ti *t, Node *n)
     return ty;
 }
 
+/* An Optional(T) used where a value is needed is its T (Numba's cast of
+ * Optional(T) to T): the node's type is T, and codegen unwraps it (a None
+ * there raises TypeError), seeing the variable's or the call's Optional.
+ * Only a variable or a device function's call gives one. */
+static Type *
+unwrap_optional(Ti *t, Node *n, Type *ty, int ok)
+{
+    if (!ty || ty->kind != TY_OPTIONAL || ok) {
+        return ty;
+    }
+    if (n->kind != ND_VAR && n->kind != ND_CALL) {
+        cj_unreachable(t->p->try_, "an Optional value of another expression");
+    }
+    return ty->base;
+}
+
+/* an expression that may be Optional: assigned to a name, returned, or
+ * compared with None */
+static Type *
+ti_expr_opt(Ti *t, Node *n)
+{
+    t->opt_ok = 1;
+    return ti_expr(t, n);
+}
+
 static Type *
 ti_expr(Ti *t, Node *n)
 {
     Type *ty = NULL;
+    int opt_ok = t->opt_ok;
+    t->opt_ok = 0;
     switch (n->kind) {
     case ND_CONST:
         ty = const_type(t, n);
@@ -1019,6 +1062,7 @@ ti_expr(Ti *t, Node *n)
     case ND_EXPR:
         cj_unreachable(t->p->try_, "statement in expression position");
     }
+    ty = unwrap_optional(t, n, ty, opt_ok);
     note_type(t, ty);
     return set(t, n, ty);
 }
@@ -1344,6 +1388,27 @@ for_stmt(Ti *t, Node *n)
     ti_stmts(t, n->list, n->n);
 }
 
+/* Returns of a value and of nothing (return, return None, the end) meet as
+ * Optional(value), Numba's rule; a record or a group has no None. */
+static Type *
+return_unify(Ti *t, Node *n, Type *ret, Type *ty)
+{
+    if (ret->kind == TY_VOID && ty->kind == TY_VOID) {
+        return ret;
+    }
+    Type *value = ret->kind == TY_VOID ? ty : ty->kind == TY_VOID ? ret : NULL;
+    if (!value) {
+        return cj_unify(t->p->arena, ret, ty);
+    }
+    if (value->kind != TY_SCALAR && value->kind != TY_TUPLE && value->kind != TY_VECTOR
+        && value->kind != TY_OPTIONAL) {
+        ti_err(t, n, "this function returns %s on one path and None on another: an Optional "
+               "value holds a number, a tuple or a vector, not %s; return a value on every "
+               "path", ti_tstr(t, value), ti_tstr(t, value));
+    }
+    return cj_optional_type(t->p->arena, value);
+}
+
 static void
 return_stmt(Ti *t, Node *n)
 {
@@ -1355,7 +1420,7 @@ return_stmt(Ti *t, Node *n)
         }
         return;
     }
-    Type *ty = n->a ? ti_expr(t, n->a) : cj_void();
+    Type *ty = n->a ? ti_expr_opt(t, n->a) : cj_void();
     if (!ty) {
         return;
     }
@@ -1363,15 +1428,14 @@ return_stmt(Ti *t, Node *n)
         ti_err(t, n, "device functions return numbers or tuples of numbers, not %s",
             ti_tstr(t, ty));
     }
-    ty = cj_concrete(ty);
+    ty = cj_concrete(ty->kind == TY_NONE ? cj_void() : ty);     /* return None: return */
     Inst *in = t->in;
     if (!in->ret) {
         in->ret = ty;
         t->changed = 1;
         return;
     }
-    Type *u = (in->ret->kind == TY_VOID || ty->kind == TY_VOID)
-              ? (in->ret->kind == ty->kind ? ty : NULL) : cj_unify(t->p->arena, in->ret, ty);
+    Type *u = return_unify(t, n, in->ret, ty);
     if (!u) {
         ti_err(t, n, "this return gives %s but another gives %s", ti_tstr(t, ty),
             ti_tstr(t, in->ret));
@@ -1411,7 +1475,8 @@ typed_is_none(Ti *t, const Node *c, int *v)
         y = s;
     }
     const Type *xt = t->in->ntype[x->id];
-    if (!(y->kind == ND_CONST && y->cval.kind == CK_NONE) || !xt || x->kind == ND_CONST) {
+    if (!(y->kind == ND_CONST && y->cval.kind == CK_NONE) || !xt || x->kind == ND_CONST
+        || xt->kind == TY_OPTIONAL) {
         return 0;
     }
     *v = (xt->kind == TY_NONE) == (c->ops[0] == OP_IS);
@@ -1459,7 +1524,8 @@ ti_stmt(Ti *t, Node *n)
                                              || n->a->op == BI_CONST_ARRAY
                                              || (n->a->op == BI_NPFUNC
                                                  && n->a->axis == NP_COPY));
-        Type *ty = ti_expr(t, n->a);
+        Type *ty = n->n == 1 && n->list[0]->kind == ND_VAR ? ti_expr_opt(t, n->a)
+                                                           : ti_expr(t, n->a);
         if (alloc && (n->n != 1 || n->list[0]->kind != ND_VAR)) {
             ti_err(t, n, "assign a shared, local or constant array to one variable name");
         }
@@ -1912,6 +1978,10 @@ infer_inst(Program *p, Inst *in)
         if (!t->changed) {
             break;
         }
+    }
+    if (fn->is_device && !da.dead && in->ret && fn->nbody) {
+        /* a path falls off the end: it returns None */
+        in->ret = return_unify(t, fn->body[fn->nbody - 1], in->ret, cj_void());
     }
     t->final = 1;
     ti_stmts(t, fn->body, fn->nbody);

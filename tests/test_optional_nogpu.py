@@ -1,0 +1,127 @@
+"""Numba's Optional return values without a GPU: what the C++ holds (a
+cj_opt<T>, its flag for `is None`, cj_opt_get where the value is used), the
+unwrap of a None on the host shim (TypeError recorded with Numba's words,
+the thread stopped before its store), and the refusals.  What the kernels
+compute: tests/kernels/optional.py (host shim and GPU)."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import cujit
+from cujit import cuda
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from test_debug_checks_nogpu import CXX, run_host, tmp  # noqa: E402,F401
+
+rng = np.random.default_rng()
+
+
+@cuda.jit(device=True)
+def half_if_even(x):
+    if x % 2 == 0:
+        return x // 2
+
+
+def use_directly(r, a):
+    i = cuda.grid(1)
+    if i < a.size:
+        r[i] = half_if_even(a[i]) * 10       # no test: a None raises TypeError
+
+
+def test_device_function_returns_optional():
+    src = cuda.jit(use_directly).inspect_cuda(np.zeros(4, np.int64), np.zeros(4, np.int64))
+    assert "static __device__ __forceinline__ cj_opt<long long> " in src, src
+    assert "return {};" in src, src
+    assert "cj_opt_get(cj_dev_half_if_even" in src, src
+
+
+def test_all_paths_return_a_value_is_not_optional():
+    @cuda.jit(device=True)
+    def always(x):
+        if x > 0:
+            return x
+        else:
+            return -x
+
+    @cuda.jit
+    def k(r, a):
+        r[0] = always(a[0])
+    src = k.inspect_cuda(np.zeros(1), np.zeros(1))
+    assert "cj_opt" not in src, src
+
+
+def test_while_true_without_break_is_not_optional():
+    @cuda.jit(device=True)
+    def first_above(a, t):
+        i = 0
+        while True:
+            if a[i] > t:
+                return i
+            i += 1
+
+    @cuda.jit
+    def k(r, a):
+        r[0] = first_above(a, 0.5)
+    src = k.inspect_cuda(np.zeros(1, np.int64), np.zeros(4))
+    assert "cj_opt" not in src, src
+
+
+@pytest.mark.skipif(CXX is None, reason="no host C++ compiler (g++ or clang++)")
+def test_unwrapping_none_raises_type_error_on_host(tmp):
+    k = cuda.jit(use_directly)
+    n = 16
+    a = rng.integers(-50, 50, n).astype(np.int64) * 2      # even: values
+    odd = int(rng.integers(0, n))
+    a[odd] += 1                                             # odd: None
+    r = np.full(n, -77, np.int64)
+    rec, src = run_host(k, tmp, 1, n, r, a)
+    assert rec is not None and rec.kind == 3, src
+    assert rec.thread[0] == odd
+    assert rec.line == use_directly.__code__.co_firstlineno + 3
+    assert r[odd] == -77, "the thread must stop before its store"
+    ok = np.arange(n) != odd
+    np.testing.assert_array_equal(r[ok], (a[ok] // 2) * 10)
+
+
+@pytest.mark.skipif(CXX is None, reason="no host C++ compiler (g++ or clang++)")
+def test_no_none_records_nothing(tmp):
+    k = cuda.jit(use_directly)
+    a = rng.integers(-50, 50, 8).astype(np.int64) * 2
+    r = np.full(8, -77, np.int64)
+    rec, _ = run_host(k, tmp, 1, 8, r, a)
+    assert rec is None
+    np.testing.assert_array_equal(r, (a // 2) * 10)
+
+
+def test_optional_record_is_refused():
+    rec = np.dtype([("a", np.int32), ("b", np.float64)])
+
+    @cuda.jit(device=True)
+    def pick(arr, i):
+        if i > 0:
+            return arr[i]
+
+    @cuda.jit
+    def k(r, arr):
+        x = pick(arr, cuda.grid(1))
+        r[0] = x.b
+    with pytest.raises(cujit.CompileTypeError) as e:
+        k.inspect_cuda(np.zeros(1), np.zeros(3, rec))
+    assert "None on another" in str(e.value), str(e.value)
+
+
+def test_optional_message_names_numba_type():
+    @cuda.jit(device=True)
+    def f(x):
+        if x > 0:
+            return x
+
+    @cuda.jit
+    def k(r, a):
+        v = f(a[0])
+        r[0] = v[0]         # an Optional(float64) is no tuple
+    with pytest.raises(cujit.CompileError):
+        k.inspect_cuda(np.zeros(1), np.zeros(1))
