@@ -1533,6 +1533,18 @@ optional_value(Cg *g, Node *n)
     return 1;
 }
 
+/* a 0-d array variable read as its element (typeinfer's ti_zero_d) */
+static int
+zero_d_value(Cg *g, Node *n)
+{
+    const Type *v = g->in->vtype[n->var->id];
+    if (!v || v->kind != TY_ARRAY || v->ndim != 0 || cg_type(g, n)->kind != TY_SCALAR) {
+        return 0;
+    }
+    P(v->mem == MEM_GLOBAL ? "%s.data[0]" : "%s[0]", n->var->cname);
+    return 1;
+}
+
 void
 cg_expr(Cg *g, Node *n, int prec)
 {
@@ -1540,6 +1552,9 @@ cg_expr(Cg *g, Node *n, int prec)
         return;
     }
     if ((n->kind == ND_VAR || n->kind == ND_CALL) && optional_value(g, n)) {
+        return;
+    }
+    if (n->kind == ND_VAR && zero_d_value(g, n)) {
         return;
     }
     switch (n->kind) {

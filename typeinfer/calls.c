@@ -711,6 +711,9 @@ cast_type(Ti *t, Node *n)
         return weak ? cj_weak(TY_WEAK_FLOAT) : cj_scalar(dt);
     }
     Type *x = arg(t, n, 0);
+    if (n->op == BI_CAST && x && x->kind == TY_ARRAY && x->dtype == n->cval.dt) {
+        x = ti_zero_d(t, n->list[0], x, 0);     /* np.int64(z) of a 0-d int64 array */
+    }
     need(t, n->list[0], x, is_num(x), "a number", n);
     if (x && kind(x) == 'c' && n->op != BI_BOOL
         && !(n->op == BI_CAST && cj_dtypes[n->cval.dt].kind == 'c')) {

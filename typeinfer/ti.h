@@ -25,6 +25,8 @@ typedef struct {
 const char *ti_tstr(Ti *t, const Type *ty);
 Type *ti_idx(Ti *t);
 Type *ti_expr_pub(Ti *t, Node *n);
+/* a 0-d array variable read as its element where Numba does (typeinfer.c) */
+Type *ti_zero_d(Ti *t, Node *n, Type *ty, int int_only);
 Type *ti_binop_type(Ti *t, Node *n, int op, Type *x, Type *y);
 Type *ti_call(Ti *t, Node *n);
 /* groups.c: jit.cg's builtins and group methods; match_*_sync */

@@ -805,6 +805,9 @@ index_type(Ti *t, Node *n)
     }
     for (int i = 0; i < n->n; i++) {
         ix[i] = n->list[i]->kind == ND_SLICE ? NULL : ti_expr(t, n->list[i]);
+        if (base && base->kind == TY_ARRAY) {
+            ix[i] = ti_zero_d(t, n->list[i], ix[i], 1);    /* a[z], z a 0-d integer array */
+        }
     }
     if (!base) {
         return NULL;
@@ -1000,6 +1003,24 @@ unwrap_optional(Ti *t, Node *n, Type *ty, int ok)
         cj_unreachable(t->p->try_, "an Optional value of another expression");
     }
     return ty->base;
+}
+
+/* A 0-d array variable where Numba reads it as its element (an integer one
+ * as an index, one stored into an element, np.int64(z) of its own dtype):
+ * the node's type is the element's, and codegen reads z.data[0].  int_only:
+ * an index (bool is no index).  Any other ty is given back unchanged. */
+Type *
+ti_zero_d(Ti *t, Node *n, Type *ty, int int_only)
+{
+    if (!ty || ty->kind != TY_ARRAY || ty->ndim != 0 || n->kind != ND_VAR
+        || cj_is_record(ty->dtype)) {
+        return ty;
+    }
+    char k = cj_dtypes[ty->dtype].kind;
+    if (int_only && k != 'i' && k != 'u') {
+        return ty;
+    }
+    return set(t, n, cj_scalar(ty->dtype));
 }
 
 /* an expression that may be Optional: assigned to a name, returned, or
@@ -1327,11 +1348,15 @@ assign_to(Ti *t, Node *target, Node *value, Type *ty)
         set(t, target, ty);
         bind_var(t, target, target->var, ty);
         return;
-    case ND_INDEX:
-        ti_expr(t, target);
+    case ND_INDEX: {
+        Type *into = ti_expr(t, target);
         string_store(t, target, value);
+        if (into && into->kind == TY_SCALAR && value && !t->via_temp) {
+            ty = ti_zero_d(t, value, ty, 0);     /* a[i] = z, z a 0-d array */
+        }
         store_elem(t, target, ty);
         return;
+    }
     case ND_ATTR: {
         Type *rec = ti_expr(t, target->a);
         ti_vector_refuse(t, target, rec, NULL, "assigning a lane (v.x = ...)", "");
