@@ -145,19 +145,8 @@ static void
 escape_check(Fe *f, const Resolved *r, Loc loc)
 {
     PyObject *caps = r->kind == R_DEVFUNC ? fe_inner_params(f->cx, r->obj) : NULL;
-    if (caps && f->body && fe_local_stores(f, PyTuple_GET_ITEM(caps, 0)) > 1) {
-        fe_fail_kind(f, loc, CE_TYPE, "Cannot capture a constant value for variable '%s' in a "
-                     "function that will escape: '%s' reads it, it is assigned more than "
-                     "once, and the function is passed to another function here; pass the "
-                     "value as an argument instead", fe_utf8(f, PyTuple_GET_ITEM(caps, 0)),
-                     fe_utf8(f, fe_get(f, r->obj, S___name__)));
-    }
     if (caps) {
-        fe_fail_kind(f, loc, CE_TYPE, "Cannot capture the non-constant value associated with "
-                     "variable '%s' in a function that will escape: '%s' reads it and is "
-                     "passed to another function here; pass the value as an argument instead",
-                     fe_utf8(f, PyTuple_GET_ITEM(caps, 0)),
-                     fe_utf8(f, fe_get(f, r->obj, S___name__)));
+        fe_escape_fail(f, caps, fe_get(f, r->obj, S___name__), loc);
     }
 }
 

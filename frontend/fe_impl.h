@@ -231,6 +231,8 @@ Node *fe_fused_return(Fe *f, Loc loc);
 
 /* inner.c: a def reading a local of its function that is no constant fails */
 void fe_check_captures(Fe *f, PyObject *list);
+/* Numba's capture error of a function defined in a kernel passed on (inner.c) */
+void fe_escape_fail(Fe *f, PyObject *caps, PyObject *fname, Loc loc);
 
 /* webs.c: each local split into a Var per web of its definitions and uses */
 void fe_split_webs(Fe *f);

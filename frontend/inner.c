@@ -144,6 +144,76 @@ check_def(Fe *f, PyObject *def)
     }
 }
 
+static PyObject *inner_names(Fe *f, PyObject *s);
+static PyObject *capture_names(Fe *f, PyObject *s, PyObject *names);
+
+/* Numba's error for a function that reads the kernel's variables (caps)
+ * handed to another function: it has no values for them there */
+void
+fe_escape_fail(Fe *f, PyObject *caps, PyObject *fname, Loc loc)
+{
+    PyObject *var = PyTuple_Check(caps) ? PyTuple_GET_ITEM(caps, 0) : PyList_GET_ITEM(caps, 0);
+    if (f->body && fe_local_stores(f, var) > 1) {
+        fe_fail_kind(f, loc, CE_TYPE, "Cannot capture a constant value for variable '%s' in a "
+                     "function that will escape: '%s' reads it, it is assigned more than "
+                     "once, and the function is passed to another function here; pass the "
+                     "value as an argument instead", fe_utf8(f, var), fe_utf8(f, fname));
+    }
+    fe_fail_kind(f, loc, CE_TYPE, "Cannot capture the non-constant value associated with "
+                 "variable '%s' in a function that will escape: '%s' reads it and is "
+                 "passed to another function here; pass the value as an argument instead",
+                 fe_utf8(f, var), fe_utf8(f, fname));
+}
+
+/* `name` passed as an argument of a call in statement s: the argument, or NULL */
+static PyObject *
+passed_in(Fe *f, PyObject *s, PyObject *name)
+{
+    PyObject *it = fe_keep(f, PyObject_CallOneArg(fe_ast_walk, s));
+    PyObject *node, *found = NULL;
+    while (!found && it && (node = PyIter_Next(it))) {
+        PyObject *args = fe_is(node, A_Call) ? fe_get(f, node, S_args) : NULL;
+        for (Py_ssize_t i = 0; args && i < PyList_GET_SIZE(args); i++) {
+            PyObject *a = PyList_GET_ITEM(args, i);
+            if (fe_is(a, A_Name) && PyObject_RichCompareBool(fe_get(f, a, S_id), name,
+                                                             Py_EQ) == 1) {
+                found = a;
+            }
+        }
+        Py_DECREF(node);
+    }
+    if (!it || PyErr_Occurred()) {
+        fe_fail_py(f, f->fn->loc, "cujit could not walk the function");
+    }
+    return found;
+}
+
+/* is `name` passed as an argument of a call in the function's body: the
+ * argument, or NULL */
+static PyObject *
+passed_on(Fe *f, PyObject *name)
+{
+    PyObject *found = NULL;
+    for (Py_ssize_t i = 0; !found && f->body && i < PyList_GET_SIZE(f->body); i++) {
+        found = passed_in(f, PyList_GET_ITEM(f->body, i), name);
+    }
+    return found;
+}
+
+/* A def that reads the function's variables and is passed to another
+ * function fails with Numba's capture error before the body is read, so
+ * that it comes before an error of the captured value's statement. */
+static void
+escape_def(Fe *f, PyObject *def)
+{
+    PyObject *caps = capture_names(f, def, inner_names(f, def));
+    PyObject *name = fe_get(f, def, S_name);
+    PyObject *arg = PyList_GET_SIZE(caps) ? passed_on(f, name) : NULL;
+    if (arg) {
+        fe_escape_fail(f, caps, name, fe_loc_of(f, arg));
+    }
+}
+
 /* The defs among the statements (in if / for / while blocks too) are checked
  * before the body is read, so that the capture is named before what the
  * captured value's assignment might fail on. */
@@ -154,6 +224,7 @@ fe_check_captures(Fe *f, PyObject *list)
         PyObject *s = PyList_GET_ITEM(list, i);
         if (fe_is(s, A_FunctionDef)) {
             check_def(f, s);
+            escape_def(f, s);
         } else if (fe_is(s, A_If) || fe_is(s, A_For) || fe_is(s, A_While)) {
             fe_check_captures(f, fe_get(f, s, S_body));
             fe_check_captures(f, fe_get(f, s, S_orelse));

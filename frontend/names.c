@@ -744,6 +744,23 @@ class_call(Fe *f, PyObject *e, Resolved *out)
     return 0;
 }
 
+/* float.as_integer_ratio, np.float32.fromhex: an attribute of a number
+ * class is Numba's typing error (its class(float64) has none), never run
+ * by Python at compile time */
+static void
+number_class_attr(Fe *f, const Resolved *rb, PyObject *attr, Loc loc)
+{
+    const char *cls = rb->kind == R_DTYPE ? (rb->obj && PyType_Check(rb->obj)
+                                             ? cj_dtypes[rb->dt].name : NULL)
+                      : rb->kind != R_BUILTIN ? NULL
+                      : rb->bi == BI_FLOAT ? "float64" : rb->bi == BI_INT ? "int64"
+                      : rb->bi == BI_BOOL ? "bool" : rb->bi == BI_COMPLEX ? "complex128" : NULL;
+    if (cls) {
+        fe_fail_kind(f, loc, CE_TYPE, "Unknown attribute '%s' of type class(%s): a number "
+                     "class has no attributes in kernels", fe_utf8(f, attr), cls);
+    }
+}
+
 /* dotted := (name | compile_time_call | template_item | class_call) { '.' name }
  * Resolves Name / Attribute chains that do not start at a local. Returns 0
  * if the expression starts at a local (the caller reads it as a value). */
@@ -790,6 +807,7 @@ fe_resolve(Fe *f, PyObject *e, Resolved *out)
             return 0;
         }
         PyObject *attr = fe_get(f, e, S_attr);
+        number_class_attr(f, &rb, attr, loc);
         if (rb.kind == R_CONST && (strcmp(Py_TYPE(rb.obj)->tp_name, "numpy.ndarray") != 0
                                    || fe_np_method_name(fe_utf8(f, attr)))) {
             return 0;           /* a constant's .real etc.: read as a value */
