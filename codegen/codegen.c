@@ -1056,8 +1056,9 @@ signature(Cg *g, Inst *in)
     for (int i = 0; i < fn->nparams; i++) {
         const Type *t = in->args[i];
         const char *ct = var_ctype(g, t);
-        P("%s%s%s%s%s", i ? ", " : "", ct, ct[strlen(ct) - 1] == '*' ? "" : " ",
-          param_widens(in, i) ? "cj_p_" : "", fn->vars[i]->cname);
+        P("%s%s%s%s%s", i ? ", " : "", ct, fn->vars[i]->byref ? " &"
+          : ct[strlen(ct) - 1] == '*' ? "" : " ", param_widens(in, i) ? "cj_p_" : "",
+          fn->vars[i]->cname);
     }
     S(")");
 }

@@ -602,6 +602,8 @@ typedef struct {
     int maybe_unset;    /* read where some path did not assign it: declared zero-initialized */
     int has_konst;      /* assigned once, at the top level, an integer literal (N = 100): */
     int64_t konst;      /* its value where a constant is needed (shapes, grid(N)) */
+    int byref;          /* a parameter that is the caller's variable (C++ T &): a function
+                         * defined in a kernel rebinds it (nonlocal x) */
     Loc loc;            /* first assignment */
 } Var;
 

@@ -36,7 +36,7 @@ enum {
     X(__closure__) X(cell_contents) X(__cujit_builtin__) X(__cujit_dtype__) X(__cujit_signatures__) \
     X(__cujit_unsupported__) X(__module__) \
     X(__name__) X(dtype) X(item) X(getlines) X(returns) X(type_comment) X(co_varnames) \
-    X(co_argcount) X(walk) X(lower) X(upper) X(step) X(exc) X(cause) X(ctx)
+    X(co_argcount) X(walk) X(lower) X(upper) X(step) X(exc) X(cause) X(ctx) X(names)
 
 enum {
 #define ATTR_ENUM(n) S_##n,
@@ -62,6 +62,7 @@ typedef struct {
     PyObject *closure;      /* dict name -> value of free variables */
     PyObject *captures;     /* a function defined in a kernel: the names it reads from
                              * the function around it, extra parameters (inner.c) */
+    PyObject *refs;         /* those of them it rebinds (nonlocal): by reference */
     PyObject *locals;       /* set of names bound in the function */
     PyObject *aliases;      /* dict: local name -> cupyx collective class bound to it */
     int line0;              /* add to AST line numbers */
@@ -210,6 +211,10 @@ Node *fe_inner_def(Fe *f, PyObject *s, Loc loc);
 PyObject *fe_inner_closure(Fe *f, PyObject *pyfunc);
 int fe_is_inner(Fe *f, PyObject *obj);
 PyObject *fe_inner_captures(Fe *f, PyObject *pyfunc, Loc loc);
+/* the captures a function defined in a kernel rebinds (nonlocal), or NULL */
+PyObject *fe_inner_refs(FeCtx *cx, PyObject *pyfunc);
+/* `nonlocal x` in a function defined in a kernel: x is one of its refs */
+int fe_nonlocal_ok(Fe *f, PyObject *s);
 PyObject *fe_inner_params(FeCtx *cx, PyObject *pyfunc);
 int fe_local_stores(Fe *f, PyObject *name);
 Node *fe_inner_lambda(Fe *f, PyObject *s, Loc loc);

@@ -120,7 +120,8 @@ read_params(Fe *f, PyObject *def, const FeOffers *of)
         PyObject *nm = PyTuple_GET_ITEM(f->captures, c);
         fn->pnames[i] = fe_utf8(f, nm);
         PySet_Add(f->locals, nm);
-        fe_add_var(f, fn->pnames[i], loc, 1);
+        Var *v = fe_add_var(f, fn->pnames[i], loc, 1);
+        v->byref = f->refs && PySequence_Contains(f->refs, nm) == 1;   /* nonlocal nm */
     }
     read_vararg(f, args, nnamed, of);
 }
@@ -317,6 +318,7 @@ read_func(FeCtx *cx, PyObject *pyfunc, int is_device, int boundscheck, const FeO
     seen_add(cx, pyfunc, offers, fn);
     fe_read_closure(f, pyfunc, code);
     f->captures = fe_inner_params(cx, pyfunc);
+    f->refs = fe_inner_refs(cx, pyfunc);
     int first;
     PyObject *lines = fe_source_lines(f, code, filename, &first);
     f->locals = fe_keep(f, PySet_New(NULL));

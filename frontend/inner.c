@@ -15,10 +15,39 @@
  * constants) become extra parameters when it is read (frontend.c), and a
  * call in the enclosing function passes their values by name then (Python's
  * late binding: the value at the call); FeCtx.inner_caps holds their names.
- * `g = lambda t: ...` in a kernel binds g the same way. */
+ * `g = lambda t: ...` in a kernel binds g the same way.
+ *
+ * `nonlocal x` in such a def makes x a capture passed by reference (a C++
+ * T &): its assignments there rebind the caller's variable, as in Python.
+ * Python compiles the def without its nonlocal statements (there is no
+ * function around it then); x is no constant of the function around it. */
 #include <string.h>
 
 #include "fe_impl.h"
+
+/* the nonlocal statements of a def (a copy) replaced by pass, in its
+ * blocks and theirs: Python compiles it with no function around it */
+static void
+drop_nonlocals(Fe *f, PyObject *node)
+{
+    static const int fields[] = {S_body, S_orelse};
+    for (int k = 0; k < 2; k++) {
+        PyObject *l = PyObject_HasAttrString(node, k ? "orelse" : "body")
+                      ? fe_get(f, node, fields[k]) : NULL;
+        for (Py_ssize_t i = 0; l && PyList_Check(l) && i < PyList_GET_SIZE(l); i++) {
+            PyObject *x = PyList_GET_ITEM(l, i);
+            if (!fe_is(x, A_Nonlocal)) {
+                drop_nonlocals(f, x);
+                continue;
+            }
+            PyObject *pass = PyObject_CallNoArgs((PyObject *)fe_ast_types[A_Pass]);
+            if (!pass || PyList_SetItem(l, i, pass) < 0) {
+                fe_fail_py(f, fe_loc_of(f, node), "cujit could not read a function defined "
+                           "in a kernel");
+            }
+        }
+    }
+}
 
 /* the def statement as a code object of the file, at the file's lines */
 static PyObject *
@@ -32,10 +61,19 @@ def_code(Fe *f, PyObject *s, Loc loc)
     if (!ignores) {
         fe_fail_py(f, loc, "cujit could not read a function defined in a kernel");
     }
-    Py_INCREF(s);
-    PyList_SET_ITEM(body, 0, s);
+    PyObject *copy = fe_keep(f, PyImport_ImportModule("copy"));
+    PyObject *own = copy ? fe_keep(f, PyObject_CallMethod(copy, "deepcopy", "O", s)) : NULL;
+    if (!own) {
+        fe_fail_py(f, loc, "cujit could not read a function defined in a kernel");
+    }
+    drop_nonlocals(f, own);
+    Py_INCREF(own);
+    PyList_SET_ITEM(body, 0, own);
     PyObject *mod = fe_keep(f, PyObject_CallFunction((PyObject *)fe_ast_types[A_Module], "OO",
                                                      body, ignores));
+    if (mod && !fe_keep(f, PyObject_CallMethod(ast, "fix_missing_locations", "O", mod))) {
+        mod = NULL;
+    }
     PyObject *compile = PyDict_GetItemString(fe_builtins_dict, "compile");
     PyObject *code = mod && compile ? fe_keep(f, PyObject_CallFunction(compile, "Oss", mod,
                                                                        f->file, "exec")) : NULL;
@@ -82,10 +120,12 @@ bindings(Fe *f, PyObject *list, PyObject *name)
 /* A local of the function around a def that is a constant: assigned once
  * in the whole function, at its top level, `name = <constant>` (a number,
  * a string, a tuple of them, a global constant).  Its value, or NULL. */
+static int rebound_inside(Fe *f, PyObject *name);
+
 PyObject *
 fe_constant_local(Fe *f, PyObject *name)
 {
-    if (!f->body || bindings(f, f->body, name) != 1) {
+    if (!f->body || bindings(f, f->body, name) != 1 || rebound_inside(f, name)) {
         return NULL;
     }
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(f->body); i++) {
@@ -123,24 +163,66 @@ fe_local_stores(Fe *f, PyObject *name)
     return count;
 }
 
-/* `nonlocal` in a def: rebinding the kernel's variable from inside it is
- * not supported (its reads are passed in by value, see above) */
-static void
-check_def(Fe *f, PyObject *def)
+/* the names the def's nonlocal statements name (a tuple, maybe empty) */
+static PyObject *
+nonlocal_names(Fe *f, PyObject *def)
 {
-    PyObject *it = fe_keep(f, PyObject_CallOneArg(fe_ast_walk, def));
+    PyObject *out = fe_keep(f, PyList_New(0));
+    PyObject *it = out ? fe_keep(f, PyObject_CallOneArg(fe_ast_walk, def)) : NULL;
     PyObject *node;
     while (it && (node = PyIter_Next(it))) {
-        if (fe_is(node, A_Nonlocal)) {
-            Loc at = fe_loc_of(f, node);
-            Py_DECREF(node);
-            fe_fail(f, at, "nonlocal in a function defined in a kernel is not supported: "
-                    "return the new value and assign it in the kernel (x = inner(...))");
+        PyObject *names = fe_is(node, A_Nonlocal) ? fe_get(f, node, S_names) : NULL;
+        for (Py_ssize_t i = 0; names && i < PyList_GET_SIZE(names); i++) {
+            PyList_Append(out, PyList_GET_ITEM(names, i));
         }
         Py_DECREF(node);
     }
-    if (!it || PyErr_Occurred()) {
+    PyObject *t = it && !PyErr_Occurred() ? fe_keep(f, PyList_AsTuple(out)) : NULL;
+    if (!t) {
         fe_fail_py(f, fe_loc_of(f, def), "cujit could not read a function defined in a kernel");
+    }
+    return t;
+}
+
+/* is name rebound by a nonlocal statement of a def in the function (then
+ * it is no constant there) */
+static int
+rebound_inside(Fe *f, PyObject *name)
+{
+    for (Py_ssize_t i = 0; f->body && i < PyList_GET_SIZE(f->body); i++) {
+        PyObject *s = PyList_GET_ITEM(f->body, i);
+        if (fe_is(s, A_FunctionDef)
+            && PySequence_Contains(nonlocal_names(f, s), name) == 1) {
+            return 1;
+        }
+        if ((fe_is(s, A_If) || fe_is(s, A_For) || fe_is(s, A_While))) {
+            PyObject *saved = f->body;
+            int r = 0;
+            f->body = fe_get(f, s, S_body);
+            r = rebound_inside(f, name);
+            f->body = fe_get(f, s, S_orelse);
+            r = r || rebound_inside(f, name);
+            f->body = saved;
+            if (r) {
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* `nonlocal x` in a def: x must be a variable of the function around it */
+static void
+check_def(Fe *f, PyObject *def)
+{
+    PyObject *names = nonlocal_names(f, def);
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(names); i++) {
+        PyObject *x = PyTuple_GET_ITEM(names, i);
+        if (!fe_is_local_name(f, x)) {
+            fe_fail(f, fe_loc_of(f, def), "nonlocal '%s' in '%s': '%s' is no variable of the "
+                    "function that defines it (assign it there first)", fe_utf8(f, x),
+                    fe_utf8(f, fe_get(f, def, S_name)), fe_utf8(f, x));
+        }
     }
 }
 
@@ -284,6 +366,10 @@ own_names(Fe *f, PyObject *s)
         f->locals = own;
         fe_bound_names(f, body);
         f->locals = saved;
+        PyObject *refs = nonlocal_names(f, s);      /* the caller's: captures */
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(refs); i++) {
+            PySet_Discard(own, PyTuple_GET_ITEM(refs, i));
+        }
     }
     return own;
 }
@@ -340,9 +426,11 @@ inner_function(Fe *f, PyObject *s, PyObject *name, PyObject *fnode, Loc loc)
     if (!cx->inner_caps) {
         cx->inner_caps = fe_keep(f, PyDict_New());
     }
+    PyObject *refs = fe_is(fnode, A_FunctionDef) ? nonlocal_names(f, fnode) : NULL;
     PyObject *entry = PyList_GET_SIZE(caps) && cx->inner_caps
-                      ? fe_keep(f, Py_BuildValue("(NNO)", PyList_AsTuple(caps),
-                                                 PyLong_FromVoidPtr(f->fn), name)) : NULL;
+                      ? fe_keep(f, Py_BuildValue("(NNOO)", PyList_AsTuple(caps),
+                                                 PyLong_FromVoidPtr(f->fn), name,
+                                                 refs ? refs : Py_None)) : NULL;
     if (PyList_GET_SIZE(caps) && (!entry || PyDict_SetItem(cx->inner_caps, fn, entry) < 0)) {
         fe_fail_py(f, loc, "cujit");
     }
@@ -414,6 +502,30 @@ fe_inner_params(FeCtx *cx, PyObject *pyfunc)
 {
     PyObject *e = caps_entry(cx, pyfunc);
     return e ? PyTuple_GET_ITEM(e, 0) : NULL;
+}
+
+/* the captures it rebinds (nonlocal): passed by reference; NULL for none */
+PyObject *
+fe_inner_refs(FeCtx *cx, PyObject *pyfunc)
+{
+    PyObject *e = caps_entry(cx, pyfunc);
+    PyObject *r = e ? PyTuple_GET_ITEM(e, 3) : NULL;
+    return r && PyTuple_Check(r) && PyTuple_GET_SIZE(r) ? r : NULL;
+}
+
+/* `nonlocal x, y` read in the function defined in a kernel: a statement
+ * with no effect when its names are the function's by-reference captures */
+int
+fe_nonlocal_ok(Fe *f, PyObject *s)
+{
+    PyObject *names = fe_get(f, s, S_names);
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(names); i++) {
+        if (!f->refs || PySequence_Contains(f->refs, PyList_GET_ITEM(names, i)) != 1) {
+            PyErr_Clear();
+            return 0;
+        }
+    }
+    return 1;
 }
 
 /* the same names for a call of it, which only the function around it can

@@ -410,6 +410,9 @@ stmt(Fe *f, PyObject *s)
     if (fe_is(s, A_FunctionDef) && !fe_fused(f)) {
         return fe_inner_def(f, s, loc);
     }
+    if (fe_is(s, A_Nonlocal) && fe_nonlocal_ok(f, s)) {
+        return fe_new_node(f, ND_PASS, loc);    /* its names are by-reference parameters */
+    }
     unsupported_stmt(f, s, loc);
 }
 

@@ -389,6 +389,11 @@ rename_nodes(Webs *w)
             unite(w, w->np + id, first_def(w, w->nodes[id]->var));
         }
     }
+    for (int d = w->np; d < w->nbits; d++) {
+        if (w->defvar[d] && w->defvar[d]->byref) {
+            unite(w, d, first_def(w, w->defvar[d]));    /* nonlocal: the caller's one variable */
+        }
+    }
     for (int d = 0; d < w->nbits; d++) {
         if (w->defvar[d]) {
             web_var(w, byroot, find(w, d), count);

@@ -72,3 +72,61 @@ def test_dtype_object_attributes_still_run_at_compile_time():
         r[0] = np.dtype(np.float32).itemsize + np.dtype(np.int32).type(7)
     src = cuda.jit(impl).inspect_cuda(np.zeros(1))
     assert "(4 + 7)" in src or "11" in src, src
+
+
+def test_nonlocal_is_a_reference_parameter():
+    def impl(r, n):
+        total = 0
+
+        def bump(k):
+            nonlocal total
+            total += k
+        bump(n)
+        bump(2)
+        r[0] = total
+    src = cuda.jit(impl).inspect_cuda(np.zeros(1), 5)
+    assert "long long &total" in src, src
+
+
+def test_nonlocal_assigning_another_type_is_refused():
+    def impl(r):
+        x = 1
+
+        def f():
+            nonlocal x
+            x = 2.5
+        f()
+        r[0] = x
+    with pytest.raises(cujit.CompileTypeError) as e:
+        cuda.jit(impl).inspect_cuda(np.zeros(1))
+    assert "nonlocal 'x'" in str(e.value) and "float64" in str(e.value), str(e.value)
+    assert e.value.lineno == impl.__code__.co_firstlineno + 5
+
+
+def test_nonlocal_def_passed_on_is_a_capture_error():
+    def impl(r):
+        x = 1
+
+        def f(v):
+            nonlocal x
+            x = v
+            return v
+        r[0] = consumer(f, 3)
+    with pytest.raises(cujit.CompileTypeError) as e:
+        cuda.jit(impl).inspect_cuda(np.zeros(1))
+    assert "Cannot capture" in str(e.value), str(e.value)
+
+
+def test_nonlocal_of_a_name_the_kernel_does_not_bind():
+    y = 3
+
+    def impl(r):
+        def f():
+            nonlocal y
+            y = 4
+        f()
+        r[0] = 1
+    with pytest.raises(cujit.CompileError) as e:
+        cuda.jit(impl).inspect_cuda(np.zeros(1))
+    assert "nonlocal 'y'" in str(e.value), str(e.value)
+    assert y == 3

@@ -1124,6 +1124,14 @@ bind_var(Ti *t, Node *at, Var *v, Type *ty)
         ti_err(t, at, "variable '%s' already holds another array", v->name);
     }
     Type *u = cj_unify(t->p->arena, old, ty);
+    if (v->byref && !cj_type_eq(cj_concrete(u), cj_concrete(old))) {
+        const Type *c = cj_concrete(old);
+        ti_err(t, at, "nonlocal '%s' is the variable of the function that defines this one, "
+               "of type %s: it cannot take %s here; convert the value%s%s%s", v->name,
+               ti_tstr(t, c), ti_tstr(t, cj_concrete(ty)), c->kind == TY_SCALAR ? " (" : "",
+               c->kind == TY_SCALAR ? cj_dtypes[c->dtype].name : "",
+               c->kind == TY_SCALAR ? "(...))" : "");
+    }
     if (!u) {
         ti_err(t, at, "variable '%s' holds %s here but %s %s %d, and a read after both "
             "may see either: a variable keeps one type where its values meet; use another "
