@@ -314,6 +314,16 @@ assign_one(Cg *g, Node *stmt, Node *target, Node *value, const char *tmp)
         return;
     }
     const Type *tt = target_type(g, target);
+    if (tt->kind == TY_NONE) {
+        return;     /* x = None where x is only ever None: nothing to store */
+    }
+    if (tt->kind == TY_OPTIONAL && value && value->kind == ND_CONST
+        && value->cval.kind == CK_NONE) {
+        begin(g, stmt);
+        store(g, target);
+        S(" = {};\n");       /* x = None */
+        return;
+    }
     if (tt->kind == TY_ARRAY && tt->sshape && !tmp
         && (target->kind == ND_ATTR
             || (target->kind == ND_INDEX && cg_type(g, target->a)->kind == TY_RECORD))) {
@@ -981,8 +991,8 @@ void
 cg_declare_var(Cg *g, Var *v)
 {
     const Type *t = g->in->vtype[v->id];
-    if (!t) {
-        return;     /* never assigned: only possible in dead code */
+    if (!t || t->kind == TY_NONE) {
+        return;     /* never assigned (dead code), or only None: no storage */
     }
     t = cj_concrete(t);
     cg_line_mark(g, v->loc.line);

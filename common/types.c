@@ -515,7 +515,7 @@ unify_optional(Arena *a, const Type *x, const Type *y)
 /* equal types stay; numeric types promote (weak with weak: the higher
  * weak); arrays (arguments' and views) of one dtype and rank meet as strided
  * (layout A); tuples unify elementwise; an Optional with its value's type
- * or None stays Optional; else NULL */
+ * or None stays Optional, a value with None makes one; else NULL */
 Type *
 cj_unify(Arena *a, const Type *x, const Type *y)
 {
@@ -527,6 +527,12 @@ cj_unify(Arena *a, const Type *x, const Type *y)
     }
     if (x->kind == TY_OPTIONAL || y->kind == TY_OPTIONAL) {
         return unify_optional(a, x, y);
+    }
+    if (x->kind == TY_NONE || y->kind == TY_NONE) {
+        /* None on one path, a value on another: Optional(value) (Numba's) */
+        const Type *v = cj_concrete(x->kind == TY_NONE ? y : x);
+        int ok = v->kind == TY_SCALAR || v->kind == TY_TUPLE || v->kind == TY_VECTOR;
+        return ok ? cj_optional_type(a, (Type *)v) : NULL;
     }
     if (cj_is_numeric(x) && cj_is_numeric(y)) {
         return cj_promote(x, y);

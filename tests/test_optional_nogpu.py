@@ -125,3 +125,41 @@ def test_optional_message_names_numba_type():
         r[0] = v[0]         # an Optional(float64) is no tuple
     with pytest.raises(cujit.CompileError):
         k.inspect_cuda(np.zeros(1), np.zeros(1))
+
+
+def test_variable_only_none_is_no_storage_and_tests_true():
+    def k(r, a):
+        x = None
+        if x is None:
+            r[0] = a[0]
+    src = cuda.jit(k).inspect_cuda(np.zeros(1), np.zeros(1))
+    body = src[src.index("/* k at"):]
+    assert " x" not in body.replace("(", " ").split("{", 1)[1].split("r.data")[0], body
+
+
+def test_none_variable_used_as_a_value_is_an_error():
+    def k(r, a):
+        x = None
+        r[0] = a[0]
+        r[1] = x
+    with pytest.raises(cujit.CompileTypeError) as e:
+        cuda.jit(k).inspect_cuda(np.zeros(2), np.zeros(1))
+    assert "none" in str(e.value).lower(), str(e.value)
+    assert e.value.lineno == k.__code__.co_firstlineno + 3
+
+
+def test_none_then_value_in_sequence_is_a_plain_variable():
+    def k(r, a):
+        x = None
+        x = a[0] * 2
+        r[0] = x
+    src = cuda.jit(k).inspect_cuda(np.zeros(1), np.zeros(1))
+    assert "cj_opt" not in src, src
+
+
+def test_conditional_expression_with_none_is_refused():
+    def k(r, a):
+        v = a[0] if a[0] > 0 else None
+        r[0] = v
+    with pytest.raises(cujit.CompileTypeError):
+        cuda.jit(k).inspect_cuda(np.zeros(1), np.zeros(1))

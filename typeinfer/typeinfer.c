@@ -511,7 +511,7 @@ ifexp_type(Ti *t, Node *n)
         return x ? x : y;       /* one branch may not be typed yet */
     }
     Type *r = cj_unify(t->p->arena, x, y);
-    if (!r || r->kind == TY_ARRAY) {
+    if (!r || r->kind == TY_ARRAY || r->kind == TY_OPTIONAL) {
         ti_err(t, n, "the two branches of the conditional expression have types %s and %s, "
             "which cannot meet", ti_tstr(t, x), ti_tstr(t, y));
     }
@@ -1044,6 +1044,10 @@ ti_expr(Ti *t, Node *n)
         break;
     case ND_VAR:
         ty = var_type(t, n);
+        if (ty && ty->kind == TY_NONE && !opt_ok && t->final) {
+            ti_err(t, n, "variable '%s' holds None here (no path to this line gives it a "
+                   "value): it can be tested (x is None), not used as a value", n->var->name);
+        }
         break;
     case ND_BINOP: {
         Type *x = ti_expr(t, n->a), *y = ti_expr(t, n->b);
@@ -1103,8 +1107,7 @@ bind_var(Ti *t, Node *at, Var *v, Type *ty)
     if (!ty) {
         return;
     }
-    if (ty->kind == TY_STRING || ty->kind == TY_NONE || ty->kind == TY_DTYPE
-        || ty->kind == TY_VOID) {
+    if (ty->kind == TY_STRING || ty->kind == TY_DTYPE || ty->kind == TY_VOID) {
         ti_err(t, at, "cannot assign %s to a variable in a kernel",
             ty->kind == TY_VOID ? "the result of a call that returns nothing" : ti_tstr(t, ty));
     }

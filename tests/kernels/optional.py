@@ -163,7 +163,42 @@ def _promoted_args():
     return x, k, poison(N, np.float64)
 
 
+@cuda.jit(device=True)
+def _find(a, t):
+    """None until found: a variable that is None on one path (Optional)"""
+    idx = None
+    for i in range(a.size):
+        if a[i] == t:
+            idx = i
+            break
+    return idx
+
+
+@cuda.jit
+def optional_variable(a, targets, out):
+    i = cuda.grid(1)
+    if i < targets.size:
+        k = _find(a, targets[i])
+        best = None
+        if k is not None:
+            best = a[k] * 10 + k
+        out[i] = -1 if best is None else best
+
+
+def _optional_variable_ref(a, targets, out):
+    r = out.copy()
+    for i, t in enumerate(targets):
+        k = _find.py_func(a, t)
+        r[i] = -1 if k is None else a[k] * 10 + k
+    return {2: r}
+
+
+def _variable_args():
+    return rand(16, np.int64, 0, 20), rand(N, np.int64, 0, 25), poison(N, np.int64)
+
+
 CASES = [
+    (optional_variable, _variable_args(), [("best = {};", True)]),
     (optional_scalar, (rand(N, np.int64), poison(N, np.int64)),
      [("cj_opt<long long>", True), ("!r.ok", True), ("cj_opt_get(r,", True)]),
     (optional_paths, (rand(N, np.int64), rand(N, np.int64), rand(N, np.int64),
@@ -180,4 +215,5 @@ RUN = [
     (optional_tuple, 1, N, lambda: (rand(N, np.int64), rand(N, np.int64),
                                     poison((N, 2), np.float64)), _optional_tuple_ref),
     (optional_promoted, 1, N, _promoted_args, _optional_promoted_ref),
+    (optional_variable, 1, N, _variable_args, _optional_variable_ref),
 ]
