@@ -1439,8 +1439,8 @@ return_unify(Ti *t, Node *n, Type *ret, Type *ty)
     if (value->kind != TY_SCALAR && value->kind != TY_TUPLE && value->kind != TY_VECTOR
         && value->kind != TY_OPTIONAL) {
         ti_err(t, n, "this function returns %s on one path and None on another: an Optional "
-               "value holds a number, a tuple or a vector, not %s; return a value on every "
-               "path", ti_tstr(t, value), ti_tstr(t, value));
+               "value holds a number, a tuple or a vector; return a value on every path",
+               ti_tstr(t, value));
     }
     return cj_optional_type(t->p->arena, value);
 }

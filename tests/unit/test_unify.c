@@ -71,12 +71,41 @@ test_unify_other(void)
 {
     Arena *a = unit_arena();
     CU_ASSERT_PTR_EQUAL(cj_unify(a, cj_none(), cj_none()), cj_none());
-    CU_ASSERT_PTR_NULL(cj_unify(a, cj_none(), cj_scalar(DT_I32)));
     CU_ASSERT_PTR_NULL(cj_unify(a, cj_string(), cj_void()));
     CU_ASSERT_PTR_NULL(cj_unify(a, NULL, cj_void()));
     CU_ASSERT_PTR_NULL(cj_unify(a, cj_dtype_type(DT_F32), cj_dtype_type(DT_F64)));
     CU_ASSERT_PTR_EQUAL(cj_unify(a, cj_dtype_type(DT_F32), cj_dtype_type(DT_F32)),
                         cj_dtype_type(DT_F32));
+}
+
+/* None with a number, tuple or vector makes Optional (Numba's unify of none
+ * and T); an Optional keeps meeting its value's type and None; None with an
+ * array or a string does not meet */
+static void
+test_unify_optional(void)
+{
+    Arena *a = unit_arena();
+    Type *o = cj_unify(a, cj_none(), cj_scalar(DT_I32));
+    CU_ASSERT_FATAL(o != NULL);
+    CU_ASSERT_EQUAL(o->kind, TY_OPTIONAL);
+    CU_ASSERT_TRUE(cj_type_eq(o->base, cj_scalar(DT_I32)));
+    CU_ASSERT_TRUE(cj_type_eq(cj_unify(a, cj_scalar(DT_I32), cj_none()), o));
+    CU_ASSERT_PTR_EQUAL(cj_unify(a, o, cj_none()), o);
+    Type *w = cj_unify(a, o, cj_scalar(DT_F64));
+    CU_ASSERT_FATAL(w != NULL);
+    CU_ASSERT_EQUAL(w->kind, TY_OPTIONAL);
+    CU_ASSERT_TRUE(cj_type_eq(w->base, cj_scalar(DT_F64)));
+    Type *lit = cj_unify(a, cj_none(), cj_weak(TY_WEAK_INT));
+    CU_ASSERT_TRUE(lit && cj_type_eq(lit->base, cj_scalar(DT_I64)));   /* concrete */
+    CU_ASSERT_PTR_EQUAL(cj_optional_type(a, o), o);
+    CU_ASSERT_PTR_NULL(cj_unify(a, cj_none(), cj_array_type(a, DT_F32, 1, 'C')));
+    CU_ASSERT_PTR_NULL(cj_unify(a, cj_none(), cj_string()));
+    CU_ASSERT_PTR_NULL(cj_unify(a, o, cj_array_type(a, DT_I32, 1, 'C')));
+    Buf b;
+    buf_init(&b);
+    cj_type_str(&b, o);
+    CU_ASSERT_STRING_EQUAL(b.s, "OptionalType(int32)");
+    buf_free(&b);
 }
 
 /* cj_type_eq looks at layout, read-only, memory space and static shape */
@@ -111,6 +140,7 @@ add_unify_suite(void)
         {"arrays: equal, or strided when only the layout differs", test_unify_arrays},
         {"tuples elementwise", test_unify_tuples},
         {"none, str, dtype values", test_unify_other},
+        {"Optional: none with a value", test_unify_optional},
         {"type equality", test_type_eq},
         {NULL, NULL},
     };
