@@ -1,4 +1,4 @@
-"""None held in a variable."""
+"""None held in a variable, used as a value (only ever None: no value to store)."""
 import math
 
 import numpy as np
@@ -8,8 +8,8 @@ from cujit import jit
 
 @jit.rawkernel()
 def bad(out):
-    v = None  # ERROR: none
-    out[0] = 1
+    v = None
+    out[0] = v  # ERROR: none
 
 
 ARGS = {"bad": (np.zeros(8, np.float32),)}
