@@ -488,7 +488,9 @@ launch_ex(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssiz
     printing = e->c.has_print;
     if (e->c.has_dynshared && c->shmem == 0) {
         PyErr_Format(PyExc_ValueError, "%U uses jit.shared_memory(dtype, None): give the "
-                     "dynamic shared memory size at launch, k[grid, block, stream, nbytes]",
+                     "dynamic shared memory size at launch: k[grid, block, stream, nbytes], "
+                     "k[grid, block](..., shared_mem=nbytes) or k(grid, block, args, "
+                     "shared_mem=nbytes)",
                      k->name);
         goto done;
     }
@@ -596,18 +598,54 @@ run_callbacks(LauncherObject *l)
     return 0;
 }
 
+static int shmem_from(PyObject *shmem, unsigned *out);
+
+/* launch_kw := 'shared_mem' '=' int | 'stream' '=' stream: cupyx.jit's
+ * k[grid, block](*args, shared_mem=n, stream=s), whose launcher passes
+ * these two keywords on to k(grid, block, args, ...); c is the launcher's
+ * configuration with them applied */
+static int
+launcher_keywords(LauncherObject *l, PyObject *const *vals, PyObject *kwnames, LaunchConfig *c)
+{
+    *c = l->cfg;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(kwnames); i++) {
+        PyObject *name = PyTuple_GET_ITEM(kwnames, i);
+        int is_stream = PyUnicode_CompareWithASCIIString(name, "stream") == 0;
+        if (!is_stream && PyUnicode_CompareWithASCIIString(name, "shared_mem") != 0) {
+            PyErr_Format(PyExc_TypeError, "k[grid, block](...) got an unexpected keyword "
+                         "argument '%U': a launch takes shared_mem= and stream= (as cupyx.jit's) "
+                         "besides the kernel's arguments, which are positional", name);
+            return -1;
+        }
+        if (is_stream ? l->stream_obj != NULL : l->cfg.shmem != 0) {
+            PyErr_Format(PyExc_TypeError, "k[grid, block, stream, shared_mem](...) got %U= "
+                         "again: give it in the brackets or as a keyword, not both", name);
+            return -1;
+        }
+        if (is_stream ? rt_get_stream(vals[i], &c->stream) < 0
+                      : shmem_from(vals[i], &c->shmem) < 0) {
+            return -1;
+        }
+    }
+    return check_config(c);
+}
+
 static PyObject *
 launcher_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     LauncherObject *l = (LauncherObject *)self;
-    if (kwnames && PyTuple_GET_SIZE(kwnames)) {
-        PyErr_SetString(PyExc_TypeError, "kernel arguments are positional only");
+    LaunchConfig kw;
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    int has_kw = kwnames && PyTuple_GET_SIZE(kwnames);
+    if (has_kw && launcher_keywords(l, args + n, kwnames, &kw) < 0) {
+        rt_err_in(PyUnicode_AsUTF8(l->kernel->name), "kernel '%s'",
+                  PyUnicode_AsUTF8(l->kernel->name));
         return NULL;
     }
     if (l->callbacks && PyList_GET_SIZE(l->callbacks) && run_callbacks(l) < 0) {
         return NULL;
     }
-    return launch(l->kernel, &l->cfg, args, PyVectorcall_NARGS(nargsf));
+    return launch(l->kernel, has_kw ? &kw : &l->cfg, args, n);
 }
 
 /* A launcher and its kernel refer to each other (the kernel keeps its last
@@ -829,6 +867,21 @@ PyTypeObject LauncherType = {
     .tp_doc = "A kernel bound to a launch configuration; call it with the arguments.",
 };
 
+/* a launch's dynamic shared memory size in bytes */
+static int
+shmem_from(PyObject *shmem, unsigned *out)
+{
+    long long v = PyLong_AsLongLong(shmem);
+    if (v < 0 || v > 0x7fffffff) {
+        if (!PyErr_Occurred()) {
+            PyErr_SetString(PyExc_ValueError, "shared memory size must be >= 0");
+        }
+        return -1;
+    }
+    *out = (unsigned)v;
+    return 0;
+}
+
 static int
 config_from(LaunchConfig *c, PyObject *grid, PyObject *block, PyObject *stream,
             PyObject *shmem)
@@ -837,15 +890,8 @@ config_from(LaunchConfig *c, PyObject *grid, PyObject *block, PyObject *stream,
         return -1;
     }
     c->shmem = 0;
-    if (shmem && shmem != Py_None) {
-        long long v = PyLong_AsLongLong(shmem);
-        if (v < 0 || v > 0x7fffffff) {
-            if (!PyErr_Occurred()) {
-                PyErr_SetString(PyExc_ValueError, "shared memory size must be >= 0");
-            }
-            return -1;
-        }
-        c->shmem = (unsigned)v;
+    if (shmem && shmem != Py_None && shmem_from(shmem, &c->shmem) < 0) {
+        return -1;
     }
     c->stream = NULL;
     if (rt_get_stream(stream ? stream : Py_None, &c->stream) < 0) {
