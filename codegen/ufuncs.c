@@ -82,7 +82,41 @@ static const char real_ops[] =
     "    CJ_DEVICE T cj_uf_absolute(T a) { return a < 0 ? (T)((U)0 - (U)a) : a; }\n"
     "CJ_UF_WRAP(int, unsigned) CJ_UF_WRAP(long long, unsigned long long)\n"
     "CJ_DEVICE float cj_uf_absolute(float a) { return fabsf(a); }\n"
-    "CJ_DEVICE double cj_uf_absolute(double a) { return fabs(a); }\n";
+    "CJ_DEVICE double cj_uf_absolute(double a) { return fabs(a); }\n"
+    "/* rounding keeps an integer as it is */\n"
+    "#define CJ_UF_ROUND(name, fn) \\\n"
+    "    template <typename T> CJ_DEVICE T cj_uf_##name(T x) { return x; } \\\n"
+    "    CJ_UF_REAL1(name, fn)\n"
+    "CJ_UF_ROUND(floor, floor) CJ_UF_ROUND(ceil, ceil) CJ_UF_ROUND(trunc, trunc)\n"
+    "CJ_UF_REAL1(rint, rint) CJ_UF_REAL1(fabs, fabs) CJ_UF_REAL1(cbrt, cbrt)\n"
+    "CJ_DEVICE float cj_uf_copysign(float a, float b) { return copysignf(a, b); }\n"
+    "CJ_DEVICE double cj_uf_copysign(double a, double b) { return copysign(a, b); }\n"
+    "/* sign: -1, 0 or 1 (a NaN stays NaN) */\n"
+    "template <typename T> CJ_DEVICE T cj_uf_sign(T x) { return x != x ? x : x > T(0) ? T(1) : x < T(0) ? T(-1) : T(0); }\n"
+    "template <typename T> CJ_DEVICE T cj_uf_positive(T x) { return x; }\n"
+    "template <typename T> CJ_DEVICE T cj_uf_conjugate(T x) { return x; }\n"
+    "template <typename T> CJ_DEVICE T cj_uf_reciprocal(T x) { return T(T(1) / x); }\n"
+    "template <typename T> CJ_DEVICE bool cj_uf_signbit(T x) { return x < T(0); }\n"
+    "CJ_DEVICE bool cj_uf_signbit(float x) { return signbit(x); }\n"
+    "CJ_DEVICE bool cj_uf_signbit(double x) { return signbit(x); }\n";
+
+/* the ufuncs of Python's // and %, and power (typeinfer asks for the
+ * prelude's cj_mod, cj_modf, cj_ipow ... with FEAT_INTDIV) */
+static const char divide_ops[] =
+    "/* power, remainder, floor_divide, fmod: NumPy's (Python's // and %, an\n"
+    " * integer power by squaring, C's fmod; an integer divisor of 0 gives 0) */\n"
+    "template <typename T> CJ_DEVICE T cj_uf_power(T a, T b) { return cj_ipow(a, b); }\n"
+    "CJ_DEVICE float cj_uf_power(float a, float b) { return powf(a, b); }\n"
+    "CJ_DEVICE double cj_uf_power(double a, double b) { return pow(a, b); }\n"
+    "template <typename T> CJ_DEVICE T cj_uf_remainder(T a, T b) { return cj_mod(a, b); }\n"
+    "CJ_DEVICE float cj_uf_remainder(float a, float b) { return cj_modf(a, b); }\n"
+    "CJ_DEVICE double cj_uf_remainder(double a, double b) { return cj_modf(a, b); }\n"
+    "template <typename T> CJ_DEVICE T cj_uf_floor_divide(T a, T b) { return cj_floordiv(a, b); }\n"
+    "CJ_DEVICE float cj_uf_floor_divide(float a, float b) { return cj_floordivf(a, b); }\n"
+    "CJ_DEVICE double cj_uf_floor_divide(double a, double b) { return cj_floordivf(a, b); }\n"
+    "template <typename T> CJ_DEVICE T cj_uf_fmod(T a, T b) { return b == T(0) ? T(0) : T(a % b); }\n"
+    "CJ_DEVICE float cj_uf_fmod(float a, float b) { return fmodf(a, b); }\n"
+    "CJ_DEVICE double cj_uf_fmod(double a, double b) { return fmod(a, b); }\n";
 
 static const char complex_ops[] =
     "/* the ufuncs on complex numbers: cmath's functions (codegen/npfuncs.c) */\n"
@@ -122,7 +156,20 @@ static const char complex_ops[] =
     "template <typename T> CJ_DEVICE bool cj_uf_isnan(cj_complex<T> z) { return cj_uf_isnan(z.re) || cj_uf_isnan(z.im); }\n"
     "template <typename T> CJ_DEVICE bool cj_uf_isinf(cj_complex<T> z) { return cj_uf_isinf(z.re) || cj_uf_isinf(z.im); }\n"
     "template <typename T> CJ_DEVICE bool cj_uf_isfinite(cj_complex<T> z) { return cj_uf_isfinite(z.re) && cj_uf_isfinite(z.im); }\n"
-    "template <typename T> CJ_DEVICE T cj_uf_absolute(cj_complex<T> z) { return hypot(z.re, z.im); }\n";
+    "template <typename T> CJ_DEVICE T cj_uf_absolute(cj_complex<T> z) { return hypot(z.re, z.im); }\n"
+    "template <typename T> CJ_DEVICE cj_complex<T> cj_uf_conjugate(cj_complex<T> z) { return cj_conj(z); }\n"
+    "template <typename T> CJ_DEVICE cj_complex<T> cj_uf_positive(cj_complex<T> z) { return z; }\n"
+    "template <typename T> CJ_DEVICE cj_complex<T> cj_uf_reciprocal(cj_complex<T> z) { return cj_complex<T>(T(1)) / z; }\n"
+    "template <typename T> CJ_DEVICE cj_complex<T> cj_uf_power(cj_complex<T> a, cj_complex<T> b) { return cj_cpow(a, b); }\n"
+    "/* NumPy 2's sign of a complex number: z / |z| (0 for 0) */\n"
+    "template <typename T> CJ_DEVICE cj_complex<T> cj_uf_sign(cj_complex<T> z)\n"
+    "{\n"
+    "    T m = hypot(z.re, z.im);\n"
+    "    if (m != m) {\n"
+    "        return {m, m};\n"
+    "    }\n"
+    "    return m == T(0) ? cj_complex<T>(T(0)) : cj_complex<T>{z.re / m, z.im / m};\n"
+    "}\n";
 
 static const char maps[] =
     "/* the functions as objects, for cj_uf_map1 and cj_uf_map2 */\n"
@@ -141,6 +188,9 @@ static const char maps[] =
     "CJ_UF_F2(logical_or) CJ_UF_F2(logical_xor) CJ_UF_F2(maximum) CJ_UF_F2(minimum) CJ_UF_F2(fmax)\n"
     "CJ_UF_F2(fmin) CJ_UF_F2(bitwise_and) CJ_UF_F2(bitwise_or) CJ_UF_F2(bitwise_xor) CJ_UF_F2(add)\n"
     "CJ_UF_F2(subtract) CJ_UF_F2(multiply) CJ_UF_F2(divide)\n"
+    "CJ_UF_F1(floor) CJ_UF_F1(ceil) CJ_UF_F1(trunc) CJ_UF_F1(rint) CJ_UF_F1(fabs) CJ_UF_F1(cbrt)\n"
+    "CJ_UF_F1(sign) CJ_UF_F1(positive) CJ_UF_F1(conjugate) CJ_UF_F1(reciprocal) CJ_UF_F1(signbit)\n"
+    "CJ_UF_F2(copysign) CJ_UF_F2(power) CJ_UF_F2(remainder) CJ_UF_F2(floor_divide) CJ_UF_F2(fmod)\n"
     "/* an input's element at the output's index idx (n dimensions): a number\n"
     " * everywhere; an array's dimensions aligned on the right, one of length 1\n"
     " * repeated (an index past a length that does not broadcast reads its 0) */\n"
@@ -197,6 +247,9 @@ cg_ufunc_prelude(Buf *b, Features features)
 {
     if (features & FEAT_NPFUNC) {
         buf_puts(b, real_ops);
+        if (features & FEAT_INTDIV) {
+            buf_puts(b, divide_ops);
+        }
         if (features & FEAT_COMPLEX) {
             buf_puts(b, complex_ops);
         }

@@ -518,7 +518,14 @@ extern const char *const cj_thrust_forms[TH_NALGOS];
     X(U_ISFINITE, "isfinite", 'u', 1, 2) X(U_ADD, "add", 'u', 2, 3) \
     X(U_SUBTRACT, "subtract", 'u', 2, 3) X(U_MULTIPLY, "multiply", 'u', 2, 3) \
     X(U_DIVIDE, "divide", 'u', 2, 3) X(U_NEGATIVE, "negative", 'u', 1, 2) \
-    X(U_ABSOLUTE, "absolute", 'u', 1, 2) X(U_SQUARE, "square", 'u', 1, 2)
+    X(U_ABSOLUTE, "absolute", 'u', 1, 2) X(U_SQUARE, "square", 'u', 1, 2) \
+    X(U_FLOOR, "floor", 'u', 1, 2) X(U_CEIL, "ceil", 'u', 1, 2) X(U_TRUNC, "trunc", 'u', 1, 2) \
+    X(U_RINT, "rint", 'u', 1, 2) X(U_FABS, "fabs", 'u', 1, 2) X(U_CBRT, "cbrt", 'u', 1, 2) \
+    X(U_SIGN, "sign", 'u', 1, 2) X(U_POSITIVE, "positive", 'u', 1, 2) \
+    X(U_CONJUGATE, "conjugate", 'u', 1, 2) X(U_RECIPROCAL, "reciprocal", 'u', 1, 2) \
+    X(U_SIGNBIT, "signbit", 'u', 1, 2) X(U_COPYSIGN, "copysign", 'u', 2, 3) \
+    X(U_POWER, "power", 'u', 2, 3) X(U_REMAINDER, "remainder", 'u', 2, 3) \
+    X(U_FLOOR_DIVIDE, "floor_divide", 'u', 2, 3) X(U_FMOD, "fmod", 'u', 2, 3)
 
 typedef enum {
 #define CJ_NP_ENUM(n, s, k, lo, hi) NP_##n,
@@ -548,7 +555,9 @@ typedef enum {
     UC_PRED,    /* isnan, isinf, isfinite: bool */
     UC_ARITH,   /* add, subtract, multiply, negative, square */
     UC_ABS,     /* absolute: complex gives its real dtype */
+    UC_SAME,    /* floor, sign, power, remainder ...: the inputs' dtype (bool: int8) */
 } UfClass;
+int cj_ufunc_real_only(int fn);
 UfClass cj_ufunc_class(int fn);
 DType cj_ufunc_loop(int fn, const Type *const *in, int nin, int *mixed);
 DType cj_ufunc_result(int fn, DType dt);

@@ -17,8 +17,13 @@ cj_ufunc_class(int fn)
     case NP_U_DIVIDE:
         return UC_FLOAT;
     case NP_U_ARCTAN2: case NP_U_HYPOT: case NP_U_DEG2RAD: case NP_U_RADIANS:
-    case NP_U_RAD2DEG: case NP_U_DEGREES:
+    case NP_U_RAD2DEG: case NP_U_DEGREES: case NP_U_RINT: case NP_U_FABS: case NP_U_CBRT:
+    case NP_U_COPYSIGN:
         return UC_REAL;
+    case NP_U_FLOOR: case NP_U_CEIL: case NP_U_TRUNC: case NP_U_SIGN: case NP_U_POSITIVE:
+    case NP_U_CONJUGATE: case NP_U_RECIPROCAL: case NP_U_POWER: case NP_U_REMAINDER:
+    case NP_U_FLOOR_DIVIDE: case NP_U_FMOD:
+        return UC_SAME;
     case NP_U_GREATER: case NP_U_GREATER_EQUAL: case NP_U_LESS: case NP_U_LESS_EQUAL:
     case NP_U_EQUAL: case NP_U_NOT_EQUAL:
         return UC_CMP;
@@ -29,7 +34,7 @@ cj_ufunc_class(int fn)
         return UC_MINMAX;
     case NP_U_BITWISE_AND: case NP_U_BITWISE_OR: case NP_U_BITWISE_XOR: case NP_U_INVERT:
         return UC_BITS;
-    case NP_U_ISNAN: case NP_U_ISINF: case NP_U_ISFINITE:
+    case NP_U_ISNAN: case NP_U_ISINF: case NP_U_ISFINITE: case NP_U_SIGNBIT:
         return UC_PRED;
     case NP_U_ADD: case NP_U_SUBTRACT: case NP_U_MULTIPLY: case NP_U_NEGATIVE:
     case NP_U_SQUARE:
@@ -43,6 +48,15 @@ cj_ufunc_class(int fn)
         break;
     }
     return UC_NONE;
+}
+
+/* a ufunc NumPy has no complex loop for */
+int
+cj_ufunc_real_only(int fn)
+{
+    return cj_ufunc_class(fn) == UC_REAL || fn == NP_U_FLOOR || fn == NP_U_CEIL
+           || fn == NP_U_TRUNC || fn == NP_U_SIGNBIT || fn == NP_U_REMAINDER
+           || fn == NP_U_FLOOR_DIVIDE || fn == NP_U_FMOD;
 }
 
 /* an input's element type: an array's dtype, a number as it is (weak too) */
@@ -97,6 +111,9 @@ cj_ufunc_loop(int fn, const Type *const *in, int nin, int *mixed)
     if (fn == NP_U_DIVIDE && cj_dtypes[dt].kind != 'f' && cj_dtypes[dt].kind != 'c') {
         return DT_F64;      /* NumPy's true division of integers is float64's */
     }
+    if (c == UC_SAME && dt == DT_BOOL) {
+        return DT_I8;       /* NumPy's loops of these for bool are int8's */
+    }
     return c == UC_FLOAT || c == UC_REAL ? float_of(dt) : dt;
 }
 
@@ -109,7 +126,8 @@ cj_ufunc_result(int fn, DType dt)
         return DT_BOOL;
     case UC_ABS:
         return dt == DT_C64 ? DT_F32 : dt == DT_C128 ? DT_F64 : dt;
-    case UC_FLOAT: case UC_REAL: case UC_MINMAX: case UC_BITS: case UC_ARITH: case UC_NONE:
+    case UC_FLOAT: case UC_REAL: case UC_MINMAX: case UC_BITS: case UC_ARITH: case UC_SAME:
+    case UC_NONE:
         return dt;
     }
     return dt;

@@ -27,7 +27,7 @@ check_loop(Ti *t, Node *n, const char *name, DType dt)
 {
     char k = cj_dtypes[dt].kind;
     UfClass c = cj_ufunc_class(n->axis);
-    if (c == UC_REAL && k == 'c') {
+    if (cj_ufunc_real_only(n->axis) && k == 'c') {
         ti_err(t, n, "np.%s() takes real numbers, not complex (NumPy has no complex loop "
                "for it)", name);
     }
@@ -39,6 +39,16 @@ check_loop(Ti *t, Node *n, const char *name, DType dt)
         ti_err(t, n, "np.%s() of bool is not supported (NumPy raises TypeError: use "
                "np.logical_xor or np.logical_not)", name);
     }
+}
+
+/* the prelude's helpers the ufuncs of Python's // and %, fmod and power call
+ * (cj_mod, cj_modf, cj_ipow ...: codegen/ufuncs.c's divide_ops) */
+static Features
+ufunc_helpers(int fn)
+{
+    int divides = fn == NP_U_REMAINDER || fn == NP_U_FLOOR_DIVIDE || fn == NP_U_POWER
+                  || fn == NP_U_FMOD;
+    return divides ? FEAT_INTDIV | FEAT_FLOATDIV | FEAT_IPOW : 0;
 }
 
 /* np.f(x ..., out): out must be a writable array of numbers that the
@@ -103,7 +113,7 @@ ti_ufunc(Ti *t, Node *n)
     }
     check_loop(t, n, fi->name, dt);
     DType res = cj_ufunc_result(n->axis, dt);
-    t->p->features |= FEAT_NPFUNC | FEAT_MATH;
+    t->p->features |= FEAT_NPFUNC | FEAT_MATH | ufunc_helpers(n->axis);
     for (int i = 0; i <= nin && i < n->n; i++) {
         Type *x = i < nin ? in[i] : ti_expr_pub(t, n->list[i]);
         if (x && x->kind == TY_ARRAY && x->mem == MEM_DYNSHARED) {
