@@ -39,18 +39,61 @@ module_and_name(PyObject *obj, char *mod, size_t nmod, char *name, size_t nname)
     return ok;
 }
 
-/* np.sum and friends (functions of the numpy module) and cmath.sqrt and
- * friends: a BI_NPFUNC builtin with its row in r->axis; 0 for anything else */
+/* Is obj a CuPy ufunc (cupy.sqrt: an instance of cupy._core._kernel.ufunc,
+ * named "cupy_sqrt")?  Seen by its type's name and module, so that CuPy is
+ * never imported. */
+static int
+cupy_ufunc(PyObject *obj)
+{
+    const char *tn = Py_TYPE(obj)->tp_name, *dot = strrchr(tn, '.');
+    if (strcmp(dot ? dot + 1 : tn, "ufunc") != 0) {
+        return 0;
+    }
+    PyObject *m = PyObject_GetAttr((PyObject *)Py_TYPE(obj), fe_names[S___module__]);
+    int ok = m && PyUnicode_Check(m) && strncmp(PyUnicode_AsUTF8(m), "cupy", 4) == 0;
+    Py_XDECREF(m);
+    PyErr_Clear();
+    return ok;
+}
+
+/* obj.__name__ copied into out (a CuPy ufunc's __module__ may be None) */
+static int
+ufunc_name(PyObject *obj, char *out, size_t n)
+{
+    PyObject *nm = PyObject_GetAttr(obj, fe_names[S___name__]);
+    int ok = nm && PyUnicode_Check(nm);
+    if (ok) {
+        snprintf(out, n, "%s", PyUnicode_AsUTF8(nm));
+    }
+    Py_XDECREF(nm);
+    PyErr_Clear();
+    return ok;
+}
+
+/* a CuPy ufunc's NumPy name: "cupy_sqrt" -> "sqrt", true_divide -> divide */
+static const char *
+cupy_ufunc_name(const char *name)
+{
+    const char *nm = strncmp(name, "cupy_", 5) == 0 ? name + 5 : name;
+    return strcmp(nm, "true_divide") == 0 ? "divide" : nm;
+}
+
+/* np.sum and friends (functions of the numpy module), NumPy's and CuPy's
+ * ufuncs, and cmath.sqrt and friends: a BI_NPFUNC builtin with its row in
+ * r->axis; 0 for anything else */
 int
 fe_np_function(PyObject *obj, Resolved *r)
 {
     char mod[64], name[64];
-    if (PyType_Check(obj) || !PyCallable_Check(obj)
-        || !module_and_name(obj, mod, sizeof mod, name, sizeof name)) {
+    int row = -1;
+    if (PyType_Check(obj) || !PyCallable_Check(obj)) {
         return 0;
     }
-    int row = -1;
-    if (strcmp(mod, "cmath") == 0 && PyCFunction_Check(obj)) {
+    if (cupy_ufunc(obj)) {
+        row = ufunc_name(obj, name, sizeof name) ? np_row(cupy_ufunc_name(name), "u") : -1;
+    } else if (!module_and_name(obj, mod, sizeof mod, name, sizeof name)) {
+        return 0;
+    } else if (strcmp(mod, "cmath") == 0 && PyCFunction_Check(obj)) {
         row = np_row(name, "c");
     } else if (strcmp(mod, "numpy") == 0 || strncmp(mod, "numpy.", 6) == 0) {
         row = np_row(name, "rfu");
@@ -70,7 +113,16 @@ void
 fe_np_unsupported(Fe *f, PyObject *obj, Loc loc)
 {
     char mod[64], name[64];
-    if (!obj || PyType_Check(obj) || !module_and_name(obj, mod, sizeof mod, name, sizeof name)
+    if (!obj || PyType_Check(obj)) {
+        return;
+    }
+    if (cupy_ufunc(obj) && ufunc_name(obj, name, sizeof name)) {
+        fe_fail_kind(f, loc, CE_TYPE, "cannot call cupy.%s in a kernel: kernels have CuPy's "
+                     "and NumPy's elementwise ufuncs that README lists (cupy.sin, cupy.maximum, "
+                     "cupy.floor, ...); for other elementwise math use the math module's "
+                     "functions", cupy_ufunc_name(name));
+    }
+    if (!module_and_name(obj, mod, sizeof mod, name, sizeof name)
         || (strcmp(mod, "numpy") != 0 && strncmp(mod, "numpy.", 6) != 0)) {
         return;
     }
