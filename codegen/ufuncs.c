@@ -100,8 +100,10 @@ static const char real_ops[] =
     "CJ_DEVICE bool cj_uf_signbit(float x) { return signbit(x); }\n"
     "CJ_DEVICE bool cj_uf_signbit(double x) { return signbit(x); }\n";
 
-/* the ufuncs of Python's // and %, and power (typeinfer asks for the
- * prelude's cj_mod, cj_modf, cj_ipow ... with FEAT_INTDIV) */
+/* the ufuncs of Python's // and %, fmod and power, which call the
+ * prelude's cj_mod, cj_modf, cj_ipow ...: typeinfer sets FEAT_INTDIV,
+ * FEAT_FLOATDIV and FEAT_IPOW together for them (a kernel's own // of
+ * integers sets FEAT_INTDIV alone) */
 static const char divide_ops[] =
     "/* power, remainder, floor_divide, fmod: NumPy's (Python's // and %, an\n"
     " * integer power by squaring, C's fmod; an integer divisor of 0 gives 0) */\n"
@@ -247,8 +249,9 @@ cg_ufunc_prelude(Buf *b, Features features)
 {
     if (features & FEAT_NPFUNC) {
         buf_puts(b, real_ops);
-        if (features & FEAT_INTDIV) {
-            buf_puts(b, divide_ops);
+        Features div = FEAT_INTDIV | FEAT_FLOATDIV | FEAT_IPOW;
+        if ((features & div) == div) {
+            buf_puts(b, divide_ops);    /* what they call is there: typeinfer's ufunc_helpers */
         }
         if (features & FEAT_COMPLEX) {
             buf_puts(b, complex_ops);
