@@ -164,6 +164,18 @@ def test_ufunc_result_dtypes_are_numpys():
     assert "cj_uf_floor((signed char)" in src
 
 
+def test_ufunc_beside_integer_floor_division():
+    """a kernel's own // of integers asks for the prelude's integer division
+    alone: the ufuncs of // and % (which also need the float one) stay out"""
+    @jit.rawkernel()
+    def k(x, out, n):
+        i = jit.grid(1)
+        if i < n // 2:
+            out[i] = np.exp(x[i])
+    ptx = k.inspect_ptx("(float32[::1], float32[::1], int64)")
+    assert ".visible .entry" in ptx
+
+
 def test_ufunc_of_complex_where_numpy_has_none():
     def k(x, out):
         out[0] = np.floor(x[0])

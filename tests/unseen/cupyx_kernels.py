@@ -266,13 +266,13 @@ def cupy_ufuncs_in_kernel(jit, cupy):
 
 
 @case
-def math_module_float32(jit, cupy):
+def exp_sqrt_float32(jit, cupy):
     @jit.rawkernel()
     def gauss(x, y, mu, sigma):
         i = jit.grid(1)
         if i < x.size:
             z = (x[i] - mu) / sigma
-            y[i] = math.exp(-0.5 * z * z) / (sigma * math.sqrt(2.0 * math.pi))
+            y[i] = cupy.exp(-0.5 * z * z) / (sigma * math.sqrt(2.0 * math.pi))
 
     def inputs(rng):
         n = 900
@@ -469,12 +469,12 @@ def early_return_bounds(jit, cupy):
 
 
 @case
-def builtin_min_max_abs(jit, cupy):
+def builtin_min_max(jit, cupy):
     @jit.rawkernel()
     def spread(x, y, z, out):
         i = jit.blockDim.x * jit.blockIdx.x + jit.threadIdx.x
         if i < out.size:
-            out[i] = max(x[i], y[i], z[i]) - min(x[i], y[i], z[i]) + abs(x[i] - z[i])
+            out[i] = max(x[i], y[i], z[i]) - min(x[i], y[i], z[i]) + cupy.abs(x[i] - z[i])
 
     def inputs(rng):
         n = 1024
@@ -734,7 +734,7 @@ def device_function_factory(jit, cupy):
 def device_function_tuple_return(jit, cupy):
     @jit.rawkernel(device=True)
     def to_polar(x, y):
-        return math.sqrt(x * x + y * y), math.atan2(y, x)
+        return cupy.sqrt(x * x + y * y), cupy.arctan2(y, x)
 
     @jit.rawkernel()
     def polar(xs, ys, rs, ts):
@@ -1469,3 +1469,586 @@ def thrust_sort_rows(jit, cupy):
         return {"x": d["x"]}
 
     return Case(inputs, run, lambda h: {"x": numpy.sort(h["x"], axis=1)})
+
+
+# ------------------------------------------------------- more user patterns
+
+@case
+def bitset_atomic_or(jit, cupy):
+    @jit.rawkernel()
+    def mark_bits(keys, bits, n):
+        i = jit.grid(1)
+        if i < n:
+            k = keys[i]
+            jit.atomic_or(bits, k // 32, numpy.uint32(1) << numpy.uint32(k % 32))
+
+    def inputs(rng):
+        n = 3000
+        return dict(keys=rng.integers(0, 32 * 40, n).astype(numpy.uint32),
+                    bits=numpy.zeros(40, numpy.uint32))
+
+    def run(xp, d):
+        mark_bits[blocks_for(3000, 256), 256](d["keys"], d["bits"], 3000)
+        return {"bits": d["bits"]}
+
+    def ref(h):
+        bits = numpy.zeros(40, numpy.uint32)
+        for k in numpy.unique(h["keys"]).tolist():
+            bits[k // 32] |= numpy.uint32(1 << (k % 32))
+        return {"bits": bits}
+
+    return Case(inputs, run, ref)
+
+
+@case
+def transpose_shared_tile(jit, cupy):
+    TILE = 16
+
+    @jit.rawkernel()
+    def transpose(src, dst, rows, cols):
+        tile = jit.shared_memory(numpy.float32, TILE * (TILE + 1))
+        tx = jit.threadIdx.x
+        ty = jit.threadIdx.y
+        c = jit.blockIdx.x * TILE + tx
+        r = jit.blockIdx.y * TILE + ty
+        if r < rows and c < cols:
+            tile[ty * (TILE + 1) + tx] = src[r, c]
+        jit.syncthreads()
+        c2 = jit.blockIdx.y * TILE + tx
+        r2 = jit.blockIdx.x * TILE + ty
+        if r2 < cols and c2 < rows:
+            dst[r2, c2] = tile[tx * (TILE + 1) + ty]
+
+    def inputs(rng):
+        return dict(a=rng.standard_normal((35, 50)).astype(numpy.float32),
+                    out=numpy.full((50, 35), numpy.nan, numpy.float32))
+
+    def run(xp, d):
+        transpose[(blocks_for(50, TILE), blocks_for(35, TILE)), (TILE, TILE)](
+            d["a"], d["out"], 35, 50)
+        return {"out": d["out"]}
+
+    return Case(inputs, run, lambda h: {"out": h["a"].T.copy()})
+
+
+@case
+def row_sums_len_idiom(jit, cupy):
+    @jit.rawkernel()
+    def row_sums(m, out):
+        r = jit.grid(1)
+        if r < len(m):
+            ncol = m.size // len(m)
+            s = 0
+            for c in range(ncol):
+                s += m[r, c]
+            out[r] = s
+
+    def inputs(rng):
+        return dict(m=rng.integers(-100, 100, (77, 31)).astype(numpy.int32),
+                    out=numpy.zeros(77, numpy.int64))
+
+    def run(xp, d):
+        row_sums[2, 64](d["m"], d["out"])
+        return {"out": d["out"]}
+
+    return Case(inputs, run, lambda h: {"out": h["m"].sum(axis=1, dtype=numpy.int64)})
+
+
+@case
+def fnv_hash_uint32(jit, cupy):
+    @jit.rawkernel()
+    def fnv1a(words, out, n):
+        i = jit.grid(1)
+        if i < n:
+            h = numpy.uint32(2166136261)
+            for k in range(4):
+                byte = (words[i] >> numpy.uint32(8 * k)) & numpy.uint32(0xff)
+                h = (h ^ byte) * numpy.uint32(16777619)
+            out[i] = h
+
+    def inputs(rng):
+        n = 1000
+        return dict(words=rng.integers(0, 2 ** 32, n, dtype=numpy.uint64).astype(numpy.uint32),
+                    out=numpy.zeros(n, numpy.uint32))
+
+    def run(xp, d):
+        fnv1a[4, 256](d["words"], d["out"], 1000)
+        return {"out": d["out"]}
+
+    def ref(h):
+        w = h["words"].astype(numpy.uint64)
+        hs = numpy.full(w.size, 2166136261, numpy.uint64)
+        for k in range(4):
+            byte = (w >> numpy.uint64(8 * k)) & numpy.uint64(0xff)
+            hs = ((hs ^ byte) * numpy.uint64(16777619)) & numpy.uint64(0xffffffff)
+        return {"out": hs.astype(numpy.uint32)}
+
+    return Case(inputs, run, ref)
+
+
+@case
+def int_bit_ops(jit, cupy):
+    @jit.rawkernel()
+    def bits(a, b, out):
+        i = jit.grid(1)
+        if i < a.size:
+            x = a[i]
+            y = b[i]
+            out[i, 0] = (x << 3) ^ y
+            out[i, 1] = (x >> 2) | (y & 0xff)
+            out[i, 2] = ~x
+            out[i, 3] = -x % 7
+
+    def inputs(rng):
+        n = 500
+        return dict(a=rng.integers(-100000, 100000, n).astype(numpy.int32),
+                    b=rng.integers(-100000, 100000, n).astype(numpy.int32),
+                    out=numpy.zeros((n, 4), numpy.int32))
+
+    def run(xp, d):
+        bits[2, 256](d["a"], d["b"], d["out"])
+        return {"out": d["out"]}
+
+    def ref(h):
+        a, b = h["a"], h["b"]
+        return {"out": numpy.stack([(a << 3) ^ b, (a >> 2) | (b & 0xff), ~a, -a % 7],
+                                   axis=1).astype(numpy.int32)}
+
+    return Case(inputs, run, ref)
+
+
+@case
+def conditional_expression(jit, cupy):
+    @jit.rawkernel()
+    def leaky(x, y, slope):
+        i = jit.grid(1)
+        if i < x.size:
+            v = x[i]
+            y[i] = v if v > 0 else v * slope
+
+    def inputs(rng):
+        n = 600
+        return dict(x=rng.standard_normal(n), y=numpy.full(n, numpy.nan))
+
+    def run(xp, d):
+        leaky[3, 256](d["x"], d["y"], 0.125)
+        return {"y": d["y"]}
+
+    return Case(inputs, run, lambda h: {"y": numpy.where(h["x"] > 0, h["x"], h["x"] * 0.125)},
+                rtol=1e-15)
+
+
+@case
+def unroll_runtime_count(jit, cupy):
+    @jit.rawkernel()
+    def window_sum(x, out, width):
+        i = jit.grid(1)
+        if i < out.size:
+            s = 0.0
+            for k in jit.range(width, unroll=4):
+                s += x[i + k]
+            out[i] = s
+
+    def inputs(rng):
+        return dict(x=rng.standard_normal(520), out=numpy.full(500, numpy.nan))
+
+    def run(xp, d):
+        window_sum[2, 256](d["x"], d["out"], 21)
+        return {"out": d["out"]}
+
+    def ref(h):
+        c = numpy.concatenate([[0.0], numpy.cumsum(h["x"])])
+        return {"out": c[21:521] - c[:500]}
+
+    return Case(inputs, run, ref, rtol=1e-9, atol=1e-12)
+
+
+@case
+def float16_atomic_add(jit, cupy):
+    @jit.rawkernel()
+    def accumulate(labels, weights, totals):
+        i = jit.grid(1)
+        if i < labels.size:
+            jit.atomic_add(totals, labels[i], weights[i])
+
+    def inputs(rng):
+        n = 2000
+        return dict(labels=rng.integers(0, 16, n).astype(numpy.int32),
+                    weights=rng.integers(1, 4, n).astype(numpy.float16),
+                    totals=numpy.zeros(16, numpy.float16))
+
+    def run(xp, d):
+        accumulate[8, 256](d["labels"], d["weights"], d["totals"])
+        return {"totals": d["totals"]}
+
+    def ref(h):
+        t = numpy.bincount(h["labels"], weights=h["weights"].astype(numpy.float64), minlength=16)
+        return {"totals": t.astype(numpy.float16)}
+
+    return Case(inputs, run, ref)       # small integer sums: exact in float16
+
+
+@case
+def grid3d_fill(jit, cupy):
+    @jit.rawkernel()
+    def coords(out, nz, ny, nx):
+        x, y, z = jit.grid(3)
+        if x < nx and y < ny and z < nz:
+            out[z, y, x] = z * 10000 + y * 100 + x
+
+    def inputs(rng):
+        return dict(out=numpy.full((6, 20, 30), -1, numpy.int64))
+
+    def run(xp, d):
+        coords[(4, 3, 2), (8, 8, 4)](d["out"], 6, 20, 30)
+        return {"out": d["out"]}
+
+    def ref(h):
+        z, y, x = numpy.indices((6, 20, 30))
+        return {"out": (z * 10000 + y * 100 + x).astype(numpy.int64)}
+
+    return Case(inputs, run, ref)
+
+
+@case
+def atomic_inc_ring_and_exch(jit, cupy):
+    @jit.rawkernel()
+    def ring(ctr, last, n):
+        i = jit.grid(1)
+        if i < n:
+            jit.atomic_inc(ctr, 0, numpy.uint32(9))
+            jit.atomic_exch(last, 0, numpy.uint32(7))
+
+    def inputs(rng):
+        return dict(ctr=numpy.zeros(1, numpy.uint32), last=numpy.zeros(1, numpy.uint32))
+
+    def run(xp, d):
+        ring[5, 256](d["ctr"], d["last"], 1234)
+        return {"ctr": d["ctr"], "last": d["last"]}
+
+    return Case(inputs, run, lambda h: {"ctr": numpy.array([1234 % 10], numpy.uint32),
+                                        "last": numpy.array([7], numpy.uint32)})
+
+
+@case
+def same_array_twice(jit, cupy):
+    @jit.rawkernel()
+    def axpy_inplace(a, x, y):
+        i = jit.grid(1)
+        if i < y.size:
+            y[i] = a * x[i] + y[i]
+
+    def inputs(rng):
+        return dict(v=rng.standard_normal(700))
+
+    def run(xp, d):
+        v = d["v"]
+        axpy_inplace[3, 256](2.0, v, v)
+        return {"v": v}
+
+    return Case(inputs, run, lambda h: {"v": 3.0 * h["v"]}, rtol=1e-15)
+
+
+@case
+def device_function_shared_and_sync(jit, cupy):
+    @jit.rawkernel(device=True)
+    def block_sum(buf, value):
+        t = jit.threadIdx.x
+        buf[t] = value
+        jit.syncthreads()
+        stride = jit.blockDim.x // 2
+        while stride > 0:
+            if t < stride:
+                buf[t] += buf[t + stride]
+            jit.syncthreads()
+            stride //= 2
+        total = buf[0]
+        jit.syncthreads()
+        return total
+
+    @jit.rawkernel()
+    def center(x, out):
+        buf = jit.shared_memory(numpy.float64, 128)
+        i = jit.grid(1)
+        mean = block_sum(buf, x[i]) / jit.blockDim.x
+        out[i] = x[i] - mean
+
+    def inputs(rng):
+        return dict(x=rng.uniform(0, 10, 4 * 128), out=numpy.full(4 * 128, numpy.nan))
+
+    def run(xp, d):
+        center[4, 128](d["x"], d["out"])
+        return {"out": d["out"]}
+
+    def ref(h):
+        x = h["x"].reshape(4, 128)
+        return {"out": (x - x.mean(axis=1, keepdims=True)).ravel()}
+
+    return Case(inputs, run, ref, rtol=1e-9, atol=1e-12)
+
+
+@case
+def bitonic_sort_shared(jit, cupy):
+    N = 256
+
+    @jit.rawkernel()
+    def bitonic(x):
+        s = jit.shared_memory(numpy.float32, N)
+        t = jit.threadIdx.x
+        base = jit.blockIdx.x * N
+        s[t] = x[base + t]
+        jit.syncthreads()
+        k = 2
+        while k <= N:
+            j = k // 2
+            while j > 0:
+                p = t ^ j
+                if p > t:
+                    up = (t & k) == 0
+                    a = s[t]
+                    b = s[p]
+                    if (a > b) == up:
+                        s[t] = b
+                        s[p] = a
+                jit.syncthreads()
+                j //= 2
+            k *= 2
+        x[base + t] = s[t]
+
+    def inputs(rng):
+        return dict(x=rng.standard_normal(3 * N).astype(numpy.float32))
+
+    def run(xp, d):
+        bitonic[3, N](d["x"])
+        return {"x": d["x"]}
+
+    return Case(inputs, run, lambda h: {"x": numpy.sort(h["x"].reshape(3, N), axis=1).ravel()})
+
+
+@case
+def softmax_rows(jit, cupy):
+    THREADS = 64
+
+    @jit.rawkernel()
+    def softmax(x, out, ncols):
+        row = jit.blockIdx.x
+        t = jit.threadIdx.x
+        red = jit.shared_memory(numpy.float32, THREADS)
+        m = -cupy.inf
+        for c in range(t, ncols, THREADS):
+            m = max(m, x[row, c])
+        red[t] = m
+        jit.syncthreads()
+        step = THREADS // 2
+        while step > 0:
+            if t < step:
+                red[t] = max(red[t], red[t + step])
+            jit.syncthreads()
+            step //= 2
+        row_max = red[0]
+        jit.syncthreads()
+        s = cupy.float32(0)
+        for c in range(t, ncols, THREADS):
+            e = cupy.exp(x[row, c] - row_max)
+            out[row, c] = e
+            s += e
+        red[t] = s
+        jit.syncthreads()
+        step = THREADS // 2
+        while step > 0:
+            if t < step:
+                red[t] += red[t + step]
+            jit.syncthreads()
+            step //= 2
+        total = red[0]
+        for c in range(t, ncols, THREADS):
+            out[row, c] = out[row, c] / total
+
+    def inputs(rng):
+        return dict(x=(rng.standard_normal((12, 300)) * 3).astype(numpy.float32),
+                    out=numpy.full((12, 300), numpy.nan, numpy.float32))
+
+    def run(xp, d):
+        softmax[12, THREADS](d["x"], d["out"], 300)
+        return {"out": d["out"]}
+
+    def ref(h):
+        x = h["x"].astype(numpy.float64)
+        e = numpy.exp(x - x.max(axis=1, keepdims=True))
+        return {"out": e / e.sum(axis=1, keepdims=True)}
+
+    return Case(inputs, run, ref, rtol=1e-4, atol=1e-7)
+
+
+@case
+def complex_shared_reduce(jit, cupy):
+    @jit.rawkernel()
+    def csum(z, out):
+        s = jit.shared_memory(numpy.complex64, 64)
+        t = jit.threadIdx.x
+        s[t] = z[jit.blockIdx.x * 64 + t]
+        jit.syncthreads()
+        if t == 0:
+            acc = s[0]
+            for k in range(1, 64):
+                acc += s[k]
+            out[jit.blockIdx.x] = acc
+
+    def inputs(rng):
+        z = (rng.standard_normal(5 * 64) + 1j * rng.standard_normal(5 * 64)).astype(
+            numpy.complex64)
+        return dict(z=z, out=numpy.zeros(5, numpy.complex64))
+
+    def run(xp, d):
+        csum[5, 64](d["z"], d["out"])
+        return {"out": d["out"]}
+
+    return Case(inputs, run, lambda h: {"out": h["z"].reshape(5, 64).sum(axis=1)}, rtol=1e-5,
+                atol=1e-5)
+
+
+@case
+def fortran_order_input(jit, cupy):
+    @jit.rawkernel()
+    def scale_cols(m, w, out, rows, cols):
+        r, c = jit.grid(2)
+        if r < rows and c < cols:
+            out[r, c] = m[r, c] * w[c]
+
+    def inputs(rng):
+        return dict(m=numpy.asfortranarray(rng.standard_normal((40, 24))),
+                    w=rng.uniform(0.5, 2, 24), out=numpy.full((40, 24), numpy.nan))
+
+    def run(xp, d):
+        scale_cols[(3, 2), (16, 16)](d["m"], d["w"], d["out"], 40, 24)
+        return {"out": d["out"]}
+
+    return Case(inputs, run, lambda h: {"out": h["m"] * h["w"][None, :]}, rtol=1e-15)
+
+
+@case
+def reversed_view(jit, cupy):
+    @jit.rawkernel()
+    def copy_from(src, dst):
+        i = jit.grid(1)
+        if i < dst.size:
+            dst[i] = src[i] * 2
+
+    def inputs(rng):
+        return dict(a=rng.integers(-1000, 1000, 321).astype(numpy.int64),
+                    out=numpy.zeros(321, numpy.int64))
+
+    def run(xp, d):
+        copy_from[2, 256](d["a"][::-1], d["out"])
+        return {"out": d["out"]}
+
+    return Case(inputs, run, lambda h: {"out": h["a"][::-1] * 2})
+
+
+@case
+def histogram_2d_tuple_index(jit, cupy):
+    @jit.rawkernel()
+    def hist2d(xs, ys, counts, nbins):
+        i = jit.grid(1)
+        if i < xs.size:
+            bx = min(int(xs[i] * nbins), nbins - 1)
+            by = min(int(ys[i] * nbins), nbins - 1)
+            jit.atomic_add(counts, (by, bx), 1)
+
+    def inputs(rng):
+        n = 5000
+        return dict(xs=rng.uniform(0, 1, n), ys=rng.uniform(0, 1, n),
+                    counts=numpy.zeros((8, 8), numpy.int32))
+
+    def run(xp, d):
+        hist2d[blocks_for(5000, 256), 256](d["xs"], d["ys"], d["counts"], 8)
+        return {"counts": d["counts"]}
+
+    def ref(h):
+        bx = numpy.minimum((h["xs"] * 8).astype(numpy.int64), 7)
+        by = numpy.minimum((h["ys"] * 8).astype(numpy.int64), 7)
+        c = numpy.zeros((8, 8), numpy.int32)
+        numpy.add.at(c, (by, bx), 1)
+        return {"counts": c}
+
+    return Case(inputs, run, ref)
+
+
+@case
+def three_pass_scan(jit, cupy):
+    B = 128
+
+    @jit.rawkernel()
+    def scan_blocks(x, y, sums, n):
+        s = jit.shared_memory(numpy.int64, B)
+        t = jit.threadIdx.x
+        i = jit.blockIdx.x * B + t
+        s[t] = x[i] if i < n else 0
+        jit.syncthreads()
+        d = 1
+        while d < B:
+            v = s[t]
+            if t >= d:
+                v += s[t - d]
+            jit.syncthreads()
+            s[t] = v
+            jit.syncthreads()
+            d *= 2
+        if i < n:
+            y[i] = s[t]
+        if t == B - 1:
+            sums[jit.blockIdx.x] = s[t]
+
+    @jit.rawkernel()
+    def scan_sums(sums, nblocks):
+        if jit.threadIdx.x == 0:
+            acc = 0
+            for b in range(nblocks):
+                acc += sums[b]
+                sums[b] = acc
+
+    @jit.rawkernel()
+    def add_offsets(y, sums, n):
+        i = jit.grid(1)
+        if i < n and jit.blockIdx.x > 0:
+            y[i] += sums[jit.blockIdx.x - 1]
+
+    def inputs(rng):
+        n = 1000
+        return dict(x=rng.integers(-20, 20, n).astype(numpy.int64),
+                    y=numpy.zeros(n, numpy.int64), sums=numpy.zeros(8, numpy.int64))
+
+    def run(xp, d):
+        n = 1000
+        nb = blocks_for(n, B)
+        scan_blocks[nb, B](d["x"], d["y"], d["sums"], n)
+        scan_sums[1, 32](d["sums"], nb)
+        add_offsets[nb, B](d["y"], d["sums"], n)
+        return {"y": d["y"]}
+
+    return Case(inputs, run, lambda h: {"y": numpy.cumsum(h["x"])})
+
+
+@case
+def python_bool_flag(jit, cupy):
+    @jit.rawkernel()
+    def maybe_negate(x, out, negate, bias):
+        i = jit.grid(1)
+        if i < x.size:
+            v = x[i] + bias
+            if negate:
+                v = -v
+            out[i] = v
+
+    def inputs(rng):
+        n = 300
+        return dict(x=rng.integers(-50, 50, n).astype(numpy.int32),
+                    out1=numpy.zeros(n, numpy.int64), out2=numpy.zeros(n, numpy.int64))
+
+    def run(xp, d):
+        maybe_negate[2, 256](d["x"], d["out1"], True, 3)
+        maybe_negate[2, 256](d["x"], d["out2"], numpy.bool_(False), 3)
+        return {"out1": d["out1"], "out2": d["out2"]}
+
+    return Case(inputs, run, lambda h: {"out1": -(h["x"].astype(numpy.int64) + 3),
+                                        "out2": h["x"].astype(numpy.int64) + 3})
