@@ -967,9 +967,9 @@ kernel_call(PyObject *self, PyObject *args, PyObject *kwargs)
                                      &kargs, &shmem, &stream)) {
         return NULL;
     }
-    if (!PyTuple_Check(kargs)) {
-        PyErr_SetString(PyExc_TypeError, "the kernel's arguments must be given as a tuple: "
-                        "k(grid, block, (a, b, c))");
+    if (!PyTuple_Check(kargs) && !PyList_Check(kargs)) {
+        PyErr_SetString(PyExc_TypeError, "the kernel's arguments must be given as a tuple "
+                        "(or a list): k(grid, block, (a, b, c))");
         return NULL;
     }
     LaunchConfig c;
@@ -977,7 +977,15 @@ kernel_call(PyObject *self, PyObject *args, PyObject *kwargs)
         rt_err_in(PyUnicode_AsUTF8(k->name), "kernel '%s'", PyUnicode_AsUTF8(k->name));
         return NULL;
     }
-    return launch(k, &c, &PyTuple_GET_ITEM(kargs, 0), PyTuple_GET_SIZE(kargs));
+    /* a list, as cupyx.jit takes it too, is copied: a launch runs Python
+     * code (array interfaces) that could change it */
+    PyObject *t = PySequence_Tuple(kargs);
+    if (!t) {
+        return NULL;
+    }
+    PyObject *r = launch(k, &c, &PyTuple_GET_ITEM(t, 0), PyTuple_GET_SIZE(t));
+    Py_DECREF(t);
+    return r;
 }
 
 /* an int, or a tuple of ints: nothing in it can change */

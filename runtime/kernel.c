@@ -522,7 +522,7 @@ rt_check_error_record(RtKernel *k, void *stream, const char *kname, CjErrorRecor
 static PyObject *
 dims_list(PyObject *o)
 {
-    return PyTuple_Check(o) ? PySequence_List(o) : Py_BuildValue("[O]", o);
+    return PyTuple_Check(o) || PyList_Check(o) ? PySequence_List(o) : Py_BuildValue("[O]", o);
 }
 
 /* Numba's messages, which its users and tests look for: "griddim must be a
@@ -540,38 +540,61 @@ dims_error(PyObject *exc, PyObject *o, const char *what, const char *rule)
     return -1;
 }
 
+/* one launch dimension: a Python int or any integer with __index__ (NumPy's
+ * np.int64(4), as Numba's numbers.Integral and CuPy take); 0: another
+ * kind of object, -1: an error set */
+static int
+dim_value(PyObject *x, long long *v)
+{
+    if (PyLong_Check(x)) {
+        *v = PyLong_AsLongLong(x);
+        return *v == -1 && PyErr_Occurred() ? -1 : 1;
+    }
+    if (PyFloat_Check(x) || !PyIndex_Check(x)) {
+        return 0;
+    }
+    PyObject *i = PyNumber_Index(x);
+    if (!i) {
+        return -1;
+    }
+    *v = PyLong_AsLongLong(i);
+    Py_DECREF(i);
+    return *v == -1 && PyErr_Occurred() ? -1 : 1;
+}
+
+/* dims := int | '(' int {',' int} ')' | '[' int {',' int} ']' (1 to 3 of them) */
 int
 rt_launch_dims(PyObject *o, unsigned out[3], const char *what)
 {
     out[0] = out[1] = out[2] = 1;
-    if (PyLong_Check(o)) {
-        long long v = PyLong_AsLongLong(o);
+    long long v;
+    int r = PyTuple_Check(o) || PyList_Check(o) ? 0 : dim_value(o, &v);
+    if (r < 0) {
+        return -1;
+    }
+    if (r) {
         if (v <= 0 || v > 0x7fffffff) {
-            if (!PyErr_Occurred()) {
-                PyErr_Format(PyExc_ValueError, "%s size must be positive, got %lld", what, v);
-            }
+            PyErr_Format(PyExc_ValueError, "%s size must be positive, got %lld", what, v);
             return -1;
         }
         out[0] = (unsigned)v;
         return 0;
     }
-    if (!PyTuple_Check(o)) {
+    if (!PyTuple_Check(o) && !PyList_Check(o)) {
         return dims_error(PyExc_TypeError, o, what, "integers");
     }
-    if (PyTuple_GET_SIZE(o) < 1 || PyTuple_GET_SIZE(o) > 3) {
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+    if (n < 1 || n > 3) {
         return dims_error(PyExc_ValueError, o, what, "1, 2 or 3 integers");
     }
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); i++) {
-        PyObject *x = PyTuple_GET_ITEM(o, i);
-        if (!PyLong_Check(x)) {
-            return dims_error(PyExc_TypeError, o, what, "integers");
+    for (Py_ssize_t i = 0; i < n; i++) {
+        r = dim_value(PySequence_Fast_GET_ITEM(o, i), &v);
+        if (r <= 0) {
+            return r < 0 ? -1 : dims_error(PyExc_TypeError, o, what, "integers");
         }
-        long long v = PyLong_AsLongLong(x);
         if (v <= 0 || v > (i ? 65535 : 0x7fffffff)) {
-            if (!PyErr_Occurred()) {
-                PyErr_Format(PyExc_ValueError, "%s dimension %zd must be in 1..%d, got %lld",
-                             what, i, i ? 65535 : 0x7fffffff, v);
-            }
+            PyErr_Format(PyExc_ValueError, "%s dimension %zd must be in 1..%d, got %lld",
+                         what, i, i ? 65535 : 0x7fffffff, v);
             return -1;
         }
         out[i] = (unsigned)v;

@@ -760,10 +760,14 @@ def call_style():
         fill_index(grid=g, block=b, args=(out,), shared_mem=0)
     assert counter("fake_launches") - before == 20
     assert (sys.getrefcount(g), sys.getrefcount(b), sys.getrefcount(out)) == r0
+    # cupyx.jit takes its arguments as a list too; Numba (and CuPy's
+    # launcher) NumPy integers as dimensions, Numba lists of them
+    fill_index([np.int64(1)], np.int32(8), [out])
     for bad, kind, text in (
-            (lambda: fill_index((1,), (8,), [out]), TypeError, "must be given as a tuple"),
+            (lambda: fill_index((1,), (8,), out), TypeError, "must be given as a tuple"),
             (lambda: fill_index((1,), (2048,), (out,)), ValueError, "at most 1024 threads"),
-            (lambda: fill_index([1], (8,), (out,)), TypeError, "grid must be an int or a tuple"),
+            (lambda: fill_index(1.0, (8,), (out,)), TypeError, "grid must be an int or a tuple"),
+            (lambda: fill_index([1, 2.5], (8,), (out,)), TypeError, "sequence of integers"),
             (lambda: fill_index((1,), (8,)), TypeError, "missing required argument 'args'"),
             (lambda: fill_index((1,), (8,), (out,), bogus=1), TypeError, "'bogus'"),
             (lambda: dev((1,), (1,), (1,)), TypeError, "device function")):
