@@ -2052,3 +2052,77 @@ def python_bool_flag(jit, cupy):
 
     return Case(inputs, run, lambda h: {"out1": -(h["x"].astype(numpy.int64) + 3),
                                         "out2": h["x"].astype(numpy.int64) + 3})
+
+
+@case
+def numpy_int_launch_and_list_args(jit, cupy):
+    @jit.rawkernel()
+    def offset_copy(src, dst, n, offset):
+        i = jit.grid(1)
+        if i < n:
+            dst[i] = src[i] + offset
+
+    def inputs(rng):
+        n = 1500
+        return dict(src=rng.integers(0, 1000, n).astype(numpy.int32),
+                    dst=numpy.zeros(n, numpy.int32))
+
+    def run(xp, d):
+        n = numpy.uint32(1500)
+        threads = numpy.int32(128)
+        blocks = (n + threads - 1) // threads            # a NumPy integer
+        offset_copy((blocks,), (threads,), [d["src"], d["dst"], n, numpy.int32(9)])
+        return {"dst": d["dst"]}
+
+    return Case(inputs, run, lambda h: {"dst": h["src"] + 9})
+
+
+@case
+def control_flow_odds_and_ends(jit, cupy):
+    @jit.rawkernel()
+    def odd(x, out, n):
+        i = jit.grid(1)
+        if i < n:
+            total = 0.0
+            for k in range(5):
+                if k == 2:
+                    continue
+                total += x[i] ** 2 + k
+            out[i, 0] = total + k                   # the loop's last k
+            steps = 0
+            v = x[i] ** 0.5
+            while True:
+                v = v * 0.5
+                steps += 1
+                if v < 0.01:
+                    break
+            out[i, 1] = steps
+            if not (x[i] > 1.0):
+                out[i, 2] = -x[i]
+            else:
+                out[i, 2] = x[i]
+
+    def inputs(rng):
+        n = 400
+        return dict(x=rng.uniform(0.01, 4, n), out=numpy.full((n, 3), numpy.nan))
+
+    def run(xp, d):
+        odd[2, 256](d["x"], d["out"], 400)
+        return {"out": d["out"]}
+
+    def ref(h):
+        x = h["x"]
+        total = sum(x ** 2 + k for k in (0, 1, 3, 4)) + 4
+        steps = []
+        for v in numpy.sqrt(x).tolist():
+            s = 0
+            while True:
+                v *= 0.5
+                s += 1
+                if v < 0.01:
+                    break
+            steps.append(s)
+        third = numpy.where(x > 1.0, x, -x)
+        return {"out": numpy.stack([total, numpy.array(steps, float), third], axis=1)}
+
+    return Case(inputs, run, ref, rtol=1e-12)
