@@ -2126,3 +2126,135 @@ def control_flow_odds_and_ends(jit, cupy):
         return {"out": numpy.stack([total, numpy.array(steps, float), third], axis=1)}
 
     return Case(inputs, run, ref, rtol=1e-12)
+
+
+@case
+def one_kernel_three_dtypes(jit, cupy):
+    @jit.rawkernel()
+    def axpb(x, y, a, b):
+        i = jit.grid(1)
+        if i < x.size:
+            y[i] = x[i] * a + b
+
+    def inputs(rng):
+        n = 400
+        return dict(f4=rng.standard_normal(n).astype(numpy.float32),
+                    f8=rng.standard_normal(n),
+                    i4=rng.integers(-1000, 1000, n).astype(numpy.int32),
+                    o4=numpy.zeros(n, numpy.float32), o8=numpy.zeros(n),
+                    oi=numpy.zeros(n, numpy.int32))
+
+    def run(xp, d):
+        axpb[2, 256](d["f4"], d["o4"], numpy.float32(1.5), numpy.float32(-2))
+        axpb[2, 256](d["f8"], d["o8"], 1.5, -2.0)
+        axpb[2, 256](d["i4"], d["oi"], numpy.int32(3), numpy.int32(-7))
+        return {"o4": d["o4"], "o8": d["o8"], "oi": d["oi"]}
+
+    return Case(inputs, run, lambda h: {"o4": h["f4"] * numpy.float32(1.5) - numpy.float32(2),
+                                        "o8": h["f8"] * 1.5 - 2.0,
+                                        "oi": h["i4"] * 3 - 7}, rtol=1e-6)
+
+
+@case
+def float16_scalar_argument(jit, cupy):
+    @jit.rawkernel()
+    def scale_half(x, out, s):
+        i = jit.grid(1)
+        if i < x.size:
+            out[i] = x[i] * s
+
+    def inputs(rng):
+        n = 300
+        return dict(x=rng.uniform(-4, 4, n).astype(numpy.float16),
+                    out=numpy.zeros(n, numpy.float16))
+
+    def run(xp, d):
+        scale_half[2, 256](d["x"], d["out"], numpy.float16(0.75))
+        return {"out": d["out"]}
+
+    return Case(inputs, run, lambda h: {"out": h["x"] * numpy.float16(0.75)}, rtol=1e-3)
+
+
+@case
+def device_function_defined_after(jit, cupy):
+    @jit.rawkernel()
+    def apply(x, out):
+        i = jit.grid(1)
+        if i < x.size:
+            out[i] = later(x[i], 3)
+            bump(out, i)
+
+    @jit.rawkernel(device=True)
+    def later(a, b):
+        return a * b - 1
+
+    @jit.rawkernel(device=True)
+    def bump(arr, i):
+        arr[i] += 100
+
+    def inputs(rng):
+        n = 250
+        return dict(x=rng.integers(-500, 500, n).astype(numpy.int64),
+                    out=numpy.zeros(n, numpy.int64))
+
+    def run(xp, d):
+        apply[1, 256](d["x"], d["out"])
+        return {"out": d["out"]}
+
+    return Case(inputs, run, lambda h: {"out": h["x"] * 3 - 1 + 100})
+
+
+@case
+def reverse_range_single_thread(jit, cupy):
+    @jit.rawkernel()
+    def suffix_horner(x, out, n):
+        if jit.threadIdx.x == 0 and jit.blockIdx.x == 0:
+            acc = 0
+            for k in range(n - 1, -1, -1):
+                acc = acc * 3 + x[k]
+                out[k] = acc
+
+    def inputs(rng):
+        n = 30
+        return dict(x=rng.integers(-5, 5, n).astype(numpy.int64), out=numpy.zeros(n, numpy.int64))
+
+    def run(xp, d):
+        suffix_horner[2, 32](d["x"], d["out"], 30)
+        return {"out": d["out"]}
+
+    def ref(h):
+        out, acc = [], 0
+        for v in h["x"].tolist()[::-1]:
+            acc = acc * 3 + v
+            out.append(acc)
+        return {"out": numpy.array(out[::-1], numpy.int64)}
+
+    return Case(inputs, run, ref)
+
+
+@case
+def small_ints_and_uint64_atomics(jit, cupy):
+    @jit.rawkernel()
+    def mix(a, b, out, total):
+        i = jit.grid(1)
+        if i < a.size:
+            v = a[i] * b[i]                 # int8 * uint16: int32
+            out[i] = v
+            jit.atomic_add(total, 0, numpy.uint64(numpy.int64(a[i]) + 128))
+
+    def inputs(rng):
+        n = 700
+        return dict(a=rng.integers(-128, 128, n).astype(numpy.int8),
+                    b=rng.integers(0, 60000, n).astype(numpy.uint16),
+                    out=numpy.zeros(n, numpy.int64), total=numpy.zeros(1, numpy.uint64))
+
+    def run(xp, d):
+        mix[3, 256](d["a"], d["b"], d["out"], d["total"])
+        return {"out": d["out"], "total": d["total"]}
+
+    def ref(h):
+        a = h["a"].astype(numpy.int64)
+        return {"out": a * h["b"].astype(numpy.int64),
+                "total": numpy.array([(a + 128).sum()], numpy.uint64)}
+
+    return Case(inputs, run, ref)
