@@ -1317,10 +1317,12 @@ class _BuiltinStream:
         return _synchronizing(self)
 
     def _synchronize(self):
-        """Waits for the stream's work.  cujit waits for the whole device
-        (a superset of the stream's work)."""
+        """Waits for the work submitted to the stream so far: an event
+        recorded on it, waited for."""
         if cujit.is_available():
-            cujit.synchronize()
+            e = cujit.Event(timing=False)
+            e.record(self)
+            e.synchronize()
 
     def __cuda_stream__(self):
         return (0, self.handle)
@@ -1571,6 +1573,16 @@ def _cai_sync():
     return not _env_off(os.environ.get("NUMBA_CUDA_ARRAY_INTERFACE_SYNC", "1"))
 
 
+def _launch_sync(handle):
+    """Numba's rule at a cuda.jit launch (module/launch.c calls this for an
+    argument whose __cuda_array_interface__ names a stream): the producer's
+    stream is synchronized first, unless CUDA_ARRAY_INTERFACE_SYNC is off.
+    The legacy and per-thread default streams (1, 2) are left, as in
+    as_cuda_array: the launch is already ordered after them."""
+    if handle not in (1, 2) and _cai_sync():
+        external_stream(handle).synchronize()
+
+
 def _env_off(v):
     return v.strip().lower() in ("0", "false", "no", "off")
 
@@ -1647,6 +1659,7 @@ NumbaPerformanceWarning = _warnings.PerformanceWarning
 NumbaInvalidConfigWarning = _warnings.InvalidConfigWarning
 config = _warnings.config
 _warnings._push()
+cujit._cujit._set_cai_sync(_launch_sync)
 # numba.core.errors.NumbaWarning: what cujit warns about at compile time (a
 # variable read where no path assigned it: Numba's "Detected uninitialized
 # variable") is a UserWarning

@@ -42,6 +42,33 @@ warn_grid(const KernelObject *k, const LaunchConfig *c)
     return r;
 }
 
+/* Numba's consumer rule (cujit/cuda.py, _launch_sync): a cuda.jit kernel
+ * given a foreign array whose __cuda_array_interface__ names a stream
+ * synchronizes that stream before the launch, as Numba's as_cuda_array
+ * does, unless CUDA_ARRAY_INTERFACE_SYNC is off (the hook reads it).  Every
+ * kernel's launch stream also waits for the producer's (runtime/args.c,
+ * from_cai), which is all cujit's own kernels do. */
+static PyObject *cai_sync_hook;
+
+/* the producer's stream of array a, given to the hook as CAI's int */
+static int
+sync_producer(const RtArray *a)
+{
+    PyObject *h = PyLong_FromVoidPtr(a->stream);
+    PyObject *r = h ? PyObject_CallOneArg(cai_sync_hook, h) : NULL;
+    Py_XDECREF(h);
+    Py_XDECREF(r);
+    return r ? 0 : -1;
+}
+
+/* _set_cai_sync(hook): a callable of the stream's handle, or None */
+static PyObject *
+set_cai_sync(PyObject *self, PyObject *hook)
+{
+    Py_XSETREF(cai_sync_hook, hook == Py_None ? NULL : Py_NewRef(hook));
+    Py_RETURN_NONE;
+}
+
 /* _set_launch_warnings(grid_hook, copy_hook): each a callable or None */
 static PyObject *
 set_launch_warnings(PyObject *self, PyObject *args)
@@ -466,6 +493,10 @@ launch_ex(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssiz
             got++;                      /* released at done */
             goto done;
         }
+        if (a->stream && k->numba_warn && cai_sync_hook && !orig && sync_producer(a) < 0) {
+            got++;
+            goto done;
+        }
         char lay = a->c_contig ? 'C' : (a->f_contig && a->ndim >= 2) ? 'F' : 'A';
         keys[got] = rt_array_key(a->dtype, a->ndim, lay, a->readonly);
         idx32 &= rt_fits32(a->ndim, a->shape, a->strides);
@@ -849,6 +880,8 @@ PyMethodDef kernel_module_methods[] = {
     {"_bench_launch", bench_launch, METH_VARARGS, "launch timing from C (for bench/)"},
     {"_set_launch_warnings", set_launch_warnings, METH_VARARGS,
      "_set_launch_warnings(grid_hook, copy_hook): Numba's launch warnings (cujit/_warnings.py)"},
+    {"_set_cai_sync", set_cai_sync, METH_O,
+     "_set_cai_sync(hook): Numba's CUDA_ARRAY_INTERFACE_SYNC for cuda.jit kernels (cujit/cuda.py)"},
     {NULL},
 };
 

@@ -162,6 +162,48 @@ def foreign_arrays():
     # CUDA IPC: ipc_scenarios.py
 
 
+def two_args(x, y):
+    x[0] = y[0]
+
+
+def launch_sync():
+    """A cuda.jit launch synchronizes the stream a foreign array's
+    __cuda_array_interface__ names, once per such argument (Numba's
+    consumer rule), through Stream.synchronize; not with
+    CUDA_ARRAY_INTERFACE_SYNC off, not for an interface without a stream,
+    and not for cujit's own kernels (their launch stream waits instead)."""
+    import os
+    from cujit import jit
+    calls = []
+    real = cuda.Stream.synchronize
+
+    def spy(self):
+        calls.append(int(self))
+        return real(self)
+    cuda.Stream.synchronize = spy
+    s1, s2 = cuda.stream(), cuda.stream()
+    h1, h2 = int(cuda.external_stream(s1.handle)), int(cuda.external_stream(s2.handle))
+    a = Foreign(cuda.device_array(10, np.float32, stream=s1))
+    b = Foreign(cuda.device_array(10, np.float32, stream=s2))
+    assert a.__cuda_array_interface__["stream"] == h1 != h2
+    k = cuda.jit(two_args)
+    k[1, 1](a, b)
+    assert calls == [h1, h2], calls
+    del calls[:]
+    k[1, 1](Foreign(cuda.device_array(10, np.float32)), b)     # stream None: only b's
+    assert calls == [h2], calls
+    del calls[:]
+    jit.rawkernel()(two_args)[1, 1](a, b)
+    assert calls == [], calls
+    os.environ["NUMBA_CUDA_ARRAY_INTERFACE_SYNC"] = "0"
+    k[1, 1](a, b)
+    assert calls == [], calls
+    del os.environ["NUMBA_CUDA_ARRAY_INTERFACE_SYNC"]
+    k[1, 1](b, a)
+    assert calls == [h2, h1], calls
+    cuda.Stream.synchronize = real
+
+
 def host_api():
     """gpus, current_context, the built-in streams, cudadrv's names."""
     assert len(cuda.gpus) == cujit.device_count() >= 1
