@@ -1445,6 +1445,32 @@ return_unify(Ti *t, Node *n, Type *ret, Type *ty)
     return cj_optional_type(t->p->arena, value);
 }
 
+/* a device function returns an array as a view of memory that outlives it:
+ * not a local array (nor a view that may point into one: refused in any
+ * function that makes one), and shared or constant arrays as views (s[:]) */
+static void
+array_return(Ti *t, Node *n, Type *ty)
+{
+    if (ty->mem == MEM_LOCAL) {
+        ti_err(t, n, "a device function cannot return a local array: it ends when the "
+            "function returns; take the array as an argument and fill it");
+    }
+    if (ty->mem != MEM_GLOBAL) {
+        ti_err(t, n, "a device function returns a shared or constant array as a view: "
+            "return x[:] instead of the array itself");
+    }
+    Func *fn = t->fn;
+    for (int i = 0; i < fn->nvars; i++) {
+        Type *v = t->in->vtype[i];
+        if (v && v->kind == TY_ARRAY && v->mem == MEM_LOCAL) {
+            ti_err(t, n, "a device function that makes a local array ('%s') cannot return "
+                "an array, which could be a view of it (a local array ends when the "
+                "function returns); take the array as an argument instead",
+                fn->vars[i]->name);
+        }
+    }
+}
+
 static void
 return_stmt(Ti *t, Node *n)
 {
@@ -1460,9 +1486,12 @@ return_stmt(Ti *t, Node *n)
     if (!ty) {
         return;
     }
-    if (ty->kind == TY_ARRAY || ty->kind == TY_STRING) {
-        ti_err(t, n, "device functions return numbers or tuples of numbers, not %s",
+    if (ty->kind == TY_STRING) {
+        ti_err(t, n, "device functions return numbers, arrays or tuples of numbers, not %s",
             ti_tstr(t, ty));
+    }
+    if (ty->kind == TY_ARRAY) {
+        array_return(t, n, ty);
     }
     ty = cj_concrete(ty->kind == TY_NONE ? cj_void() : ty);     /* return None: return */
     Inst *in = t->in;

@@ -5,7 +5,9 @@ integers get different ones), a 'cuda' overload preferred to a 'generic' one,
 a declining overload passed over, defaults and keywords, a literal argument
 (prefer_literal), an implementation calling another overloaded function, one
 working on a whole array, a method of 2-d arrays (overload_method), an
-attribute of arrays (overload_attribute), register_jitable, and a numba-style dispatcher
+attribute of arrays (overload_attribute), an implementation returning a
+view of its array argument (and a device function returning views of two
+layouts), register_jitable, and a numba-style dispatcher
 (an object with py_func, as numba.njit makes) called as a device function.
 Each has a NumPy reference."""
 import numpy as np
@@ -110,6 +112,24 @@ def ol_add_row(a, i, v):
             for j in range(a.shape[1]):
                 a[i, j] += v
         return impl
+
+
+def column(a, j):
+    raise NotImplementedError
+
+
+@overload(column, inline="always")
+def ol_column(a, j):
+    def impl(a, j):
+        return a[:, j]          # a view: writes through it reach a
+    return impl
+
+
+@cuda.jit(device=True)
+def row_or_odd(a, i, whole):
+    if whole:
+        return a[i]             # C layout
+    return a[i, 1::2]           # any strides: the return type unifies to it
 
 
 @overload_method(types.Array, "clipped_sum")
@@ -229,6 +249,26 @@ def attribute_read(x, out):
 
 # ---- references ----
 
+@cuda.jit
+def view_returns(a, b, out):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        r = row_or_odd(a, i, i % 2 == 0)
+        out[i] = r[0] + r[r.shape[0] - 1]
+    if i < b.shape[1]:
+        c = column(b, i)
+        c[1] += 1.5
+
+
+def _view_returns_ref(a, b, out):
+    i = np.arange(a.shape[0])
+    odd = a[:, 1::2]
+    expect = np.where(i % 2 == 0, a[:, 0] + a[:, -1], odd[:, 0] + odd[:, -1])
+    b = b.copy()
+    b[1] += 1.5
+    return {1: b, 2: expect}
+
+
 def _by_type_args():
     return (rand(100, np.float32), rand(100, np.int32), poison(100, np.float32),
             poison(100, np.int32))
@@ -263,6 +303,9 @@ RUN = [
     (rows, 2, 32, _rows_args, lambda a, v: {0: a + v[:, None]}),
     (method_sums, 1, 32, lambda: (rand((6, 5), np.float64, -2, 2), poison((20, 2), np.float64)),
      _method_ref, {"rtol": 1e-12, "atol": 1e-12}),
+    (view_returns, 2, 32, lambda: (rand((50, 7), np.float64), rand((3, 40), np.float64),
+                                   poison(50, np.float64)),
+     _view_returns_ref, {"rtol": 1e-12, "atol": 1e-12}),
     (attribute_read, 2, 32, lambda: (rand(51, np.float32), poison(51, np.float32)),
      lambda x, out: {1: x - x[25]}),
     (jitable_and_njit, 2, 32, lambda: (rand(50, np.float64), rand(50, np.float64),
