@@ -858,6 +858,57 @@ boolop(Fe *f, PyObject *e, Loc loc)
     return n;
 }
 
+/* one comparison of two string constants as Python makes it: 1 or 0, or
+ * -1 where Python raises (the order of a str and a bytes) or for is / in */
+static int
+compare_strings(int op, const Const *a, const Const *b)
+{
+    int c;
+    if (a->bytes != b->bytes) {
+        c = 1;                  /* never equal */
+        if (op != OP_EQ && op != OP_NE) {
+            return -1;
+        }
+    } else if (a->bytes) {
+        int64_t n = a->len < b->len ? a->len : b->len;
+        c = memcmp(a->s, b->s, (size_t)n);
+        c = c ? c : (a->len > b->len) - (a->len < b->len);
+    } else {
+        c = strcmp(a->s, b->s);     /* UTF-8's byte order is the code points' */
+    }
+    switch (op) {
+    case OP_EQ: return c == 0;
+    case OP_NE: return c != 0;
+    case OP_LT: return c < 0;
+    case OP_LE: return c <= 0;
+    case OP_GT: return c > 0;
+    case OP_GE: return c >= 0;
+    default: return -1;
+    }
+}
+
+/* a comparison of string constants only ("1" == "1", a string argument of
+ * a device function bound as a constant: Numba's literal strings) is folded
+ * to its bool; NULL where it is not one */
+static Node *
+fold_strings(Fe *f, Node *n)
+{
+    int v = 1;
+    for (int i = 0; i < n->n; i++) {
+        if (n->list[i]->kind != ND_CONST || n->list[i]->cval.kind != CK_STR) {
+            return NULL;
+        }
+    }
+    for (int i = 0; i + 1 < n->n && v; i++) {
+        v = compare_strings(n->ops[i], &n->list[i]->cval, &n->list[i + 1]->cval);
+        if (v < 0) {
+            return NULL;
+        }
+    }
+    Const c = {.kind = CK_BOOL, .dt = DT_BOOL, .i = v};
+    return fe_const_node(f, n->loc, c);
+}
+
 /* compare := expr cmpop expr { cmpop expr }   (a chain: a < b <= c) */
 static Node *
 compare(Fe *f, PyObject *e, Loc loc)
@@ -873,7 +924,8 @@ compare(Fe *f, PyObject *e, Loc loc)
         n->ops[i] = cmpop_kind(f, PyList_GET_ITEM(ops, i), loc);
         n->list[i + 1] = fe_expr(f, PyList_GET_ITEM(cmps, i));
     }
-    return n;
+    Node *folded = fold_strings(f, n);
+    return folded ? folded : n;
 }
 
 /* ifexp := expr 'if' expr 'else' expr */

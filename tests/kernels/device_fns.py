@@ -73,6 +73,24 @@ def store_if_positive(arr, i, v):
     arr[i] = v
 
 
+@jit.rawkernel(device=True)
+def by_mode(x, mode):
+    if mode == "double":                         # string constants compare while compiling
+        return x * 2
+    if mode != "neg" and "abc" < mode <= "half" and mode != b"half":
+        return x / 2
+    return -x
+
+
+@jit.rawkernel()
+def use_string_modes(x, out):
+    i = jit.grid(1)
+    if i < x.size:
+        out[i, 0] = by_mode(x[i], "double")
+        out[i, 1] = by_mode(x[i], "half")
+        out[i, 2] = by_mode(x[i], "neg")
+
+
 @jit.rawkernel()
 def use_void_return(x, out):
     i = jit.grid(1)
@@ -161,6 +179,8 @@ CASES = [
 ]
 
 RUN = [
+    (use_string_modes, 1, 32, lambda: (rand(32, np.float32), poison((32, 3), np.float32)),
+     lambda x, out: {1: np.stack([x * 2, x / 2, -x], axis=1)}),
     (use_clamp, 1, 32, lambda: (rand(32, np.float32, -3, 3), rand(32, np.int64),
                                 poison(32, np.float32), poison(32, np.int64)),
      lambda f, k, of, ok: {2: np.clip(f, -1, 1), 3: np.clip(k, -3, 3)}),
