@@ -162,6 +162,23 @@ def foreign_arrays():
     # CUDA IPC: ipc_scenarios.py
 
 
+def no_transfer_for_device_data():
+    """A ufunc of Numba's spelling given device data copies nothing between
+    host and device (numba-cuda's test_no_transfer_for_device_data, counted
+    by the fake driver instead of mocked)."""
+    def count():
+        return [ctypes.c_longlong.in_dll(FAKE, n).value for n in ("fake_htod", "fake_dtoh")]
+    noise = cuda.to_device(RNG.standard_normal((1, 3, 64, 64)).astype(np.float32))
+    for vec in (cuda.vectorize, lambda s: cujit.vectorize(s, target="cuda")):
+        @vec(["float32(float32)"])
+        def func(v):
+            return v + 1.0
+        before = count()
+        r = func(noise)
+        assert count() == before, (count(), before)
+        assert isinstance(r, cujit.DeviceArray) and r.shape == noise.shape
+
+
 def two_args(x, y):
     x[0] = y[0]
 
