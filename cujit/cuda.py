@@ -412,8 +412,9 @@ class Dispatcher(Kernel):
     def compile(self, *sig):
         """Numba's compile(sig): sig a signature (a string, a signature object
         or a tuple of Numba types), or example arguments as cujit takes them
-        (a tuple among them is a tuple argument)."""
-        if len(sig) == 1 and _is_signature_value(sig[0]):
+        (a tuple among them is a tuple argument); ``compile(())`` is Numba's
+        empty tuple of argument types (no parameters)."""
+        if len(sig) == 1 and (_is_signature_value(sig[0]) or sig[0] == ()):
             return Kernel.compile(self, _sig(sig[0]))
         return Kernel.compile(self, *sig)
 

@@ -104,6 +104,10 @@ def explicit_signatures():
         assert k.signatures == ["(float32[:], int32)"]
     finally:
         type(k)._resolve_args = resolve
+    none = cuda.jit(lambda: None)
+    none.compile(())                            # Numba's empty tuple of types
+    assert none.signatures == ["()"]
+    expect(TypeError, lambda: cuda.jit(k.py_func).compile(()), "the signature gives 0")
 
 
 def carveout():
