@@ -48,7 +48,7 @@ from cujit import _ntypes
 
 __all__ = ["overload", "register_jitable", "overload_method", "overload_attribute",
            "typeof_impl", "type_callable", "register_model", "models", "core_models",
-           "make_attribute_wrapper", "lower", "lower_builtin", "lower_attr"]
+           "make_attribute_wrapper", "lower", "lower_builtin", "lower_attr", "intrinsic"]
 
 # target names -> rank on the CUDA target (lower: tried first); Numba's "cpu"
 # overloads never apply to device code
@@ -330,6 +330,20 @@ def register_jitable(*args, **kwargs):
     if len(args) == 1 and not kwargs and callable(args[0]):
         return wrap(args[0])
     return wrap
+
+
+_NO_INTRINSIC = (
+    "@intrinsic is not supported by cujit: an intrinsic's codegen builds LLVM IR with "
+    "llvmlite, and cujit generates CUDA C++, where there is no IR builder to give it; write "
+    "the operation as a device function (@cuda.jit(device=True)), as an @overload "
+    "implementation, or in CUDA C++ linked with cuda.declare_device(name, signature, "
+    "link=...)")
+
+
+def intrinsic(*args, **kwargs):
+    """Numba's @intrinsic (also @intrinsic(prefer_literal=True)): refused
+    where it decorates, with what to write instead."""
+    raise NotImplementedError(_NO_INTRINSIC)
 
 
 # numba's struct-model declarations (cujit/_structs.py): a struct model is a

@@ -668,3 +668,16 @@ def test_module_spellings():
     mod = importlib.import_module("cujit.cuda.extending")   # numba.cuda.extending's place
     assert mod.overload is overload and cuda.extending is mod
     assert mod.register_jitable is register_jitable
+
+
+def test_intrinsic_refused_where_it_decorates():
+    """Numba's @intrinsic builds LLVM IR; cujit says so at the decorator, in
+    both of its forms, and names what to write instead."""
+    from cujit.cuda.extending import intrinsic
+
+    def identity(typingctx, x):
+        return x(x), lambda context, builder, sig, args: args[0]
+    for deco in (lambda f: intrinsic(f), lambda f: intrinsic(prefer_literal=True)(f)):
+        with pytest.raises(NotImplementedError, match=r"@intrinsic is not supported.*"
+                           r"cuda\.declare_device"):
+            deco(identity)
