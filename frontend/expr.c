@@ -90,6 +90,29 @@ dim3_value(Fe *f, int bi, Loc loc)
 
 /* A resolved non-local read as a value: a constant, jit.threadIdx.x and
  * friends, or a dtype; functions, kernels and modules are not values. */
+/* a NumPy dtype no kernel type matches (object, void without fields,
+ * datetime units): what it is, not its Python class (cuda.shared.array(10,
+ * dtype=np.dtype("O"))) */
+static void
+numpy_dtype_value(Fe *f, PyObject *obj, PyObject *e, Loc loc)
+{
+    if (!obj || strncmp(Py_TYPE(obj)->tp_name, "numpy.dtypes.", 13) != 0) {
+        return;
+    }
+    PyObject *r = fe_keep(f, PyObject_Repr(obj));
+    if (!r) {
+        PyErr_Clear();
+        return;
+    }
+    const char *what = fe_is(e, A_Call) ? "the value of this call"
+                       : fe_is(e, A_Name) ? cj_aprintf(f->cx->arena, "global '%s'",
+                                                       fe_utf8(f, fe_get(f, e, S_id)))
+                       : "this value";
+    fe_fail_kind(f, loc, CE_TYPE, "%s is NumPy's %s, which has no type in kernels: arrays and "
+                 "values in kernels are of numbers, bools, complex numbers or records "
+                 "(numpy.float32, 'int32', a structured dtype)", what, fe_utf8(f, r));
+}
+
 static Node *
 resolved_value(Fe *f, Resolved *r, PyObject *e, Loc loc)
 {
@@ -172,6 +195,7 @@ resolved_value(Fe *f, Resolved *r, PyObject *e, Loc loc)
     case R_OTHER:
         break;
     }
+    numpy_dtype_value(f, r->obj, e, loc);
     fe_fail_kind(f, loc, CE_TYPE, "%s%s%s is %s, which kernels cannot use: only bool, int, float, "
             "complex, NumPy scalars and tuples of these are folded in as constants",
             fe_is(e, A_Call) ? "the value of this call" : "global '",
