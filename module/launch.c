@@ -61,6 +61,18 @@ sync_producer(const RtArray *a)
     return r ? 0 : -1;
 }
 
+/* Numba's rules for a cuda.jit kernel's array argument that is not a device
+ * array of its own: the copy warning of a host array, the synchronization
+ * of a foreign array's producer stream */
+static int
+numba_arg_rules(const RtArray *a, PyObject *arg)
+{
+    if (a->host && copy_hook && call_hook(copy_hook, "copy", arg) < 0) {
+        return -1;
+    }
+    return a->stream && cai_sync_hook ? sync_producer(a) : 0;
+}
+
 /* _set_cai_sync(hook): a callable of the stream's handle, or None */
 static PyObject *
 set_cai_sync(PyObject *self, PyObject *hook)
@@ -488,13 +500,9 @@ launch_ex(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssiz
         }
         isarr[got] = 1;
         RtArray *a = &arrs[got];
-        if (a->host && k->numba_warn && copy_hook && !orig
-            && call_hook(copy_hook, "copy", args[got]) < 0) {
+        if (((uintptr_t)a->host | (uintptr_t)a->stream) && k->numba_warn && !orig
+            && numba_arg_rules(a, args[got]) < 0) {
             got++;                      /* released at done */
-            goto done;
-        }
-        if (a->stream && k->numba_warn && cai_sync_hook && !orig && sync_producer(a) < 0) {
-            got++;
             goto done;
         }
         char lay = a->c_contig ? 'C' : (a->f_contig && a->ndim >= 2) ? 'F' : 'A';
