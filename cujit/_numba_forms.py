@@ -21,6 +21,21 @@ def _on_device(a):
     return hasattr(a, "__cuda_array_interface__")
 
 
+def _sync_producers(arrays):
+    """Numba's consumer rule for the operands of its ufuncs and gufuncs (its
+    as_device_array, inputs and outputs): a foreign device array whose
+    __cuda_array_interface__ names a stream has that stream synchronized
+    first, unless CUDA_ARRAY_INTERFACE_SYNC is off (cujit.cuda._launch_sync,
+    which cuda.jit launches call too); cujit's own arrays are not"""
+    import cujit
+    for a in arrays:
+        if not isinstance(a, cujit.DeviceArray) and _on_device(a):
+            h = a.__cuda_array_interface__.get("stream")
+            if isinstance(h, int):
+                from cujit import cuda
+                cuda._launch_sync(h)
+
+
 def _as_operand(a):
     """a tuple or list is read as the NumPy array it spells (Numba's
     np.asarray of host arguments)"""
@@ -127,8 +142,10 @@ class NumbaUFunc(_NumbaForm):
         args = [_as_operand(a) for a in args]
         if self._sigs and any(isinstance(a, _SCALARS) for a in args):
             args = self._typed_scalars(args)
-        r = self._form(*args, **kwargs)
         out = kwargs.get("out")
+        _sync_producers(args + ([] if out is None else list(out) if isinstance(out, tuple)
+                                else [out]))
+        r = self._form(*args, **kwargs)
         if out is None and not any(_on_device(a) for a in args):
             return _to_host(r)
         return _device_view(out) if out is not None else _numba_result(r)
@@ -227,6 +244,7 @@ class NumbaGUFunc(_NumbaForm):
         inputs = self._pinned([_as_operand(a) for a in args[:nin]])
         copy_back = not any(_on_device(a) for a in inputs) \
             and not any(_on_device(o) for o in outs)
+        _sync_producers(inputs + outs)
         try:
             r = self._run(inputs, outs, stream)
         except TypeError as e:

@@ -187,6 +187,12 @@ def two_args(x, y):
     x[0] = y[0]
 
 
+def gu_sum(x, r):
+    r[0] = 0
+    for i in range(x.shape[0]):
+        r[0] += x[i]
+
+
 def launch_sync():
     """A cuda.jit launch synchronizes the stream a foreign array's
     __cuda_array_interface__ names, once per such argument (Numba's
@@ -222,6 +228,18 @@ def launch_sync():
     del os.environ["NUMBA_CUDA_ARRAY_INTERFACE_SYNC"]
     k[1, 1](b, a)
     assert calls == [h2, h1], calls
+    del calls[:]
+    inc = cuda.vectorize(["float32(float32)"])(lambda v: v + 1)
+    inc(a)                                      # Numba's ufuncs: inputs and out=
+    inc(cuda.device_array(10, np.float32), out=b)
+    assert calls == [h1, h2], calls
+    del calls[:]
+    gsum = cuda.guvectorize(["void(float32[:], float32[:])"], "(n)->()")(gu_sum)
+    gsum(a, Foreign(cuda.device_array(1, np.float32, stream=s2)))
+    assert calls == [h1, h2], calls
+    del calls[:]
+    cujit.vectorize(["float32(float32)"])(lambda v: v + 1)(a)  # cujit's own: a wait only
+    assert calls == [], calls
     cuda.Stream.synchronize = real
 
 
