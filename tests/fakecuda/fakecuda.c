@@ -57,7 +57,7 @@ typedef struct {
 
 typedef struct {
     Module *m;
-    char name[64];
+    char name[256];         /* whole: a coarsened entry (_x2) differs at its end */
 } Func;
 
 typedef struct {
