@@ -631,7 +631,8 @@ struct Node {
     int n;
     Node **list2;       /* else-branch, keyword values */
     int n2;
-    const char **kwnames;   /* names of list2 for ND_CALL */
+    const char **kwnames;   /* names of list2 for ND_CALL; an ND_TUPLE's field names
+                             * when it is a namedtuple (NULL otherwise) */
     int *ops;           /* ND_COMPARE: n-1 operators */
     Var *var;           /* ND_VAR, ND_FOR target */
     Func *fn;           /* ND_CALL of a device function */

@@ -196,13 +196,42 @@ int_const(Fe *f, PyObject *obj, Loc loc, Const *c)
     }
 }
 
-/* a tuple of constants as an ND_TUPLE of constant nodes; NULL if an item
- * is not a constant */
+/* The field names of namedtuple class cls (its _fields), *n of them, kept
+ * for the compilation; NULL when cls is not a namedtuple class */
+const char **
+fe_namedtuple_fields(Fe *f, PyObject *cls, int *n)
+{
+    if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, &PyTuple_Type)) {
+        return NULL;
+    }
+    PyObject *fields = PyObject_GetAttrString(cls, "_fields");
+    if (!fields || !PyTuple_Check(fields)) {
+        Py_XDECREF(fields);
+        PyErr_Clear();
+        return NULL;
+    }
+    fields = fe_keep(f, fields);
+    if (!fields) {
+        fe_fail_py(f, (Loc){0, 0, 0}, "cannot keep a namedtuple's fields");
+    }
+    *n = (int)PyTuple_GET_SIZE(fields);
+    const char **names = cj_alloc(f->cx->arena, sizeof(char *) * (size_t)(*n + 1));
+    for (int i = 0; i < *n; i++) {
+        names[i] = fe_utf8(f, PyTuple_GET_ITEM(fields, i));
+    }
+    return names;
+}
+
+/* a tuple of constants as an ND_TUPLE of constant nodes (a namedtuple's
+ * with its field names); NULL if an item is not a constant */
 static Node *
 tuple_const(Fe *f, PyObject *obj, Loc loc)
 {
     Node *t = fe_new_node(f, ND_TUPLE, loc);
     t->n = (int)PyTuple_GET_SIZE(obj);
+    int nf = 0;
+    const char **names = fe_namedtuple_fields(f, (PyObject *)Py_TYPE(obj), &nf);
+    t->kwnames = names && nf == t->n ? names : NULL;
     t->list = cj_alloc(f->cx->arena, sizeof(Node *) * (size_t)(t->n + 1));
     for (int i = 0; i < t->n; i++) {
         t->list[i] = fe_object_const(f, PyTuple_GET_ITEM(obj, i), loc);

@@ -673,6 +673,107 @@ tuple_call(Fe *f, PyObject *e, PyObject *obj, Loc loc)
     return tuple(f, a, loc);
 }
 
+/* divmod_call := 'divmod' '(' expr ',' expr ')': the tuple (a // b, a % b),
+ * each operand read twice (a call among them is refused, so nothing runs
+ * twice); NULL when obj is not the builtin divmod */
+static Node *
+divmod_call(Fe *f, PyObject *e, PyObject *obj, Loc loc)
+{
+    if (obj != PyDict_GetItemString(fe_builtins_dict, "divmod")) {
+        return NULL;
+    }
+    PyObject *args = fe_get(f, e, S_args);
+    if (PyList_GET_SIZE(fe_get(f, e, S_keywords)) || PyList_GET_SIZE(args) != 2) {
+        fe_fail_kind(f, loc, CE_TYPE, "divmod() takes two arguments, divmod(a, b)");
+    }
+    PyObject *a = PyList_GET_ITEM(args, 0), *b = PyList_GET_ITEM(args, 1);
+    if (fe_is(a, A_Call) || fe_is(b, A_Call) || fe_is(a, A_Starred) || fe_is(b, A_Starred)) {
+        fe_fail(f, loc, "divmod() in a kernel takes values, not calls: assign the call's "
+                "result to a name first and pass that");
+    }
+    Node *t = fe_new_node(f, ND_TUPLE, loc);
+    t->n = 2;
+    t->list = cj_alloc(f->cx->arena, sizeof(Node *) * 3);
+    for (int i = 0; i < 2; i++) {
+        Node *op = fe_new_node(f, ND_BINOP, loc);
+        op->op = i == 0 ? OP_FLOORDIV : OP_MOD;
+        op->a = fe_expr(f, a);
+        op->b = fe_expr(f, b);
+        t->list[i] = op;
+    }
+    return t;
+}
+
+/* The item for field i of a namedtuple call that did not give it: the
+ * class's default, a constant */
+static Node *
+namedtuple_default(Fe *f, PyObject *cls, const char *name, Loc loc)
+{
+    PyObject *defs = PyObject_GetAttrString(cls, "_field_defaults");
+    PyObject *v = defs && PyDict_Check(defs) ? PyDict_GetItemString(defs, name) : NULL;
+    Node *c = v ? fe_object_const(f, v, loc) : NULL;
+    Py_XDECREF(defs);
+    PyErr_Clear();
+    if (!c) {
+        fe_fail_kind(f, loc, CE_TYPE, "%s() misses field '%s' (give it, or a default in "
+                     "the namedtuple's defaults=)", ((PyTypeObject *)cls)->tp_name, name);
+    }
+    return c;
+}
+
+/* call := C '(' exprs [',' keywords] ')', C a namedtuple class: the tuple
+ * of C's fields in their order (a keyword by its name, a missing field from
+ * C's defaults), carrying the field names; NULL when C is not one */
+static Node *
+namedtuple_call(Fe *f, PyObject *e, PyObject *cls, Loc loc)
+{
+    int nf;
+    const char **names = fe_namedtuple_fields(f, cls, &nf);
+    if (!names) {
+        return NULL;
+    }
+    const char *cname = ((PyTypeObject *)cls)->tp_name;
+    PyObject *args = fe_get(f, e, S_args), *kws = fe_get(f, e, S_keywords);
+    if (PyList_GET_SIZE(args) > nf) {
+        fe_fail_kind(f, loc, CE_TYPE, "%s() has %d fields, got %d arguments", cname, nf,
+                     (int)PyList_GET_SIZE(args));
+    }
+    Node *t = fe_new_node(f, ND_TUPLE, loc);
+    t->n = nf;
+    t->kwnames = names;
+    t->list = cj_alloc(f->cx->arena, sizeof(Node *) * (size_t)(nf + 1));
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(args); i++) {
+        PyObject *a = PyList_GET_ITEM(args, i);
+        if (fe_is(a, A_Starred)) {
+            fe_fail(f, loc, "%s(*args) is not supported in kernels: give the fields one "
+                    "by one", cname);
+        }
+        t->list[i] = fe_expr(f, a);
+    }
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(kws); k++) {
+        PyObject *kw = PyList_GET_ITEM(kws, k), *name = fe_get(f, kw, S_arg);
+        const char *s = name == Py_None ? NULL : fe_utf8(f, name);
+        int j = 0;
+        while (s && j < nf && strcmp(names[j], s) != 0) {
+            j++;
+        }
+        if (!s || j == nf) {
+            fe_fail_kind(f, loc, CE_TYPE, s ? "%s() has no field '%s'"
+                         : "%s(**kwargs) is not supported in kernels", cname, s);
+        }
+        if (t->list[j]) {
+            fe_fail_kind(f, loc, CE_TYPE, "%s() got field '%s' twice", cname, s);
+        }
+        t->list[j] = fe_expr(f, fe_get(f, kw, S_value));
+    }
+    for (int i = 0; i < nf; i++) {
+        if (!t->list[i]) {
+            t->list[i] = namedtuple_default(f, cls, names[i], loc);
+        }
+    }
+    return t;
+}
+
 /* call := name '(' exprs [',' keywords] ')' | method | const_array
  * where name is a jit, math or Python builtin, a NumPy dtype (a cast) or a
  * device function */
@@ -790,6 +891,12 @@ call(Fe *f, PyObject *e, Loc loc)
         }
         if ((n = tuple_call(f, e, r.obj, loc))) {
             return n;           /* tuple((a, b)) of local values */
+        }
+        if ((n = divmod_call(f, e, r.obj, loc))) {
+            return n;           /* (a // b, a % b) */
+        }
+        if ((n = namedtuple_call(f, e, r.obj, loc))) {
+            return n;           /* Point(x, y) of local values */
         }
         if (PyFunction_Check(r.obj)) {
             fe_fail_kind(f, loc, CE_TYPE, "cannot call plain Python function '%s' from a kernel; decorate it "

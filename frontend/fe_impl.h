@@ -147,6 +147,7 @@ Node *fe_const_node(Fe *f, Loc loc, Const c);
 int fe_dtype_of_object(Fe *f, PyObject *obj, DType *dt);
 void fe_check_record_dtype(Fe *f, PyObject *obj, Loc loc);
 Node *fe_object_const(Fe *f, PyObject *obj, Loc loc);
+const char **fe_namedtuple_fields(Fe *f, PyObject *cls, int *n);
 /* enums.c: Enum members as constants tagged with their class */
 int fe_is_enum_class(PyObject *obj);
 Node *fe_enum_const(Fe *f, PyObject *obj, Loc loc);
