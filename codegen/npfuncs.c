@@ -77,6 +77,30 @@ static const char reductions[] =
     "    }\n"
     "    return m;\n"
     "}\n"
+    "/* argmax (sign 1) or argmin (-1): the index in C order of the first extreme\n"
+    " * element, or of the first NaN; an empty array gives 0, where NumPy raises */\n"
+    "template <typename X> CJ_DEVICE long long cj_np_argextreme(const X &a, int sign)\n"
+    "{\n"
+    "    long long n = cj_np_size(a), best = 0;\n"
+    "    if (n == 0) {\n"
+    "        return 0;\n"
+    "    }\n"
+    "    auto m = cj_np_at(a, 0);\n"
+    "    if (cj_np_nan(m)) {\n"
+    "        return 0;\n"
+    "    }\n"
+    "    for (long long k = 1; k < n; k++) {\n"
+    "        auto v = cj_np_at(a, k);\n"
+    "        if (cj_np_nan(v)) {\n"
+    "            return k;\n"
+    "        }\n"
+    "        if (sign > 0 ? v > m : v < m) {\n"
+    "            m = v;\n"
+    "            best = k;\n"
+    "        }\n"
+    "    }\n"
+    "    return best;\n"
+    "}\n"
     "template <typename A, typename X> CJ_DEVICE A cj_np_mean(const X &a, bool skip_nan)\n"
     "{\n"
     "    A s = A(0);\n"
@@ -704,6 +728,9 @@ reduce_call(Cg *g, Node *n)
     case NP_COUNT_NONZERO:
         S("cj_np_count(");
         break;
+    case NP_ARGMIN: case NP_ARGMAX:
+        S("cj_np_argextreme(");
+        break;
     default:
         cj_unreachable(g->p->try_, "not a reduction");
     }
@@ -730,6 +757,9 @@ reduce_call(Cg *g, Node *n)
         return;
     case NP_ANY:
         S(", true)");
+        return;
+    case NP_ARGMIN: case NP_ARGMAX:
+        P(", %d)", n->axis == NP_ARGMAX ? 1 : -1);
         return;
     default:
         S(")");

@@ -479,6 +479,7 @@ extern const char *const cj_thrust_forms[TH_NALGOS];
     X(NANSUM, "nansum", 'f', 1, 1) X(NANPROD, "nanprod", 'f', 1, 1) \
     X(NANMIN, "nanmin", 'f', 1, 1) X(NANMAX, "nanmax", 'f', 1, 1) \
     X(NANMEAN, "nanmean", 'f', 1, 1) X(COUNT_NONZERO, "count_nonzero", 'f', 1, 1) \
+    X(ARGMIN, "argmin", 'r', 1, 1) X(ARGMAX, "argmax", 'r', 1, 1) \
     X(COPY, "copy", 'm', 1, 1) X(VIEW, "view", 'm', 2, 2) X(RESHAPE, "reshape", 'm', 2, 9) \
     X(C_ACOS, "acos", 'c', 1, 1) X(C_ACOSH, "acosh", 'c', 1, 1) X(C_ASIN, "asin", 'c', 1, 1) \
     X(C_ASINH, "asinh", 'c', 1, 1) X(C_ATAN, "atan", 'c', 1, 1) X(C_ATANH, "atanh", 'c', 1, 1) \

@@ -128,7 +128,8 @@ fe_np_unsupported(Fe *f, PyObject *obj, Loc loc)
     }
     fe_fail_kind(f, loc, CE_TYPE, "cannot call np.%s in a kernel: kernels have np.sum, prod, "
                  "min, max, amin, amax, mean, var, std, all, any, nansum, nanprod, nanmin, "
-                 "nanmax, nanmean and count_nonzero of a whole array, NumPy's elementwise ufuncs "
+                 "nanmax, nanmean, count_nonzero, argmin and argmax of a whole array, NumPy's "
+                 "elementwise ufuncs "
                  "(np.sin, np.maximum, ...: README's list) and NumPy dtype casts; for other "
                  "elementwise math use the math module's functions", name);
 }

@@ -80,7 +80,7 @@ reduce_dtype(NpFunc fn, DType dt)
         return intish ? DT_F64 : k == 'c' ? real_of(dt) : dt;
     case NP_ALL: case NP_ANY:
         return DT_BOOL;
-    case NP_COUNT_NONZERO:
+    case NP_COUNT_NONZERO: case NP_ARGMIN: case NP_ARGMAX:
         return DT_I64;
     case NP_MIN: case NP_MAX: case NP_AMIN: case NP_AMAX: case NP_NANMIN: case NP_NANMAX:
         return dt;
@@ -98,7 +98,7 @@ check_reduce_dtype(Ti *t, Node *n, DType dt, Type *x)
     NpFunc fn = (NpFunc)n->axis;
     int orders = fn == NP_MIN || fn == NP_MAX || fn == NP_AMIN || fn == NP_AMAX
                  || fn == NP_NANMIN || fn == NP_NANMAX || fn == NP_NANSUM
-                 || fn == NP_NANPROD || fn == NP_NANMEAN;
+                 || fn == NP_NANPROD || fn == NP_NANMEAN || fn == NP_ARGMIN || fn == NP_ARGMAX;
     if (dt >= DT_COUNT || cj_is_half(dt)) {
         ti_err(t, n, "%s() in a kernel takes numbers or bool (not float16, bfloat16 or "
                "records), got %s",
@@ -296,6 +296,7 @@ ti_npfunc(Ti *t, Node *n)
     case NP_SUM: case NP_PROD: case NP_MIN: case NP_MAX: case NP_AMIN: case NP_AMAX:
     case NP_MEAN: case NP_VAR: case NP_STD: case NP_ALL: case NP_ANY: case NP_NANSUM:
     case NP_NANPROD: case NP_NANMIN: case NP_NANMAX: case NP_NANMEAN: case NP_COUNT_NONZERO:
+    case NP_ARGMIN: case NP_ARGMAX:
         return reduce_type(t, n);
     case NP_COPY: case NP_VIEW: case NP_RESHAPE:
         return ti_array_method(t, n);
