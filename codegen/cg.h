@@ -96,6 +96,7 @@ void cg_ufunc_prelude(Buf *b, Features features);
 void cg_ufunc(Cg *g, Node *n);
 void cg_npfunc(Cg *g, Node *n, int prec);
 int cg_np_assign(Cg *g, Node *n);
+void cg_array_transpose(Cg *g, Node *n, const Type *at);
 void cg_array_part(Cg *g, Node *n, const Type *at, int prec);
 void cg_field_view(Cg *g, Node *n, const Type *at);
 /* vectypes.c: CUDA's vector types: make_float4(...) and v.x */

@@ -1369,6 +1369,15 @@ attr_expr(Cg *g, Node *n, int prec)
     case AT_DTYPE_ITEMSIZE:
         attr_int(g, n, n->op == AT_NDIM ? at->ndim : cj_dtypes[at->dtype].size, prec);
         return;
+    case AT_NBYTES:
+        cg_open(g, prec, PR_MUL);
+        size_expr(g, n->a, PR_MUL);
+        P(" * %lld", (long long)cj_dtypes[at->dtype].size);
+        cg_close(g, prec, PR_MUL);
+        return;
+    case AT_T:
+        cg_array_transpose(g, n, at);
+        return;
     case AT_SHAPE:
     case AT_STRIDES:
         P("%s{", cg_ctype(g, cg_type(g, n)));

@@ -142,7 +142,21 @@ static const char reductions[] =
     "        c += cj_np_true(cj_np_at(a, k));\n"
     "    }\n"
     "    return c;\n"
-    "}\n";
+    "}\n"
+    "/* a.T: the axes reversed */\n"
+    "template <typename T, int N, typename I>\n"
+    "CJ_DEVICE cj_array<T, N, I> cj_np_transpose(const cj_array<T, N, I> &a)\n"
+    "{\n"
+    "    cj_array<T, N, I> r;\n"
+    "    r.data = a.data;\n"
+    "    for (int d = 0; d < N; d++) {\n"
+    "        r.shape[d] = a.shape[N - 1 - d];\n"
+    "        r.strides[d] = a.strides[N - 1 - d];\n"
+    "    }\n"
+    "    return r;\n"
+    "}\n"
+    "template <typename T, typename I>\n"
+    "CJ_DEVICE cj_array<T, 0, I> cj_np_transpose(const cj_array<T, 0, I> &a) { return a; }\n";
 
 static const char complex_abs2[] =
     "template <typename T> CJ_DEVICE T cj_np_abs2(cj_complex<T> z) { return z.re * z.re + z.im * z.im; }\n"
@@ -640,6 +654,15 @@ cg_array_part(Cg *g, Node *n, const Type *at, int prec)
     P("cj_np_part<%s>(", cj_dtypes[at->dtype == DT_C64 ? DT_F32 : DT_F64].ctype);
     cg_view_base(g, n->a, at);
     P(", %d)", n->op == AT_IMAG);
+}
+
+/* a.T: the view with the axes reversed */
+void
+cg_array_transpose(Cg *g, Node *n, const Type *at)
+{
+    S("cj_np_transpose(");
+    cg_view_base(g, n->a, at);
+    S(")");
 }
 
 /* a.name of an array of records: the field's view (ti_field_view) */

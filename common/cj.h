@@ -351,6 +351,8 @@ typedef enum {
 
 typedef enum {
     AT_SHAPE, AT_SIZE, AT_NDIM, AT_STRIDES, AT_REAL, AT_IMAG, AT_DTYPE_ITEMSIZE,
+    AT_NBYTES,          /* a.nbytes: a.size * a.itemsize */
+    AT_T,               /* a.T: the view with the axes reversed */
     AT_X, AT_Y, AT_Z,   /* of a dim3 (a group's group_index() ...): a 3-tuple */
     AT_ADDRESS,         /* arr.ctypes.data: the address of its first byte, a uint64 */
     AT_FIELD,           /* any other name: a record's field (Node.str); on a record,

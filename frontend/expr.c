@@ -255,6 +255,7 @@ attribute(Fe *f, PyObject *e, Loc loc)
     static const struct { const char *name; int kind; } attrs[] = {
         {"shape", AT_SHAPE}, {"size", AT_SIZE}, {"ndim", AT_NDIM}, {"strides", AT_STRIDES},
         {"real", AT_REAL}, {"imag", AT_IMAG}, {"itemsize", AT_DTYPE_ITEMSIZE},
+        {"nbytes", AT_NBYTES}, {"T", AT_T},
         {"x", AT_X}, {"y", AT_Y}, {"z", AT_Z},
     };
     const char *an = fe_utf8(f, fe_get(f, e, S_attr));

@@ -262,6 +262,17 @@ ti_array_part(Ti *t, Node *n, Type *a)
     return ty;
 }
 
+/* a.T: the view of a with its axes reversed (C order becomes F order) */
+Type *
+ti_array_transpose(Ti *t, Type *a)
+{
+    char layout = a->ndim < 2 ? a->layout : a->layout == 'C' ? 'F' : a->layout == 'F' ? 'C' : 'A';
+    Type *ty = cj_array_type(t->p->arena, a->dtype, a->ndim, layout);
+    ty->readonly = a->readonly || a->mem == MEM_CONST;
+    t->p->features |= FEAT_NPFUNC | FEAT_VIEW | (a->mem == MEM_DYNSHARED ? FEAT_DYNSHARED : 0);
+    return ty;
+}
+
 /* a.name of an array of records: a strided view of that field of every
  * element (Numba's attribute access on structured arrays) */
 Type *

@@ -54,6 +54,7 @@ int ti_bind_keywords(Ti *t, Node *n, const char *const *pnames, int np);
 /* npfuncs.c: NumPy's reductions and array methods, cmath */
 Type *ti_npfunc(Ti *t, Node *n);
 Type *ti_array_part(Ti *t, Node *n, Type *a);
+Type *ti_array_transpose(Ti *t, Type *a);
 Type *ti_field_view(Ti *t, Node *n, Type *a);
 Type *ti_ufunc(Ti *t, Node *n);           /* ufuncs.c: np.sin(x), np.add(a, b, out) */
 void ti_weak_to(Ti *t, Node *operand, const Type *to);

@@ -944,8 +944,8 @@ attr_type(Ti *t, Node *n)
         return x->tup[n->op - AT_X];
     }
     if (x->kind != TY_ARRAY) {
-        ti_err(t, n, "only arrays have .shape, .size, .ndim, .strides, .itemsize and "
-               ".ctypes.data; got %s",
+        ti_err(t, n, "only arrays have .shape, .size, .ndim, .strides, .itemsize, .nbytes, "
+               ".T and .ctypes.data; got %s",
             ti_tstr(t, x));
     }
     switch (n->op) {
@@ -955,7 +955,10 @@ attr_type(Ti *t, Node *n)
         return cj_weak(TY_WEAK_INT);    /* a Python int, as in NumPy */
     case AT_NDIM:
     case AT_DTYPE_ITEMSIZE:
+    case AT_NBYTES:
         return cj_weak(TY_WEAK_INT);
+    case AT_T:
+        return ti_array_transpose(t, x);
     case AT_SHAPE:
     case AT_STRIDES: {
         Type **el = cj_alloc(t->p->arena, sizeof(Type *) * (size_t)(x->ndim + 1));
