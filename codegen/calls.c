@@ -319,6 +319,34 @@ abs_call(Cg *g, Node *n, int prec)
     }
 }
 
+/* item k of the tuple argument of min(t), max(t), sum(t), as type rt */
+static void
+tuple_item_as(Cg *g, Node *t, int k, const Type *rt)
+{
+    P("static_cast<%s>(", cg_ctype(g, rt));
+    cg_tuple_elem(g, t, k, PR_COMMA);
+    S(")");
+}
+
+/* sum(t [, start]): (start + t[0] + t[1] ...) in the result's type */
+static void
+sum_call(Cg *g, Node *n, int prec)
+{
+    const Type *rt = cj_concrete(cg_type(g, n));
+    const Type *tt = cg_type(g, n->list[0]);
+    cg_open(g, prec, PR_ADD);
+    if (n->n > 1) {
+        cg_conv(g, n->list[1], rt, PR_ADD);
+    } else {
+        P("static_cast<%s>(0)", cg_ctype(g, rt));
+    }
+    for (int k = 0; k < tt->ntup; k++) {
+        S(" + ");
+        tuple_item_as(g, n->list[0], k, rt);
+    }
+    cg_close(g, prec, PR_ADD);
+}
+
 static void
 minmax_call(Cg *g, Node *n)
 {
@@ -327,6 +355,20 @@ minmax_call(Cg *g, Node *n)
     if (rt->kind == TY_SCALAR && (rt->dtype == DT_F32 || rt->dtype == DT_F64)) {
         g->p->features |= FEAT_FMINMAX;
         fn = n->op == BI_MIN ? "cj_fmin" : "cj_fmax";
+    }
+    const Type *tt = n->n == 1 ? cg_type(g, n->list[0]) : NULL;
+    if (tt && tt->kind == TY_TUPLE) {       /* min(t): its items */
+        const Type *ct = cj_concrete(rt);
+        for (int k = 1; k < tt->ntup; k++) {
+            P("%s(", fn);
+        }
+        tuple_item_as(g, n->list[0], 0, ct);
+        for (int k = 1; k < tt->ntup; k++) {
+            S(", ");
+            tuple_item_as(g, n->list[0], k, ct);
+            S(")");
+        }
+        return;
     }
     for (int i = 1; i < n->n; i++) {
         P("%s(", fn);
@@ -989,6 +1031,9 @@ cg_call(Cg *g, Node *n, int prec)
     case BI_MIN:
     case BI_MAX:
         minmax_call(g, n);
+        return;
+    case BI_SUM:
+        sum_call(g, n, prec);
         return;
     case BI_ROUND:
         round_call(g, n, prec);

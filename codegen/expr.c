@@ -467,12 +467,30 @@ pow_expr(Cg *g, Node *n, const Type *rt, int prec)
     helper2(g, rt->dtype == DT_F32 ? "powf" : "pow", n->a, n->b, rt);
 }
 
+/* t1 + t2 of tuples: T{t1.f0, ..., t2.f0, ...} */
+static void
+tuple_concat(Cg *g, Node *n, const Type *rt)
+{
+    const Type *x = cg_type(g, n->a);
+    P("%s{", cg_ctype(g, rt));
+    for (int i = 0; i < rt->ntup; i++) {
+        P("%sstatic_cast<%s>(", i ? ", " : "", cg_ctype(g, cj_concrete(rt->tup[i])));
+        cg_tuple_elem(g, i < x->ntup ? n->a : n->b, i < x->ntup ? i : i - x->ntup, PR_COMMA);
+        S(")");
+    }
+    S("}");
+}
+
 static void
 binop(Cg *g, Node *n, int prec)
 {
     const Type *rt = cg_type(g, n);
     if (rt->kind == TY_ITER || cg_type(g, n->a)->kind == TY_ITER) {
         cg_iter_binop(g, n, prec);
+        return;
+    }
+    if (rt->kind == TY_TUPLE) {
+        tuple_concat(g, n, rt);
         return;
     }
     char k = cj_dtypes[rt->dtype].kind;

@@ -19,7 +19,7 @@ const char *const cj_builtin_names[BI_COUNT] = {
     "jit.cg.this_thread_block", "jit.cg.this_grid", "jit.cg.tiled_partition",
     "jit.cg.coalesced_threads", "jit.cg.sync", "jit.cg.wait", "jit.cg.wait_prior",
     "jit.cg.memcpy_async", "group method", "print",
-    "range", "len", "int", "float", "bool", "complex", "dtype cast", "abs", "min", "max", "round", "conjugate", "isinstance", "math.sqrt",
+    "range", "len", "int", "float", "bool", "complex", "dtype cast", "abs", "min", "max", "round", "conjugate", "isinstance", "sum", "math.sqrt",
     "math.exp", "math.expm1", "math.log", "math.log1p", "math.log2", "math.log10",
     "math.pow", "math.sin", "math.cos", "math.tan", "math.asin", "math.acos",
     "math.atan", "math.atan2", "math.sinh", "math.cosh", "math.tanh", "math.asinh",

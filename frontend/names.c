@@ -81,6 +81,7 @@ static const BuiltinName py_builtins[] = {
     {"int", BI_INT, 0}, {"float", BI_FLOAT, 0}, {"bool", BI_BOOL, 0},
     {"complex", BI_COMPLEX, 0}, {"abs", BI_ABS, 0}, {"min", BI_MIN, 0},
     {"max", BI_MAX, 0}, {"round", BI_ROUND, 0}, {"isinstance", BI_ISINSTANCE, 0},
+    {"sum", BI_SUM, 0},
     {NULL, 0, 0},
 };
 

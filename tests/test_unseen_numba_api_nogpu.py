@@ -250,3 +250,49 @@ def test_transpose_of_a_number_is_an_error():
         x[0] = x[1].T
     with pytest.raises(cujit.CompileError, match=r"only arrays have .*\.T"):
         k.inspect_cuda(np.zeros(3))
+
+
+def test_min_max_sum_of_tuples_and_tuple_concat(launch):
+    @cuda.jit
+    def k(x, n, out, iout):
+        i = cuda.grid(1)
+        if i < x.shape[0]:
+            t = (x[i, 0], x[i, 1], x[i, 2])
+            u = t + (0.5, n[i])
+            out[i, 0] = min(t)
+            out[i, 1] = max(u)
+            out[i, 2] = sum(t) + sum(u, 10)
+            out[i, 3] = len(u) + u[4] + min((x[i, 1], n[i]))
+            iout[i, 0] = max(x.shape) + sum(x.shape)
+            iout[i, 1] = sum((x[i, 0] > 0, x[i, 1] > 0, True))
+    x = rng.standard_normal((30, 3))
+    n = rng.integers(-3, 3, 30)
+    out = np.zeros((30, 4))
+    iout = np.zeros((30, 2), np.int64)
+    launch(k, 1, 32, [x, n, out, iout])
+    u = np.concatenate([x, np.full((30, 1), 0.5), n[:, None]], axis=1)
+    np.testing.assert_allclose(out[:, 0], x.min(axis=1), rtol=1e-12)
+    np.testing.assert_allclose(out[:, 1], u.max(axis=1), rtol=1e-12)
+    np.testing.assert_allclose(out[:, 2], x.sum(axis=1) + u.sum(axis=1) + 10, rtol=1e-12)
+    np.testing.assert_allclose(out[:, 3], 5 + n + np.minimum(x[:, 1], n), rtol=1e-12)
+    np.testing.assert_array_equal(iout[:, 0], [30 + 33] * 30)
+    np.testing.assert_array_equal(iout[:, 1], (x[:, 0] > 0) * 1 + (x[:, 1] > 0) + 1)
+
+
+@pytest.mark.parametrize("body, text", [
+    ("a[0] = min(a)", r"min\(\) in a kernel needs at least two arguments or a tuple"),
+    ("a[0] = sum(a)", r"sum\(\) in a kernel takes a tuple of numbers.*np.sum"),
+    ("a[0] = max(())", r"max\(\) arg is an empty sequence"),
+    ("a[0] = min(f(a))", r"min\(\) of a tuple takes a name"),
+    ("a[0] = (f(a) + (1.0,))[0]", r"joined with \+ must be a name"),
+])
+def test_tuple_builtin_errors(body, text):
+    nvrtc_or_skip()
+
+    @cuda.jit(device=True)
+    def f(a):
+        return a[0], a[1]
+    ns = {"f": f}
+    exec("def k(a):\n    %s\n" % body, ns)
+    with pytest.raises(cujit.CompileError, match=text):
+        cuda.jit(ns["k"]).inspect_cuda(np.zeros(3))

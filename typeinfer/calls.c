@@ -807,13 +807,68 @@ math_type(Ti *t, Node *n)
     }
 }
 
+/* min(t), max(t), sum(t [, start]) of a tuple t of real numbers: the type
+ * its items meet in (with start's); t is read once per item, so it is a
+ * name, a tuple written out or a.shape */
+static Type *
+tuple_items_type(Ti *t, Node *n, Type *x, int complex_ok)
+{
+    Node *a = n->list[0];
+    int pure = a->kind == ND_VAR || a->kind == ND_TUPLE
+               || (a->kind == ND_ATTR && (a->op == AT_SHAPE || a->op == AT_STRIDES));
+    if (!pure) {
+        ti_err(t, a, "%s() of a tuple takes a name, a tuple written out or a.shape: assign "
+               "this tuple to a name first", bname(n));
+    }
+    if (x->ntup == 0 && n->op != BI_SUM) {
+        ti_err_kind(t, n, CE_VALUE, "%s() arg is an empty sequence", bname(n));
+    }
+    Type *r = n->op == BI_SUM ? cj_weak(TY_WEAK_INT) : NULL;
+    for (int i = 0; i < x->ntup; i++) {
+        Type *e = x->tup[i];
+        if (!is_num(e) || (kind(e) == 'c' && !complex_ok)) {
+            ti_err(t, a, "%s() needs a tuple of %snumbers, got %s", bname(n),
+                   complex_ok ? "" : "real ", ti_tstr(t, x));
+        }
+        r = r ? cj_promote(r, e) : e;
+    }
+    return r;
+}
+
+/* sum(t [, start]): Python's sum of a tuple's numbers, start (0) first */
+static Type *
+sum_type(Ti *t, Node *n)
+{
+    no_keywords(t, n);
+    arity(t, n, 1, 2);
+    Type *x = arg(t, n, 0), *s = n->n > 1 ? arg(t, n, 1) : NULL;
+    if (!x || (n->n > 1 && !s)) {
+        return NULL;
+    }
+    if (x->kind != TY_TUPLE) {
+        ti_err(t, n->list[0], "sum() in a kernel takes a tuple of numbers, got %s (for an "
+               "array use np.sum(a) or a.sum())", ti_tstr(t, x));
+    }
+    if (s && !is_num(s)) {
+        ti_err(t, n->list[1], "sum()'s start must be a number, got %s", ti_tstr(t, s));
+    }
+    Type *r = tuple_items_type(t, n, x, 1);
+    return s ? cj_promote(r, s) : r;
+}
+
 static Type *
 minmax_type(Ti *t, Node *n)
 {
     no_keywords(t, n);
+    if (n->n == 1) {
+        Type *x = arg(t, n, 0);
+        if (x && x->kind == TY_TUPLE) {
+            return tuple_items_type(t, n, x, 0);
+        }
+    }
     if (n->n < 2) {
-        ti_err(t, n, "%s() in a kernel needs at least two arguments (it does not take an "
-               "iterable)", bname(n));
+        ti_err(t, n, "%s() in a kernel needs at least two arguments or a tuple (it does not "
+               "take another iterable)", bname(n));
     }
     Type *r = NULL;
     for (int i = 0; i < n->n; i++) {
@@ -1320,6 +1375,8 @@ ti_call(Ti *t, Node *n)
     case BI_MIN:
     case BI_MAX:
         return minmax_type(t, n);
+    case BI_SUM:
+        return sum_type(t, n);
     case BI_ROUND:
         return round_type(t, n);
     case BI_ISINSTANCE:

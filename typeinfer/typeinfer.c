@@ -308,12 +308,41 @@ op_str(int op)
     return s[op];
 }
 
-/* Result type of `x op y` on numbers (NumPy 2 ufunc loops, NEP 50). */
+/* t1 + t2 of two tuples: their items in one tuple; each operand is read
+ * once per item, so it is a name, a tuple written out or a.shape */
+static Type *
+tuple_concat_type(Ti *t, Node *n, Type *x, Type *y)
+{
+    Node *side[2] = {n->a, n->b};
+    for (int i = 0; i < 2; i++) {
+        Node *a = side[i];
+        if (!(a->kind == ND_VAR || a->kind == ND_TUPLE
+              || (a->kind == ND_ATTR && (a->op == AT_SHAPE || a->op == AT_STRIDES)))) {
+            ti_err(t, a, "a tuple joined with + must be a name, a tuple written out or "
+                   "a.shape: assign this one to a name first");
+        }
+    }
+    Type **el = cj_alloc(t->p->arena, sizeof(Type *) * (size_t)(x->ntup + y->ntup + 1));
+    for (int i = 0; i < x->ntup; i++) {
+        el[i] = x->tup[i];
+    }
+    for (int i = 0; i < y->ntup; i++) {
+        el[x->ntup + i] = y->tup[i];
+    }
+    return cj_tuple_type(t->p->arena, el, x->ntup + y->ntup);
+}
+
+/* Result type of `x op y` on numbers (NumPy 2 ufunc loops, NEP 50); of two
+ * tuples joined with +, the tuple of their items. */
 Type *
 ti_binop_type(Ti *t, Node *n, int op, Type *x, Type *y)
 {
     if (!x || !y) {
         return NULL;
+    }
+    if (x->kind == TY_TUPLE && y->kind == TY_TUPLE && op == OP_ADD && n
+        && n->kind == ND_BINOP && !x->enm && !y->enm) {
+        return tuple_concat_type(t, n, x, y);
     }
     ti_vector_refuse(t, n, x, y, "operator ", op_str(op));
     if (x->kind == TY_ITER || y->kind == TY_ITER || (x->kind == TY_ARRAY && x->mem != MEM_GLOBAL
