@@ -886,6 +886,9 @@ call(Fe *f, PyObject *e, Loc loc)
     case R_NONE:
     case R_OTHER:
         unsupported_call(f, r.obj, loc);
+        if ((n = fe_np_alias_call(f, e, r.obj, loc))) {
+            return n;           /* np.real(x) is x.real ... */
+        }
         fe_np_unsupported(f, r.obj, loc);
         if (fe_resolve(f, e, &r)) {
             return resolved_value(f, &r, e, loc);     /* run by Python: its value */

@@ -226,6 +226,7 @@ int fe_np_function(PyObject *obj, Resolved *r);
 Node *fe_ufunc_call(Fe *f, PyObject *e, Node *n, int row, Loc loc);
 Node *fe_np_call(Fe *f, PyObject *e, Node *n, int row, Loc loc);
 void fe_np_unsupported(Fe *f, PyObject *obj, Loc loc);
+Node *fe_np_alias_call(Fe *f, PyObject *e, PyObject *obj, Loc loc);
 int fe_np_method_name(const char *name);
 Node *fe_np_method(Fe *f, PyObject *e, PyObject *fn, Node *n, const char *name, Loc loc);
 CjTable *fe_ndarray_table(Fe *f, PyObject *arr, const char *what, Loc loc);

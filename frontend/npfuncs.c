@@ -107,6 +107,48 @@ fe_np_function(PyObject *obj, Resolved *r)
     return 1;
 }
 
+/* np.real(x), np.imag(x) (x.real, x.imag: of numbers and arrays),
+ * np.conj(z) / np.conjugate(z) of a number (z.conjugate()) and np.angle(z)
+ * of a number (cmath.phase), as Numba has them; NULL for another object */
+Node *
+fe_np_alias_call(Fe *f, PyObject *e, PyObject *obj, Loc loc)
+{
+    static const char *const names[] = {"real", "imag", "conjugate", "angle"};
+    char mod[64], name[64];
+    if (!obj || PyType_Check(obj) || !module_and_name(obj, mod, sizeof mod, name, sizeof name)
+        || (strcmp(mod, "numpy") != 0 && strncmp(mod, "numpy.", 6) != 0)) {
+        return NULL;
+    }
+    int which = 0;
+    while (which < 4 && strcmp(names[which], name) != 0) {
+        which++;
+    }
+    if (which == 4) {
+        return NULL;
+    }
+    PyObject *args = fe_get(f, e, S_args);
+    if (PyList_GET_SIZE(fe_get(f, e, S_keywords)) || PyList_GET_SIZE(args) != 1
+        || fe_is(PyList_GET_ITEM(args, 0), A_Starred)) {
+        fe_fail_kind(f, loc, CE_TYPE, "np.%s() in a kernel takes one argument (no out= or "
+                     "deg=)", name);
+    }
+    Node *x = fe_expr(f, PyList_GET_ITEM(args, 0));
+    if (which < 2) {
+        Node *n = fe_new_node(f, ND_ATTR, loc);
+        n->op = which == 0 ? AT_REAL : AT_IMAG;
+        n->str = names[which];
+        n->a = x;
+        return n;
+    }
+    Node *n = fe_new_node(f, ND_CALL, loc);
+    n->op = which == 2 ? BI_CONJUGATE : BI_NPFUNC;
+    n->axis = which == 2 ? 0 : NP_C_PHASE;
+    n->n = 1;
+    n->list = cj_alloc(f->cx->arena, sizeof(Node *) * 2);
+    n->list[0] = x;
+    return n;
+}
+
 /* A function of numpy that kernels lack (np.argsort, np.sin): an error
  * that lists those they have; nothing for another object */
 void

@@ -296,3 +296,34 @@ def test_tuple_builtin_errors(body, text):
     exec("def k(a):\n    %s\n" % body, ns)
     with pytest.raises(cujit.CompileError, match=text):
         cuda.jit(ns["k"]).inspect_cuda(np.zeros(3))
+
+
+def test_numpy_real_imag_conj_angle(launch):
+    @cuda.jit
+    def k(z, x, c, out):
+        i = cuda.grid(1)
+        if i < z.size:
+            c[i] = np.conj(z[i]) * np.conjugate(z[i] + 1)
+            out[i, 0] = np.real(z[i]) - np.imag(z[i])
+            out[i, 1] = np.angle(z[i]) + np.angle(x[i])
+            out[i, 2] = np.conj(x[i]) + np.imag(x[i]) + np.real(x[i])
+            out[i, 3] = np.imag(z)[i] + np.real(z)[z.size - 1 - i]
+    z = rng.standard_normal(40) + 1j * rng.standard_normal(40)
+    x = rng.standard_normal(40)
+    c = np.zeros(40, np.complex128)
+    out = np.zeros((40, 4))
+    launch(k, 2, 32, [z, x, c, out])
+    np.testing.assert_allclose(c, np.conj(z) * np.conj(z + 1), rtol=1e-12)
+    want = np.stack([z.real - z.imag, np.angle(z) + np.angle(x), 2 * x,
+                     z.imag + z.real[::-1]], axis=1)
+    np.testing.assert_allclose(out, want, rtol=1e-12, atol=1e-15)
+
+
+def test_numpy_angle_with_deg_is_refused():
+    nvrtc_or_skip()
+
+    @cuda.jit
+    def k(z, out):
+        out[0] = np.angle(z[0], deg=True)
+    with pytest.raises(cujit.CompileError, match=r"np.angle\(\) in a kernel takes one argument"):
+        k.inspect_cuda(np.zeros(2, np.complex128), np.zeros(1))
