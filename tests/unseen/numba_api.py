@@ -28,6 +28,11 @@ from collections import namedtuple
 import numpy as np
 
 CASES = []
+# the cases cujit gets wrong for now, and why: the tests mark them xfail (strict)
+CUJIT_XFAIL = {
+    "booleans_added_as_counts": "cujit types bool + bool by NumPy's rule (a bool: a logical "
+                                "or), where Numba adds booleans as int64 counts",
+}
 cuda = None         # the API module: load() sets it
 
 
@@ -1584,3 +1589,441 @@ def eager_signature_list():
     def ref(a):
         return [a[0] * np.float32(0.5) + 1, a[2] * 1.5 + 1]
     return Case(k, None, None, make, ref, outs=[1, 3], run=run, tol=1e-6)
+
+
+# ---------------------------------------------------------------- second batch
+
+BLOCK = 32
+LOCAL_SHAPE = (2, 3)
+WEIGHTS = np.array([0.5, 1.5, -2.0, 3.0], dtype=np.float64)
+
+
+@case
+def const_memory_and_captured_device_array():
+    table = cuda.to_device(np.arange(10, dtype=np.float32) * 0.5)
+
+    @cuda.jit
+    def k(idx, out):
+        w = cuda.const.array_like(WEIGHTS)
+        i = cuda.grid(1)
+        if i < idx.size:
+            j = idx[i]
+            out[i] = w[j % 4] * table[j] + w[3]
+
+    def make(rng):
+        return [rng.integers(0, 10, 60), np.zeros(60)]
+
+    def ref(a):
+        j = a[0]
+        return [WEIGHTS[j % 4] * (np.arange(10, dtype=np.float32) * 0.5)[j] + WEIGHTS[3]]
+    return Case(k, 2, BLOCK, make, ref, outs=[1], tol=1e-6)
+
+
+@case
+def streams_and_device_arrays():
+    @cuda.jit
+    def k(x, y, out):
+        start = cuda.grid(1)
+        stride = cuda.gridsize(1)
+        i = start
+        while i < x.shape[0]:
+            out[i] = x[i] * 2.0 - y[i]
+            i += stride
+
+    def make(rng):
+        return [rng.standard_normal(1000).astype(np.float32),
+                rng.standard_normal(1000).astype(np.float32), np.zeros(1000, np.float32)]
+
+    def run(a):
+        stream = cuda.stream()
+        dx = cuda.to_device(a[0], stream=stream)
+        dy = cuda.to_device(a[1], stream=stream)
+        dout = cuda.device_array_like(a[2], stream=stream)
+        k[4, 64, stream](dx, dy, dout)
+        dout.copy_to_host(a[2], stream=stream)
+        stream.synchronize()
+
+    def ref(a):
+        return [a[0] * np.float32(2.0) - a[1]]
+    return Case(k, None, None, make, ref, outs=[2], run=run, tol=1e-6)
+
+
+@case
+def jit_options_fastmath_inline_lineinfo():
+    @cuda.jit(device=True, inline=True)
+    def softplus(v):
+        return math.log(1.0 + math.exp(v))
+
+    @cuda.jit("void(float32[:], float32[:])", fastmath=True, lineinfo=True, max_registers=64)
+    def k(x, out):
+        i = cuda.grid(1)
+        if i < x.shape[0]:
+            out[i] = softplus(x[i]) + math.sqrt(abs(x[i])) / 3.0
+
+    def make(rng):
+        return [rng.standard_normal(100).astype(np.float32), np.zeros(100, np.float32)]
+
+    def ref(a):
+        x = a[0].astype(np.float64)
+        return [np.log1p(np.exp(x)) + np.sqrt(np.abs(x)) / 3.0]
+    return Case(k, 4, 32, make, ref, outs=[1], tol=1e-4,
+                sim="an eager signature compiles at once (a driver is needed)")
+
+
+@case
+def nested_tuples_from_device_function():
+    @cuda.jit(device=True)
+    def split(v):
+        whole = math.floor(v)
+        return (whole, v - whole), v < 0
+
+    @cuda.jit
+    def k(x, out, neg):
+        i = cuda.grid(1)
+        if i < x.size:
+            (w, f), n = split(x[i])
+            pair, _ = split(x[i] * 2.0)
+            out[i, 0] = w
+            out[i, 1] = f
+            out[i, 2] = pair[0] + pair[1]
+            neg[i] = n
+
+    def make(rng):
+        return [rng.standard_normal(50) * 5, np.zeros((50, 3)), np.zeros(50, np.bool_)]
+
+    def ref(a):
+        x = a[0]
+        w = np.floor(x)
+        return [np.stack([w, x - w, 2 * x], axis=1), x < 0]
+    return Case(k, 2, 32, make, ref, outs=[1, 2], tol=1e-12)
+
+
+@case
+def enumerate_zip_and_tuple_iteration():
+    @cuda.jit
+    def k(a, b, out):
+        i = cuda.grid(1)
+        if i < a.shape[0]:
+            s = 0.0
+            for j, v in enumerate(a[i]):
+                s += j * v
+            p = 0.0
+            for u, w in zip(a[i], b[i]):
+                p += u * w
+            m = 0
+            for c in (3, 1, 4, 1, 5):
+                m = m * 10 + c
+            out[i, 0] = s
+            out[i, 1] = p
+            out[i, 2] = m
+
+    def make(rng):
+        return [rng.standard_normal((25, 6)), rng.standard_normal((25, 6)), np.zeros((25, 3))]
+
+    def ref(x):
+        a, b = x[0], x[1]
+        return [np.stack([(a * np.arange(6)).sum(axis=1), (a * b).sum(axis=1),
+                          np.full(25, 31415.0)], axis=1)]
+    return Case(k, 1, 32, make, ref, outs=[2], tol=1e-12)
+
+
+@case
+def augmented_assignments_on_elements():
+    @cuda.jit
+    def k(n, f, u):
+        i = cuda.grid(1)
+        if i < n.size:
+            n[i] += 3
+            n[i] *= 2
+            n[i] //= 3
+            n[i] %= 1000
+            n[i] -= i
+            f[i] **= 2
+            f[i] /= 4
+            f[i] += n[i]
+            u[i] >>= 1
+            u[i] |= 0x100
+            u[i] ^= 0x0F
+            u[i] &= 0xFFF
+
+    def make(rng):
+        return [rng.integers(-5000, 5000, 70).astype(np.int32), rng.standard_normal(70),
+                rng.integers(0, 2**16, 70).astype(np.uint16)]
+
+    def ref(a):
+        n = a[0].astype(np.int64)
+        n = ((n + 3) * 2) // 3 % 1000 - np.arange(70)
+        f = a[1] ** 2 / 4 + n
+        u = a[2].astype(np.int64)
+        u = (((u >> 1) | 0x100) ^ 0x0F) & 0xFFF
+        return [n.astype(np.int32), f, u.astype(np.uint16)]
+    return Case(k, 3, 32, make, ref, outs=[0, 1, 2], tol=1e-12)
+
+
+@case
+def chained_compares_ternaries_and_constants():
+    @cuda.jit
+    def k(x, lo, hi, out, flags):
+        i = cuda.grid(1)
+        if 0 <= i < x.size:
+            v = x[i]
+            inside = lo < v <= hi
+            out[i, 0] = v if inside else (lo if v <= lo else hi)
+            out[i, 1] = math.pi * v + math.e - (math.inf if v > 100 else 0.0)
+            out[i, 2] = 1 if v > 0 else -1.5
+            flags[i] = (inside and v != 0) or (v < lo - 1 and not v > hi)
+
+    def make(rng):
+        return [rng.standard_normal(64) * 3, -1.0, 2.0, np.zeros((64, 3)),
+                np.zeros(64, np.bool_)]
+
+    def ref(a):
+        x, lo, hi = a[0], a[1], a[2]
+        inside = (lo < x) & (x <= hi)
+        return [np.stack([np.clip(x, lo, hi), math.pi * x + math.e, np.where(x > 0, 1, -1.5)],
+                         axis=1), (inside & (x != 0)) | ((x < lo - 1) & ~(x > hi))]
+    return Case(k, 2, 32, make, ref, outs=[3, 4], tol=1e-12)
+
+
+@case
+def atomic_exch_bitwise_and_nanmax():
+    @cuda.jit
+    def k(vals, bits, ands, ors, xors, last, nmax):
+        i = cuda.grid(1)
+        if i < vals.size:
+            cuda.atomic.and_(ands, 0, bits[i])
+            cuda.atomic.or_(ors, 0, bits[i])
+            cuda.atomic.xor(xors, 0, bits[i])
+            cuda.atomic.exch(last, i % 2, np.int32(7))
+            cuda.atomic.nanmax(nmax, 0, vals[i])
+
+    def make(rng):
+        v = rng.standard_normal(100)
+        v[[5, 17]] = np.nan
+        return [v, rng.integers(0, 2**31, 100, dtype=np.uint32).astype(np.uint32),
+                np.full(1, 0xFFFFFFFF, np.uint32), np.zeros(1, np.uint32), np.zeros(1, np.uint32),
+                np.zeros(2, np.int32), np.full(1, -np.inf)]
+
+    def ref(a):
+        b = a[1]
+        return [np.array([np.bitwise_and.reduce(b)], np.uint32),
+                np.array([np.bitwise_or.reduce(b)], np.uint32),
+                np.array([np.bitwise_xor.reduce(b)], np.uint32),
+                np.array([7, 7], np.int32), np.array([np.nanmax(a[0])])]
+    return Case(k, 4, 32, make, ref, outs=[2, 3, 4, 5, 6])
+
+
+@case
+def local_array_with_global_shape_and_negative_indices():
+    @cuda.jit
+    def k(x, out):
+        i = cuda.grid(1)
+        if i < x.shape[0]:
+            buf = cuda.local.array(LOCAL_SHAPE, np.float32)
+            for r in range(LOCAL_SHAPE[0]):
+                for c in range(LOCAL_SHAPE[1]):
+                    buf[r, c] = x[i, r * LOCAL_SHAPE[1] + c]
+            out[i, 0] = buf[-1, -1] - buf[0, -2]
+            out[i, 1] = x[i, -1] + x[-1, 0] + x.shape[-1]
+
+    def make(rng):
+        return [rng.standard_normal((20, 6)).astype(np.float32), np.zeros((20, 2))]
+
+    def ref(a):
+        x = a[0].astype(np.float64)
+        return [np.stack([x[:, 5] - x[:, 1], x[:, -1] + x[-1, 0] + 6], axis=1)]
+    return Case(k, 1, 32, make, ref, outs=[1], tol=1e-6,
+                sim="the simulator's arrays take no negative index into .shape")
+
+
+@case
+def inner_function_and_star_args_device_function():
+    @cuda.jit(device=True)
+    def total(*vals):
+        s = 0.0
+        for v in vals:
+            s += v
+        return s
+
+    @cuda.jit
+    def k(a, out):
+        i = cuda.grid(1)
+
+        def scaled(v, s=2.0):
+            return v * s + i
+
+        if i < a.shape[0]:
+            out[i] = total(a[i, 0], a[i, 1], a[i, 2]) + scaled(a[i, 0]) + scaled(1.0, s=0.5)
+
+    def make(rng):
+        return [rng.standard_normal((40, 3)), np.zeros(40)]
+
+    def ref(x):
+        a = x[0]
+        i = np.arange(40)
+        return [a.sum(axis=1) + a[:, 0] * 2.0 + i + 0.5 + i]
+    return Case(k, 2, 32, make, ref, outs=[1], tol=1e-12)
+
+
+@case
+def fences_syncwarp_and_fp16_math():
+    @cuda.jit
+    def k(h, out, ok):
+        i = cuda.grid(1)
+        v = h[i]
+        cuda.threadfence_block()
+        out[i, 0] = cuda.fp16.hsqrt(cuda.fp16.habs(v))
+        out[i, 1] = cuda.fp16.hexp(cuda.fp16.hmul(v, np.float16(0.5)))
+        out[i, 2] = cuda.fp16.hmin(v, np.float16(0.25))
+        cuda.syncwarp()
+        cuda.threadfence_system()
+        ok[i] = cuda.fp16.heq(v, v)
+
+    def make(rng):
+        n = 64
+        return [rng.uniform(-3, 3, n).astype(np.float16), np.zeros((n, 3), np.float16),
+                np.zeros(n, np.bool_)]
+
+    def check(before, after):
+        v = before[0].astype(np.float32)
+        want = np.stack([np.sqrt(np.abs(v)), np.exp(v * 0.5), np.minimum(v, 0.25)], axis=1)
+        np.testing.assert_allclose(after[1].astype(np.float32), want, rtol=3e-3, atol=3e-3)
+        assert after[2].all()
+    return Case(k, 2, 32, make, check=check, threads=True,
+                sim="the simulator has no cuda.fp16.hsqrt / hexp")
+
+
+@case
+def device_function_with_explicit_signature_converting():
+    @cuda.jit("float32(float32, float32)", device=True)
+    def blend(a, b):
+        return a * np.float32(0.75) + b * np.float32(0.25)
+
+    @cuda.jit("boolean(int64)", device=True)
+    def is_odd(n):
+        return n % 2 == 1
+
+    @cuda.jit
+    def k(x, y, out, odd):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = blend(x[i], y[i])
+            odd[i] = is_odd(i)
+
+    def make(rng):
+        return [rng.standard_normal(50), rng.standard_normal(50), np.zeros(50),
+                np.zeros(50, np.bool_)]
+
+    def ref(a):
+        x = a[0].astype(np.float32)
+        y = a[1].astype(np.float32)
+        return [(x * np.float32(0.75) + y * np.float32(0.25)).astype(np.float64),
+                np.arange(50) % 2 == 1]
+    return Case(k, 2, 32, make, ref, outs=[2, 3], tol=1e-6)
+
+
+# ---------------------------------------------------------------- third batch
+
+@case
+def tuple_builtins_and_concatenation():
+    @cuda.jit
+    def k(x, out):
+        i = cuda.grid(1)
+        if i < x.shape[0]:
+            head = (x[i, 0], x[i, 1])
+            whole = head + (x[i, 2], 0.25)
+            out[i, 0] = min(whole) + max(head)
+            out[i, 1] = sum(whole) + sum(head, 100.0)
+            out[i, 2] = len(whole) + whole[2] + max(x.shape)
+
+    def make(rng):
+        return [rng.standard_normal((30, 3)), np.zeros((30, 3))]
+
+    def ref(a):
+        x = a[0]
+        w = np.concatenate([x, np.full((30, 1), 0.25)], axis=1)
+        return [np.stack([w.min(axis=1) + x[:, :2].max(axis=1),
+                          w.sum(axis=1) + x[:, :2].sum(axis=1) + 100.0, 4 + x[:, 2] + 30],
+                         axis=1)]
+    return Case(k, 1, 32, make, ref, outs=[1], tol=1e-12)
+
+
+@case
+def numpy_complex_helpers_on_numbers():
+    @cuda.jit
+    def k(z, x, prod, out):
+        i = cuda.grid(1)
+        if i < z.size:
+            prod[i] = z[i] * np.conj(z[i]) + np.conjugate(x[i])
+            out[i, 0] = np.angle(z[i]) - np.angle(x[i])
+            out[i, 1] = np.real(z[i]) * np.imag(z[i])
+
+    def make(rng):
+        return [rng.standard_normal(48) + 1j * rng.standard_normal(48), rng.standard_normal(48),
+                np.zeros(48, np.complex128), np.zeros((48, 2))]
+
+    def ref(a):
+        z, x = a[0], a[1]
+        return [z * np.conj(z) + x, np.stack([np.angle(z) - np.angle(x), z.real * z.imag], axis=1)]
+    return Case(k, 2, 32, make, ref, outs=[2, 3], tol=1e-12)
+
+
+@case
+def records_updated_in_device_functions():
+    @cuda.jit(device=True)
+    def kick(p, dt):
+        for d in range(3):
+            p.vel[d] += dt * d
+        p.mass = p.mass * 0.5
+
+    @cuda.jit(device=True)
+    def fill_row(buf, base):
+        for j in range(buf.size):
+            buf[j] = base + j
+
+    @cuda.jit
+    def k(parts, copies, out):
+        i = cuda.grid(1)
+        if i < parts.size:
+            kick(parts[i], 0.5)
+            copies[parts.size - 1 - i] = parts[i]
+            tmp = cuda.local.array(3, np.float64)
+            fill_row(tmp, parts[i].id)
+            out[i] = tmp[0] + tmp[2]
+
+    def make(rng):
+        a = np.zeros(40, PARTICLE)
+        a["id"] = rng.integers(-50, 50, 40)
+        a["mass"] = rng.random(40) + 0.5
+        a["vel"] = rng.standard_normal((40, 3))
+        return [a, np.zeros(40, PARTICLE), np.zeros(40)]
+
+    def check(before, after):
+        p = before[0]
+        vel = p["vel"] + 0.5 * np.arange(3, dtype=np.float32)
+        np.testing.assert_allclose(after[0]["vel"], vel, rtol=1e-6)
+        np.testing.assert_allclose(after[0]["mass"], p["mass"] * 0.5, rtol=1e-12)
+        np.testing.assert_array_equal(after[1]["id"], p["id"][::-1])
+        np.testing.assert_allclose(after[1]["vel"], vel[::-1], rtol=1e-6)
+        np.testing.assert_allclose(after[2], 2.0 * p["id"] + 2, rtol=1e-12)
+    return Case(k, 2, 32, make, check=check,
+                sim="the simulator cannot store a whole record into a record array")
+
+
+@case
+def booleans_added_as_counts():
+    @cuda.jit
+    def k(a, b, hits):
+        i = cuda.grid(1)
+        if i < a.size:
+            hits[i] = (a[i] > 0) + (b[i] > 0) + (a[i] > b[i])
+
+    def make(rng):
+        return [rng.standard_normal(64), rng.standard_normal(64), np.zeros(64, np.int64)]
+
+    def ref(x):
+        a, b = x[0], x[1]
+        return [(a > 0).astype(np.int64) + (b > 0) + (a > b)]
+    return Case(k, 2, 32, make, ref, outs=[2],
+                sim="the simulator adds NumPy's booleans (a logical or); Numba types "
+                    "bool + bool as int64")
