@@ -955,7 +955,37 @@ extent(Cg *g, Node *a, const Type *at, int d)
     P(".shape[%d]", d);
 }
 
-/* the index of dimension d, as the index type, bounds-checked if asked */
+/* an index that reads its names and numbers only (+, -, *, //, % of them,
+ * unary minus): written twice, it computes the same value */
+static int
+plain_index(const Node *n)
+{
+    if (n->kind == ND_VAR || n->kind == ND_CONST) {
+        return 1;
+    }
+    if (n->kind == ND_UNARY) {
+        return n->op == OP_NEG && plain_index(n->a);
+    }
+    return n->kind == ND_BINOP && (n->op == OP_ADD || n->op == OP_SUB || n->op == OP_MUL
+                                   || n->op == OP_FLOORDIV || n->op == OP_MOD)
+           && plain_index(n->a) && plain_index(n->b);
+}
+
+/* a signed index written from the end (a[-k], a[-i - 1]: a negation, or a
+ * negation less something): Python (Numba) counts it from the end at run
+ * time.  Other indices are taken as they are (a[i - 1] of a stencil costs no
+ * test; cupyx.jit does not wrap either) */
+static int
+may_count_from_end(Cg *g, Node *ix)
+{
+    const Type *t = cj_concrete(cg_type(g, ix));
+    const Node *lead = ix->kind == ND_BINOP && ix->op == OP_SUB ? ix->a : ix;
+    return lead->kind == ND_UNARY && lead->op == OP_NEG && t->kind == TY_SCALAR
+           && cj_dtypes[t->dtype].kind == 'i' && plain_index(ix);
+}
+
+/* the index of dimension d, as the index type, bounds-checked if asked;
+ * one that may be negative at run time is counted from the end */
 static void
 index_value(Cg *g, Node *a, const Type *at, Node *ix, int d, int prec)
 {
@@ -984,6 +1014,21 @@ index_value(Cg *g, Node *a, const Type *at, Node *ix, int d, int prec)
         extent(g, a, at, d);
         P(" - %lld", (long long)-k);
         cg_close(g, prec, PR_ADD);
+        return;
+    }
+    if (may_count_from_end(g, ix)) {
+        cg_open(g, prec, PR_COND);
+        cg_conv(g, ix, it, PR_REL + 1);
+        S(" < 0 ? ");
+        cg_conv(g, ix, it, PR_ADD);
+        S(" + ");
+        if (at->sshape) {
+            P("(%s)", idx_ctype(g));
+        }
+        extent(g, a, at, d);
+        S(" : ");
+        cg_conv(g, ix, it, PR_COND);
+        cg_close(g, prec, PR_COND);
         return;
     }
     cg_conv(g, ix, it, prec);

@@ -333,3 +333,24 @@ def test_numpy_angle_with_deg_is_refused():
         out[0] = np.angle(z[0], deg=True)
     with pytest.raises(cujit.CompileError, match=r"np.angle\(\) in a kernel takes one argument"):
         k.inspect_cuda(np.zeros(2, np.complex128), np.zeros(1))
+
+
+def test_index_written_from_the_end_wraps_at_run_time(launch):
+    @cuda.jit
+    def k(a, b, k_, out):
+        i = cuda.grid(1)
+        if i < a.size:
+            buf = cuda.local.array(4, np.float64)
+            for j in range(4):
+                buf[j] = j * 10.0
+            out[i, 0] = a[-i - 1]
+            out[i, 1] = b[i % 3, -k_] + buf[-(i % 4) - 1]
+            out[i, 2] = a[-(-i)]        # -(-i) is i: not from the end
+    a = rng.standard_normal(20)
+    b = rng.standard_normal((3, 5))
+    out = np.zeros((20, 3))
+    launch(k, 1, 32, [a, b, 2, out])
+    i = np.arange(20)
+    np.testing.assert_array_equal(out[:, 0], a[::-1])
+    np.testing.assert_array_equal(out[:, 1], b[i % 3, -2] + 10.0 * (3 - i % 4))
+    np.testing.assert_array_equal(out[:, 2], a)
