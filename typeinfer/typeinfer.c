@@ -734,10 +734,11 @@ tuple_index_var(Ti *t, Node *n, Type *base, Type *ix)
     for (int i = 1; i < base->ntup && u; i++) {
         u = cj_unify(t->p->arena, u, base->tup[i]);
     }
-    if (!u || !(cj_is_numeric(u) || u->kind == TY_VECTOR)) {
+    if (!u || !(cj_is_numeric(u) || u->kind == TY_VECTOR
+                || (u->kind == TY_ARRAY && u->mem == MEM_GLOBAL))) {
         ti_err(t, n, "a tuple indexed by a variable (or iterated over) must hold numbers "
-               "that meet in one type (or CUDA vectors of one type); this one is %s",
-               ti_tstr(t, base));
+               "that meet in one type, CUDA vectors of one type or arrays of one dtype and "
+               "rank; this one is %s", ti_tstr(t, base));
     }
     return cj_concrete(u);
 }
