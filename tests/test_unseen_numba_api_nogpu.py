@@ -7,7 +7,9 @@ the regressions of what those cases found, each run on the host through
 test_kernels_host.py's shim on fresh random data: a namedtuple built in a
 kernel (positional, keyword, default fields; a global namedtuple), a global
 tuple indexed by a variable, divmod(), a.argmin() / a.argmax(), a.nbytes
-and a.T.  On the GPU: tests/gpu/test_unseen_numba_api.py."""
+and a.T, min / max / sum of tuples and tuples joined with +, np.real /
+imag / conj / angle, indices written from the end (the tuple of arrays
+iterated over is a case of numba_api.py: the shim passes no tuples).  On the GPU: tests/gpu/test_unseen_numba_api.py."""
 import math
 import os
 import re

@@ -2027,3 +2027,25 @@ def booleans_added_as_counts():
     return Case(k, 2, 32, make, ref, outs=[2],
                 sim="the simulator adds NumPy's booleans (a logical or); Numba types "
                     "bool + bool as int64")
+
+
+@case
+def tuple_of_arrays_iterated_and_reversed_indices():
+    @cuda.jit
+    def k(arrs, out):
+        i = cuda.grid(1)
+        if i < out.shape[0]:
+            s = 0.0
+            for a in arrs:
+                s += a[i, 0]
+            for j in range(len(arrs)):
+                s += arrs[j][-i - 1, 1] * j
+            out[i] = s
+
+    def make(rng):
+        return [tuple(rng.standard_normal((10, 2)) for _ in range(3)), np.zeros(10)]
+
+    def ref(x):
+        a, b, c = x[0]
+        return [a[:, 0] + b[:, 0] + c[:, 0] + b[::-1, 1] + 2 * c[::-1, 1]]
+    return Case(k, 1, 32, make, ref, outs=[1], tol=1e-12)
