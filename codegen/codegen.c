@@ -334,6 +334,16 @@ assign_one(Cg *g, Node *stmt, Node *target, Node *value, const char *tmp)
         string_assign(g, stmt, target, &value->cval, cj_record(tt->dtype));
         return;     /* typing let only a string constant come here */
     }
+    if (target->kind == ND_INDEX && tt->kind == TY_ARRAY && !tmp
+        && cg_type(g, value)->kind == TY_ARRAY) {      /* x[a:b] = y: a copy */
+        begin(g, stmt);
+        S("cj_copyto(");
+        cg_expr(g, target, PR_COMMA);
+        S(", ");
+        cg_view_base(g, value, cg_type(g, value));
+        S(");\n");
+        return;
+    }
     if (target->kind == ND_INDEX && tt->kind == TY_ARRAY) {    /* x[a:b] = v: a fill */
         begin(g, stmt);
         S("cj_fill(");

@@ -356,3 +356,39 @@ def test_index_written_from_the_end_wraps_at_run_time(launch):
     np.testing.assert_array_equal(out[:, 0], a[::-1])
     np.testing.assert_array_equal(out[:, 1], b[i % 3, -2] + 10.0 * (3 - i % 4))
     np.testing.assert_array_equal(out[:, 2], a)
+
+
+def test_array_assigned_to_a_slice(launch):
+    @cuda.jit
+    def k(a, b, row, out):
+        i = cuda.grid(1)
+        if i < a.shape[0]:
+            a[i, 1:3] = b[i, 0:2]
+            a[i, 3:] = row
+            out[i, :, :] = b[i, ::2]
+            loc = cuda.local.array(4, np.int32)
+            for j in range(4):
+                loc[j] = i * j
+            b[i, :] = loc
+    a = rng.standard_normal((6, 5))
+    b = rng.standard_normal((6, 4))
+    row = rng.standard_normal(2).astype(np.float32)
+    out = np.zeros((6, 3, 2))
+    a0, b0 = a.copy(), b.copy()
+    launch(k, 1, 32, [a, b, row, out])
+    want = a0.copy()
+    want[:, 1:3] = b0[:, 0:2]
+    want[:, 3:] = row
+    np.testing.assert_array_equal(a, want)
+    np.testing.assert_array_equal(out, np.broadcast_to(b0[:, None, ::2], (6, 3, 2)))
+    np.testing.assert_array_equal(b, np.arange(6)[:, None] * np.arange(4))
+
+
+def test_complex_array_into_a_real_slice_is_refused():
+    nvrtc_or_skip()
+
+    @cuda.jit
+    def k(a, z):
+        a[0, :] = z[0, :]
+    with pytest.raises(cujit.CompileError, match="assigning .* to a slice is not supported"):
+        k.inspect_cuda(np.zeros((2, 2)), np.zeros((2, 2), np.complex128))

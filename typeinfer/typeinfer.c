@@ -1286,10 +1286,18 @@ store_elem(Ti *t, Node *target, Type *ty)
         return;
     }
     Type *el = t->in->ntype[target->id];
+    if (el && el->kind == TY_ARRAY && ty->kind == TY_ARRAY && ty->ndim <= el->ndim
+        && cj_is_numeric(cj_scalar(ty->dtype)) && cj_is_numeric(cj_scalar(el->dtype))
+        && !(cj_dtypes[ty->dtype].kind == 'c' && cj_dtypes[el->dtype].kind != 'c')
+        && !cj_is_half(ty->dtype) && !cj_is_half(el->dtype)) {
+        t->p->features |= FEAT_VIEW;    /* x[a:b] = y: y's elements, broadcast */
+        return;
+    }
     if (el && el->kind == TY_ARRAY && !cj_is_numeric(ty)) {
         ti_err(t, target, "assigning %s to a slice is not supported in kernels: a slice "
-               "(a view, %s) takes a number (x[:] = 0); copy arrays element by element "
-               "in a loop", ti_tstr(t, ty), ti_tstr(t, el));
+               "(a view, %s) takes a number (x[:] = 0) or an array of numbers of as many "
+               "dimensions or fewer (no complex into real, no float16)", ti_tstr(t, ty),
+               ti_tstr(t, el));
     }
     if (el && el->kind == TY_ARRAY) {
         t->p->features |= FEAT_VIEW;    /* x[a:b] = v: every element of the view */
