@@ -1,4 +1,5 @@
-"""Storing an array into a slice (a slice takes a number only)."""
+"""Storing a complex array into a slice of a real array (a slice takes a
+number, or an array it can hold)."""
 import math
 
 import numpy as np
@@ -7,9 +8,9 @@ from cujit import jit
 
 
 @jit.rawkernel()
-def bad(m):
+def bad(m, z):
     i = jit.grid(1)
-    m[i, :] = m[0]  # ERROR: to a slice
+    m[i, :] = z[0]  # ERROR: to a slice
 
 
-ARGS = {"bad": (np.zeros((4, 4), np.float64),)}
+ARGS = {"bad": (np.zeros((4, 4), np.float64), np.zeros((4, 4), np.complex128))}
