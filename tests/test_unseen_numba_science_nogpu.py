@@ -51,3 +51,26 @@ def test_case_on_host(results, name):
 def test_module_has_enough_cases():
     assert len(NAMES) >= 40 and len(set(NAMES)) == len(NAMES)
 
+
+# ---- regressions ----
+
+WEIGHTS = (0.25, 0.5, 0.125)
+
+
+def test_module_tuple_indexed_by_a_variable():
+    """WEIGHTS[c] of a module's tuple of numbers, c a loop variable (Numba's
+    UniTuple getitem): the items chosen by comparisons, as for a local
+    tuple; a tuple written in the kernel of variables too"""
+    nvrtc_or_skip()
+
+    def k(x, out):
+        i = cuda.grid(1)
+        if i < x.shape[0]:
+            acc = 0.0
+            for c in range(3):
+                acc += WEIGHTS[c] * x[i, c]
+            a, b = x[i, 0], x[i, 1]
+            out[i] = acc + (a, b)[i % 2]
+    src = cuda.jit(k).inspect_cuda("void(float64[:, :], float64[:])")
+    assert "c == 0 ? static_cast<double>(0.25)" in src, src
+    assert "== 1 ? static_cast<double>(0.5) : static_cast<double>(0.125)" in src, src

@@ -696,16 +696,18 @@ tuple_element(Ti *t, Node *n, Type *base, Type *tt)
     return cj_scalar(base->dtype);
 }
 
-/* a tuple written out of constants (a global tuple reads so): each read
- * of it reads the same items */
+/* a tuple written out of constants and variables, or of such tuples (a
+ * global tuple reads so: WEIGHTS[c] of a module's WEIGHTS): each read of it
+ * reads the same items */
 static int
-const_tuple(const Node *n)
+plain_tuple(const Node *n)
 {
     if (n->kind != ND_TUPLE) {
         return 0;
     }
     for (int i = 0; i < n->n; i++) {
-        if (n->list[i]->kind != ND_CONST && !const_tuple(n->list[i])) {
+        if (n->list[i]->kind != ND_CONST && n->list[i]->kind != ND_VAR
+            && !plain_tuple(n->list[i])) {
             return 0;
         }
     }
@@ -713,15 +715,15 @@ const_tuple(const Node *n)
 }
 
 /* t[i] with i not a constant: every item converted to one type (a loop
- * over a tuple reads it so); t is a variable or a tuple of constants, read
- * once per item */
+ * over a tuple reads it so); t is a variable or a tuple of constants and
+ * variables, read once per item */
 static Type *
 tuple_index_var(Ti *t, Node *n, Type *base, Type *ix)
 {
     if (ix && (!is_int_like(ix) || cj_type_kind(ix) == 'b')) {
         ti_err(t, n->list[0], "tuple indices must be integers, got %s", ti_tstr(t, ix));
     }
-    int pure = n->a->kind == ND_VAR || const_tuple(n->a)
+    int pure = n->a->kind == ND_VAR || plain_tuple(n->a)
                || (n->a->kind == ND_ATTR && (n->a->op == AT_SHAPE || n->a->op == AT_STRIDES));
     if (!pure) {
         ti_err(t, n, "a tuple can only be indexed by an integer constant");
