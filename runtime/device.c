@@ -1,7 +1,10 @@
 /* device.c - cujit.Device: a CUDA device as Python sees it (name, compute
- * capability, memory, a context manager that makes it current), the
- * module-level get_device and device_count, and a thread's current context
- * handed to another thread (_current_context, _set_context). */
+ * capability, memory, Numba's attributes dev.WARP_SIZE ..., a context
+ * manager that makes it current), the module-level get_device and
+ * device_count, and a thread's current context handed to another thread
+ * (_current_context, _set_context). */
+#include <string.h>
+
 #include "rt_impl.h"
 #include "structmember.h"
 
@@ -129,20 +132,68 @@ Device_total_memory(DeviceObject *self, void *closure)
     return PyLong_FromSize_t(n);
 }
 
+/* one CU_DEVICE_ATTRIBUTE_* of the device, as a Python int */
 static PyObject *
-Device_multiprocessor_count(DeviceObject *self, void *closure)
+device_attribute(DeviceObject *self, int attr, const char *what)
 {
     int v = 0;
     RtDevice *d = rt_device(self->id);
     if (!d) {
         return NULL;
     }
-    CUresult r = rt_cu.cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, d->dev);
+    CUresult r = rt_cu.cuDeviceGetAttribute(&v, attr, d->dev);
     if (r != CUDA_SUCCESS) {
-        rt_cuda_fail(r, "cannot read device %d's multiprocessor count", self->id);
+        rt_cuda_fail(r, "cannot read device %d's %s", self->id, what);
         return NULL;
     }
     return PyLong_FromLong(v);
+}
+
+static PyObject *
+Device_multiprocessor_count(DeviceObject *self, void *closure)
+{
+    return device_attribute(self, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                            "multiprocessor count");
+}
+
+/* Numba's device attributes, dev.WARP_SIZE ...: the names of cuda.h's
+ * CU_DEVICE_ATTRIBUTE_<NAME> that users size launches with, and their codes */
+static const struct {
+    const char *name;
+    int attr;
+} numba_attrs[] = {
+    {"MAX_THREADS_PER_BLOCK", 1}, {"MAX_BLOCK_DIM_X", 2}, {"MAX_BLOCK_DIM_Y", 3},
+    {"MAX_BLOCK_DIM_Z", 4}, {"MAX_GRID_DIM_X", 5}, {"MAX_GRID_DIM_Y", 6},
+    {"MAX_GRID_DIM_Z", 7}, {"MAX_SHARED_MEMORY_PER_BLOCK", 8}, {"TOTAL_CONSTANT_MEMORY", 9},
+    {"WARP_SIZE", 10}, {"MAX_REGISTERS_PER_BLOCK", 12}, {"CLOCK_RATE", 13},
+    {"MULTIPROCESSOR_COUNT", 16}, {"KERNEL_EXEC_TIMEOUT", 17}, {"INTEGRATED", 18},
+    {"CAN_MAP_HOST_MEMORY", 19}, {"COMPUTE_MODE", 20}, {"CONCURRENT_KERNELS", 31},
+    {"ECC_ENABLED", 32}, {"PCI_BUS_ID", 33}, {"PCI_DEVICE_ID", 34},
+    {"MEMORY_CLOCK_RATE", 36}, {"GLOBAL_MEMORY_BUS_WIDTH", 37}, {"L2_CACHE_SIZE", 38},
+    {"MAX_THREADS_PER_MULTIPROCESSOR", 39}, {"ASYNC_ENGINE_COUNT", 40},
+    {"UNIFIED_ADDRESSING", 41}, {"PCI_DOMAIN_ID", 50}, {"COMPUTE_CAPABILITY_MAJOR", 75},
+    {"COMPUTE_CAPABILITY_MINOR", 76}, {"MAX_SHARED_MEMORY_PER_MULTIPROCESSOR", 81},
+    {"MAX_REGISTERS_PER_MULTIPROCESSOR", 82}, {"MANAGED_MEMORY", 83},
+    {"COOPERATIVE_LAUNCH", 95}, {"MAX_SHARED_MEMORY_PER_BLOCK_OPTIN", 97},
+};
+
+/* dev.NAME: the device's own attributes, else one of numba_attrs (Numba's
+ * Device reads any CU_DEVICE_ATTRIBUTE_ name so) */
+static PyObject *
+Device_getattro(PyObject *self, PyObject *name)
+{
+    PyObject *r = PyObject_GenericGetAttr(self, name);
+    if (r || !PyErr_ExceptionMatches(PyExc_AttributeError) || !PyUnicode_Check(name)) {
+        return r;
+    }
+    const char *s = PyUnicode_AsUTF8(name);
+    for (size_t i = 0; s && i < sizeof numba_attrs / sizeof numba_attrs[0]; i++) {
+        if (strcmp(s, numba_attrs[i].name) == 0) {
+            PyErr_Clear();
+            return device_attribute((DeviceObject *)self, numba_attrs[i].attr, s);
+        }
+    }
+    return NULL;
 }
 
 static PyObject *
@@ -287,6 +338,7 @@ PyTypeObject rt_Device_Type = {
     .tp_as_number = &Device_as_number,
     .tp_members = Device_members,
     .tp_getset = Device_getset,
+    .tp_getattro = Device_getattro,
     .tp_methods = Device_methods,
 };
 

@@ -205,6 +205,7 @@ cuDeviceGetAttribute(int *v, int attr, int d)
     switch (attr) {
     case 1: *v = 1024; break;                       /* max threads per block */
     case 8: *v = 49152; break;                      /* shared memory per block */
+    case 10: *v = 32; break;                        /* warp size */
     case 16: *v = 132; break;                       /* SMs */
     case 75: *v = d == 0 ? 9 : 8; break;            /* compute capability */
     case 76: *v = d == 0 ? 0 : 6; break;
