@@ -13,8 +13,9 @@ parameters cujit packed.  A kernel whose threads work together (a case's
 `coop`) runs with one host thread per CUDA thread of a block, blocks in
 turn: __syncthreads() a barrier of the block (a thread that returns drops
 out of it, as an exited GPU thread does), __shared__ arrays the block's
-statics, the warp shuffles an exchange through a slot per lane between two
-barriers of the warp, atomics under one lock.  The results are compared with
+statics, the warp shuffles and ballots an exchange through a slot per lane
+between two barriers of the warp, syncthreads_count a count between
+barriers of the block, atomics under one lock.  The results are compared with
 NumPy's by the case's own verify(); OUT.json records, per case, "ok" or the
 error."""
 import ctypes
@@ -87,6 +88,36 @@ template <typename T> static T __shfl_down_sync(unsigned m, T v, unsigned d, int
 template <typename T> static T __shfl_xor_sync(unsigned m, T v, int x, int width = 32)
 { return cj_host_shfl(v, (int)(cj_host_lin % 32) ^ x, width); }
 static inline unsigned __activemask() { return 0xffffffffu; }
+static unsigned cj_host_nt;
+/* the block's count of threads whose p is true, between barriers */
+static inline int __syncthreads_count(int p)
+{
+    static int count;
+    cj_host_bar->arrive_and_wait();
+    {
+        std::lock_guard<std::mutex> cj_lock(cj_host_mu);
+        count += p != 0;
+    }
+    cj_host_bar->arrive_and_wait();
+    int r = count;
+    cj_host_bar->arrive_and_wait();
+    if (cj_host_lin == 0) {
+        count = 0;
+    }
+    return r;
+}
+static inline int __syncthreads_or(int p) { return __syncthreads_count(p) > 0; }
+static inline unsigned __ballot_sync(unsigned m, int p)
+{
+    unsigned w = cj_host_lin / 32, n = std::min(32u, cj_host_nt - w * 32), bits = 0;
+    cj_host_slot[w][cj_host_lin % 32] = p != 0;
+    cj_host_warp_bar[w]->arrive_and_wait();
+    for (unsigned k = 0; k < n; k++) {
+        bits |= (unsigned)cj_host_slot[w][k] << k;
+    }
+    cj_host_warp_bar[w]->arrive_and_wait();
+    return bits;
+}
 """
 THREADED_LAUNCH = r"""
 extern "C" void cj_host_launch(void **args, const unsigned *grid, const unsigned *block)
@@ -94,6 +125,7 @@ extern "C" void cj_host_launch(void **args, const unsigned *grid, const unsigned
     gridDim = {grid[0], grid[1], grid[2]};
     blockDim = {block[0], block[1], block[2]};
     unsigned nt = block[0] * block[1] * block[2];
+    cj_host_nt = nt;
     for (unsigned bz = 0; bz < grid[2]; bz++)
     for (unsigned by = 0; by < grid[1]; by++)
     for (unsigned bx = 0; bx < grid[0]; bx++) {
