@@ -163,7 +163,12 @@ _SOURCES = {}
 
 
 def source_of(name):
-    """the CUDA of the kernel `name`, among the compiled Dispatchers"""
+    """the CUDA of the kernel `name`: the last configured Dispatcher's
+    (kernels of one factory share their names), else any compiled one's"""
+    if _LAST and _LAST[0] is not None:
+        for src in _LAST[0].inspect_cuda().values():
+            if any(m.group(1) == name for m in ENTRY.finditer(src)):
+                return src
     if name not in _SOURCES:
         for k in gc.get_objects():
             if isinstance(k, cujit.Kernel):
@@ -171,6 +176,19 @@ def source_of(name):
                     for m in ENTRY.finditer(src):
                         _SOURCES.setdefault(m.group(1), src)
     return _SOURCES[name]
+
+
+_LAST = [None]
+_getitem = cuda.Dispatcher.__getitem__
+
+
+def _configure(self, config):
+    """kernel[grid, block]: remembered, for source_of"""
+    _LAST[0] = self
+    return _getitem(self, config)
+
+
+cuda.Dispatcher.__getitem__ = _configure
 
 
 def build(src, name):

@@ -2689,3 +2689,352 @@ def device_array_reshape_slices():
         return flat.reshape(30, 20).sum(1), flat[:100], 600, 600
 
     return Case(make, run, ref, rtol=0, atol=0)
+
+
+# ---- factories, chained indexing, polymorphic helpers ----
+
+def make_scaler(factor, width):
+    """a kernel factory: the kernel closes over factor and width"""
+    @cuda.jit
+    def scale_rows(a, out):
+        i = cuda.grid(1)
+        if i < a.shape[0]:
+            tmp = cuda.local.array(width, dtype=np.float64)
+            for j in range(width):
+                tmp[j] = a[i][j] * factor
+            for j in range(width):
+                out[i][j] = tmp[width - 1 - j]
+    return scale_rows
+
+
+@case
+def kernel_factory_closure_chained_index():
+    k3 = make_scaler(2.5, 3)
+    k5 = make_scaler(-1.0, 5)
+
+    def make(rng):
+        return rng.standard_normal((100, 3)), rng.standard_normal((60, 5))
+
+    def run(a, b):
+        oa = np.zeros_like(a)
+        ob = np.zeros_like(b)
+        k3[1, 128](a, oa)
+        k5[1, 64](b, ob)
+        return oa, ob
+
+    return Case(make, run, lambda a, b: ((a * 2.5)[:, ::-1], (-b)[:, ::-1]), rtol=0, atol=0)
+
+
+@case
+def row_views_enumerate():
+    @cuda.jit
+    def weighted_row(m, w, out):
+        r = cuda.grid(1)
+        if r >= m.shape[0]:
+            return
+        row = m[r]
+        acc = 0.0
+        for j, v in enumerate(row):
+            acc += v * w[j]
+        out[r] = acc / len(row)
+
+    def make(rng):
+        return rng.standard_normal((90, 7)).astype(np.float32), rng.random(7).astype(np.float32)
+
+    def run(m, w):
+        out = cuda.device_array(m.shape[0], dtype=np.float64)
+        weighted_row[2, 64](cuda.to_device(m), cuda.to_device(w), out)
+        return out.copy_to_host()
+
+    return Case(make, run, lambda m, w: (m.astype(np.float64) * w.astype(np.float64)).sum(1) / 7,
+                rtol=1e-6, atol=1e-6)
+
+
+@case
+def polymorphic_device_fn_f32_f64():
+    @cuda.jit(device=True)
+    def smoothstep(e0, e1, x):
+        t = min(max((x - e0) / (e1 - e0), 0.0), 1.0)
+        return t * t * (3 - 2 * t)
+
+    @cuda.jit
+    def apply(a32, a64, o32, o64):
+        i = cuda.grid(1)
+        if i < a32.size:
+            o32[i] = smoothstep(np.float32(-1), np.float32(1), a32[i])
+        if i < a64.size:
+            o64[i] = smoothstep(-1.0, 1.0, a64[i])
+
+    def make(rng):
+        return rng.uniform(-2, 2, 500).astype(np.float32), rng.uniform(-2, 2, 700)
+
+    def run(a32, a64):
+        o32 = np.zeros_like(a32)
+        o64 = np.zeros_like(a64)
+        apply[6, 128](a32, a64, o32, o64)
+        return o32, o64
+
+    def ref(a32, a64):
+        def ss(x):
+            t = np.clip((x + 1.0) / 2.0, 0.0, 1.0)
+            return t * t * (3 - 2 * t)
+        return ss(a32.astype(np.float64)).astype(np.float32), ss(a64)
+
+    return Case(make, run, ref, rtol=1e-5, atol=1e-6)
+
+
+@case
+def random_walk_device_helper():
+    rnd = _random()
+
+    @cuda.jit(device=True)
+    def step(states, tid, scale):
+        z = rnd.xoroshiro128p_normal_float32(states, tid)
+        return z * scale
+
+    @cuda.jit
+    def walk(states, nsteps, final):
+        tid = cuda.grid(1)
+        if tid >= final.shape[0]:
+            return
+        x = np.float32(0.0)
+        for _ in range(nsteps):
+            x += step(states, tid, np.float32(0.5))
+        final[tid] = x
+
+    def make(rng):
+        return (int(rng.integers(1, 10 ** 9)),)
+
+    def run(seed):
+        n = 8192
+        states = rnd.create_xoroshiro128p_states(n, seed=seed)
+        final = cuda.device_array(n, dtype=np.float32)
+        walk[n // 256, 256](states, 100, final)
+        return final.copy_to_host()
+
+    def check(got, want, inputs):
+        f = got[0]
+        # sum of 100 N(0, 0.25) steps: N(0, 25)
+        assert abs(f.mean()) < 0.25 and abs(f.std() - 5.0) < 0.2, (f.mean(), f.std())
+
+    return Case(make, run, check=check)
+
+
+MV_TPB = 64
+
+
+@case
+def matvec_shared_x_tiles():
+    @cuda.jit
+    def matvec(A, x, y):
+        xs = cuda.shared.array(MV_TPB * 2, dtype=np.float64)
+        row = cuda.grid(1)
+        t = cuda.threadIdx.x
+        nrows, ncols = A.shape
+        acc = 0.0
+        for base in range(0, ncols, MV_TPB * 2):
+            for k in range(t, MV_TPB * 2, cuda.blockDim.x):
+                xs[k] = x[base + k] if base + k < ncols else 0.0
+            cuda.syncthreads()
+            if row < nrows:
+                top = min(MV_TPB * 2, ncols - base)
+                for k in range(top):
+                    acc += A[row, base + k] * xs[k]
+            cuda.syncthreads()
+        if row < nrows:
+            y[row] = acc
+
+    def make(rng):
+        return rng.standard_normal((150, 300)), rng.standard_normal(300)
+
+    def run(A, x):
+        y = cuda.device_array(A.shape[0])
+        matvec[blocks_for(A.shape[0], MV_TPB), MV_TPB](cuda.to_device(A), cuda.to_device(x), y)
+        return y.copy_to_host()
+
+    return Case(make, run, lambda A, x: A @ x, rtol=1e-10, atol=1e-10, coop=True)
+
+
+@case
+def fastmath_and_math_ceil():
+    @cuda.jit(fastmath=True)
+    def gaussian(x, mu, sigma, out):
+        i = cuda.grid(1)
+        if i < x.size:
+            d = (x[i] - mu) / sigma
+            out[i] = math.exp(np.float32(-0.5) * d * d)
+
+    @cuda.jit
+    def chunk_sums(x, chunk, out):
+        c = cuda.grid(1)
+        nchunks = math.ceil(x.size / chunk)
+        if c < nchunks:
+            s = 0.0
+            for j in range(c * chunk, min((c + 1) * chunk, x.size)):
+                s += x[j]
+            out[c] = s
+
+    def make(rng):
+        return (rng.standard_normal(1000).astype(np.float32),)
+
+    def run(x):
+        g = cuda.device_array_like(x)
+        gaussian[8, 128](cuda.to_device(x), np.float32(0.3), np.float32(1.2), g)
+        sums = cuda.device_array(math.ceil(x.size / 64), dtype=np.float64)
+        chunk_sums[1, 32](cuda.to_device(x), 64, sums)
+        return g.copy_to_host(), sums.copy_to_host()
+
+    def ref(x):
+        d = (x.astype(np.float64) - np.float32(0.3)) / np.float32(1.2)
+        pad = np.zeros(1024)
+        pad[:1000] = x
+        return np.exp(-0.5 * d * d).astype(np.float32), pad.reshape(16, 64).sum(1)
+
+    return Case(make, run, ref, rtol=1e-4, atol=1e-5)
+
+
+@case
+def int_powers_min_max_mixed():
+    @cuda.jit
+    def features(a, out):
+        i = cuda.grid(1)
+        if i < a.shape[0]:
+            v = a[i]
+            out[i, 0] = v ** 2
+            out[i, 1] = 2 ** (v % 10)
+            out[i, 2] = min(v, 7, abs(v - 3))
+            out[i, 3] = max(v * 0.5, -2, v // 3)
+            out[i, 4] = (v % 4) * 1.5 + v // -4
+
+    def make(rng):
+        return (rng.integers(-40, 40, 400),)
+
+    def run(a):
+        out = np.zeros((a.size, 5))
+        features[4, 128](a, out)
+        return out
+
+    def ref(a):
+        return np.stack([a ** 2, 2.0 ** (a % 10), np.minimum(np.minimum(a, 7), np.abs(a - 3)),
+                         np.maximum(np.maximum(a * 0.5, -2), a // 3),
+                         (a % 4) * 1.5 + a // -4], axis=1).astype(np.float64)
+
+    return Case(make, run, ref, rtol=0, atol=0)
+
+
+CONV_K = np.array([[1, 2, 1], [2, 4, 2], [1, 2, 1]], dtype=np.float32) / 16
+
+
+@case
+def const_2d_filter_shared_tile():
+    @cuda.jit
+    def blur(img, out):
+        k = cuda.const.array_like(CONV_K)
+        tile = cuda.shared.array((TILE + 2, TILE + 2), dtype=np.float32)
+        tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+        x0 = cuda.blockIdx.x * TILE - 1
+        y0 = cuda.blockIdx.y * TILE - 1
+        h, w = img.shape
+        # the (TILE+2)^2 tile with its halo, loaded by TILE*TILE threads
+        idx = ty * TILE + tx
+        while idx < (TILE + 2) * (TILE + 2):
+            yy = min(max(y0 + idx // (TILE + 2), 0), h - 1)
+            xx = min(max(x0 + idx % (TILE + 2), 0), w - 1)
+            tile[idx // (TILE + 2), idx % (TILE + 2)] = img[yy, xx]
+            idx += TILE * TILE
+        cuda.syncthreads()
+        y, x = y0 + 1 + ty, x0 + 1 + tx
+        if y < h and x < w:
+            s = np.float32(0)
+            for dy in range(3):
+                for dx in range(3):
+                    s += k[dy, dx] * tile[ty + dy, tx + dx]
+            out[y, x] = s
+
+    def make(rng):
+        return (rng.random((45, 61)).astype(np.float32),)
+
+    def run(img):
+        out = cuda.device_array_like(img)
+        blur[(blocks_for(61, TILE), blocks_for(45, TILE)), (TILE, TILE)](cuda.to_device(img), out)
+        return out.copy_to_host()
+
+    def ref(img):
+        p = np.pad(img.astype(np.float64), 1, mode="edge")
+        return sum(CONV_K[dy, dx] * p[dy:dy + 45, dx:dx + 61] for dy in range(3) for dx in range(3))
+
+    return Case(make, run, ref, rtol=1e-5, atol=1e-6, coop=True)
+
+
+@case
+def copy_to_device_reuse_buffers():
+    @cuda.jit
+    def axpby(a, x, b, y):
+        i = cuda.grid(1)
+        if i < x.shape[0]:
+            y[i] = a * x[i] + b * y[i]
+
+    def make(rng):
+        return rng.standard_normal(2048), rng.standard_normal(2048), rng.standard_normal(2048)
+
+    def run(x1, x2, y0):
+        d_x = cuda.device_array(x1.shape, dtype=x1.dtype)
+        d_y = cuda.to_device(y0)
+        results = []
+        for x in (x1, x2):
+            d_x.copy_to_device(x)
+            axpby[16, 128, 0, 0](np.float64(2.0), d_x, -0.5, d_y)
+            host = np.empty_like(x)
+            d_y.copy_to_host(ary=host)
+            results.append(host)
+        return tuple(results)
+
+    def ref(x1, x2, y0):
+        y1 = 2.0 * x1 - 0.5 * y0
+        return y1, 2.0 * x2 - 0.5 * y1
+
+    return Case(make, run, ref, rtol=1e-12, atol=1e-12)
+
+
+@case
+def nested_loop_early_return_flag():
+    @cuda.jit
+    def first_pair(a, target, found, out):
+        i = cuda.grid(1)
+        n = a.shape[0]
+        if i >= n:
+            return
+        for j in range(i + 1, n):
+            for k in range(j + 1, n):
+                if a[i] + a[j] + a[k] == target:
+                    out[i, 0] = j
+                    out[i, 1] = k
+                    found[i] = True
+                    return
+        found[i] = False
+
+    def make(rng):
+        return rng.integers(0, 50, 120), int(rng.integers(40, 80))
+
+    def run(a, target):
+        found = np.zeros(a.size, dtype=np.bool_)
+        out = np.full((a.size, 2), -1, dtype=np.int64)
+        first_pair[1, 128](a, target, found, out)
+        return found, out
+
+    def ref(a, target):
+        found = np.zeros(a.size, dtype=np.bool_)
+        out = np.full((a.size, 2), -1, dtype=np.int64)
+        for i in range(a.size):
+            done = False
+            for j in range(i + 1, a.size):
+                for k in range(j + 1, a.size):
+                    if a[i] + a[j] + a[k] == target:
+                        out[i] = j, k
+                        found[i] = done = True
+                        break
+                if done:
+                    break
+        return found, out
+
+    return Case(make, run, ref, rtol=0, atol=0)
