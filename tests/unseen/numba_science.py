@@ -3038,3 +3038,266 @@ def nested_loop_early_return_flag():
         return found, out
 
     return Case(make, run, ref, rtol=0, atol=0)
+
+
+# ---- solvers and index arithmetic ----
+
+NSYS = 12
+
+
+@case
+def thomas_tridiagonal_batched():
+    @cuda.jit
+    def thomas(a, b, c, d, x):
+        s = cuda.grid(1)
+        if s >= d.shape[0]:
+            return
+        n = d.shape[1]
+        cp = cuda.local.array(NSYS, dtype=np.float64)
+        dp = cuda.local.array(NSYS, dtype=np.float64)
+        cp[0] = c[s, 0] / b[s, 0]
+        dp[0] = d[s, 0] / b[s, 0]
+        for i in range(1, n):
+            m = b[s, i] - a[s, i] * cp[i - 1]
+            cp[i] = c[s, i] / m
+            dp[i] = (d[s, i] - a[s, i] * dp[i - 1]) / m
+        x[s, n - 1] = dp[n - 1]
+        for i in range(n - 2, -1, -1):
+            x[s, i] = dp[i] - cp[i] * x[s, i + 1]
+
+    def make(rng):
+        shape = (200, NSYS)
+        return (rng.uniform(-1, 1, shape), rng.uniform(4, 6, shape), rng.uniform(-1, 1, shape),
+                rng.standard_normal(shape))
+
+    def run(a, b, c, d):
+        x = cuda.device_array_like(d)
+        thomas[2, 128](cuda.to_device(a), cuda.to_device(b), cuda.to_device(c), cuda.to_device(d), x)
+        return x.copy_to_host()
+
+    def ref(a, b, c, d):
+        out = np.empty_like(d)
+        for s in range(d.shape[0]):
+            M = np.diag(b[s]) + np.diag(a[s, 1:], -1) + np.diag(c[s, :-1], 1)
+            out[s] = np.linalg.solve(M, d[s])
+        return out
+
+    return Case(make, run, ref, rtol=1e-9, atol=1e-9)
+
+
+@case
+def thread_index_negative_arith():
+    @cuda.jit
+    def offsets(out):
+        t = cuda.threadIdx.x - 2
+        b = cuda.blockIdx.x - 1
+        g = cuda.grid(1)
+        out[g, 0] = t
+        out[g, 1] = b * cuda.blockDim.x + cuda.threadIdx.x
+        out[g, 2] = -cuda.threadIdx.x
+        out[g, 3] = 1 if cuda.threadIdx.x - 5 < 0 else 0
+        out[g, 4] = (cuda.threadIdx.x - 3) // 2
+        out[g, 5] = (cuda.threadIdx.x - 3) % 4
+        out[g, 6] = t if t >= 0 else -100
+
+    def make(rng):
+        return (int(rng.integers(8, 33)),)
+
+    def run(tpb):
+        out = cuda.device_array((3 * tpb, 7), dtype=np.int64)
+        offsets[3, tpb](out)
+        return out.copy_to_host()
+
+    def ref(tpb):
+        t = np.tile(np.arange(tpb), 3)
+        blk = np.repeat(np.arange(3), tpb)
+        return np.stack([t - 2, (blk - 1) * tpb + t, -t, (t - 5 < 0).astype(np.int64),
+                         (t - 3) // 2, (t - 3) % 4, np.where(t - 2 >= 0, t - 2, -100)],
+                        axis=1)
+
+    return Case(make, run, ref, rtol=0, atol=0)
+
+
+@case
+def nan_aware_row_mean():
+    @cuda.jit
+    def nanmean_rows(x, out, counts):
+        r = cuda.grid(1)
+        if r >= x.shape[0]:
+            return
+        s = 0.0
+        n = 0
+        for j in range(x.shape[1]):
+            v = x[r, j]
+            if math.isnan(v):
+                continue
+            s += v
+            n += 1
+        counts[r] = n
+        out[r] = s / n if n > 0 else math.nan
+
+    def make(rng):
+        x = rng.standard_normal((300, 6))
+        x[rng.random(x.shape) < 0.4] = np.nan
+        x[:3] = np.nan
+        return (x,)
+
+    def run(x):
+        out = cuda.device_array(x.shape[0])
+        counts = cuda.device_array(x.shape[0], dtype=np.int32)
+        nanmean_rows[3, 128](cuda.to_device(x), out, counts)
+        return out.copy_to_host(), counts.copy_to_host()
+
+    def ref(x):
+        counts = (~np.isnan(x)).sum(1).astype(np.int32)
+        sums = np.where(np.isnan(x), 0.0, x).sum(1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(counts > 0, sums / counts, np.nan), counts
+
+    return Case(make, run, ref, rtol=1e-12, atol=1e-12)
+
+
+@case
+def complex64_fields():
+    @cuda.jit
+    def analyse(z, mag, ph, conj_prod):
+        i = cuda.grid(1)
+        if i < z.size:
+            v = z[i]
+            mag[i] = abs(v)
+            ph[i] = cmath.phase(v)
+            conj_prod[i] = v * v.conjugate() + 1j * v.imag
+
+    def make(rng):
+        return ((rng.standard_normal(900) + 1j * rng.standard_normal(900)).astype(np.complex64),)
+
+    def run(z):
+        mag = cuda.device_array(z.size, dtype=np.float32)
+        ph = cuda.device_array(z.size, dtype=np.float32)
+        cp = cuda.device_array(z.size, dtype=np.complex64)
+        analyse[8, 128](cuda.to_device(z), mag, ph, cp)
+        return mag.copy_to_host(), ph.copy_to_host(), cp.copy_to_host()
+
+    def ref(z):
+        return (np.abs(z).astype(np.float32), np.angle(z).astype(np.float32),
+                (z * np.conj(z) + 1j * z.imag).astype(np.complex64))
+
+    return Case(make, run, ref, rtol=1e-5, atol=1e-5)
+
+
+@case
+def csr_spmv_row_per_thread():
+    @cuda.jit
+    def spmv(indptr, indices, data, x, y):
+        row = cuda.grid(1)
+        if row < y.shape[0]:
+            acc = 0.0
+            for jj in range(indptr[row], indptr[row + 1]):
+                acc += data[jj] * x[indices[jj]]
+            y[row] = acc
+
+    def make(rng):
+        n = 400
+        dense = rng.standard_normal((n, n)) * (rng.random((n, n)) < 0.03)
+        return dense, rng.standard_normal(n)
+
+    def run(dense, x):
+        rows, cols = np.nonzero(dense)
+        indptr = np.zeros(dense.shape[0] + 1, dtype=np.int32)
+        np.add.at(indptr, rows + 1, 1)
+        indptr = np.cumsum(indptr).astype(np.int32)
+        indices = cols.astype(np.int32)
+        data = dense[rows, cols]
+        y = cuda.device_array(dense.shape[0])
+        spmv[blocks_for(dense.shape[0], 128), 128](cuda.to_device(indptr), cuda.to_device(indices),
+                                                   cuda.to_device(data), cuda.to_device(x), y)
+        return y.copy_to_host()
+
+    return Case(make, run, lambda dense, x: dense @ x, rtol=1e-10, atol=1e-10)
+
+
+@case
+def wave_leapfrog_rotating_buffers():
+    @cuda.jit
+    def wave_step(u_prev, u, u_next, c2):
+        i = cuda.grid(1)
+        n = u.shape[0]
+        if i == 0 or i >= n - 1:
+            if i < n:
+                u_next[i] = 0.0
+            return
+        u_next[i] = 2 * u[i] - u_prev[i] + c2 * (u[i + 1] - 2 * u[i] + u[i - 1])
+
+    def make(rng):
+        u0 = np.zeros(500)
+        u0[1:-1] = np.sin(np.linspace(0, rng.uniform(2, 6) * np.pi, 498))
+        return (u0,)
+
+    def run(u0):
+        u_prev = cuda.to_device(u0)
+        u = cuda.to_device(u0)
+        u_next = cuda.device_array_like(u)
+        for _ in range(40):
+            wave_step[4, 128](u_prev, u, u_next, 0.25)
+            u_prev, u, u_next = u, u_next, u_prev
+        return u.copy_to_host()
+
+    def ref(u0):
+        up, u = u0.copy(), u0.copy()
+        for _ in range(40):
+            un = np.zeros_like(u)
+            un[1:-1] = 2 * u[1:-1] - up[1:-1] + 0.25 * (u[2:] - 2 * u[1:-1] + u[:-2])
+            up, u = u, un
+        return u
+
+    return Case(make, run, ref, rtol=1e-10, atol=1e-10)
+
+
+@case
+def param_reassign_widening():
+    @cuda.jit
+    def k(x, n, scale, out):
+        i = cuda.grid(1)
+        if i >= x.size:
+            return
+        scale = scale * 2
+        n = n + 0.5
+        v = 0
+        if x[i] > 0:
+            v = x[i] * scale
+        else:
+            v = n
+        out[i] = v
+
+    def make(rng):
+        return (rng.standard_normal(600),)
+
+    def run(x):
+        out = np.zeros_like(x)
+        k[5, 128](x, 3, 4, out)
+        return out
+
+    return Case(make, run, lambda x: np.where(x > 0, x * 8, 3.5), rtol=0, atol=0)
+
+
+@case
+def atomic_inc_exch_ring():
+    @cuda.jit
+    def push(x, ring, head, last):
+        i = cuda.grid(1)
+        if i < x.size:
+            slot = cuda.atomic.inc(head, 0, 63)
+            cuda.atomic.add(ring, slot, x[i])
+            cuda.atomic.exch(last, 0, 1)
+
+    def make(rng):
+        return (rng.integers(1, 100, 1000).astype(np.uint32),)
+
+    def run(x):
+        ring = cuda.to_device(np.zeros(64, dtype=np.uint32))
+        head = cuda.to_device(np.zeros(1, dtype=np.uint32))
+        last = cuda.to_device(np.zeros(1, dtype=np.uint32))
+        push[8, 128](x, ring, head, last)
+        return ring.copy_to_host().sum(dtype=np.uint64), head.copy_to_host()[0], last.copy_to_host()[0]
+
+    return Case(make, run, lambda x: (x.sum(dtype=np.uint64), 1000 % 64, 1), rtol=0, atol=0)
