@@ -101,3 +101,26 @@ def test_numba_device_attributes(fake_driver, tmp_path):  # noqa: F811
     r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                        timeout=120)
     assert r.returncode == 0 and "attributes ok" in r.stdout, r.stderr
+
+
+def test_array_T_in_kernels():
+    """a.T in a kernel (Numba's ArrayAttribute.resolve_T): a view of the
+    dimensions reversed, read and written through; a 1-d array's .T is
+    itself; a shared array's too; a number has none"""
+    nvrtc_or_skip()
+
+    def k(a, v, out):
+        sh = cuda.shared.array((4, 8), dtype=np.float32)
+        i, j = cuda.grid(2)
+        sh[i % 4, j % 8] = a.T[j, i]
+        out.T[j, i] = a[i, j] + v.T[i] + sh.T[j % 8, i % 4]
+    ker = cuda.jit(k)
+    sig = "void(float32[:, ::1], float32[::1], float32[:, :])"
+    src = ker.inspect_cuda(sig)
+    assert "cj_vT(" in src and "cj_array<T, N, I> cj_vT(const cj_array<T, N, I> &a)" in src
+    assert ".target" in ker.inspect_ptx(sig)
+
+    def bad(x, out):
+        out[0] = x.T
+    with pytest.raises(cujit.CompileTypeError, match=r"only arrays have .*\.T"):
+        cuda.jit(bad).inspect_cuda("void(float32, float32[:])")
