@@ -208,6 +208,37 @@ is_extent(Node *n)
            || (n->kind == ND_INDEX && n->a->kind == ND_ATTR && n->a->op == AT_SHAPE);
 }
 
+/* a tuple where a tuple of other item types is wanted (a device
+ * function's returns meet in one type: `return max_iter, zr, zi` of a
+ * constant max_iter returned as (int64, float64, float64)): the wanted
+ * struct of the items, each converted; only a tuple written out or a
+ * variable of numbers, whose items can be read once each */
+static int
+conv_tuple(Cg *g, Node *n, const Type *from, const Type *to)
+{
+    if (to->kind != TY_TUPLE || from->kind != TY_TUPLE || from->ntup != to->ntup
+        || cj_type_eq(from, to) || (n->kind != ND_TUPLE && n->kind != ND_VAR)) {
+        return 0;
+    }
+    for (int k = 0; k < to->ntup && n->kind == ND_VAR; k++) {
+        if (to->tup[k]->kind != TY_SCALAR || from->tup[k]->kind != TY_SCALAR) {
+            return 0;
+        }
+    }
+    P("%s{", cg_ctype(g, to));
+    for (int k = 0; k < to->ntup; k++) {
+        S(k ? ", " : "");
+        if (n->kind == ND_TUPLE) {
+            cg_conv(g, n->list[k], to->tup[k], PR_COMMA);
+        } else {
+            P("(%s)", cj_dtypes[to->tup[k]->dtype].ctype);
+            cg_tuple_elem(g, n, k, PR_UNARY);
+        }
+    }
+    S("}");
+    return 1;
+}
+
 void
 cg_conv(Cg *g, Node *n, const Type *to, int prec)
 {
@@ -216,6 +247,9 @@ cg_conv(Cg *g, Node *n, const Type *to, int prec)
         from = cj_scalar(g->p->idx32 ? DT_I32 : DT_I64);
     }
     Const nc;
+    if (to && conv_tuple(g, n, from, to)) {
+        return;
+    }
     if (!to || to->kind != TY_SCALAR) {
         cg_expr(g, n, prec);
         return;
