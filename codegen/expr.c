@@ -1321,14 +1321,28 @@ tuple_index_var(Cg *g, Node *n, const Type *bt, int prec)
         cg_tuple_index(g, n, 1, PR_ASSIGN);
         S(", ");
     }
+    const Type *rt = cj_concrete(cg_type(g, n));
     for (int k = 0; k < bt->ntup; k++) {
         if (k + 1 < bt->ntup) {
             cg_tuple_index(g, n, bt->ntup, PR_EQ + 1);
             P(" == %d ? ", k);
         }
-        P("static_cast<%s>(", ct);
-        cg_tuple_elem(g, n->a, k, PR_COMMA);
-        P(")%s", k + 1 < bt->ntup ? " : " : "");
+        if (rt->kind == TY_TUPLE && n->a->kind == ND_TUPLE) {
+            cg_conv(g, n->a->list[k], rt, PR_COND);     /* a tuple of tuples written out */
+        } else if (rt->kind == TY_TUPLE) {
+            P("%s{", ct);                   /* a variable's: each number converted */
+            for (int j = 0; j < rt->ntup; j++) {
+                P("%s(%s)", j ? ", " : "", cj_dtypes[rt->tup[j]->dtype].ctype);
+                cg_tuple_elem(g, n->a, k, PR_POSTFIX);
+                P(".f%d", j);
+            }
+            S("}");
+        } else {
+            P("static_cast<%s>(", ct);
+            cg_tuple_elem(g, n->a, k, PR_COMMA);
+            S(")");
+        }
+        S(k + 1 < bt->ntup ? " : " : "");
     }
     cg_close(g, prec, check1 ? PR_COMMA : PR_COND);
 }

@@ -706,12 +706,38 @@ plain_tuple(const Node *n)
         return 0;
     }
     for (int i = 0; i < n->n; i++) {
-        if (n->list[i]->kind != ND_CONST && n->list[i]->kind != ND_VAR
-            && !plain_tuple(n->list[i])) {
+        const Node *x = n->list[i];
+        if (x->kind != ND_CONST && x->kind != ND_VAR && !plain_tuple(x)) {
             return 0;
         }
     }
     return 1;
+}
+
+/* the items of a tuple indexed by a variable, when they are tuples of
+ * numbers (NEIGHBOURS[k] of ((0, 1), (1, 0), ...), `for di, dj in
+ * NEIGHBOURS`): the tuple they meet in, its numbers concrete; NULL when
+ * they do not meet, or when the items of a variable differ (codegen
+ * converts the items of a tuple written out only) */
+static Type *
+tuple_items_type(Ti *t, const Node *base_node, Type *base, Type *u)
+{
+    if (!u || u->kind != TY_TUPLE) {
+        return NULL;
+    }
+    for (int i = 0; i < base->ntup && base_node->kind != ND_TUPLE; i++) {
+        if (!cj_type_eq(base->tup[i], u)) {
+            return NULL;
+        }
+    }
+    Type **el = cj_alloc(t->p->arena, sizeof(Type *) * (size_t)(u->ntup + 1));
+    for (int i = 0; i < u->ntup; i++) {
+        if (!cj_is_numeric(u->tup[i])) {
+            return NULL;
+        }
+        el[i] = cj_concrete(u->tup[i]);
+    }
+    return cj_tuple_type(t->p->arena, el, u->ntup);
 }
 
 /* t[i] with i not a constant: every item converted to one type (a loop
@@ -736,11 +762,15 @@ tuple_index_var(Ti *t, Node *n, Type *base, Type *ix)
     for (int i = 1; i < base->ntup && u; i++) {
         u = cj_unify(t->p->arena, u, base->tup[i]);
     }
+    Type *items = tuple_items_type(t, n->a, base, u);
+    if (items) {
+        return items;
+    }
     if (!u || !(cj_is_numeric(u) || u->kind == TY_VECTOR
                 || (u->kind == TY_ARRAY && u->mem == MEM_GLOBAL))) {
         ti_err(t, n, "a tuple indexed by a variable (or iterated over) must hold numbers "
-               "that meet in one type, CUDA vectors of one type or arrays of one dtype and "
-               "rank; this one is %s", ti_tstr(t, base));
+               "that meet in one type, CUDA vectors of one type, tuples of numbers or arrays "
+               "of one dtype and rank; this one is %s", ti_tstr(t, base));
     }
     return cj_concrete(u);
 }
