@@ -48,6 +48,10 @@ CUJIT_XFAIL = {
         "Numba computes uint8 + uint8 and 2 * uint8 in int64, so the squared gradients "
         "come out right; cujit follows NumPy 2 promotion (DESIGN.md section 3): the "
         "arithmetic stays uint8 and wraps",
+    "periodic_stencil_negative_indices":
+        "Numba wraps a negative signed index known only at run time (u[i - 1] at i == 0 "
+        "reads u[-1], the last element); cujit wraps only constant indices (u[-1]) and "
+        "reads u.data[i - 1] before the array: wrong values, out-of-bounds reads",
 }
 
 
@@ -3413,3 +3417,285 @@ def transposed_view_in_kernel():
         return out.copy_to_host(), skew_t.copy_to_host()
 
     return Case(make, run, lambda a: (0.5 * (a + a.T), 0.5 * (a - a.T)), rtol=0, atol=0)
+
+
+# ---- more science: PIC deposit, colour histograms, Ising, Morton codes ----
+
+@case
+def pic_charge_deposit_periodic():
+    @cuda.jit
+    def deposit(x, w, dx, rho):
+        p = cuda.grid(1)
+        if p >= x.shape[0]:
+            return
+        n = rho.shape[0]
+        s = x[p] / dx
+        i = int(math.floor(s))
+        f = s - i
+        cuda.atomic.add(rho, i % n, w[p] * (1.0 - f))
+        cuda.atomic.add(rho, (i + 1) % n, w[p] * f)
+
+    def make(rng):
+        return rng.uniform(0, 10.0, 5000), rng.uniform(0.5, 1.5, 5000)
+
+    def run(x, w):
+        rho = cuda.to_device(np.zeros(64))
+        deposit[40, 128](cuda.to_device(x), cuda.to_device(w), 10.0 / 64, rho)
+        return rho.copy_to_host()
+
+    def ref(x, w):
+        s = x / (10.0 / 64)
+        i = np.floor(s).astype(np.int64)
+        f = s - i
+        rho = np.zeros(64)
+        np.add.at(rho, i % 64, w * (1.0 - f))
+        np.add.at(rho, (i + 1) % 64, w * f)
+        return rho
+
+    return Case(make, run, ref, rtol=1e-9, atol=1e-9)
+
+
+@case
+def rgb_histogram_3d_tuple_atomics():
+    @cuda.jit
+    def colour_hist(img, hist, shift):
+        y, x = cuda.grid(2)
+        if y < img.shape[0] and x < img.shape[1]:
+            r = img[y, x, 0] >> shift
+            g = img[y, x, 1] >> shift
+            b = img[y, x, 2] >> shift
+            cuda.atomic.add(hist, (r, g, b), 1)
+
+    def make(rng):
+        return (rng.integers(0, 256, (50, 70, 3)).astype(np.uint8),)
+
+    def run(img):
+        hist = cuda.to_device(np.zeros((8, 8, 8), dtype=np.int32))
+        colour_hist[(4, 5), (16, 16)](cuda.to_device(img), hist, 5)
+        return hist.copy_to_host()
+
+    def ref(img):
+        q = (img >> 5).reshape(-1, 3).astype(np.int64)
+        h = np.zeros((8, 8, 8), dtype=np.int32)
+        np.add.at(h, (q[:, 0], q[:, 1], q[:, 2]), 1)
+        return h
+
+    return Case(make, run, ref, atol=0)
+
+
+@case
+def morton_codes_bit_ops():
+    @cuda.jit(device=True)
+    def spread_bits(v):
+        v = (v | (v << 16)) & 0x030000FF
+        v = (v | (v << 8)) & 0x0300F00F
+        v = (v | (v << 4)) & 0x030C30C3
+        v = (v | (v << 2)) & 0x09249249
+        return v
+
+    @cuda.jit
+    def morton3d(pts, codes):
+        i = cuda.grid(1)
+        if i < pts.shape[0]:
+            xi = min(max(int(pts[i, 0] * 1024.0), 0), 1023)
+            yi = min(max(int(pts[i, 1] * 1024.0), 0), 1023)
+            zi = min(max(int(pts[i, 2] * 1024.0), 0), 1023)
+            codes[i] = spread_bits(xi) * 4 + spread_bits(yi) * 2 + spread_bits(zi)
+
+    def make(rng):
+        return (rng.random((1000, 3)).astype(np.float32),)
+
+    def run(pts):
+        codes = cuda.device_array(pts.shape[0], dtype=np.uint32)
+        morton3d[8, 128](cuda.to_device(pts), codes)
+        return codes.copy_to_host()
+
+    def ref(pts):
+        q = np.clip((pts.astype(np.float64) * 1024.0).astype(np.int64), 0, 1023)
+
+        def spread(v):
+            v = (v | (v << 16)) & 0x030000FF
+            v = (v | (v << 8)) & 0x0300F00F
+            v = (v | (v << 4)) & 0x030C30C3
+            return (v | (v << 2)) & 0x09249249
+        return (spread(q[:, 0]) * 4 + spread(q[:, 1]) * 2 + spread(q[:, 2])).astype(np.uint32)
+
+    return Case(make, run, ref, rtol=0, atol=0)
+
+
+ISING_N = 32
+
+
+@case
+def ising_checkerboard_metropolis():
+    rnd = _random()
+
+    @cuda.jit
+    def sweep(spins, states, beta, color):
+        i, j = cuda.grid(2)
+        n = spins.shape[0]
+        if i >= n or j >= n or (i + j) % 2 != color:
+            return
+        nb = (spins[(i - 1) % n, j] + spins[(i + 1) % n, j]
+              + spins[i, (j - 1) % n] + spins[i, (j + 1) % n])
+        dE = 2 * spins[i, j] * nb
+        tid = i * n + j
+        if dE <= 0 or rnd.xoroshiro128p_uniform_float64(states, tid) < math.exp(-beta * dE):
+            spins[i, j] = -spins[i, j]
+
+    def make(rng):
+        return (int(rng.integers(1, 2 ** 31)), rng.choice(np.array([-1, 1], dtype=np.int8),
+                                                          (ISING_N, ISING_N)))
+
+    def run(seed, hot_start):
+        states = rnd.create_xoroshiro128p_states(ISING_N * ISING_N, seed=seed)
+        cold = cuda.to_device(np.ones((ISING_N, ISING_N), dtype=np.int8))
+        hot = cuda.to_device(hot_start)
+        grid = (ISING_N // 16, ISING_N // 16)
+        for _ in range(60):
+            for color in (0, 1):
+                sweep[grid, (16, 16)](cold, states, 1.0, color)
+                sweep[grid, (16, 16)](hot, states, 0.1, color)
+        return cold.copy_to_host(), hot.copy_to_host()
+
+    def check(got, want, inputs):
+        cold, hot = got
+        assert cold.dtype == np.int8 and set(np.unique(cold)) <= {-1, 1}
+        assert cold.mean() > 0.9, cold.mean()            # far below T_c: stays ordered
+        assert abs(hot.mean()) < 0.25, hot.mean()          # far above T_c: disordered
+        assert (hot != inputs[1]).any()
+
+    return Case(make, run, check=check)
+
+
+@case
+def smooth_mandelbrot_tuple_return():
+    @cuda.jit(device=True)
+    def escape(cr, ci, max_iter):
+        zr = zi = 0.0
+        for n in range(max_iter):
+            zr, zi = zr * zr - zi * zi + cr, 2.0 * zr * zi + ci
+            if zr * zr + zi * zi > 256.0:
+                return n, zr, zi
+        return max_iter, zr, zi
+
+    @cuda.jit
+    def smooth(img, x0, y0, step):
+        y, x = cuda.grid(2)
+        if y >= img.shape[0] or x >= img.shape[1]:
+            return
+        n, zr, zi = escape(x0 + x * step, y0 + y * step, MAX_ITERS)
+        if n == MAX_ITERS:
+            img[y, x] = 0.0
+        else:
+            img[y, x] = n + 1 - math.log2(math.log(math.sqrt(zr * zr + zi * zi)))
+
+    def make(rng):
+        return (rng.uniform(-2.2, -2.0), rng.uniform(-1.3, -1.1))
+
+    def run(x0, y0):
+        img = cuda.device_array((48, 64))
+        smooth[(3, 4), (16, 16)](img, x0, y0, 2.8 / 64)
+        return img.copy_to_host()
+
+    def ref(x0, y0):
+        out = np.zeros((48, 64))
+        for y in range(48):
+            for x in range(64):
+                cr, ci = x0 + x * (2.8 / 64), y0 + y * (2.8 / 64)
+                zr = zi = 0.0
+                n = MAX_ITERS
+                for k in range(MAX_ITERS):
+                    zr, zi = zr * zr - zi * zi + cr, 2.0 * zr * zi + ci
+                    if zr * zr + zi * zi > 256.0:
+                        n = k
+                        break
+                if n != MAX_ITERS:
+                    out[y, x] = n + 1 - math.log2(math.log(math.sqrt(zr * zr + zi * zi)))
+        return out
+
+    def check(got, want, inputs):
+        g, w = got[0], want[0]
+        close = np.isclose(g, w, rtol=1e-6, atol=1e-6)
+        assert close.mean() > 0.98, close.mean()
+        assert (w > 0).mean() > 0.3
+
+    return Case(make, run, ref, check=check)
+
+
+# ---- negative indices, nested global tuples ----
+
+@case
+def periodic_stencil_negative_indices():
+    @cuda.jit
+    def periodic_laplacian(u, out):
+        i = cuda.grid(1)
+        n = u.shape[0]
+        if i < n:
+            # u[i - 1] is u[-1] at i == 0 and u[i + 1 - n] is negative below
+            # the end: Python's wraparound makes the stencil periodic
+            out[i] = u[i - 1] - 2 * u[i] + u[i + 1 - n]
+
+    @cuda.jit
+    def corners(a, out):
+        j = cuda.grid(1)
+        if j < a.shape[1]:
+            out[0, j] = a[-1, j] - a[0, -1 - j]
+            out[1, j] = a[-2, -j - 1]
+
+    def make(rng):
+        return rng.standard_normal(300), rng.standard_normal((5, 40))
+
+    def run(u, a):
+        # (a guard allocation first: where negative indices are not wrapped,
+        # the reads before u land in it rather than outside the memory pool)
+        guard = cuda.device_array(4096)
+        out = cuda.device_array_like(u)
+        periodic_laplacian[3, 128](cuda.to_device(u), out)
+        del guard
+        out2 = cuda.device_array((2, a.shape[1]))
+        corners[1, 64](cuda.to_device(a), out2)
+        return out.copy_to_host(), out2.copy_to_host()
+
+    def ref(u, a):
+        return (np.roll(u, 1) - 2 * u + np.roll(u, -1),
+                np.stack([a[-1] - a[0, ::-1], a[-2, ::-1]]))
+
+    return Case(make, run, ref, rtol=1e-12, atol=1e-12)
+
+
+NEIGHBOURS = ((0, 1), (1, 0), (0, -1), (-1, 0))
+DT = np.float32(0.05)
+DIFFUSION = 1 / 3
+
+
+@case
+def nested_global_tuple_unpack_loop():
+    @cuda.jit
+    def diffuse(c, out):
+        i, j = cuda.grid(2)
+        h, w = c.shape
+        if 0 < i < h - 1 and 0 < j < w - 1:
+            flux = np.float32(0)
+            for di, dj in NEIGHBOURS:
+                flux += c[i + di, j + dj] - c[i, j]
+            out[i, j] = c[i, j] + DT * DIFFUSION * flux
+        elif i < h and j < w:
+            out[i, j] = c[i, j]
+
+    def make(rng):
+        return (rng.random((30, 40)).astype(np.float32),)
+
+    def run(c):
+        out = cuda.device_array_like(c)
+        diffuse[(4, 5), (8, 8)](cuda.to_device(c), out)
+        return out.copy_to_host()
+
+    def ref(c):
+        c64 = c.astype(np.float64)
+        out = c64.copy()
+        flux = c64[1:-1, 2:] + c64[2:, 1:-1] + c64[1:-1, :-2] + c64[:-2, 1:-1] - 4 * c64[1:-1, 1:-1]
+        out[1:-1, 1:-1] = c64[1:-1, 1:-1] + float(DT) * DIFFUSION * flux
+        return out.astype(np.float32)
+
+    return Case(make, run, ref, rtol=1e-5, atol=1e-6)
