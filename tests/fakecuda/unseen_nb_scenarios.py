@@ -263,10 +263,16 @@ def main():
             except BaseException:  # noqa: B036
                 results[fn.__name__] = traceback.format_exc(limit=6)[-3000:]
             print(fn.__name__, results[fn.__name__][:300], flush=True)
+            _write(out, results)        # after each case: a crash keeps the others'
     finally:
         shutil.rmtree(TMP, ignore_errors=True)
-        with open(out, "w") as f:
-            json.dump(results, f, indent=1)
+        _write(out, results)
+
+
+def _write(out, results):
+    with open(out + ".tmp", "w") as f:
+        json.dump(results, f, indent=1)
+    os.replace(out + ".tmp", out)
 
 
 if __name__ == "__main__":
