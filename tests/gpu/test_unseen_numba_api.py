@@ -33,6 +33,8 @@ def numba_module():
     """numba_api with numba-cuda's `cuda`, or the reason there is none"""
     if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
         return None, "NUMBA_ENABLE_CUDASIM=1: the simulator is not the peer"
+    if not hasattr(np, "row_stack"):
+        np.row_stack = np.vstack        # numba-cuda 0.30 still names it (gone in NumPy 2.5)
     try:
         from numba import cuda as nb_cuda
     except Exception as e:      # not installed, or broken here
@@ -43,7 +45,15 @@ def numba_module():
         return None, "numba-cuda sees no GPU (%s)" % e
     if not ok:
         return None, "numba-cuda sees no GPU"
+    try:
+        nb_cuda.compile_ptx(_trivial, "void(float32[:])")
+    except Exception as e:      # numba-cuda 0.30 on NumPy 2.5: np.row_stack is gone
+        return None, "numba-cuda cannot compile here (%s: %s)" % (type(e).__name__, e)
     return numba_api.load(nb_cuda, "numba_api_numba"), None
+
+
+def _trivial(a):
+    a[0] = 1.0
 
 
 NUMBA, NO_NUMBA = numba_module()
