@@ -129,6 +129,9 @@ class Converter:
 def _skip_reason(kind, args):
     if kind == "cupy" and cupy is None:
         return "CuPy is not installed or cannot reach the GPU"
+    if kind in ("cupy", "torch") and any(isinstance(a, np.ndarray) and a.dtype.fields
+                                         for a in args):
+        return "%s holds no arrays of records" % ("CuPy" if kind == "cupy" else "PyTorch")
     if kind == "torch":
         if torch is None:
             return "PyTorch with CUDA is not installed"
