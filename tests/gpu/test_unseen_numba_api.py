@@ -89,8 +89,20 @@ def test_cujit(name, capfd):
     run_case(CUJIT, name, capfd)
 
 
+# cases numba-cuda 0.30.4 itself fails, measured on the H100 (cujit's result matches
+# NumPy's and Python's in each)
+PEER_DIFFERS = {
+    "self_recursive_device_function": "numba-cuda: AttributeError: 'JITCUDACodegen' object "
+                                      "has no attribute 'insert_unresolved_ref'",
+    "inner_function_and_star_args_device_function": "numba-cuda gives scaled(1.0, s=0.5) of "
+                                                    "an inner def 1.5 more than Python does",
+}
+
+
 @pytest.mark.skipif(NUMBA is None, reason=str(NO_NUMBA))
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", [
+    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=PEER_DIFFERS[n]))
+    if n in PEER_DIFFERS else n for n in NAMES])
 def test_numba_peer(name, capfd):
     run_case(NUMBA, name, capfd)
 

@@ -61,8 +61,25 @@ def test_cujit(name):
     _run("cujit", name)
 
 
+# cases numba-cuda 0.30.4 itself refuses, measured on the H100 (cujit accepts more)
+_SHAPE = ("numba-cuda refuses cuda.shared.array of this shape (arithmetic on module "
+          "constants, which cujit folds): No implementation of function shared.array")
+PEER_DIFFERS = {
+    "moving_average_shared": _SHAPE,
+    "laplace_shared_halo": _SHAPE,
+    "transpose_shared_padded": _SHAPE,
+    "matvec_shared_x_tiles": _SHAPE,
+    "const_2d_filter_shared_tile": _SHAPE,
+    "vote_ballot_syncthreads_count": "numba-cuda: No implementation of syncthreads_count for "
+                                     "this predicate",
+    "newton_cube_root_while_true": "numba-cuda 0.30.4 under NumPy 2.5: KeyError <ufunc 'sqrt'>",
+}
+
+
 @pytest.mark.filterwarnings("ignore")
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", [
+    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=PEER_DIFFERS[n]))
+    if n in PEER_DIFFERS else n for n in NAMES])
 def test_numba_peer(name):
     _run("numba", name)
 
