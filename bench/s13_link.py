@@ -41,8 +41,9 @@ def report(t0, t1, got):
     print("RESULT %.6f %s" % ((t1 - t0) * 1e3, ok), flush=True)
 '''
 
-_CUJIT = r'''
-from cujit import cuda
+# the same kernel and host code under either library's `cuda` (MODULE)
+_SAXPY = r'''
+from MODULE import cuda
 x = cuda.to_device(hx); y = cuda.to_device(hy); out = cuda.device_array(N, np.float32)
 cuda.synchronize()
 t0 = time.perf_counter()
@@ -57,23 +58,8 @@ cuda.synchronize()
 t1 = time.perf_counter()
 report(t0, t1, out.copy_to_host())
 '''
-
-_NUMBA = NUMBA_SETUP + r'''
-from numba import cuda
-x = cuda.to_device(hx); y = cuda.to_device(hy); out = cuda.device_array(N, np.float32)
-cuda.synchronize()
-t0 = time.perf_counter()
-axpy = cuda.declare_device("axpy", "float32(float32, float32, float32)", link=LINK)
-@cuda.jit
-def saxpy(a, x, y, out):
-    i = cuda.grid(1)
-    if i < out.size:
-        out[i] = axpy(a, x[i], y[i])
-saxpy[(N + 255) // 256, 256](A, x, y, out)
-cuda.synchronize()
-t1 = time.perf_counter()
-report(t0, t1, out.copy_to_host())
-'''
+_CUJIT = _SAXPY.replace("MODULE", "cujit")
+_NUMBA = NUMBA_SETUP + _SAXPY.replace("MODULE", "numba")
 
 LK_SCRIPTS = {
     "cujit_cu": "LINK = CU\n" + _CUJIT,

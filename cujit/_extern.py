@@ -397,12 +397,10 @@ class NvrtcModule:
         relocatable (-rdc=true) as Numba compiles linked sources, with
         CUDA_NVRTC_EXTRA_SEARCH_PATHS as -I"""
         from cujit import _cujit
+        from cujit.cuda import _build_options
         src = src.decode() if isinstance(src, bytes) else src
         options = ["-rdc=true"] + [f"-I{d}" for d in search_paths()]
-        if debug:
-            options.append("-G")
-        elif lineinfo:
-            options.append("-lineinfo")
+        options += _build_options(debug=debug, lineinfo=lineinfo)
         arch = f"sm_{cc[0]}{cc[1]}{cc[2] if len(cc) > 2 else ''}"
         base = os.path.splitext(os.path.basename(str(name)))[0] or "program"
         ptx, blob, _ = _cujit._nvrtc_compile(src, base, arch, 2 if ltoir else 0, options)
