@@ -775,6 +775,10 @@ typedef struct {
     Inst **insts;       /* every instance, callees before callers */
     int ninsts, cap;
     int idx32;          /* index arithmetic in 32 bits */
+    int numba;          /* Numba's rules (a cuda.jit kernel's program): an integer or
+                         * boolean operator computes in at least 64 bits (typeinfer), a
+                         * signed index that may be negative counts from the end
+                         * (codegen/nonneg.c) */
     int depth;          /* nesting of device-function typing (recursion guard) */
     Features features;
     int print_raw;          /* a print() of more than 32 values prints its format (codegen) */

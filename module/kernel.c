@@ -109,6 +109,7 @@ transpile(KernelObject *k, const ArgKey *keys, int n, int idx32)
     rq.boundscheck = k->boundscheck;
     memcpy(rq.launch_bounds, k->launch_bounds, sizeof rq.launch_bounds);
     rq.idx32 = idx32;
+    rq.numba = k->numba;
     rq.args = keys;
     rq.nargs = n;
     if (kernel_links(k, &rq.links) < 0) {
@@ -405,6 +406,7 @@ device_compiled(KernelObject *k, PyObject *sig, const char *name, int forceinlin
     rq.args = keys;
     rq.nargs = nt;
     rq.kname = name;
+    rq.numba = k->numba;
     rq.forceinline = forceinline;
     if (ret && ret->kind == TY_VOID) {
         rq.has_ret = 2;
@@ -595,14 +597,14 @@ kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
     static char *kwlist[] = {"func", "device", "boundscheck", "fast_compile", "fastmath",
                              "launch_bounds", "carveout", "debug", "lineinfo", "opt",
-                             "max_registers", NULL};
+                             "max_registers", "numba", NULL};
     PyObject *func, *lb = NULL;
     int device = 0, boundscheck = 0, fast = 0, fastmath = 0, carveout = CARVEOUT_UNSET;
-    int debug = 0, lineinfo = 0, opt = 1, maxrreg = 0;
+    int debug = 0, lineinfo = 0, opt = 1, maxrreg = 0, numba = 0;
     int bounds[3] = {0};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|ppppOipppi:Kernel", kwlist, &func,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|ppppOipppip:Kernel", kwlist, &func,
                                      &device, &boundscheck, &fast, &fastmath, &lb, &carveout,
-                                     &debug, &lineinfo, &opt, &maxrreg)) {
+                                     &debug, &lineinfo, &opt, &maxrreg, &numba)) {
         return NULL;
     }
     if (maxrreg < 0 || maxrreg > 255) {
@@ -646,6 +648,7 @@ kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     k->lineinfo = lineinfo;
     k->noopt = !opt;
     k->maxrreg = maxrreg;
+    k->numba = numba;
     memcpy(k->launch_bounds, bounds, sizeof bounds);
     k->carveout = carveout;
     if (!k->name) {

@@ -91,6 +91,7 @@ typedef struct {
     int by_signature;           /* compiles only its explicit signatures: arguments
                                  * they do not take go through _resolve_args */
     int numba_warn;             /* a cuda.jit Dispatcher: Numba's launch warnings */
+    int numba;                  /* cuda.jit's spelling: Numba's rules (PlRequest.numba) */
     Alias *aliases;
     Entry *entries;
     PyObject *weakrefs;

@@ -32,7 +32,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define FRONT_FORMAT 1      /* raise when what the key holds changes */
+#define FRONT_FORMAT 2      /* raise when what the key holds changes */
 #define KEY_DEPTH 12        /* nesting of tuples, code objects and functions */
 #define KEY_FUNCS 64        /* functions in one key */
 
@@ -878,7 +878,7 @@ key_request(Keyer *k, const PlRequest *rq)
 {
     const int64_t head[] = {rq->kind, rq->boundscheck, rq->idx32, rq->typing_only, rq->ndim,
                             rq->vec, rq->launch_bounds[0], rq->launch_bounds[1],
-                            rq->launch_bounds[2]};
+                            rq->launch_bounds[2], rq->numba};
     for (size_t i = 0; i < sizeof head / sizeof head[0]; i++) {
         put_num(k, 'r', head[i]);
     }

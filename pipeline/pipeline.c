@@ -292,7 +292,7 @@ red_type(Frame *fr, const PlRequest *rq, Func *comb, Func *map, RedSpec *s)
         }
         Type **margs = cj_alloc(&fr->arena, sizeof(Type *));
         margs[0] = elem;    /* the instance keeps this array */
-        p = ti_infer(&fr->arena, &fr->tr, map, margs, 1, rq->idx32);
+        p = ti_infer(&fr->arena, &fr->tr, map, margs, 1, rq->idx32, 0);
         s->map = p->kernel;
         elem = cj_concrete(s->map->ret);
     }
@@ -302,7 +302,7 @@ red_type(Frame *fr, const PlRequest *rq, Func *comb, Func *map, RedSpec *s)
     if (map) {
         ci = ti_add(p, comb, two);
     } else {
-        p = ti_infer(&fr->arena, &fr->tr, comb, two, 2, rq->idx32);
+        p = ti_infer(&fr->arena, &fr->tr, comb, two, 2, rq->idx32, 0);
         ci = p->kernel;
     }
     Type *acc = cj_concrete(ci->ret);
@@ -509,7 +509,7 @@ type_and_emit(Frame *fr, const PlRequest *rq, Func *fn, Func *map, PlCompiled *o
     case PL_GUFUNC:
     case PL_FUSE_REDUCTION:
     case PL_DEVICE:
-        p = ti_infer(&fr->arena, &fr->tr, fn, types, rq->nargs, rq->idx32);
+        p = ti_infer(&fr->arena, &fr->tr, fn, types, rq->nargs, rq->idx32, rq->numba);
         break;
     case PL_REDUCTION:
         p = red_type(fr, rq, fn, map, &rs);

@@ -63,6 +63,9 @@ typedef struct {
     int boundscheck;            /* kernels: jit.rawkernel(boundscheck=True) */
     int launch_bounds[3];       /* kernels: __launch_bounds__(...); 0: not given */
     int idx32;                  /* 32-bit indexing fits every array */
+    int numba;                  /* Numba's rules (cuda.jit's spelling): integer arithmetic
+                                 * in at least 64 bits, signed indices counted from the
+                                 * end at run time (Program.numba) */
     /* PL_KERNEL: the argument types; PL_ELEMENTWISE: the scalar function's
      * parameter types (scalars, or PL_WEAK Python numbers) */
     const ArgKey *args;

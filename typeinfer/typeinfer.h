@@ -6,8 +6,10 @@
 
 #include "../common/cj.h"
 
-/* types for a kernel given its argument types; longjmps on error */
-Program *ti_infer(Arena *a, CjTry *t, Func *kernel, Type **args, int nargs, int idx32);
+/* types for a kernel given its argument types, by Numba's rules when
+ * `numba` (Program.numba); longjmps on error */
+Program *ti_infer(Arena *a, CjTry *t, Func *kernel, Type **args, int nargs, int idx32,
+                  int numba);
 /* another function typed into the same program (a reduction's map) */
 Inst *ti_add(Program *p, Func *fn, Type **args);
 

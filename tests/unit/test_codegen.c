@@ -139,7 +139,7 @@ emit(Type **args, int nargs, int idx32)
     if (setjmp(tr.jb)) {
         return NULL;
     }
-    Program *p = ti_infer(unit_arena(), &tr, bld.fn, args, nargs, idx32);
+    Program *p = ti_infer(unit_arena(), &tr, bld.fn, args, nargs, idx32, 0);
     prog = p;
     Buf b;
     buf_init(&b);
