@@ -320,7 +320,13 @@ class _Extensions(list):
 class Dispatcher(Kernel):
     """What ``@cuda.jit`` returns: a cujit.Kernel (``k[grid, block]``,
     ``k[grid, block, stream, dynshared]``, ``inspect_cuda``, ``inspect_ptx``)
-    with Numba's dispatcher methods."""
+    with Numba's dispatcher methods, compiled by Numba's typing rules
+    (``numba=True``: integers in 64 bits, Python numbers int64 / float64,
+    signed indices counted from the end)."""
+
+    def __new__(cls, func, **kwargs):
+        kwargs.setdefault("numba", True)
+        return Kernel.__new__(cls, func, **kwargs)
 
     @property
     def __doc__(self):

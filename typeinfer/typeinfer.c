@@ -227,6 +227,98 @@ ti_weak_to(Ti *t, Node *operand, const Type *to)
     }
 }
 
+/* an integer or a boolean, not weak */
+static int
+int_or_bool(const Type *x)
+{
+    char k = cj_type_kind(x);
+    return x->kind == TY_SCALAR && (k == 'b' || k == 'i' || k == 'u');
+}
+
+/* float16, float32 or float64, not weak */
+static int
+numba_real(const Type *x)
+{
+    return x->kind == TY_SCALAR && (x->dtype == DT_F16 || x->dtype == DT_F32
+                                    || x->dtype == DT_F64);
+}
+
+/* Numba's integer typing (a cuda.jit kernel, Program.numba): an arithmetic or
+ * bitwise operator of integers or booleans computes in at least 64 bits,
+ * signed when either operand is (a bool counts as signed); a shift keeps
+ * its left operand's signedness; & | ^ of two booleans is a boolean (NULL:
+ * NumPy's rule gives it).  Operands are never weak there (Python numbers are
+ * int64 and float64, as Numba types them). */
+static Type *
+numba_int_op(int op, const Type *x, const Type *y)
+{
+    if (op == OP_DIV || (cj_type_kind(x) == 'b' && cj_type_kind(y) == 'b'
+                         && (op == OP_BITAND || op == OP_BITOR || op == OP_BITXOR))) {
+        return NULL;
+    }
+    int xu = cj_type_kind(x) == 'u', yu = cj_type_kind(y) == 'u';
+    int uns = op == OP_LSHIFT || op == OP_RSHIFT ? xu : xu && yu;
+    return cj_scalar(uns ? DT_U64 : DT_I64);
+}
+
+/* the float an integer meets a float as in Numba (its casting rules: int8
+ * and bool fit float16, uint8 and int16 float32, wider ones float64) */
+static DType
+numba_float_of(DType dt)
+{
+    switch (dt) {
+    case DT_BOOL: case DT_I8:
+        return DT_F16;
+    case DT_U8: case DT_I16:
+        return DT_F32;
+    default:
+        return DT_F64;
+    }
+}
+
+/* Numba's result of x op y (a cuda.jit kernel) where it differs from
+ * NumPy's: integers and booleans (numba_int_op); an integer with a float
+ * gives the wider of the float and numba_float_of(int) (uint16 with float32
+ * is float64); a float ** an integer keeps the float; //, % and ** of
+ * float16 compute in float32.  NULL: NumPy's rule (complex, bfloat16, NumPy
+ * mode). */
+static Type *
+numba_binop(Ti *t, int op, const Type *x, const Type *y)
+{
+    if (!t->p->numba || op == OP_MATMUL || (!int_or_bool(x) && !numba_real(x))
+        || (!int_or_bool(y) && !numba_real(y))) {
+        return NULL;
+    }
+    if (int_or_bool(x) && int_or_bool(y)) {
+        return numba_int_op(op, x, y);
+    }
+    DType f;
+    if (numba_real(x) && int_or_bool(y) && op == OP_POW) {
+        f = x->dtype;
+    } else if (numba_real(x) && numba_real(y)) {
+        f = cj_promote_dt(x->dtype, y->dtype);
+    } else {
+        const Type *fl = numba_real(x) ? x : y, *in = numba_real(x) ? y : x;
+        f = cj_promote_dt(fl->dtype, numba_float_of(in->dtype));
+    }
+    if (f == DT_F16 && (op == OP_FLOORDIV || op == OP_MOD || op == OP_POW)) {
+        f = DT_F32;
+    }
+    return cj_scalar(f);
+}
+
+/* -x, +x, ~x of an integer or boolean in a cuda.jit kernel: Numba's 64 bits
+ * of its signedness (a boolean's: int64; ~ of a boolean stays one); NULL
+ * otherwise */
+static Type *
+numba_int_unary(Ti *t, int op, const Type *x)
+{
+    if (!t->p->numba || !int_or_bool(x) || (op == OP_INVERT && cj_type_kind(x) == 'b')) {
+        return NULL;
+    }
+    return cj_scalar(cj_type_kind(x) == 'u' ? DT_U64 : DT_I64);
+}
+
 /* x op y converts a weak Python int operand to the other's integer dtype;
  * true division converts both to float64 (no range to keep) */
 static void
@@ -235,7 +327,8 @@ weak_operands(Ti *t, int op, Node *a, Node *b, Type *x, Type *y)
     if (op == OP_DIV || !x || !y || !cj_is_numeric(x) || !cj_is_numeric(y)) {
         return;
     }
-    Type *r = cj_promote(x, y);
+    Type *r = numba_binop(t, op, x, y);
+    r = r ? r : cj_promote(x, y);
     ti_weak_to(t, a, r);
     ti_weak_to(t, b, r);
 }
@@ -354,6 +447,10 @@ ti_binop_type(Ti *t, Node *n, int op, Type *x, Type *y)
         ti_err(t, n, "unsupported operand types for %s: %s and %s", op_str(op), ti_tstr(t, x),
             ti_tstr(t, y));
     }
+    Type *wide = numba_binop(t, op, x, y);
+    if (wide) {
+        return wide;
+    }
     Type *r = cj_promote(x, y);
     char k = cj_type_kind(r);
     int weak = cj_is_weak(r);
@@ -418,6 +515,10 @@ unary_type(Ti *t, Node *n)
         return cj_scalar(DT_BOOL);
     }
     need_numeric(t, n, x, n->op == OP_INVERT ? "operator ~" : "unary minus or plus");
+    Type *wide = numba_int_unary(t, n->op, x);
+    if (wide) {
+        return wide;
+    }
     char k = cj_type_kind(x);
     if (n->op == OP_INVERT && k != 'b' && k != 'i' && k != 'u') {
         ti_err(t, n, "operator ~ needs an integer or a boolean, got %s", ti_tstr(t, x));
@@ -1116,6 +1217,20 @@ ti_expr_opt(Ti *t, Node *n)
     return ti_expr(t, n);
 }
 
+/* a cuda.jit kernel has no weak numbers: a Python int is int64 (uint64 past
+ * its range), a float float64, a complex complex128, as Numba types them */
+static Type *
+numba_strong(Ti *t, Node *n, Type *ty)
+{
+    if (!t->p->numba || !ty || !cj_is_weak(ty)) {
+        return ty;
+    }
+    if (n->kind == ND_CONST && n->cval.kind == CK_UINT) {
+        return cj_scalar(DT_U64);
+    }
+    return cj_concrete(ty);
+}
+
 static Type *
 ti_expr(Ti *t, Node *n)
 {
@@ -1172,6 +1287,7 @@ ti_expr(Ti *t, Node *n)
         cj_unreachable(t->p->try_, "statement in expression position");
     }
     ty = unwrap_optional(t, n, ty, opt_ok);
+    ty = numba_strong(t, n, ty);
     note_type(t, ty);
     return set(t, n, ty);
 }
@@ -2231,12 +2347,20 @@ ti_instance(Ti *caller, Node *call, Func *fn, Type **args)
 }
 
 Program *
-ti_infer(Arena *a, CjTry *tr, Func *kernel, Type **args, int nargs, int idx32)
+ti_infer(Arena *a, CjTry *tr, Func *kernel, Type **args, int nargs, int idx32, int numba)
 {
     Program *p = cj_alloc(a, sizeof(Program));
     p->arena = a;
     p->try_ = tr;
     p->idx32 = idx32;
+    p->numba = numba;
+    if (numba && nargs > 0) {               /* no weak numbers (numba_strong) */
+        Type **strong = cj_alloc(a, sizeof(Type *) * (size_t)nargs);
+        for (int i = 0; i < nargs; i++) {
+            strong[i] = cj_is_weak(args[i]) ? cj_concrete(args[i]) : args[i];
+        }
+        args = strong;
+    }
     if (nargs != kernel->nparams) {
         snprintf(tr->err.msg, sizeof tr->err.msg, "%s() takes %d arguments, got %d",
                  kernel->name, kernel->nparams, nargs);
