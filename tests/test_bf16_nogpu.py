@@ -304,12 +304,23 @@ def test_promotion(other, result):
     b = np.ones(2, other) if other is not None else 2.5
     if other is None:
         def weak(out, a, b):
-            x = a[0] * 2.5 + 1      # Python literals are weak (NEP 50)
+            x = a[0] * 2.5 + 1      # Python literals are weak (NEP 50) in cujit's dialect
             out[0] = x
-        src = cuda.jit(weak).inspect_cuda(np.zeros(1), a, b)
+        src = cujit.jit.rawkernel()(weak).inspect_cuda(np.zeros(1), a, b)
     else:
         src = cuda.jit(promote).inspect_cuda(np.zeros(1), a, b)
     assert f"{result} x;" in src
+
+
+@needs_ml
+def test_literal_is_float64_in_cuda_jit():
+    """Numba types a Python float as float64, so bfloat16 * 2.5 + 1 is a
+    float64 in a cuda.jit kernel (numba-cuda's compile_ptx says float64)"""
+    def strong(out, a):
+        x = a[0] * 2.5 + 1
+        out[0] = x
+    src = cuda.jit(strong).inspect_cuda(np.zeros(1), np.ones(2, ref.BF16))
+    assert "double x;" in src
 
 
 # ---- isinstance() with number types: a constant of the value's type ----
