@@ -722,6 +722,9 @@ cast_type(Ti *t, Node *n)
     }
     switch (n->op) {
     case BI_INT:
+        if (t->p->numba && x && x->kind == TY_SCALAR && (kind(x) == 'i' || kind(x) == 'u')) {
+            return x;       /* Numba: int() of an integer keeps its type */
+        }
         return cj_weak(TY_WEAK_INT);
     case BI_FLOAT:
         return cj_weak(TY_WEAK_FLOAT);
