@@ -30,7 +30,8 @@ def test_pointer_parameters_in_cuda():
     assert k.signatures == ["(int32*, int32, int32*, int32*, uint32)"]
     src = next(iter(k.inspect_cuda().values()))
     assert "(int *r, int a, int *x, int *y, unsigned int n)" in src
-    assert "r[i] = a * x[i] + y[i];" in src
+    # int32 arithmetic is int64 in a cuda.jit kernel (Numba), stored back as int32
+    assert "r[i] = (int)((long long)a * (long long)x[i] + (long long)y[i]);" in src
 
 
 def test_pointer_string_signature_and_ptx():

@@ -64,7 +64,8 @@ def test_implementation_follows_argument_types():
         out[0] = describe(f) + describe(i) + describe(a)
 
     src = k.inspect_cuda("void(float32, int16, float64[::1], float64[::1])")
-    assert "x * 4.0f" in src and "x - (short)9" in src and "+ 1000.0" in src
+    # Numba's typing in cuda.jit: float32 * 4.0 is float64, int16 - 9 is int64
+    assert "(double)x * 4.0" in src and "(long long)x - 9LL" in src and "+ 1000.0" in src
     kern = body(src, "k")
     assert kern.count("cj_dev_describe") == 3      # three implementations, one each
 
@@ -230,7 +231,7 @@ def test_overload_calling_overload_and_itself_as_impl():
     def k(x):
         x[0] = outer(x[0])
     src = k.inspect_cuda("void(int32[::1])")
-    assert "x * 3 + 1" in src and "+ 2" in src
+    assert "(long long)x * 3LL + 1LL" in src and "+ 2LL" in src
 
 
 def test_device_function_typed_twice_gets_two_implementations():
@@ -311,7 +312,7 @@ def test_numba_dispatcher_called_as_device_function():
     @cuda.jit
     def k(x):
         x[0] = inner(x[0])
-    assert "v * 5 - 1" in k.inspect_cuda("void(int32[::1])")
+    assert "(long long)v * 5LL - 1LL" in k.inspect_cuda("void(int32[::1])")
 
 
 def test_object_with_py_func_outside_numba_is_not_read():
@@ -367,7 +368,7 @@ def test_overload_method_by_receiver_type():
             out[i] = a.weighted(i) + a.weighted(i, w=3.0) + a[i].twice() + n.twice()
     src = k.inspect_cuda("void(float64[::1], int32, float64[::1])")
     assert "arr.data[i] * 2.0" in src and "arr.data[i] * 3.0" in src
-    assert "x + x" in src and "x * 2 + 1000" in src
+    assert "x + x" in src and "(long long)x * 2LL + 1000LL" in src
     assert re.search(r"cj_dev_weighted\w*\(a, i\)", body(src, "k"))
 
 
@@ -626,7 +627,8 @@ def ol_first_plus(a, v):
 FK_RUN = '''import fkomod
 s = fkomod.k.inspect_cuda("void(float32[::1])")
 print(" | ".join(l.strip() for l in s.splitlines() if l.strip().startswith(("return x",
-                                                                          "return a"))))
+                                                                          "return a",
+                                                                          "return (double)"))))
 '''
 
 
@@ -650,15 +652,16 @@ def test_front_key_holds_factories_and_implementations(tmp_path):
             if not path.exists() or path.read_text() != text:   # a file's identity is keyed
                 path.write_text(text)
         return _fk_run(tmp_path, **env)
-    first = "return x * 2.5f + 1.0f; | return a.data[0LL] + (float)(1.0 * 2.0);"
+    # Numba's typing in cuda.jit: float32 with a Python float computes in float64
+    first = "return (double)x * 2.5 + 1.0; | return (double)a.data[0LL] + 1.0 * 2.0;"
     assert run("1.0", "2.0") == (first, "miss")
     assert run("1.0", "2.0") == (first, "hit")
-    assert run("1.0", "2.0", FK_K="4.0") == (first.replace("2.5f", "4.0f"), "miss")
+    assert run("1.0", "2.0", FK_K="4.0") == (first.replace("2.5", "4.0"), "miss")
     # an implementation changes: of the function, of the method (in a file the kernel's
     # code names nothing of)
-    assert run("3.0", "2.0") == (first.replace("1.0f;", "3.0f;"), "miss")
+    assert run("3.0", "2.0") == (first.replace("+ 1.0;", "+ 3.0;"), "miss")
     assert run("3.0", "2.0")[1] == "hit"
-    assert run("3.0", "5.0") == (first.replace("1.0f;", "3.0f;").replace("2.0)", "5.0)"),
+    assert run("3.0", "5.0") == (first.replace("+ 1.0;", "+ 3.0;").replace("* 2.0;", "* 5.0;"),
                                  "miss")
     assert run("3.0", "5.0")[1] == "hit"
 

@@ -371,7 +371,8 @@ def _const_ref(x, out):
 
 
 CASES = [
-    (increment, (np.zeros(8, np.float32),), [("+= 1.0f", True)]),
+    # Numba's typing: float32 + an int literal (int64) computes in float64
+    (increment, (np.zeros(8, np.float32),), [("(float)((double)cj_r + 1.0)", True)]),
     (matmul_shared, _matmul_args(), [("__shared__ float sa[256]", True),
                                       ("__syncthreads()", True)]),
     (dynamic_reverse, (np.zeros(8), np.zeros(8)), [("cj_dyn_smem", True)]),

@@ -29,10 +29,7 @@ import numpy as np
 
 CASES = []
 # the cases cujit gets wrong for now, and why: the tests mark them xfail (strict)
-CUJIT_XFAIL = {
-    "booleans_added_as_counts": "cujit types bool + bool by NumPy's rule (a bool: a logical "
-                                "or), where Numba adds booleans as int64 counts",
-}
+CUJIT_XFAIL = {}
 cuda = None         # the API module: load() sets it
 
 

@@ -40,14 +40,6 @@ CASES = []
 # cases where cujit knowingly differs from Numba: their tests are
 # xfail(strict=True) under cujit (and pass under numba-cuda)
 CUJIT_XFAIL = {
-    "lcg_uint32_numba_widening":
-        "Numba types integer arithmetic in 64 bits (uint32 * uint32 is uint64, so the "
-        "state never wraps at 32 bits); cujit follows NumPy 2 promotion (a founding "
-        "decision, DESIGN.md section 3): uint32 stays uint32 and wraps",
-    "sobel_raw_uint8_arith":
-        "Numba computes uint8 + uint8 and 2 * uint8 in int64, so the squared gradients "
-        "come out right; cujit follows NumPy 2 promotion (DESIGN.md section 3): the "
-        "arithmetic stays uint8 and wraps",
     "periodic_stencil_negative_indices":
         "Numba wraps a negative signed index known only at run time (u[i - 1] at i == 0 "
         "reads u[-1], the last element); cujit wraps only constant indices (u[-1]) and "
