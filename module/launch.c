@@ -244,6 +244,20 @@ coarse_ok(const Entry *e, const LaunchConfig *c, const RtArray *arrs, const int 
     return 1;
 }
 
+/* every thread's index in the grid fits an int32: an idx32 entry computes
+ * grid(n) and gridsize(n) in 32 bits, so a larger grid takes the 64-bit one
+ * (Numba's issue 9229: 22121216 blocks of 256 threads) */
+static int
+grid_fits32(const LaunchConfig *c)
+{
+    for (int d = 0; d < 3; d++) {
+        if ((uint64_t)c->grid[d] * c->block[d] > INT32_MAX) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 static LaunchConfig last_config;    /* the last launch, for _bench_launch */
 static Entry *last_entry;
 static int last_dev;
@@ -509,6 +523,7 @@ launch_ex(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssiz
         keys[got] = rt_array_key(a->dtype, a->ndim, lay, a->readonly);
         idx32 &= rt_fits32(a->ndim, a->shape, a->strides);
     }
+    idx32 &= grid_fits32(c);
     Entry *e = find_entry(k, keys, (int)n, idx32);
     if (!e && k->by_signature) {
         e = orig ? find_compatible(k, keys, (int)n, idx32) : find_alias(k, keys, (int)n, idx32);

@@ -264,7 +264,7 @@ def test_fake_driver_stats_across_processes(fake_driver, tmp_path):  # noqa: F81
     run_scenario(fake_driver, "stats_again", tmp_path)     # the same cache folder
 
 
-@pytest.mark.parametrize("name", ["signatures", "pickling", "launch_warnings"])
+@pytest.mark.parametrize("name", ["signatures", "pickling", "launch_warnings", "huge_grid"])
 def test_fake_driver(fake_driver, tmp_path, name):  # noqa: F811
     nvrtc_or_skip()
     run_scenario(fake_driver, name, tmp_path)

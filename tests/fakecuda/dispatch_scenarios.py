@@ -182,6 +182,31 @@ def launch_warnings():
                               np.ones((128 * 128, 2), np.float32))) == []
 
 
+def huge_grid():
+    """A grid of more than 2**31 threads takes the entry with 64-bit
+    indexing, whose grid(1) does not wrap (Numba's issue 9229: 22121216
+    blocks of 256); small grids keep the 32-bit entry, and each is compiled
+    once"""
+    import warnings
+
+    @cuda.jit
+    def f(e):
+        i = cuda.grid(1)
+        if i < 0:
+            e[0] = 1
+
+    a = cuda.to_device(np.zeros(1, np.uint64))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        f[1, 32](a)
+        assert sum(f.stats.cache_misses.values()) == 1
+        f[22121216, 256](a)
+        assert sum(f.stats.cache_misses.values()) == 2, f.stats
+        f[22121216, 256](a)
+        f[4, 32](a)
+        assert sum(f.stats.cache_misses.values()) == 2, f.stats
+
+
 if __name__ == "__main__":
     globals()[sys.argv[1]]()
     print("%s ok" % sys.argv[1])
