@@ -12,6 +12,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import numba_typing_rules as R                      # noqa: E402
 from test_numba_typing_nogpu import PAIRS, cujit_type  # noqa: E402
 
+pytestmark = pytest.mark.gpu
+
 
 @pytest.fixture(scope="module")
 def numba_cuda():
