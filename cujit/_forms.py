@@ -152,7 +152,8 @@ def guvectorize(*args, target=None, **kwargs):
     make = lambda f, s: GUFunc(f, layout, s)      # noqa: E731
     if target is not None:
         from cujit import _numba_forms
-        make = lambda f, s: _numba_forms.NumbaGUFunc(GUFunc(f, layout, s), s)   # noqa: E731
+        make = lambda f, s: _numba_forms.NumbaGUFunc(GUFunc(f, layout, s, numba=True),  # noqa: E731
+                                                     s)
     if sigs and _dt().has_datetime(sigs):         # over int64, outputs viewed
         ps = _dt().plans(sigs)
         nout = _dt().gufunc_nout(layout)

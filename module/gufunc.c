@@ -175,6 +175,8 @@ typedef struct {
     int last_block;             /* the last launch (.last_launch): -1 none, 0 plain */
     unsigned last_shmem;
     uint32_t last_mask;
+    int numba;                  /* Numba's spelling (target='cuda'): its typing rules in
+                                 * the body (PlRequest.numba) */
     vectorcallfunc vectorcall;
 } GUFuncObject;
 
@@ -671,6 +673,7 @@ gu_kernel(GuCall *c)
     rq.func = g->pyfunc;
     rq.label = label;
     rq.idx32 = c->idx32;
+    rq.numba = g->numba;
     rq.args = c->fn_args;
     rq.nargs = np;
     rq.gu_mode = c->mode;
@@ -1239,10 +1242,11 @@ stage_default(void)
 static PyObject *
 gufunc_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    static char *kwlist[] = {"func", "layout", "signatures", NULL};
+    static char *kwlist[] = {"func", "layout", "signatures", "numba", NULL};
     PyObject *func, *layout, *sigs = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OU|O:GUFunc", kwlist, &func, &layout,
-                                     &sigs)) {
+    int numba = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OU|Op:GUFunc", kwlist, &func, &layout,
+                                     &sigs, &numba)) {
         return NULL;
     }
     PyObject *pf = scalar_function(func);
@@ -1259,6 +1263,7 @@ gufunc_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     g->vectorcall = gufunc_call;
     g->stage = stage_default();
     g->last_block = -1;
+    g->numba = numba;
     if (!g->name || parse_layout(PyUnicode_AsUTF8(layout), &g->lay) < 0
         || (sigs && sigs != Py_None && parse_sigs(g, sigs) < 0)) {
         Py_DECREF(g);

@@ -130,3 +130,20 @@ def test_ufunc_reduce_errors():
     one = cuda.vectorize([int32(int32)])(lambda a: a)
     with pytest.raises(TypeError, match="only a ufunc of 2 inputs reduces"):
         one.reduce(np.zeros(3, np.int32))
+
+
+def dot_acc(a, b, out):
+    acc = 0
+    for i in range(a.shape[0]):
+        acc += a[i] * b[i]
+    out[0] = acc
+
+
+def test_gufunc_body_follows_the_spelling():
+    """Numba's gufunc types its body by Numba's rules: `acc = 0` then
+    `acc += float32` accumulates in float64; cujit's own keeps NumPy's
+    (float32)"""
+    sig = [void(float32[:], float32[:], float32[:])]
+    numba_src = cuda.guvectorize(sig, "(n),(n)->()")(dot_acc).form.inspect_cuda(0)
+    own_src = cujit.guvectorize(sig, "(n),(n)->()")(dot_acc).inspect_cuda(0)
+    assert "double acc;" in numba_src and "float acc;" in own_src
