@@ -281,7 +281,7 @@ numba_float_of(DType dt)
  * gives the wider of the float and numba_float_of(int) (uint16 with float32
  * is float64); a float ** an integer keeps the float; //, % and ** of
  * float16 compute in float32.  NULL: NumPy's rule (complex, bfloat16, NumPy
- * mode). */
+ * mode, a shift or bitwise operator of a float, which it refuses). */
 static Type *
 numba_binop(Ti *t, int op, const Type *x, const Type *y)
 {
@@ -291,6 +291,10 @@ numba_binop(Ti *t, int op, const Type *x, const Type *y)
     }
     if (int_or_bool(x) && int_or_bool(y)) {
         return numba_int_op(op, x, y);
+    }
+    if (op == OP_LSHIFT || op == OP_RSHIFT || op == OP_BITOR || op == OP_BITXOR
+        || op == OP_BITAND) {
+        return NULL;
     }
     DType f;
     if (numba_real(x) && int_or_bool(y) && op == OP_POW) {
@@ -489,8 +493,11 @@ ti_binop_type(Ti *t, Node *n, int op, Type *x, Type *y)
     case OP_BITXOR:
     case OP_BITAND:
         if (k != 'b' && k != 'i' && k != 'u') {
-            ti_err(t, n, "operator %s needs integers or booleans, got %s and %s", op_str(op),
-                ti_tstr(t, x), ti_tstr(t, y));
+            ti_err(t, n, "operator %s needs integers or booleans, got %s and %s%s", op_str(op),
+                ti_tstr(t, x), ti_tstr(t, y), t->p->numba && k == 'f'
+                ? " (in Numba's typing a variable assigned both a uint64 and a signed integer "
+                  "is a float64: convert one of them, e.g. with np.uint64(...) or int(...))"
+                : "");
         }
         if (k == 'b' && (op == OP_LSHIFT || op == OP_RSHIFT)) {
             return cj_scalar(DT_I8);
