@@ -14,7 +14,19 @@
  * definitions of two types stays its type error.  A parameter's value at
  * entry is a definition.  A use that no definition reaches (Python's
  * UnboundLocalError) joins the name's first web; typeinfer's
- * definite-assignment walk warns about it and codegen zero-initializes it. */
+ * definite-assignment walk warns about it and codegen zero-initializes it.
+ *
+ * In a cuda.jit kernel (FeCtx.numba) a loop that assigns a name also read
+ * apart from the loop (before it) gets a copy `name = name` in front of it,
+ * as Numba's SSA gives the loop's phi a version of its own:
+ *
+ *     w = words[i]        # uint32, read by v = w
+ *     v = w
+ *     w = w               # the copy: the loop's w is another variable
+ *     while w: w &= w - 1 # int64 there; v stays a copy of the uint32
+ *
+ * so that what the loop makes of the name does not change the type of the
+ * reads before it (loop_copies). */
 #include <string.h>
 
 #include "fe_impl.h"
@@ -41,6 +53,10 @@ typedef struct {
     Node **nodes;       /* by node id: the ND_VAR / ND_FOR nodes met */
     unsigned char *unset;   /* by node id: x op= y where no definition of x reaches */
     Loop *loop;
+    /* loop copies (numba only; NULL otherwise), by node id: */
+    uint64_t **reach;       /* a read: the definitions that reach it */
+    uint64_t **entry;       /* a loop: the definitions that reach its entry */
+    unsigned char *fixed;   /* by Var id: a shared, local or constant array, never copied */
 } Webs;
 
 static void web_stmts(Webs *w, Node **list, int n, St *s);
@@ -102,11 +118,29 @@ st_join(Webs *w, St *into, const St *from)
     return grew;
 }
 
+/* *into |= the definitions of s (allocated on first use) */
+static void
+bits_or(Webs *w, uint64_t **into, const St *s)
+{
+    if (s->dead) {
+        return;
+    }
+    if (!*into) {
+        *into = cj_alloc(w->f->cx->arena, sizeof(uint64_t) * (size_t)w->nwords);
+    }
+    for (int i = 0; i < w->nwords; i++) {
+        (*into)[i] |= s->bits[i];
+    }
+}
+
 /* a read of v: every definition of v reaching it joins one web */
 static void
 use(Webs *w, Node *n, const St *s)
 {
     w->nodes[n->id] = n;
+    if (w->reach) {
+        bits_or(w, &w->reach[n->id], s);
+    }
     for (int i = 0; !s->dead && i < w->nwords; i++) {
         for (uint64_t m = s->bits[i]; m; m &= m - 1) {
             int d = i * 64 + __builtin_ctzll(m);
@@ -222,6 +256,9 @@ web_loop(Webs *w, Node *n, St *s, St *brk)
     Loop lp;
     lp.up = w->loop;
     w->loop = &lp;
+    if (w->entry) {
+        bits_or(w, &w->entry[n->id], s);
+    }
     for (int grew = 1; grew;) {
         if (n->kind == ND_WHILE) {
             web_expr(w, n->a, s);
@@ -274,6 +311,11 @@ web_stmt(Webs *w, Node *n, St *s)
         web_expr(w, n->a, s);
         for (int i = 0; i < n->n; i++) {
             web_target(w, n->list[i], s);
+        }
+        if (w->fixed && n->a->kind == ND_CALL && n->list[0]->kind == ND_VAR
+            && (n->a->op == BI_SHARED_MEMORY || n->a->op == BI_LOCAL_MEMORY
+                || n->a->op == BI_CONST_ARRAY || n->a->op == BI_NPFUNC)) {
+            w->fixed[n->list[0]->var->id] = 1;
         }
         return;
     case ND_AUGASSIGN:
@@ -414,33 +456,202 @@ rename_nodes(Webs *w)
     }
 }
 
-/* Splits each local of the function just read into its webs (above). */
-void
-fe_split_webs(Fe *f)
+/* ---- loop copies (Numba's SSA versions at a loop's head) ---- */
+
+/* in[id] = 1 for n and every node under it */
+static void
+mark_under(Node *n, unsigned char *in)
+{
+    if (!n) {
+        return;
+    }
+    in[n->id] = 1;
+    mark_under(n->a, in);
+    mark_under(n->b, in);
+    mark_under(n->c, in);
+    for (int i = 0; i < n->n; i++) {
+        mark_under(n->list[i], in);
+    }
+    for (int i = 0; i < n->n2; i++) {
+        mark_under(n->list2[i], in);
+    }
+}
+
+/* the nodes that run in loop n's iterations: its body, a while's test, a
+ * for's own binding (not a for's range, evaluated once before, nor the
+ * else block, run after) */
+static unsigned char *
+loop_nodes(Webs *w, Node *n)
+{
+    unsigned char *in = cj_alloc(w->f->cx->arena, (size_t)w->f->nnodes + 1);
+    in[n->id] = 1;
+    if (n->kind == ND_WHILE) {
+        mark_under(n->a, in);
+    }
+    for (int i = 0; i < n->n; i++) {
+        mark_under(n->list[i], in);
+    }
+    return in;
+}
+
+static int
+bit(const uint64_t *b, int d)
+{
+    return b && (b[d / 64] >> (d % 64)) & 1;
+}
+
+/* 1 when some definition of v reaching loop n's entry from outside it also
+ * reaches a read of v that no definition inside the loop reaches (a read
+ * before the loop): Numba types the loop's version of v apart.  defs: the
+ * definitions of v */
+static int
+read_apart(Webs *w, Node *n, const unsigned char *in, const Var *v, const int *defs, int ndefs)
+{
+    for (int r = 0; r < w->f->nnodes; r++) {
+        if (!w->reach[r] || in[r] || w->nodes[r]->var != v) {
+            continue;
+        }
+        int before = 0, inside = 0;
+        for (int k = 0; k < ndefs; k++) {
+            int d = defs[k];
+            if (!bit(w->reach[r], d)) {
+                continue;
+            }
+            int here = d >= w->np && in[d - w->np];
+            inside |= here;
+            before |= !here && bit(w->entry[n->id], d);
+        }
+        if (before && !inside) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* the definitions of v, into defs: their count */
+static int
+defs_of(Webs *w, const Var *v, int *defs)
+{
+    int k = 0;
+    for (int d = 0; d < w->nbits; d++) {
+        if (w->defvar[d] == v) {
+            defs[k++] = d;
+        }
+    }
+    return k;
+}
+
+/* `v = v`, placed in front of loop n */
+static Node *
+copy_stmt(Webs *w, Node *n, Var *v)
+{
+    Fe *f = w->f;
+    Node *c = fe_new_node(f, ND_ASSIGN, n->loc);
+    c->a = fe_new_node(f, ND_VAR, n->loc);
+    c->a->var = v;
+    c->n = 1;
+    c->list = cj_alloc(f->cx->arena, sizeof(Node *));
+    c->list[0] = fe_new_node(f, ND_VAR, n->loc);
+    c->list[0]->var = v;
+    return c;
+}
+
+/* the copies loop n needs, pushed onto *out: names assigned in the loop and
+ * read apart from it (not by reference, not arrays of a block or thread) */
+static void
+copies_for(Webs *w, Node *n, Node ***out, int *nout, int *cap)
+{
+    if (!w->entry[n->id]) {
+        return;
+    }
+    unsigned char *in = loop_nodes(w, n);
+    unsigned char *done = cj_alloc(w->f->cx->arena, (size_t)w->f->nvars + 1);
+    int *defs = cj_alloc(w->f->cx->arena, sizeof(int) * (size_t)(w->nbits + 1));
+    for (int d = w->np; d < w->nbits; d++) {
+        Var *v = w->defvar[d];
+        if (!v || !in[d - w->np] || done[v->id] || v->byref || w->fixed[v->id]) {
+            continue;
+        }
+        done[v->id] = 1;
+        if (read_apart(w, n, in, v, defs, defs_of(w, v, defs))) {
+            *out = (Node **)cj_vec_push(w->f->cx->arena, (void **)*out, nout, cap,
+                                        copy_stmt(w, n, v));
+        }
+    }
+}
+
+/* the statements of a block, each loop preceded by its copies; the count
+ * of copies made, under it too */
+static int
+with_copies(Webs *w, Node ***list, int *n)
+{
+    Node **out = NULL;
+    int nout = 0, cap = 0, made = 0;
+    for (int i = 0; i < *n; i++) {
+        Node *s = (*list)[i];
+        if (s->kind == ND_IF || s->kind == ND_WHILE || s->kind == ND_FOR) {
+            made += with_copies(w, &s->list, &s->n);
+            made += with_copies(w, &s->list2, &s->n2);
+        }
+        if (s->kind == ND_WHILE || s->kind == ND_FOR) {
+            int before = nout;
+            copies_for(w, s, &out, &nout, &cap);
+            made += nout - before;
+        }
+        out = (Node **)cj_vec_push(w->f->cx->arena, (void **)out, &nout, &cap, s);
+    }
+    if (made) {
+        *list = out;
+        *n = nout;
+    }
+    return made;
+}
+
+/* reaching definitions over the function (above), recording what the loop
+ * copies need where `track` */
+static void
+analyse(Fe *f, Webs *w, int track)
 {
     Func *fn = f->fn;
     Arena *a = f->cx->arena;
-    Webs w;
-    memset(&w, 0, sizeof w);
-    w.f = f;
-    w.np = fn->nparams;
-    w.nbits = w.np + f->nnodes;
-    w.nwords = w.nbits / 64 + 1;
-    w.defvar = cj_alloc(a, sizeof(Var *) * (size_t)(w.nbits + 1));
-    w.parent = cj_alloc(a, sizeof(int) * (size_t)(w.nbits + 1));
-    w.userep = cj_alloc(a, sizeof(int) * (size_t)(f->nnodes + 1));
-    w.nodes = cj_alloc(a, sizeof(Node *) * (size_t)(f->nnodes + 1));
-    w.unset = cj_alloc(a, (size_t)f->nnodes + 1);
-    for (int d = 0; d < w.nbits; d++) {
-        w.parent[d] = d;
+    memset(w, 0, sizeof *w);
+    w->f = f;
+    w->np = fn->nparams;
+    w->nbits = w->np + f->nnodes;
+    w->nwords = w->nbits / 64 + 1;
+    w->defvar = cj_alloc(a, sizeof(Var *) * (size_t)(w->nbits + 1));
+    w->parent = cj_alloc(a, sizeof(int) * (size_t)(w->nbits + 1));
+    w->userep = cj_alloc(a, sizeof(int) * (size_t)(f->nnodes + 1));
+    w->nodes = cj_alloc(a, sizeof(Node *) * (size_t)(f->nnodes + 1));
+    w->unset = cj_alloc(a, (size_t)f->nnodes + 1);
+    if (track) {
+        w->reach = cj_alloc(a, sizeof(uint64_t *) * (size_t)(f->nnodes + 1));
+        w->entry = cj_alloc(a, sizeof(uint64_t *) * (size_t)(f->nnodes + 1));
+        w->fixed = cj_alloc(a, (size_t)f->nvars + 1);
+    }
+    for (int d = 0; d < w->nbits; d++) {
+        w->parent[d] = d;
     }
     for (int i = 0; i < f->nnodes; i++) {
-        w.userep[i] = -1;
+        w->userep[i] = -1;
     }
-    St s = st_new(&w, 0);
-    for (int p = 0; p < w.np; p++) {
-        define(&w, p, f->vars[p], &s);
+    St s = st_new(w, 0);
+    for (int p = 0; p < w->np; p++) {
+        define(w, p, f->vars[p], &s);
     }
-    web_stmts(&w, fn->body, fn->nbody, &s);
+    web_stmts(w, fn->body, fn->nbody, &s);
+}
+
+/* Splits each local of the function just read into its webs (above); in a
+ * cuda.jit kernel, after placing the loop copies (and so analysing twice
+ * where there are any). */
+void
+fe_split_webs(Fe *f)
+{
+    Webs w;
+    analyse(f, &w, f->cx->numba);
+    if (f->cx->numba && with_copies(&w, &f->fn->body, &f->fn->nbody)) {
+        analyse(f, &w, 0);
+    }
     rename_nodes(&w);
 }

@@ -580,6 +580,7 @@ run_stages(const PlRequest *rq, PlCompiled *out)
     double t0 = pl_now_ms();
     int device = rq->kind != PL_KERNEL;
     fr.cx.fuse_names = rq->fuse_names;
+    fr.cx.numba = rq->numba;
     fr.cx.links = rq->links;
     fr.cx.inplace = rq->inplace;
     fr.cx.ninplace = rq->ninplace;

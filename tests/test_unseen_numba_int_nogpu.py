@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import cujit
-from cujit import cuda
+from cujit import cuda, jit
 from test_kernels_host import CXX
 from test_runtime_nogpu import fake_driver, nvrtc_or_skip  # noqa: F401
 
@@ -81,3 +81,61 @@ def test_bitwise_operator_of_a_float_is_a_compile_error():
 
     with pytest.raises(cujit.CompileTypeError, match=r"operator << needs integers"):
         cuda.jit(s).inspect_cuda("void(float32[::1], int64[::1])")
+
+
+def _popcounts(words, loop, kern):
+    i = cuda.grid(1)
+    if i < words.size:
+        w = words[i]
+        v = w
+        c = 0
+        while v:
+            c += v & 1
+            v >>= 1
+        loop[i] = c
+        k = 0
+        while w != 0:
+            w &= w - 1
+            k += 1
+        kern[i] = k
+
+
+def test_loop_gets_its_own_version_of_a_name_read_before_it():
+    """w = words[i] read (v = w) before `while w: w &= w - 1` makes it int64:
+    as Numba's SSA gives the loop's phi a version of its own, the loop works
+    on a copy (w_2 = w, int64) and v stays a copy of the uint32, so v >>= 1
+    is uint64 (one web of w made v float64 before, then v & 1 failed)"""
+    nvrtc_or_skip()
+    sig = "void(uint32[::1], int32[::1], int32[::1])"
+    src = cuda.jit(_popcounts).inspect_cuda(sig)
+    assert "unsigned int w;" in src and "long long w_2;" in src, src
+    assert "w_2 = (long long)w;" in src and "unsigned long long v;" in src, src
+    assert "while (w_2 != 0LL)" in src, src
+    # NumPy's typing (jit.rawkernel): w & (w - 1) stays uint32, no copy needed or made
+    assert "w_2" not in jit.rawkernel()(_popcounts).inspect_cuda(sig)
+
+
+def _xorshift_rows(seeds, out, first):
+    i = cuda.grid(1)
+    if i < seeds.shape[0]:
+        x = seeds[i]
+        first[i] = x >> 1
+        for k in range(out.shape[1]):
+            x ^= x << 13
+            x ^= x >> 17
+            x ^= x << 5
+            out[i, k] = x
+        first[i] += x & 1
+
+
+def test_for_loop_copy_and_reads_after_the_loop():
+    """x = seeds[i] read before a for loop that makes it uint64: the read
+    before sees the uint32 (Numba's x.0), the loop and the read after it the
+    loop's uint64 version; a name the loop assigns but nothing reads before
+    it (k, the loop's own) gets no copy"""
+    nvrtc_or_skip()
+    ker = cuda.jit(_xorshift_rows)
+    src = ker.inspect_cuda("void(uint32[::1], uint32[:, ::1], uint64[::1])")
+    assert "x_2 = (unsigned long long)x;" in src and "unsigned int x;" in src, src
+    assert "k_2" not in src, src
+    assert ".target" in ker.inspect_ptx("void(uint32[::1], uint32[:, ::1], uint64[::1])")

@@ -49,13 +49,7 @@ except NameError:
 CASES = []
 
 # cases where cujit knowingly differs from Numba: xfail(strict=True) under cujit
-CUJIT_XFAIL = {
-    "popcount_three_ways":
-        "w = words[i] is read (v = w) before `while w: w &= w - 1` makes it int64; Numba's "
-        "SSA keeps that first w a uint32, so v (v >>= 1) is uint64; cujit's one web of w is "
-        "int64 and its typing, joining v's earlier uint64 with the int64, makes v float64, "
-        "then refuses v & 1",
-}
+CUJIT_XFAIL = {}
 
 # cases numba-cuda's simulator gets wrong, because it computes with NumPy's
 # scalars (uint8 + uint8 wraps, a Python int is weak) where compiled Numba
