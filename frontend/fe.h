@@ -38,7 +38,7 @@ typedef struct {
     int nseen, capseen;
     int depth;          /* device functions being read, one inside another */
     int numba;          /* a cuda.jit kernel's request: names are split at loops as Numba's
-                         * SSA splits them (webs.c, loop_copies) */
+                         * SSA splits them (webs.c, with_copies) */
     double ms_source;   /* reading and cutting source lines, over every function read */
     double ms_parse;    /* parsing them to Python ASTs (CUJIT_LOG) */
     /* a fused function (@cujit.fuse): NumPy / CuPy / cujit array functions,

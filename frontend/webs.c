@@ -18,7 +18,8 @@
  *
  * In a cuda.jit kernel (FeCtx.numba) a loop that assigns a name also read
  * apart from the loop (before it) gets a copy `name = name` in front of it,
- * as Numba's SSA gives the loop's phi a version of its own:
+ * and an if that does so one at the end of each branch the outer version
+ * goes through, as Numba's SSA gives their phi a version of its own:
  *
  *     w = words[i]        # uint32, read by v = w
  *     v = w
@@ -26,7 +27,7 @@
  *     while w: w &= w - 1 # int64 there; v stays a copy of the uint32
  *
  * so that what the loop makes of the name does not change the type of the
- * reads before it (loop_copies). */
+ * reads before it (with_copies). */
 #include <string.h>
 
 #include "fe_impl.h"
@@ -55,7 +56,9 @@ typedef struct {
     Loop *loop;
     /* loop copies (numba only; NULL otherwise), by node id: */
     uint64_t **reach;       /* a read: the definitions that reach it */
-    uint64_t **entry;       /* a loop: the definitions that reach its entry */
+    uint64_t **entry;       /* a loop or an if: the definitions that reach its entry */
+    uint64_t **ends;        /* an if: those reaching the end of its two branches (2 per
+                             * node: then, else; NULL where the end is never reached) */
     unsigned char *fixed;   /* by Var id: a shared, local or constant array, never copied */
 } Webs;
 
@@ -238,8 +241,15 @@ web_if(Webs *w, Node *n, St *s)
     St x = st_copy(w, s), y = st_copy(w, s);
     int truth;
     int known = cj_fold_truth(n->a, &truth);
+    if (w->entry && !known) {
+        bits_or(w, &w->entry[n->id], s);
+    }
     web_stmts(w, n->list, n->n, &x);
     web_stmts(w, n->list2, n->n2, &y);
+    if (w->entry && !known) {
+        bits_or(w, &w->ends[2 * n->id], &x);
+        bits_or(w, &w->ends[2 * n->id + 1], &y);
+    }
     /* a constant condition: the other branch is never taken */
     x.dead |= known && !truth;
     y.dead |= known && truth;
@@ -477,19 +487,23 @@ mark_under(Node *n, unsigned char *in)
     }
 }
 
-/* the nodes that run in loop n's iterations: its body, a while's test, a
- * for's own binding (not a for's range, evaluated once before, nor the
- * else block, run after) */
+/* the nodes whose definitions meet at the construct's phi: a loop's
+ * iterations (its body, a while's test, a for's own binding; not a for's
+ * range, evaluated once before, nor the else block, run after); an if's
+ * two branches (not its test) */
 static unsigned char *
-loop_nodes(Webs *w, Node *n)
+phi_nodes(Webs *w, Node *n)
 {
     unsigned char *in = cj_alloc(w->f->cx->arena, (size_t)w->f->nnodes + 1);
-    in[n->id] = 1;
+    in[n->id] = n->kind == ND_FOR;
     if (n->kind == ND_WHILE) {
         mark_under(n->a, in);
     }
     for (int i = 0; i < n->n; i++) {
         mark_under(n->list[i], in);
+    }
+    for (int i = 0; n->kind == ND_IF && i < n->n2; i++) {
+        mark_under(n->list2[i], in);
     }
     return in;
 }
@@ -500,14 +514,14 @@ bit(const uint64_t *b, int d)
     return b && (b[d / 64] >> (d % 64)) & 1;
 }
 
-/* 1 when some definition of v reaching loop n's entry from outside it also
- * reaches a read of v that no definition inside the loop reaches (a read
- * before the loop): Numba types the loop's version of v apart.  defs: the
- * definitions of v */
+/* 1 when some definition of v reaching the entry of loop or if n from
+ * outside it also reaches a read of v that no definition inside reaches (a
+ * read before it, an if's test): Numba types the version of v where they
+ * meet (its phi) apart.  defs: the definitions of v */
 static int
 read_apart(Webs *w, Node *n, const unsigned char *in, const Var *v, const int *defs, int ndefs)
 {
-    for (int r = 0; r < w->f->nnodes; r++) {
+    for (int r = 0; r < w->nbits - w->np; r++) {     /* the nodes analysed, not the copies */
         if (!w->reach[r] || in[r] || w->nodes[r]->var != v) {
             continue;
         }
@@ -556,32 +570,79 @@ copy_stmt(Webs *w, Node *n, Var *v)
     return c;
 }
 
-/* the copies loop n needs, pushed onto *out: names assigned in the loop and
- * read apart from it (not by reference, not arrays of a block or thread) */
+/* 1 when one of v's definitions in `ends` comes from outside the construct */
+static int
+flows_through(Webs *w, const uint64_t *ends, const unsigned char *in, const int *defs,
+              int ndefs)
+{
+    for (int k = 0; ends && k < ndefs; k++) {
+        if (bit(ends, defs[k]) && (defs[k] < w->np || !in[defs[k] - w->np])) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* *list, *n with `v = v` appended (a new else block where there was none) */
 static void
+append_copy(Webs *w, Node *at, Var *v, Node ***list, int *n)
+{
+    int cap = *n;
+    *list = (Node **)cj_vec_push(w->f->cx->arena, (void **)*list, n, &cap, copy_stmt(w, at, v));
+}
+
+/* the copies construct n needs for name v (read apart from it and assigned
+ * in it; not by reference, not an array of a block or thread): a loop's
+ * pushed onto *out (in front of it), an if's at the end of each branch
+ * that the outer version of v goes through; the count made */
+static int
+copies_of(Webs *w, Node *n, const unsigned char *in, Var *v, int *defs, Node ***out,
+          int *nout, int *cap)
+{
+    int ndefs = defs_of(w, v, defs);
+    if (v->byref || w->fixed[v->id] || !read_apart(w, n, in, v, defs, ndefs)) {
+        return 0;
+    }
+    if (n->kind != ND_IF) {
+        *out = (Node **)cj_vec_push(w->f->cx->arena, (void **)*out, nout, cap,
+                                    copy_stmt(w, n, v));
+        return 1;
+    }
+    int made = 0;
+    if (flows_through(w, w->ends[2 * n->id], in, defs, ndefs)) {
+        append_copy(w, n, v, &n->list, &n->n);
+        made++;
+    }
+    if (flows_through(w, w->ends[2 * n->id + 1], in, defs, ndefs)) {
+        append_copy(w, n, v, &n->list2, &n->n2);
+        made++;
+    }
+    return made;
+}
+
+/* the copies loop or if n needs (copies_of), for each name assigned in it */
+static int
 copies_for(Webs *w, Node *n, Node ***out, int *nout, int *cap)
 {
     if (!w->entry[n->id]) {
-        return;
+        return 0;
     }
-    unsigned char *in = loop_nodes(w, n);
+    unsigned char *in = phi_nodes(w, n);
     unsigned char *done = cj_alloc(w->f->cx->arena, (size_t)w->f->nvars + 1);
     int *defs = cj_alloc(w->f->cx->arena, sizeof(int) * (size_t)(w->nbits + 1));
+    int made = 0;
     for (int d = w->np; d < w->nbits; d++) {
         Var *v = w->defvar[d];
-        if (!v || !in[d - w->np] || done[v->id] || v->byref || w->fixed[v->id]) {
-            continue;
-        }
-        done[v->id] = 1;
-        if (read_apart(w, n, in, v, defs, defs_of(w, v, defs))) {
-            *out = (Node **)cj_vec_push(w->f->cx->arena, (void **)*out, nout, cap,
-                                        copy_stmt(w, n, v));
+        if (v && in[d - w->np] && !done[v->id]) {
+            done[v->id] = 1;
+            made += copies_of(w, n, in, v, defs, out, nout, cap);
         }
     }
+    return made;
 }
 
-/* the statements of a block, each loop preceded by its copies; the count
- * of copies made, under it too */
+/* the statements of a block, each loop preceded by its copies and each if
+ * ending its branches with theirs; the count of copies made, under it too */
 static int
 with_copies(Webs *w, Node ***list, int *n)
 {
@@ -592,11 +653,7 @@ with_copies(Webs *w, Node ***list, int *n)
         if (s->kind == ND_IF || s->kind == ND_WHILE || s->kind == ND_FOR) {
             made += with_copies(w, &s->list, &s->n);
             made += with_copies(w, &s->list2, &s->n2);
-        }
-        if (s->kind == ND_WHILE || s->kind == ND_FOR) {
-            int before = nout;
-            copies_for(w, s, &out, &nout, &cap);
-            made += nout - before;
+            made += copies_for(w, s, &out, &nout, &cap);
         }
         out = (Node **)cj_vec_push(w->f->cx->arena, (void **)out, &nout, &cap, s);
     }
@@ -627,6 +684,7 @@ analyse(Fe *f, Webs *w, int track)
     if (track) {
         w->reach = cj_alloc(a, sizeof(uint64_t *) * (size_t)(f->nnodes + 1));
         w->entry = cj_alloc(a, sizeof(uint64_t *) * (size_t)(f->nnodes + 1));
+        w->ends = cj_alloc(a, sizeof(uint64_t *) * (size_t)(2 * f->nnodes + 2));
         w->fixed = cj_alloc(a, (size_t)f->nvars + 1);
     }
     for (int d = 0; d < w->nbits; d++) {

@@ -139,3 +139,45 @@ def test_for_loop_copy_and_reads_after_the_loop():
     assert "x_2 = (unsigned long long)x;" in src and "unsigned int x;" in src, src
     assert "k_2" not in src, src
     assert ".target" in ker.inspect_ptx("void(uint32[::1], uint32[:, ::1], uint64[::1])")
+
+
+FOLD = 1 << 20
+
+
+def _fold(keys, out, flag):
+    i = cuda.grid(1)
+    v = keys[i]
+    hi = v >> 16
+    if v > FOLD:
+        v = v - FOLD
+    if flag[0]:
+        return
+    out[i] = (hi & 0xFF) + v
+
+
+def _fold_both(keys, out):
+    i = cuda.grid(1)
+    v = keys[i]
+    hi = v >> 16
+    if v > FOLD:
+        v = v - FOLD
+    else:
+        v = v + 1
+    out[i] = (hi & 0xFF) + v
+
+
+def test_if_gets_its_own_version_of_a_name_read_before_it():
+    """v read (hi = v >> 16, a uint64) before an if rebinds it to an int64:
+    the branch the outer v goes through ends with a copy (an else block made
+    for it), so the if's join is a variable of its own (Numba's phi) and hi
+    stays uint64 (one web made hi float64, then hi & 0xFF failed); where
+    both branches assign, no copy is needed"""
+    nvrtc_or_skip()
+    sig = "void(uint32[::1], int64[::1], int32[::1])"
+    src = cuda.jit(_fold).inspect_cuda(sig)
+    assert "unsigned long long hi;" in src and "unsigned int v;" in src, src
+    assert "} else {" in src and "v_2 = (long long)v;" in src, src
+    assert "v_3" not in src, src
+    both = cuda.jit(_fold_both).inspect_cuda("void(uint32[::1], int64[::1])")
+    assert "unsigned long long hi;" in both and both.count("v_2 = ") == 2, both
+    assert "v_2" not in jit.rawkernel()(_fold).inspect_cuda(sig)

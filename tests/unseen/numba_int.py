@@ -943,6 +943,43 @@ def minstd_lcg_int32_state():
 
 # ---- bit tricks ----
 
+FOLD_LIMIT = 1 << 20
+
+
+@case
+def key_fields_read_before_conditional_rebind():
+    # Numba: v = keys[i] is a uint32 where v >> 16 (a uint64) reads it; the
+    # if rebinds v to v - FOLD_LIMIT, an int64, and only the version after
+    # the if (Numba's phi) is int64, so hi & 0xFF is uint64 & int64
+    @cuda.jit
+    def fold(keys, fields, folded):
+        i = cuda.grid(1)
+        if i < keys.shape[0]:
+            v = keys[i]
+            hi = v >> 16
+            lo = v & 0xFFFF
+            if v >= FOLD_LIMIT:
+                v = v - FOLD_LIMIT
+            fields[i] = (hi & 0xFF) * 65536 + lo
+            folded[i] = v
+
+    def make(rng):
+        return (rng.integers(0, 1 << 32, 1500, dtype=np.uint32) >> rng.integers(
+            0, 20, 1500).astype(np.uint32),)
+
+    def run(keys):
+        fields = np.zeros(keys.size, dtype=np.int64)
+        folded = np.zeros(keys.size, dtype=np.int64)
+        fold[blocks_for(keys.size, 128), 128](keys, fields, folded)
+        return fields, folded
+
+    def ref(keys):
+        k = _i64(keys)
+        return ((k >> 16) & 0xFF) * 65536 + (k & 0xFFFF), np.where(k >= FOLD_LIMIT, k - FOLD_LIMIT, k)
+
+    return Case(make, run, ref)
+
+
 @case
 def popcount_three_ways():
     @cuda.jit
