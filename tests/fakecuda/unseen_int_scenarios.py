@@ -7,7 +7,8 @@ process against the fake libcuda:
 The machinery is unseen_nb_scenarios.py's (its launch hook builds each
 launched kernel's CUDA for the host and runs it on the parameters cujit
 packed, one host thread per CUDA thread where the block's threads work
-together); only the module of cases differs.  OUT.json records, per case,
+together); the module of cases differs, and cuda.laneid's inline PTX
+becomes the host thread's lane.  OUT.json records, per case,
 "ok" or the error."""
 import os
 import shutil
@@ -24,6 +25,19 @@ import unseen_nb_scenarios as base  # noqa: E402  (sets the hook's machinery up)
 from cujit import cuda  # noqa: E402
 
 import numba_int  # noqa: E402  (on the path unseen_nb_scenarios set)
+
+
+LANEID_ASM = 'asm("mov.u32 %0, %%laneid;" : "=r"(r));'
+_build = base.build
+
+
+def build_with_laneid(src, name):
+    """base.build, with cuda.laneid's PTX read (cj_laneid) made the host
+    thread's lane in its block (the threaded shim's cj_host_lin % 32)"""
+    return _build(src.replace(LANEID_ASM, "r = (int)(cj_host_lin % 32);"), name)
+
+
+base.build = build_with_laneid
 
 
 def main():

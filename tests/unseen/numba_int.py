@@ -61,7 +61,9 @@ SIM_DIFFERS = {
     "xorshift32_unmasked_numba_widening", "minstd_lcg_int32_state", "morton2d_encode_decode",
     "coo_spmv_int32_into_int64", "caesar_shift_floor_mod", "q16_16_lerp_int32",
     "int8_int16_uint16_store_wraps", "int32_products_and_grid_index_mixing",
+    "base64_encode_lookup", "hash_table_cas_linear_probing", "clamp_device_fn_mixed_returns",
 }
+# and one it cannot run (no warp shuffles there): warp_inclusive_scan_shfl_up_int
 
 M32 = (1 << 32) - 1
 M64 = (1 << 64) - 1
@@ -2156,3 +2158,390 @@ def uint32_mix_with_python_ints_and_negation():
                 np.array([(a * 2654435761) >> 32 for a in v], dtype=np.int64))
 
     return Case(make, run, ref)
+
+
+# ---- tables, searches and more integer idioms ----
+
+def _crc_table():
+    t = np.zeros(256, dtype=np.uint32)
+    for n in range(256):
+        c = n
+        for _ in range(8):
+            c = (0xEDB88320 ^ (c >> 1)) if c & 1 else (c >> 1)
+        t[n] = c
+    return t
+
+
+CRC_TABLE = _crc_table()
+
+
+@case
+def crc32_global_table():
+    # Numba: CRC_TABLE[...] ^ (crc >> 8) is uint64, so crc is a uint64 that
+    # never passes 2**32; ~crc & 0xFFFFFFFF is an int64
+    @cuda.jit
+    def crc32_rows(data, lengths, out):
+        r = cuda.grid(1)
+        if r < data.shape[0]:
+            crc = np.uint32(0xFFFFFFFF)
+            for j in range(lengths[r]):
+                crc = CRC_TABLE[(crc ^ data[r, j]) & 0xFF] ^ (crc >> 8)
+            out[r] = ~crc & 0xFFFFFFFF
+
+    def make(rng):
+        return image(rng, 200, 50), rng.integers(0, 51, 200).astype(np.int32)
+
+    def run(data, lengths):
+        out = cuda.device_array(200, dtype=np.uint32)
+        crc32_rows[4, 64](cuda.to_device(data), cuda.to_device(lengths), out)
+        return out.copy_to_host()
+
+    def ref(data, lengths):
+        import zlib
+        return np.array([zlib.crc32(row[:n].tobytes()) for row, n in zip(data, lengths)],
+                        dtype=np.uint32)
+
+    return Case(make, run, ref)
+
+
+B64_ALPHABET = np.frombuffer(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
+                             dtype=np.uint8)
+
+
+@case
+def base64_encode_lookup():
+    # Numba: a << 16 of a uint8 is uint64 (the simulator's uint8 shifts out)
+    @cuda.jit
+    def b64encode(src, dst):
+        g = cuda.grid(1)
+        if g < src.shape[0] // 3:
+            a, b, c = src[3 * g], src[3 * g + 1], src[3 * g + 2]
+            triple = (a << 16) | (b << 8) | c
+            for k in range(4):
+                dst[4 * g + k] = B64_ALPHABET[(triple >> (18 - 6 * k)) & 0x3F]
+
+    def make(rng):
+        return (rng.integers(0, 256, 3 * 700, dtype=np.uint8),)
+
+    def run(src):
+        dst = np.zeros(4 * 700, dtype=np.uint8)
+        b64encode[blocks_for(700, 128), 128](src, dst)
+        return dst
+
+    def ref(src):
+        import base64
+        return np.frombuffer(base64.b64encode(src.tobytes()), dtype=np.uint8).copy()
+
+    return Case(make, run, ref)
+
+
+EMPTY = -1
+
+
+@case
+def hash_table_cas_linear_probing():
+    # Numba: k * 2654435761 of an int32 key is int64 (keys below 2**30: no
+    # signed overflow); the simulator's int32 refuses the constant
+    @cuda.jit
+    def insert(keys, table_keys, table_counts):
+        i = cuda.grid(1)
+        if i < keys.shape[0]:
+            k = keys[i]
+            size = table_keys.shape[0]
+            slot = (k * 2654435761) % size
+            while True:
+                prev = cuda.atomic.cas(table_keys, slot, EMPTY, k)
+                if prev == EMPTY or prev == k:
+                    cuda.atomic.add(table_counts, slot, 1)
+                    break
+                slot = (slot + 1) % size
+
+    def make(rng):
+        return (rng.integers(0, 1 << 30, 300).astype(np.int32)[rng.integers(0, 300, 1000)],)
+
+    def run(keys):
+        tk = cuda.to_device(np.full(1024, EMPTY, dtype=np.int32))
+        tc = cuda.to_device(np.zeros(1024, dtype=np.int32))
+        insert[blocks_for(keys.size, 128), 128](cuda.to_device(keys), tk, tc)
+        return tk.copy_to_host(), tc.copy_to_host()
+
+    def check(got, want, inputs):
+        tk, tc = got
+        used = tk != EMPTY
+        assert (tc[~used] == 0).all()
+        uniq, counts = np.unique(inputs[0], return_counts=True)
+        order = np.argsort(tk[used])
+        assert np.array_equal(tk[used][order], uniq)
+        assert np.array_equal(tc[used][order], counts)
+        # every key sits at or after its home slot (linear probing, wrapping)
+        home = (tk[used].astype(np.int64) * 2654435761) % 1024
+        assert ((np.flatnonzero(used) - home) % 1024 < 1024).all()
+
+    return Case(make, run, check=check)
+
+
+@case
+def collatz_steps_loop_widening():
+    # Numba: n // 2 and 3 * n + 1 of a uint32 are int64, so the loop's n is
+    # an int64 (no wrap at 32 bits on the way up)
+    @cuda.jit
+    def collatz(starts, steps, peak):
+        i = cuda.grid(1)
+        if i < starts.shape[0]:
+            n = starts[i]
+            c = 0
+            top = n
+            while n != 1:
+                if n % 2 == 0:
+                    n = n // 2
+                else:
+                    n = 3 * n + 1
+                c += 1
+                top = max(top, n)
+            steps[i] = c
+            peak[i] = top
+
+    def make(rng):
+        s = rng.integers(1, 200000, 600).astype(np.uint32)
+        s[:2] = (1, 77671)
+        return (s,)
+
+    def run(starts):
+        steps = np.zeros(600, dtype=np.int32)
+        peak = np.zeros(600, dtype=np.int64)
+        collatz[blocks_for(600, 128), 128](starts, steps, peak)
+        return steps, peak
+
+    def ref(starts):
+        steps, peak = [], []
+        for s in starts:
+            n, c, top = int(s), 0, int(s)
+            while n != 1:
+                n = n // 2 if n % 2 == 0 else 3 * n + 1
+                c += 1
+                top = max(top, n)
+            steps.append(c)
+            peak.append(top)
+        return np.array(steps, dtype=np.int32), np.array(peak, dtype=np.int64)
+
+    return Case(make, run, ref)
+
+
+@cuda.jit(device=True)
+def lower_bound(arr, x):
+    lo = 0
+    hi = arr.shape[0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if arr[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@case
+def binary_search_device_function():
+    @cuda.jit
+    def searchsorted(sorted_arr, queries, out):
+        i = cuda.grid(1)
+        if i < queries.shape[0]:
+            out[i] = lower_bound(sorted_arr, queries[i])
+
+    def make(rng):
+        return (np.sort(rng.integers(-5000, 5000, 700)).astype(np.int32),
+                rng.integers(-6000, 6000, 900).astype(np.int32))
+
+    def run(arr, q):
+        out = np.zeros(q.size, dtype=np.int64)
+        searchsorted[blocks_for(q.size, 128), 128](arr, q, out)
+        return out
+
+    return Case(make, run, lambda arr, q: np.searchsorted(arr, q, side="left").astype(np.int64))
+
+
+@case
+def sieve_mark_multiples():
+    @cuda.jit
+    def sieve_pass(is_comp, p):
+        k = cuda.grid(1)
+        m = p * p + k * p
+        if m < is_comp.shape[0]:
+            is_comp[m] = 1
+
+    def make(rng):
+        return (int(rng.integers(3000, 6000)),)
+
+    def run(n):
+        d = cuda.to_device(np.zeros(n, dtype=np.uint8))
+        p = 2
+        while p * p < n:
+            sieve_pass[blocks_for(n // p, 128), 128](d, p)
+            p += 1
+        flags = d.copy_to_host()
+        flags[:2] = 1
+        return np.flatnonzero(flags == 0)
+
+    def ref(n):
+        return np.array([q for q in range(2, n) if all(q % d for d in range(2, int(q ** 0.5) + 1))])
+
+    return Case(make, run, ref)
+
+
+@cuda.jit(device=True)
+def clamp_u8(v):
+    if v < 0:
+        return 0
+    if v > 255:
+        return 255
+    return v
+
+
+@case
+def clamp_device_fn_mixed_returns():
+    # Numba: clamp_u8 of a uint64 (uint8 + uint8) returns int64 and uint64,
+    # which meet in float64; of an int64 it returns int64; the values stored
+    # are exact either way
+    @cuda.jit
+    def adjust(img, bias, gain, summed, scaled):
+        i = cuda.grid(1)
+        if i < img.shape[0]:
+            summed[i] = clamp_u8(img[i] + bias[i])
+            scaled[i] = clamp_u8(img[i] * gain - 40)
+
+    def make(rng):
+        return image(rng, 2000, 1).ravel(), image(rng, 2000, 1).ravel(), int(rng.integers(1, 4))
+
+    def run(img, bias, gain):
+        summed = np.zeros_like(img)
+        scaled = np.zeros_like(img)
+        adjust[blocks_for(2000, 256), 256](img, bias, gain, summed, scaled)
+        return summed, scaled
+
+    def ref(img, bias, gain):
+        return (np.clip(_i64(img) + bias, 0, 255).astype(np.uint8),
+                np.clip(_i64(img) * gain - 40, 0, 255).astype(np.uint8))
+
+    return Case(make, run, ref)
+
+
+@case
+def narrowing_casts_and_float_to_int():
+    @cuda.jit
+    def casts(x, f, a, b, c, d):
+        i = cuda.grid(1)
+        if i < x.shape[0]:
+            a[i] = np.uint8(x[i])
+            b[i] = np.int16(x[i] * 100)
+            c[i] = int(f[i])
+            d[i] = math.floor(f[i])
+
+    def make(rng):
+        return rng.integers(-1000, 1000, 1500), rng.uniform(-1e5, 1e5, 1500)
+
+    def run(x, f):
+        outs = (np.zeros(1500, np.uint8), np.zeros(1500, np.int16), np.zeros(1500, np.int64),
+                np.zeros(1500, np.int64))
+        casts[blocks_for(1500, 128), 128](x, f, *outs)
+        return outs
+
+    def ref(x, f):
+        return (x.astype(np.uint8), (x * 100).astype(np.int16), np.trunc(f).astype(np.int64),
+                np.floor(f).astype(np.int64))
+
+    return Case(make, run, ref)
+
+
+@cuda.jit(device=True)
+def egcd(a, b):
+    x0, x1 = 1, 0
+    while b != 0:
+        q = a // b
+        a, b = b, a - q * b
+        x0, x1 = x1, x0 - q * x1
+    return a, x0
+
+
+@case
+def modular_inverse_extended_euclid():
+    @cuda.jit
+    def modinv(vals, m, out):
+        i = cuda.grid(1)
+        if i < vals.shape[0]:
+            g, x = egcd(vals[i], m)
+            out[i] = x % m if g == 1 else -1
+
+    def make(rng):
+        return rng.integers(1, 1_000_000, 800), int(rng.choice([1_000_003, 1_000_000]))
+
+    def run(vals, m):
+        out = np.zeros(800, dtype=np.int64)
+        modinv[blocks_for(800, 128), 128](vals, m, out)
+        return out
+
+    def ref(vals, m):
+        res = []
+        for v in vals:
+            try:
+                res.append(pow(int(v), -1, m))
+            except ValueError:
+                res.append(-1)
+        return np.array(res, dtype=np.int64)
+
+    return Case(make, run, ref)
+
+
+@case
+def warp_inclusive_scan_shfl_up_int():
+    @cuda.jit
+    def warp_scan(x, out):
+        i = cuda.grid(1)
+        lane = cuda.laneid
+        v = x[i] if i < x.shape[0] else 0
+        d = 1
+        while d < 32:
+            t = cuda.shfl_up_sync(0xFFFFFFFF, v, d)
+            if lane >= d:
+                v += t
+            d *= 2
+        if i < x.shape[0]:
+            out[i] = v
+
+    def make(rng):
+        return (rng.integers(-(1 << 30), 1 << 30, 1000).astype(np.int32),)
+
+    def run(x):
+        out = np.zeros(1000, dtype=np.int64)
+        warp_scan[blocks_for(1000, 128), 128](x, out)
+        return out
+
+    def ref(x):
+        pad = np.zeros(1024, dtype=np.int64)
+        pad[:1000] = x
+        return np.cumsum(pad.reshape(32, 32), axis=1).ravel()[:1000]
+
+    return Case(make, run, ref, coop=True)
+
+
+@case
+def stream_compaction_nonzero_bytes():
+    @cuda.jit
+    def compact_nonzero(src, dst, count):
+        i = cuda.grid(1)
+        if i < src.shape[0] and src[i] != 0:
+            pos = cuda.atomic.add(count, 0, 1)
+            dst[pos] = src[i]
+
+    def make(rng):
+        v = rng.integers(1, 256, 4000).astype(np.uint8)
+        v[rng.random(4000) < 0.6] = 0
+        return (v,)
+
+    def run(src):
+        dst = cuda.to_device(np.zeros_like(src))
+        count = cuda.to_device(np.zeros(1, dtype=np.uint32))
+        compact_nonzero[blocks_for(src.size, 256), 256](cuda.to_device(src), dst, count)
+        n = int(count.copy_to_host()[0])
+        return np.sort(dst.copy_to_host()[:n]), n
+
+    return Case(make, run, lambda src: (np.sort(src[src != 0]), int((src != 0).sum())))
