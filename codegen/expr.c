@@ -627,6 +627,34 @@ insert_space(Buf *b, size_t at)
     b->s[at] = ' ';
 }
 
+/* -x or ~x of an integer narrower than its result (a cuda.jit kernel:
+ * Numba's 64 bits): Numba negates or inverts in the operand's own width and
+ * then widens ("before upcasting"), so -uint8(217) is 39 and -int8(-128) is
+ * -128; an int32's negation wraps through unsigned (no C++ overflow).  0
+ * where the operand is as wide as the result (or not an integer) */
+static int
+narrow_unary(Cg *g, Node *n, const Type *rt, int prec)
+{
+    const Type *ot = cg_type(g, n->a);
+    char k = ot && ot->kind == TY_SCALAR ? cj_dtypes[ot->dtype].kind : 0;
+    if ((k != 'i' && k != 'u') || rt->kind != TY_SCALAR
+        || cj_dtypes[ot->dtype].size >= cj_dtypes[rt->dtype].size) {
+        return 0;
+    }
+    const char *oc = cj_dtypes[ot->dtype].ctype;
+    cg_open(g, prec, PR_UNARY);
+    P("(%s)(%s)(", cj_dtypes[rt->dtype].ctype, oc);
+    if (n->op == OP_NEG && k == 'i' && cj_dtypes[ot->dtype].size == 4) {
+        S("0u - (unsigned)");
+    } else {
+        S(n->op == OP_NEG ? "-" : "~");
+    }
+    cg_conv(g, n->a, ot, PR_UNARY);
+    S(")");
+    cg_close(g, prec, PR_UNARY);
+    return 1;
+}
+
 /* -x, ~x, !x, +x */
 static void
 unary(Cg *g, Node *n, int prec)
@@ -654,6 +682,9 @@ unary(Cg *g, Node *n, int prec)
             S("cj_hneg(");
             cg_conv(g, n->a, rt, PR_COMMA);
             S(")");
+            return;
+        }
+        if (narrow_unary(g, n, rt, prec)) {
             return;
         }
         int wrap = small_int(rt) || cj_is_half(rt->dtype);

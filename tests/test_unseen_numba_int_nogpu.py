@@ -181,3 +181,25 @@ def test_if_gets_its_own_version_of_a_name_read_before_it():
     both = cuda.jit(_fold_both).inspect_cuda("void(uint32[::1], int64[::1])")
     assert "unsigned long long hi;" in both and both.count("v_2 = ") == 2, both
     assert "v_2" not in jit.rawkernel()(_fold).inspect_cuda(sig)
+
+
+def _neg_inv(a8u, b8, i32, out_u, out_s):
+    i = cuda.grid(1)
+    out_u[i] = -a8u[i] + ~a8u[i]
+    out_s[i] = -b8[i] + -i32[i] + ~b8[i]
+
+
+def test_negate_and_invert_in_the_operands_width():
+    """-x and ~x of a narrow integer in a cuda.jit kernel: Numba types them
+    in 64 bits but negates or inverts in x's own width first (-uint8(217) is
+    39, -int8(-128) is -128); an int32's negation wraps through unsigned;
+    NumPy's typing (jit.rawkernel) keeps the width, so nothing changes there"""
+    nvrtc_or_skip()
+    sig = "void(uint8[::1], int8[::1], int32[::1], uint64[::1], int64[::1])"
+    src = cuda.jit(_neg_inv).inspect_cuda(sig)
+    assert "(unsigned long long)(unsigned char)(-a8u.data[i])" in src, src
+    assert "(unsigned long long)(unsigned char)(~a8u.data[i])" in src, src
+    assert "(long long)(signed char)(-b8.data[i])" in src, src
+    assert "(long long)(int)(0u - (unsigned)i32.data[i])" in src, src
+    raw = jit.rawkernel()(_neg_inv).inspect_cuda(sig)
+    assert "(unsigned char)(-a8u.data[i])" in raw and "0u - " not in raw, raw

@@ -2120,6 +2120,40 @@ def uint64_keys_signed_sentinel():
     return Case(make, run, ref)
 
 
+@case
+def negate_invert_in_own_width():
+    # Numba: -x and ~x of a narrow integer are 64-bit results, but Numba
+    # negates or inverts in the operand's own width first ("before
+    # upcasting"): -uint8(217) is 39, ~uint8(7) 248, -int8(-128) -128
+    @cuda.jit
+    def neg_inv(a8u, b8, c16u, neg_u, inv_u, neg_s, inv16):
+        i = cuda.grid(1)
+        if i < a8u.shape[0]:
+            neg_u[i] = -a8u[i]
+            inv_u[i] = ~a8u[i]
+            neg_s[i] = -b8[i]
+            inv16[i] = ~c16u[i]
+
+    def make(rng):
+        b8 = rng.integers(-128, 128, 1000).astype(np.int8)
+        b8[:2] = (-128, 127)
+        a8u = image(rng, 1000, 1).ravel()
+        a8u[:2] = (0, 255)
+        return a8u, b8, rng.integers(0, 65536, 1000).astype(np.uint16)
+
+    def run(a8u, b8, c16u):
+        outs = (np.zeros(1000, np.uint64), np.zeros(1000, np.uint64), np.zeros(1000, np.int64),
+                np.zeros(1000, np.uint64))
+        neg_inv[blocks_for(1000, 128), 128](a8u, b8, c16u, *outs)
+        return outs
+
+    def ref(a8u, b8, c16u):
+        return ((256 - _i64(a8u)) % 256).astype(np.uint64), (255 - _i64(a8u)).astype(np.uint64), \
+            np.negative(b8).astype(np.int64), (65535 - _i64(c16u)).astype(np.uint64)
+
+    return Case(make, run, ref)
+
+
 KNUTH = np.uint64(2654435761)
 
 
