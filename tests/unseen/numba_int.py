@@ -1698,6 +1698,7 @@ def edit_distance_anti_diagonals():
 
 
 MAXLEN = 32
+LCS_ROW = MAXLEN + 1    # numba-cuda wants a local array's shape a constant, not MAXLEN + 1
 
 
 @case
@@ -1707,8 +1708,8 @@ def lcs_batched_local_rows():
         p = cuda.grid(1)
         if p >= s.shape[0]:
             return
-        prev = cuda.local.array(MAXLEN + 1, dtype=np.int16)
-        cur = cuda.local.array(MAXLEN + 1, dtype=np.int16)
+        prev = cuda.local.array(LCS_ROW, dtype=np.int16)
+        cur = cuda.local.array(LCS_ROW, dtype=np.int16)
         n = slen[p]
         m = tlen[p]
         for j in range(m + 1):
