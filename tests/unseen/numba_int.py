@@ -2308,9 +2308,10 @@ def hash_table_cas_linear_probing():
         order = np.argsort(tk[used])
         assert np.array_equal(tk[used][order], uniq)
         assert np.array_equal(tc[used][order], counts)
-        # every key sits at or after its home slot (linear probing, wrapping)
-        home = (tk[used].astype(np.int64) * 2654435761) % 1024
-        assert ((np.flatnonzero(used) - home) % 1024 < 1024).all()
+        # linear probing: every slot from a key's home slot to its own is taken
+        for slot in np.flatnonzero(used):
+            home = int(tk[slot]) * 2654435761 % 1024
+            assert all(used[(home + j) % 1024] for j in range((slot - home) % 1024 + 1))
 
     return Case(make, run, check=check)
 
