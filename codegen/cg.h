@@ -25,6 +25,8 @@ typedef struct {
     Node *check_node;   /* debug=True: the divisor cg_expr wraps in cj_nz (checks.c) */
     int check_line;
     Node *opt_raw;      /* the node cj_opt_get is wrapping: printed as the Optional itself */
+    Inst *nn_in;        /* nonneg.c: the instance nn_var was computed for */
+    unsigned char *nn_var;  /* by var id: never negative */
 } Cg;
 
 /* C++ precedence levels, higher binds tighter */
@@ -102,6 +104,8 @@ void cg_field_view(Cg *g, Node *n, const Type *at);
 /* vectypes.c: CUDA's vector types: make_float4(...) and v.x */
 void cg_vector_ctor(Cg *g, Node *n);
 void cg_vector_lane(Cg *g, Node *n);
+/* nonneg.c: n's value is never negative (so an index of it needs no wrap) */
+int cg_nonneg(Cg *g, Node *n);
 /* expr.c: an array as a (data, shape, strides) struct: a static one wrapped */
 void cg_view_base(Cg *g, Node *a, const Type *at);
 

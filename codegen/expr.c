@@ -1008,7 +1008,8 @@ ifexp(Cg *g, Node *n, int prec)
 
 /* ---- arrays ---- */
 
-/* extent of dimension d of array expression `a` */
+/* extent of dimension d of array expression `a` (dynamic shared memory:
+ * its bytes over the element size, as Numba sizes it) */
 static void
 extent(Cg *g, Node *a, const Type *at, int d)
 {
@@ -1016,8 +1017,43 @@ extent(Cg *g, Node *a, const Type *at, int d)
         P("%lld", (long long)at->sshape[d]);
         return;
     }
+    if (at->mem == MEM_DYNSHARED) {
+        P("(%s)(cj_dyn_smem_size() / %d)", idx_ctype(g), cj_dtypes[at->dtype].size);
+        return;
+    }
     cg_expr(g, a, PR_POSTFIX);
     P(".shape[%d]", d);
+}
+
+/* a cuda.jit kernel's signed index that may be negative (Numba counts it
+ * from the end): one that codegen/nonneg.c does not prove non-negative */
+static int
+wraps(Cg *g, Node *ix, const Type *t)
+{
+    t = cj_concrete(t);
+    return g->p->numba && t->kind == TY_SCALAR && cj_dtypes[t->dtype].kind == 'i'
+           && !cg_nonneg(g, ix);
+}
+
+/* cj_wrap(i, n): i < 0 ? i + n : i with i evaluated once; `elem` >= 0 is
+ * item `elem` of the tuple-valued index ix */
+static void
+wrapped(Cg *g, Node *a, const Type *at, Node *ix, int elem, int d)
+{
+    g->p->features |= FEAT_WRAP;
+    S("cj_wrap(");
+    if (elem >= 0) {
+        P("(%s)", idx_ctype(g));
+        cg_tuple_elem(g, ix, elem, PR_UNARY);
+    } else {
+        cg_conv(g, ix, cj_scalar(g->p->idx32 ? DT_I32 : DT_I64), PR_COMMA);
+    }
+    S(", ");
+    if (at->sshape) {
+        P("(%s)", idx_ctype(g));
+    }
+    extent(g, a, at, d);
+    S(")");
 }
 
 /* an index that reads its names and numbers only (+, -, *, //, % of them,
@@ -1049,8 +1085,10 @@ may_count_from_end(Cg *g, Node *ix)
            && cj_dtypes[t->dtype].kind == 'i' && plain_index(ix);
 }
 
-/* the index of dimension d, as the index type, bounds-checked if asked;
- * one that may be negative at run time is counted from the end */
+/* the index of dimension d, as the index type, bounds-checked if asked
+ * (after the wrap, as Numba); one that may be negative at run time is
+ * counted from the end: any signed one in a cuda.jit kernel (wraps), one
+ * written from the end in cujit's own kernels (may_count_from_end) */
 static void
 index_value(Cg *g, Node *a, const Type *at, Node *ix, int d, int prec)
 {
@@ -1058,13 +1096,18 @@ index_value(Cg *g, Node *a, const Type *at, Node *ix, int d, int prec)
     const Type *it = cj_scalar(g->p->idx32 ? DT_I32 : DT_I64);
     int neg = neg_const(ix, &c) || (ix->kind == ND_CONST && ix->cval.kind == CK_INT
                                     && ix->cval.i < 0);
+    int wrap = !neg && wraps(g, ix, cg_type(g, ix));
     if ((g->fn->boundscheck & CHK_BOUNDS) && at->mem != MEM_DYNSHARED) {
         P("cj_bc(");
         if (neg) {
             extent(g, a, at, d);
             S(" + ");
         }
-        cg_conv(g, ix, it, PR_ADD + 1);
+        if (wrap) {
+            wrapped(g, a, at, ix, -1, d);
+        } else {
+            cg_conv(g, ix, it, PR_ADD + 1);
+        }
         S(", ");
         if (at->sshape) {
             P("(%s)", idx_ctype(g));
@@ -1081,7 +1124,11 @@ index_value(Cg *g, Node *a, const Type *at, Node *ix, int d, int prec)
         cg_close(g, prec, PR_ADD);
         return;
     }
-    if (may_count_from_end(g, ix)) {
+    if (wrap) {
+        wrapped(g, a, at, ix, -1, d);
+        return;
+    }
+    if (!g->p->numba && may_count_from_end(g, ix)) {
         cg_open(g, prec, PR_COND);
         cg_conv(g, ix, it, PR_REL + 1);
         S(" < 0 ? ");
@@ -1099,6 +1146,18 @@ index_value(Cg *g, Node *a, const Type *at, Node *ix, int d, int prec)
     cg_conv(g, ix, it, prec);
 }
 
+/* item d of a tuple-valued index (a[ij], ij = cuda.grid(2)): wrapped as
+ * any index in a cuda.jit kernel */
+static void
+tuple_index_value(Cg *g, Node *a, const Type *at, Node *tix, int d, int prec)
+{
+    const Type *tt = cg_type(g, tix);
+    if (d < tt->ntup && wraps(g, tix, tt->tup[d])) {
+        wrapped(g, a, at, tix, d, d);
+        return;
+    }
+    cg_tuple_elem(g, tix, d, prec);
+}
 
 static Node *
 tuple_part(Node *ix, int k)
@@ -1112,7 +1171,7 @@ one_index(Cg *g, Node *a, const Type *at, Node **idx, Node *tix, int d, int prec
     if (idx[d]) {
         index_value(g, a, at, idx[d], d, prec);
     } else {
-        cg_tuple_elem(g, tix, d, prec);
+        tuple_index_value(g, a, at, tix, d, prec);
     }
 }
 
@@ -1185,7 +1244,7 @@ element(Cg *g, Node *a, Node **ix, int n, Node *tix)
             if (idx[d]) {
                 index_value(g, a, at, idx[d], d, PR_MUL);
             } else {
-                cg_tuple_elem(g, tix, d, PR_MUL);
+                tuple_index_value(g, a, at, tix, d, PR_MUL);
             }
             S(" * ");
             cg_expr(g, a, PR_POSTFIX);

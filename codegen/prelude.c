@@ -508,6 +508,14 @@ static const char bounds[] =
     "    return (I)i;\n"
     "}\n";
 
+/* cuda.jit kernels (Numba): a signed index that may be negative counts
+ * from the end, evaluated once (codegen/nonneg.c spares the rest) */
+static const char wrap[] =
+    "template <typename I, typename N> CJ_DEVICE I cj_wrap(I i, N n)\n"
+    "{\n"
+    "    return i < 0 ? (I)(i + (I)n) : i;\n"
+    "}\n";
+
 static const char atomic_common[] =
     "/* atomics for every dtype cujit allows; the old value is returned */\n"
     "#define CJ_AT_NATIVE(name, fn, T) CJ_DEVICE T name(T *p, T v) { return fn(p, v); }\n"
@@ -1094,6 +1102,9 @@ cg_prelude(Buf *b, Features features, unsigned atomic_ops_used)
     if (features & FEAT_BOUNDS) {
         buf_puts(b, bounds);
     }
+    if (features & FEAT_WRAP) {
+        buf_puts(b, wrap);
+    }
     if (features & FEAT_DEBUG_CHECKS) {
         buf_puts(b, cg_checks_prelude);
     }
@@ -1120,11 +1131,12 @@ cg_prelude(Buf *b, Features features, unsigned atomic_ops_used)
     }
     if (features & FEAT_DYNSHARED) {
         buf_puts(b, dynshared);
+        /* its extent: a view's, or an index wrapped from its end */
+        buf_puts(b, (features & (FEAT_VIEW | FEAT_WRAP)) ? dynshared_size : "");
     }
     if (features & FEAT_VIEW) {
         buf_puts(b, view);
         buf_puts(b, view_fill);
         buf_puts(b, (features & FEAT_BOUNDS) ? view_bc : "");
-        buf_puts(b, (features & FEAT_DYNSHARED) ? dynshared_size : "");
     }
 }

@@ -753,6 +753,7 @@ typedef uint64_t Features;
 #define FEAT_EXTERN FEAT_BIT(39)       /* declared foreign functions: cj_extptr (codegen/extern.c) */
 #define FEAT_BF16_OPS FEAT_BIT(44)     /* cuda.bf16's functions: cj_bf_* (prelude.c) */
 #define FEAT_OPTIONAL FEAT_BIT(52)     /* Optional values: cj_opt<T>, cj_opt_get (prelude.c) */
+#define FEAT_WRAP FEAT_BIT(53)         /* cuda.jit: a negative index from the end, cj_wrap (prelude.c) */
 
 /* the feature a 16-bit float dtype needs: its struct */
 static inline Features

@@ -40,10 +40,6 @@ CASES = []
 # cases where cujit knowingly differs from Numba: their tests are
 # xfail(strict=True) under cujit (and pass under numba-cuda)
 CUJIT_XFAIL = {
-    "periodic_stencil_negative_indices":
-        "Numba wraps a negative signed index known only at run time (u[i - 1] at i == 0 "
-        "reads u[-1], the last element); cujit wraps only constant indices (u[-1]) and "
-        "reads u.data[i - 1] before the array: wrong values, out-of-bounds reads",
 }
 
 
