@@ -25,8 +25,9 @@ typedef struct {
     Node *check_node;   /* debug=True: the divisor cg_expr wraps in cj_nz (checks.c) */
     int check_line;
     Node *opt_raw;      /* the node cj_opt_get is wrapping: printed as the Optional itself */
-    Inst *nn_in;        /* nonneg.c: the instance nn_var was computed for */
-    unsigned char *nn_var;  /* by var id: never negative */
+    Inst *nn_in;        /* nonneg.c: the instance nn_lb and nn_node are for */
+    int64_t *nn_lb;     /* by var id: a lower bound of its values */
+    unsigned char *nn_node; /* by node id: an index proven >= 0 under its guards */
 } Cg;
 
 /* C++ precedence levels, higher binds tighter */

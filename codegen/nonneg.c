@@ -1,36 +1,57 @@
 /* nonneg.c - which integer values of a function are never negative, so
  * that a cuda.jit kernel's array index needs no wraparound (Program.numba:
  * Numba counts a negative signed index from the end, `i < 0 ? i + n : i`,
- * and cujit emits that test only where this analysis cannot prove it
- * useless; codegen/expr.c's index_value asks cg_nonneg).
+ * and cujit emits that test, cj_wrap, only where this analysis cannot prove
+ * it useless; codegen/expr.c's index_value asks cg_nonneg).
  *
- * An expression is non-negative when its type is unsigned or boolean, or by
- * its form: a constant >= 0; a thread, block or grid index or extent
- * (threadIdx.x, cuda.grid(n), laneid ...), len(), a.size, a.shape[k]; popc,
- * clz, ffs; a sum, product, floor division or power of non-negative
- * operands, a right shift of one, `&` with one non-negative side, `%` by a
- * non-negative divisor (Python's % takes the divisor's sign); min of
- * non-negative operands, max with one, abs; a conditional of two
- * non-negative sides; a tuple whose items all are; a variable all of whose
- * assignments are.  Overflow is not considered (Numba's int64 arithmetic).
+ * It computes a lower bound of integer values (LB_NONE: none known), and a
+ * value is non-negative when its bound is >= 0.  By type: unsigned and
+ * boolean values are >= 0.  By form: a constant is itself; a thread, block
+ * or grid index or extent (threadIdx.x, cuda.grid(n), laneid ...), len(),
+ * a.size, a.shape[k], popc, clz, ffs and abs are >= 0; a sum adds bounds, a
+ * difference less a constant subtracts it; a product, floor division or
+ * power of non-negative operands, a right shift of one, `&` with one
+ * non-negative side, `%` by a non-negative divisor (Python's % takes the
+ * divisor's sign) are >= 0; min takes the least bound, max the greatest; a
+ * conditional the lesser of its two sides; a tuple its items' least.
+ * Overflow is not considered (Numba's int64 arithmetic).
  *
- * The variables come from a fixed point over the function's assignments:
- * every local starts non-negative (optimistic), a pass over the statements
- * drops each variable assigned a value not proven non-negative under the
- * current set, and passes repeat until none is dropped.  A parameter is
- * non-negative only if its type is unsigned or boolean; a `for` target of
- * range(start, stop[, step]) is when start is (or is absent) and step is a
- * positive constant or a non-negative value, or when step is a negative
- * constant and stop is a constant >= -1; a variable passed to a function defined in the kernel
- * that rebinds it (`nonlocal`, a by-reference capture) is not.  The result
- * is computed once per typed function and kept in Cg (nn_in, nn_var). */
+ * Variables (flow-insensitive): a fixed point over the function's
+ * assignments, starting optimistic (no bound lowered yet), each pass
+ * lowering a variable's bound to the least of the values assigned to it,
+ * until none moves; a bound still falling after WIDEN passes (a loop
+ * counting down) drops to none.  A parameter has a bound only when its type
+ * is unsigned or boolean; a `for` target of range(start, stop[, step])
+ * has start's bound when the step is a positive constant or a non-negative
+ * value (cuda.gridsize(1)), and stop's + 1 when the step is a negative
+ * constant; a variable passed to a function defined in the kernel that
+ * rebinds it (`nonlocal`, a by-reference capture) has none.
+ *
+ * Guards (a second pass, path-sensitive): inside `if` and `while` bodies
+ * the condition's comparisons of an integer variable with a bound (`0 < i
+ * < n - 1`, `i >= 1 and j >= 1`) raise its bound, and so does the negation
+ * of an `if` that ends its branch (`if i < 1 or i >= n: return`) for the
+ * statements after it; not for a variable that the guarded statements
+ * assign.  The indices (and call arguments) proven there are marked by node
+ * (Cg.nn_node), so that `u[i - 1]` under `if i > 0:` needs no wrap.  Both
+ * results are computed once per typed function (Cg.nn_in). */
+#include <stdint.h>
+#include <string.h>
+
 #include "cg.h"
+
+#define LB_NONE INT64_MIN       /* no lower bound known */
+#define LB_TOP INT64_MAX        /* no value seen yet (the optimistic start) */
+#define LB_MAX ((int64_t)1 << 62)
+#define WIDEN 8
 
 typedef struct {
     Cg *g;
     Inst *in;
-    unsigned char *nn;      /* by var id: still believed non-negative */
-    int changed;
+    int64_t *lb;            /* by var id: the variable's lower bound */
+    int changed, pass;
+    const int64_t *base;    /* the guard pass: the flow-insensitive bounds */
+    unsigned char *node;    /* the guard pass: nodes proven >= 0, by id */
 } Nn;
 
 /* the builtins whose value is never negative */
@@ -40,6 +61,42 @@ static const unsigned char always_nonneg[BI_COUNT] = {
     [BI_FFS] = 1, [BI_LEN] = 1, [BI_ABS] = 1,
 };
 
+/* ---- bounds ---- */
+
+static int64_t
+clamp(int64_t v)
+{
+    return v > LB_MAX ? LB_MAX : v < -LB_MAX ? -LB_MAX : v;
+}
+
+static int64_t
+lb_add(int64_t a, int64_t b)
+{
+    if (a == LB_NONE || b == LB_NONE) {
+        return LB_NONE;
+    }
+    return a == LB_TOP || b == LB_TOP ? LB_TOP : clamp(a + b);
+}
+
+static int64_t
+lb_min(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
+static int64_t
+lb_max(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
+
+/* 0 where both bounds are >= 0, else none: products, quotients, ... */
+static int64_t
+both_nonneg(int64_t a, int64_t b)
+{
+    return a >= 0 && b >= 0 ? 0 : LB_NONE;
+}
+
 static const Type *
 ntype(Nn *s, Node *n)
 {
@@ -47,8 +104,8 @@ ntype(Nn *s, Node *n)
     return t ? cj_concrete(t) : NULL;
 }
 
-/* integer and boolean scalars: the values this analysis tracks */
-static int
+/* integer and boolean scalars: the values this analysis bounds */
+static char
 int_kind(const Type *t)
 {
     if (!t || t->kind != TY_SCALAR) {
@@ -58,151 +115,174 @@ int_kind(const Type *t)
     return k == 'i' || k == 'u' || k == 'b' ? k : 0;
 }
 
-static int nonneg(Nn *s, Node *n);
-
 static int
-all_nonneg(Nn *s, Node **list, int n)
+var_ok(Nn *s, const Var *v)
 {
-    for (int i = 0; i < n; i++) {
-        if (!list[i] || !nonneg(s, list[i])) {
-            return 0;
-        }
-    }
-    return n > 0;
+    return v && v->id >= 0 && v->id < s->in->fn->nvars;
 }
 
-static int
-any_nonneg(Nn *s, Node **list, int n)
+static int64_t bound(Nn *s, Node *n);
+
+static int64_t
+least(Nn *s, Node **list, int n)
 {
+    int64_t r = n > 0 ? LB_TOP : LB_NONE;
     for (int i = 0; i < n; i++) {
-        if (list[i] && nonneg(s, list[i])) {
-            return 1;
-        }
+        r = lb_min(r, list[i] ? bound(s, list[i]) : LB_NONE);
     }
-    return 0;
+    return r;
 }
 
-/* x op y: the operators that keep non-negative operands non-negative */
-static int
-binop_nonneg(Nn *s, Node *n)
+static int64_t
+greatest(Nn *s, Node **list, int n)
 {
+    int64_t r = LB_NONE;
+    for (int i = 0; i < n; i++) {
+        r = lb_max(r, list[i] ? bound(s, list[i]) : LB_NONE);
+    }
+    return r;
+}
+
+/* x op y of integers */
+static int64_t
+binop_bound(Nn *s, Node *n)
+{
+    int64_t c;
     switch ((OpKind)n->op) {
-    case OP_ADD: case OP_MUL: case OP_FLOORDIV: case OP_LSHIFT: case OP_BITOR: case OP_BITXOR:
-        return nonneg(s, n->a) && nonneg(s, n->b);
+    case OP_ADD:
+        return lb_add(bound(s, n->a), bound(s, n->b));
+    case OP_SUB:
+        return cj_fold_int(n->b, &c) ? lb_add(bound(s, n->a), clamp(-c)) : LB_NONE;
+    case OP_MUL: case OP_FLOORDIV: case OP_BITXOR:
+        return both_nonneg(bound(s, n->a), bound(s, n->b));
+    case OP_LSHIFT: case OP_BITOR:
+        return both_nonneg(bound(s, n->a), bound(s, n->b)) == 0 ? bound(s, n->a) : LB_NONE;
     case OP_POW: case OP_RSHIFT:
-        return nonneg(s, n->a);
+        return bound(s, n->a) >= 0 ? 0 : LB_NONE;
     case OP_BITAND:
-        return nonneg(s, n->a) || nonneg(s, n->b);
+        return bound(s, n->a) >= 0 || bound(s, n->b) >= 0 ? 0 : LB_NONE;
     case OP_MOD:
-        return nonneg(s, n->b);         /* Python's %: the divisor's sign */
-    case OP_SUB: case OP_DIV: case OP_MATMUL:
-        return 0;
+        return bound(s, n->b) >= 0 ? 0 : LB_NONE;  /* Python's %: the divisor's sign */
+    case OP_DIV: case OP_MATMUL:
+        return LB_NONE;
     case OP_NEG: case OP_POS: case OP_INVERT: case OP_NOT: case OP_EQ: case OP_NE: case OP_LT:
     case OP_LE: case OP_GT: case OP_GE: case OP_IS: case OP_ISNOT: case OP_IN: case OP_NOTIN:
     case OP_AND: case OP_OR:
         break;
     }
-    return 0;
+    return LB_NONE;
 }
 
-/* int(x), np.int32(x): x non-negative and the cast keeps its sign (an
+/* int(x), np.int32(x): x's bound where the cast keeps its sign (an
  * unsigned value into a signed type only if wider) */
-static int
-cast_nonneg(Nn *s, Node *n)
+static int64_t
+cast_bound(Nn *s, Node *n)
 {
-    if (n->n < 1 || !nonneg(s, n->list[0])) {
-        return n->n == 0;       /* np.int32(): zero */
+    if (n->n < 1) {
+        return 0;       /* np.int32(): zero */
     }
     const Type *from = ntype(s, n->list[0]), *to = ntype(s, n);
     if (!int_kind(from) || !int_kind(to)) {
-        return 0;
+        return LB_NONE;
     }
-    return int_kind(from) != 'u' || int_kind(to) != 'i'
-           || cj_dtypes[to->dtype].size > cj_dtypes[from->dtype].size;
+    if (int_kind(from) == 'u' && int_kind(to) == 'i'
+        && cj_dtypes[to->dtype].size <= cj_dtypes[from->dtype].size) {
+        return LB_NONE;
+    }
+    return bound(s, n->list[0]);
 }
 
-static int
-call_nonneg(Nn *s, Node *n)
+static int64_t
+call_bound(Nn *s, Node *n)
 {
     if (always_nonneg[n->op]) {
-        return 1;
+        return 0;
     }
-    if (n->op == BI_MIN || n->op == BI_SUM) {
-        return all_nonneg(s, n->list, n->n);     /* min(a, b), min(t), sum(t) */
+    if (n->op == BI_MIN) {
+        return least(s, n->list, n->n);         /* min(a, b), min(t) */
     }
     if (n->op == BI_MAX) {
-        return any_nonneg(s, n->list, n->n);
+        return greatest(s, n->list, n->n);
     }
-    return (n->op == BI_INT || n->op == BI_CAST) && cast_nonneg(s, n);
+    if (n->op == BI_SUM) {
+        return least(s, n->list, n->n) >= 0 ? 0 : LB_NONE;
+    }
+    return n->op == BI_INT || n->op == BI_CAST ? cast_bound(s, n) : LB_NONE;
 }
 
-static int
-attr_nonneg(Node *n)
+static int64_t
+attr_bound(Node *n)
 {
     switch ((AttrKind)n->op) {
     case AT_SHAPE: case AT_SIZE: case AT_NDIM: case AT_DTYPE_ITEMSIZE: case AT_NBYTES:
     case AT_ADDRESS:
-        return 1;
+        return 0;
     case AT_STRIDES: case AT_REAL: case AT_IMAG: case AT_T: case AT_X: case AT_Y: case AT_Z:
     case AT_FIELD:
-        return 0;
+        break;
     }
-    return 0;
+    return LB_NONE;
 }
 
-/* Is n's value never negative (under the current set of variables)? */
-static int
-nonneg(Nn *s, Node *n)
+/* a lower bound of n's value (under the current bounds of the variables) */
+static int64_t
+bound(Nn *s, Node *n)
 {
     int64_t v;
     const Type *t = ntype(s, n);
-    if (int_kind(t) == 'u' || int_kind(t) == 'b') {
-        return 1;
-    }
+    int tuple = t && t->kind == TY_TUPLE;
     if (cj_fold_int(n, &v)) {
-        return v >= 0;
+        return clamp(v);
     }
+    if (!int_kind(t) && !tuple) {
+        return LB_NONE;
+    }
+    int64_t floor = int_kind(t) == 'u' || int_kind(t) == 'b' ? 0 : LB_NONE;
     switch (n->kind) {
     case ND_CONST:
-        return (n->cval.kind == CK_INT && n->cval.i >= 0) || n->cval.kind == CK_UINT
-               || n->cval.kind == CK_BOOL;
+        return lb_max(floor, n->cval.kind == CK_INT ? clamp(n->cval.i) : LB_NONE);
     case ND_VAR:
-        return n->var->id >= 0 && n->var->id < s->in->fn->nvars && s->nn[n->var->id];
+        return lb_max(floor, var_ok(s, n->var) ? s->lb[n->var->id] : LB_NONE);
     case ND_BINOP:
-        return int_kind(t) && binop_nonneg(s, n);
+        return lb_max(floor, binop_bound(s, n));
     case ND_UNARY:
-        return n->op == OP_POS && nonneg(s, n->a);
+        return lb_max(floor, n->op == OP_POS ? bound(s, n->a) : LB_NONE);
     case ND_COMPARE:
-        return 1;       /* a bool */
+        return 0;       /* a bool */
     case ND_BOOLOP:
-        return all_nonneg(s, n->list, n->n);     /* `a or b` is one of them */
+        return lb_max(floor, least(s, n->list, n->n));      /* `a or b` is one of them */
     case ND_IFEXP:
-        return nonneg(s, n->b) && nonneg(s, n->c);
+        return lb_max(floor, lb_min(bound(s, n->b), bound(s, n->c)));
     case ND_INDEX:
-        /* an item of a non-negative tuple (a.shape[k], cuda.grid(2)[0]) */
-        return ntype(s, n->a) && ntype(s, n->a)->kind == TY_TUPLE && nonneg(s, n->a);
+        /* an item of a tuple (a.shape[k], cuda.grid(2)[0]): the tuple's bound */
+        return lb_max(floor, ntype(s, n->a) && ntype(s, n->a)->kind == TY_TUPLE
+                             ? bound(s, n->a) : LB_NONE);
     case ND_ATTR:
-        return attr_nonneg(n);
+        return lb_max(floor, attr_bound(n));
     case ND_CALL:
-        return int_kind(t) || (t && t->kind == TY_TUPLE) ? call_nonneg(s, n) : 0;
+        return lb_max(floor, call_bound(s, n));
     case ND_TUPLE:
-        return all_nonneg(s, n->list, n->n);
+        return least(s, n->list, n->n);
     case ND_SLICE:
-        return 0;
+        return LB_NONE;
     case ND_ASSIGN: case ND_AUGASSIGN: case ND_IF: case ND_WHILE: case ND_FOR: case ND_BREAK:
     case ND_CONTINUE: case ND_PASS: case ND_RETURN: case ND_ASSERT: case ND_EXPR:
         break;
     }
-    return 0;
+    return floor;
 }
 
+/* ---- the variables: a fixed point over the assignments ---- */
+
+/* v may hold a value whose bound is b */
 static void
-drop(Nn *s, Var *v)
+lower(Nn *s, Var *v, int64_t b)
 {
-    if (v && v->id >= 0 && v->id < s->in->fn->nvars && s->nn[v->id]) {
-        s->nn[v->id] = 0;
-        s->changed = 1;
+    if (!var_ok(s, v) || b >= s->lb[v->id]) {
+        return;
     }
+    s->lb[v->id] = s->pass > WIDEN ? LB_NONE : b;
+    s->changed = 1;
 }
 
 /* a value of type `from` stored into a variable of type `to` keeps its
@@ -217,19 +297,19 @@ keeps_sign(const Type *from, const Type *to)
 }
 
 static void
-drop_all(Nn *s, Node *target)
+lower_all(Nn *s, Node *target, int64_t b)
 {
     if (target->kind == ND_VAR) {
-        drop(s, target->var);
+        lower(s, target->var, b);
     } else if (target->kind == ND_TUPLE) {
         for (int i = 0; i < target->n; i++) {
-            drop_all(s, target->list[i]);
+            lower_all(s, target->list[i], b);
         }
     }
 }
 
-/* target = value: a variable target stays only if the value is
- * non-negative; a tuple target takes a tuple written out item by item */
+/* target = value: a tuple target takes a tuple written out item by item,
+ * any other tuple's least bound for each of its names */
 static void
 assign_to(Nn *s, Node *target, Node *value)
 {
@@ -239,33 +319,30 @@ assign_to(Nn *s, Node *target, Node *value)
         }
         return;
     }
-    if (!nonneg(s, value)) {
-        drop_all(s, target);
-        return;
-    }
-    if (target->kind == ND_VAR) {
+    int64_t b = bound(s, value);
+    if (target->kind == ND_VAR && var_ok(s, target->var)) {
         const Type *to = s->in->vtype[target->var->id];
         if (!to || !keeps_sign(ntype(s, value), cj_concrete(to))) {
-            drop(s, target->var);
+            b = LB_NONE;
         }
     }
+    lower_all(s, target, b);
 }
 
-/* for v in range(start, stop, step): v is non-negative when it counts up
- * (a step that is a positive constant or a non-negative value, such as
- * cuda.gridsize(1)) from a non-negative start, or down by a constant step
- * to a constant stop >= -1 */
-static int
-range_nonneg(Nn *s, Node *n)
+/* for v in range(start, stop, step): counting up (a positive constant step,
+ * or a non-negative one such as cuda.gridsize(1)) v starts at start; down
+ * by a constant step it stays above stop */
+static int64_t
+range_bound(Nn *s, Node *n)
 {
-    int64_t step = 1, stop;
+    int64_t step = 1;
     if (n->c && !cj_fold_int(n->c, &step)) {
-        return nonneg(s, n->c) && (!n->a || nonneg(s, n->a));
+        return bound(s, n->c) >= 0 ? (n->a ? bound(s, n->a) : 0) : LB_NONE;
     }
     if (step > 0) {
-        return !n->a || nonneg(s, n->a);
+        return n->a ? bound(s, n->a) : 0;
     }
-    return step < 0 && cj_fold_int(n->b, &stop) && stop >= -1;
+    return step < 0 ? lb_add(bound(s, n->b), 1) : LB_NONE;
 }
 
 static void stmt(Nn *s, Node *n);
@@ -278,8 +355,7 @@ stmts(Nn *s, Node **list, int n)
     }
 }
 
-/* one pass over a statement: drops the variables it assigns a value that
- * may be negative */
+/* one pass over a statement: lowers the bounds of what it assigns */
 static void
 stmt(Nn *s, Node *n)
 {
@@ -299,9 +375,7 @@ stmt(Nn *s, Node *n)
         return;
     }
     case ND_FOR:
-        if (!range_nonneg(s, n)) {
-            drop(s, n->var);
-        }
+        lower(s, n->var, range_bound(s, n));
         stmts(s, n->list, n->n);
         stmts(s, n->list2, n->n2);
         return;
@@ -323,7 +397,7 @@ stmt(Nn *s, Node *n)
 /* a variable passed to a function that takes it by reference (a def in
  * the kernel that rebinds it with `nonlocal`) may be given any value */
 static void
-drop_byref_args(Nn *s, Node *n)
+byref_args(Nn *s, Node *n)
 {
     if (!n) {
         return;
@@ -334,39 +408,341 @@ drop_byref_args(Nn *s, Node *n)
             byref |= n->fn->vars[i]->byref;
         }
         for (int i = 0; byref && i < n->n; i++) {
-            drop_all(s, n->list[i]);
+            lower_all(s, n->list[i], LB_NONE);
         }
     }
-    drop_byref_args(s, n->a);
-    drop_byref_args(s, n->b);
-    drop_byref_args(s, n->c);
+    byref_args(s, n->a);
+    byref_args(s, n->b);
+    byref_args(s, n->c);
     for (int i = 0; n->list && i < n->n; i++) {
-        drop_byref_args(s, n->list[i]);
+        byref_args(s, n->list[i]);
     }
     for (int i = 0; n->list2 && i < n->n2; i++) {
-        drop_byref_args(s, n->list2[i]);
+        byref_args(s, n->list2[i]);
     }
 }
 
-/* the fixed point for g->in: its variables that are never negative */
+/* ---- guards: bounds that hold where a condition does ---- */
+
+static int assigns(Node *n, const Var *v);
+
+/* is v among an assignment's targets (a name, or one in a tuple)? */
+static int
+target_is(Node *t, const Var *v)
+{
+    if (t->kind == ND_VAR) {
+        return t->var == v;
+    }
+    for (int i = 0; t->kind == ND_TUPLE && i < t->n; i++) {
+        if (target_is(t->list[i], v)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* does statement n (or one inside it) assign v: a target, a for, x op=? */
+static int
+assigns(Node *n, const Var *v)
+{
+    if (n->kind == ND_FOR && n->var == v) {
+        return 1;
+    }
+    if (n->kind == ND_ASSIGN) {
+        for (int i = 0; i < n->n; i++) {
+            if (target_is(n->list[i], v)) {
+                return 1;
+            }
+        }
+        return 0;
+    }
+    if (n->kind == ND_AUGASSIGN) {
+        return target_is(n->a, v);
+    }
+    if (n->kind != ND_IF && n->kind != ND_WHILE && n->kind != ND_FOR) {
+        return 0;
+    }
+    for (int i = 0; n->list && i < n->n; i++) {
+        if (assigns(n->list[i], v)) {
+            return 1;
+        }
+    }
+    for (int i = 0; n->list2 && i < n->n2; i++) {
+        if (assigns(n->list2[i], v)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int
+region_assigns(Node **list, int n, const Var *v)
+{
+    for (int i = 0; list && i < n; i++) {
+        if (assigns(list[i], v)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int64_t *
+env_copy(Nn *s, const int64_t *env)
+{
+    int nv = s->in->fn->nvars;
+    int64_t *e = cj_alloc(s->g->p->arena, sizeof(int64_t) * (size_t)(nv + 1));
+    memcpy(e, env, sizeof(int64_t) * (size_t)nv);
+    return e;
+}
+
+/* env less its facts about the variables the statements assign: their
+ * bounds fall back to the flow-insensitive ones */
+static const int64_t *
+forget(Nn *s, const int64_t *env, Node **list, int n)
+{
+    int64_t *e = NULL;
+    for (int i = 0; i < s->in->fn->nvars; i++) {
+        if (env[i] != s->base[i] && region_assigns(list, n, s->in->fn->vars[i])) {
+            e = e ? e : env_copy(s, env);
+            e[i] = s->base[i];
+        }
+    }
+    return e ? e : env;
+}
+
+/* x OP y is true: raise the bound of an integer variable on either side */
+static void
+compare_fact(Nn *s, int64_t *env, int op, Node *x, Node *y)
+{
+    int64_t *saved = s->lb, cx, cy;
+    s->lb = env;
+    int64_t bx = bound(s, x), by = bound(s, y);
+    s->lb = saved;
+    int xv = x->kind == ND_VAR && var_ok(s, x->var) && int_kind(ntype(s, x));
+    int yv = y->kind == ND_VAR && var_ok(s, y->var) && int_kind(ntype(s, y));
+    if (xv && (op == OP_GT || op == OP_GE || op == OP_EQ)) {
+        env[x->var->id] = lb_max(env[x->var->id], op == OP_GT ? lb_add(by, 1) : by);
+    }
+    if (yv && (op == OP_LT || op == OP_LE || op == OP_EQ)) {
+        env[y->var->id] = lb_max(env[y->var->id], op == OP_LT ? lb_add(bx, 1) : bx);
+    }
+    /* i != 0 where i >= 0: i >= 1 */
+    if (op == OP_NE && xv && cj_fold_int(y, &cy) && cy == env[x->var->id]) {
+        env[x->var->id] = lb_add(cy, 1);
+    }
+    if (op == OP_NE && yv && cj_fold_int(x, &cx) && cx == env[y->var->id]) {
+        env[y->var->id] = lb_add(cx, 1);
+    }
+}
+
+static int
+negate(int op)
+{
+    switch (op) {
+    case OP_LT: return OP_GE;
+    case OP_LE: return OP_GT;
+    case OP_GT: return OP_LE;
+    case OP_GE: return OP_LT;
+    case OP_EQ: return OP_NE;
+    case OP_NE: return OP_EQ;
+    }
+    return -1;
+}
+
+/* the bounds that hold where `cond` is `truth` */
+static void
+facts(Nn *s, int64_t *env, Node *cond, int truth)
+{
+    if (cond->kind == ND_UNARY && cond->op == OP_NOT) {
+        facts(s, env, cond->a, !truth);
+    } else if (cond->kind == ND_BOOLOP && (cond->op == OP_AND) == truth) {
+        for (int i = 0; i < cond->n; i++) {     /* a and b true; a or b false */
+            facts(s, env, cond->list[i], truth);
+        }
+    } else if (cond->kind == ND_COMPARE && truth) {
+        for (int i = 0; i + 1 < cond->n; i++) {
+            compare_fact(s, env, cond->ops[i], cond->list[i], cond->list[i + 1]);
+        }
+    } else if (cond->kind == ND_COMPARE && cond->n == 2 && negate(cond->ops[0]) >= 0) {
+        compare_fact(s, env, negate(cond->ops[0]), cond->list[0], cond->list[1]);
+    }
+}
+
+/* env raised by what holds where cond is truth */
+static const int64_t *
+guarded(Nn *s, const int64_t *env, Node *cond, int truth)
+{
+    int64_t *e = env_copy(s, env);
+    facts(s, e, cond, truth);
+    return e;
+}
+
+static void
+prove(Nn *s, const int64_t *env, Node *ix)
+{
+    if (!ix || ix->id < 0 || ix->id >= s->in->fn->nnodes) {
+        return;
+    }
+    int64_t *saved = s->lb;
+    s->lb = (int64_t *)env;
+    if (bound(s, ix) >= 0) {
+        s->node[ix->id] = 1;
+    }
+    s->lb = saved;
+}
+
+/* the indices and arguments in expression n proven >= 0 under env; the
+ * later operands of `and` / `or` and the sides of a conditional under
+ * what holds where they are evaluated */
+static void
+mark(Nn *s, const int64_t *env, Node *n)
+{
+    if (!n) {
+        return;
+    }
+    if (n->kind == ND_BOOLOP) {
+        for (int i = 0; i < n->n; i++) {
+            mark(s, env, n->list[i]);
+            env = guarded(s, env, n->list[i], n->op == OP_AND);
+        }
+        return;
+    }
+    if (n->kind == ND_IFEXP) {
+        mark(s, env, n->a);
+        mark(s, guarded(s, env, n->a, 1), n->b);
+        mark(s, guarded(s, env, n->a, 0), n->c);
+        return;
+    }
+    for (int i = 0; (n->kind == ND_INDEX || n->kind == ND_CALL) && n->list && i < n->n; i++) {
+        Node *ix = n->list[i];
+        prove(s, env, ix);
+        for (int k = 0; ix->kind == ND_TUPLE && k < ix->n; k++) {
+            prove(s, env, ix->list[k]);
+        }
+    }
+    mark(s, env, n->a);
+    mark(s, env, n->b);
+    mark(s, env, n->c);
+    for (int i = 0; n->list && i < n->n; i++) {
+        mark(s, env, n->list[i]);
+    }
+    for (int i = 0; n->list2 && i < n->n2; i++) {
+        mark(s, env, n->list2[i]);
+    }
+}
+
+static void guard_stmts(Nn *s, const int64_t *env, Node **list, int n);
+
+/* a branch that ends in return, break, continue or raise: what follows
+ * the `if` runs only where its condition was false */
+static int
+ends_branch(Node **list, int n)
+{
+    if (n == 0) {
+        return 0;
+    }
+    Node *last = list[n - 1];
+    return last->kind == ND_RETURN || last->kind == ND_BREAK || last->kind == ND_CONTINUE
+           || (last->kind == ND_ASSERT && last->op == ND_RAISE_OP);
+}
+
+/* a loop's body (and its condition) runs again after the body assigned:
+ * the facts about what the body assigns do not hold there */
+static const int64_t *
+loop_env(Nn *s, const int64_t *env, Node *n)
+{
+    env = forget(s, env, n->list, n->n);
+    if (n->kind == ND_FOR && var_ok(s, n->var) && env[n->var->id] != s->base[n->var->id]) {
+        int64_t *e = env_copy(s, env);
+        e[n->var->id] = s->base[n->var->id];
+        env = e;
+    }
+    return env;
+}
+
+/* the guard pass over one statement: its indices marked under env */
+static void
+guard_stmt(Nn *s, const int64_t *env, Node *n)
+{
+    switch (n->kind) {
+    case ND_ASSIGN: case ND_AUGASSIGN: case ND_RETURN: case ND_ASSERT: case ND_EXPR:
+        mark(s, env, n);
+        return;
+    case ND_IF:
+        mark(s, env, n->a);
+        guard_stmts(s, guarded(s, env, n->a, 1), n->list, n->n);
+        guard_stmts(s, guarded(s, env, n->a, 0), n->list2, n->n2);
+        return;
+    case ND_WHILE:
+        env = loop_env(s, env, n);
+        mark(s, env, n->a);
+        guard_stmts(s, guarded(s, env, n->a, 1), n->list, n->n);
+        guard_stmts(s, guarded(s, env, n->a, 0), n->list2, n->n2);
+        return;
+    case ND_FOR:
+        mark(s, env, n->a);
+        mark(s, env, n->b);
+        mark(s, env, n->c);
+        env = loop_env(s, env, n);
+        guard_stmts(s, env, n->list, n->n);
+        guard_stmts(s, env, n->list2, n->n2);
+        return;
+    case ND_BREAK: case ND_CONTINUE: case ND_PASS:
+        return;
+    case ND_CONST: case ND_VAR: case ND_BINOP: case ND_UNARY: case ND_COMPARE:
+    case ND_BOOLOP: case ND_IFEXP: case ND_INDEX: case ND_ATTR: case ND_CALL:
+    case ND_TUPLE: case ND_SLICE:
+        break;
+    }
+    cj_unreachable(s->g->p->try_, "expression as statement");
+}
+
+/* statements in order: a fact lasts until a statement assigns its
+ * variable; after `if cond: ... return`, cond is false */
+static void
+guard_stmts(Nn *s, const int64_t *env, Node **list, int n)
+{
+    for (int i = 0; list && i < n; i++) {
+        Node *st = list[i];
+        guard_stmt(s, env, st);
+        if (st->kind == ND_IF && st->n2 == 0 && ends_branch(st->list, st->n)) {
+            env = guarded(s, env, st->a, 0);
+        } else {
+            env = forget(s, env, list + i, 1);
+        }
+    }
+}
+
+/* ---- the analysis of g->in ---- */
+
 static void
 analyse(Cg *g)
 {
     Func *fn = g->in->fn;
-    Nn s = {g, g->in, cj_alloc(g->p->arena, (size_t)fn->nvars + 1), 0};
+    Nn s = {g, g->in, cj_alloc(g->p->arena, sizeof(int64_t) * ((size_t)fn->nvars + 1)), 0, 0,
+            NULL, cj_alloc(g->p->arena, (size_t)fn->nnodes + 1)};
     for (int i = 0; i < fn->nvars; i++) {
         const Type *t = g->in->vtype[i] ? cj_concrete(g->in->vtype[i]) : NULL;
-        s.nn[i] = !fn->vars[i]->is_param || int_kind(t) == 'u' || int_kind(t) == 'b';
+        int unsig = int_kind(t) == 'u' || int_kind(t) == 'b';
+        s.lb[i] = fn->vars[i]->is_param ? (unsig ? 0 : LB_NONE)
+                  : fn->vars[i]->maybe_unset ? 0 : LB_TOP;
     }
     for (int i = 0; i < fn->nbody; i++) {
-        drop_byref_args(&s, fn->body[i]);
+        byref_args(&s, fn->body[i]);
     }
     do {
         s.changed = 0;
+        s.pass++;
         stmts(&s, fn->body, fn->nbody);
     } while (s.changed);
+    for (int i = 0; i < fn->nvars; i++) {
+        s.lb[i] = s.lb[i] == LB_TOP ? LB_NONE : s.lb[i];     /* never assigned */
+    }
+    s.base = s.lb;
+    guard_stmts(&s, s.lb, fn->body, fn->nbody);
     g->nn_in = g->in;
-    g->nn_var = s.nn;
+    g->nn_lb = s.lb;
+    g->nn_node = s.node;
 }
 
 int
@@ -375,6 +751,9 @@ cg_nonneg(Cg *g, Node *n)
     if (g->nn_in != g->in) {
         analyse(g);
     }
-    Nn s = {g, g->in, g->nn_var, 0};
-    return nonneg(&s, n);
+    if (n->id >= 0 && n->id < g->in->fn->nnodes && g->nn_node[n->id]) {
+        return 1;
+    }
+    Nn s = {g, g->in, g->nn_lb, 0, 0, g->nn_lb, g->nn_node};
+    return bound(&s, n) >= 0;
 }
