@@ -45,10 +45,19 @@
 #define LB_MAX ((int64_t)1 << 62)
 #define WIDEN 8
 
+/* what a guard says of an expression that is no variable (`i - k >= 0`) */
+typedef struct Fact Fact;
+struct Fact {
+    Node *e;
+    int64_t lb;
+    Fact *next;
+};
+
 typedef struct {
     Cg *g;
     Inst *in;
     int64_t *lb;            /* by var id: the variable's lower bound */
+    Fact *facts;            /* the guard pass: bounds of expressions, where they hold */
     int changed, pass;
     const int64_t *base;    /* the guard pass: the flow-insensitive bounds */
     unsigned char *node;    /* the guard pass: nodes proven >= 0, by id */
@@ -59,6 +68,14 @@ static const unsigned char always_nonneg[BI_COUNT] = {
     [BI_THREADIDX] = 1, [BI_BLOCKIDX] = 1, [BI_BLOCKDIM] = 1, [BI_GRIDDIM] = 1,
     [BI_GRID] = 1, [BI_GRIDSIZE] = 1, [BI_LANEID] = 1, [BI_POPC] = 1, [BI_CLZ] = 1,
     [BI_FFS] = 1, [BI_LEN] = 1, [BI_ABS] = 1,
+};
+
+/* the builtins whose calls read nothing that changes: a call read twice
+ * gives the same value */
+static const unsigned char pure_call[BI_COUNT] = {
+    [BI_THREADIDX] = 1, [BI_BLOCKIDX] = 1, [BI_BLOCKDIM] = 1, [BI_GRIDDIM] = 1,
+    [BI_GRID] = 1, [BI_GRIDSIZE] = 1, [BI_LANEID] = 1, [BI_LEN] = 1, [BI_MIN] = 1,
+    [BI_MAX] = 1, [BI_ABS] = 1,
 };
 
 /* ---- bounds ---- */
@@ -224,9 +241,64 @@ attr_bound(Node *n)
     return LB_NONE;
 }
 
-/* a lower bound of n's value (under the current bounds of the variables) */
+/* the same expression, read twice: names, numbers, operators, attributes,
+ * builtins without side effects (no call of a function: it may differ) */
+static int
+same_expr(const Node *a, const Node *b)
+{
+    int64_t x, y;
+    if (!a || !b) {
+        return a == b;
+    }
+    if (a->kind != b->kind || a->op != b->op || a->n != b->n) {
+        return 0;
+    }
+    if (a->kind == ND_CONST) {
+        return cj_fold_int(a, &x) && cj_fold_int(b, &y) && x == y;
+    }
+    if (a->kind == ND_VAR) {
+        return a->var == b->var;
+    }
+    if (a->kind == ND_CALL && !pure_call[a->op]) {
+        return 0;
+    }
+    if (a->kind == ND_INDEX && a->a->kind != ND_ATTR) {
+        return 0;       /* an element may be stored between the two reads */
+    }
+    if (a->kind != ND_BINOP && a->kind != ND_UNARY && a->kind != ND_ATTR
+        && a->kind != ND_INDEX && a->kind != ND_CALL) {
+        return 0;
+    }
+    if (a->axis != b->axis || !same_expr(a->a, b->a) || !same_expr(a->b, b->b)) {
+        return 0;
+    }
+    for (int i = 0; i < a->n; i++) {
+        if (!same_expr(a->list[i], b->list[i])) {
+            return 0;
+        }
+    }
+    return a->kind != ND_ATTR || (a->str == b->str || (a->str && b->str && !strcmp(a->str, b->str)));
+}
+
+static int64_t form_bound(Nn *s, Node *n);
+
+/* a lower bound of n's value (under the current bounds of the variables,
+ * and what guards say of expressions) */
 static int64_t
 bound(Nn *s, Node *n)
+{
+    int64_t b = form_bound(s, n);
+    for (const Fact *f = s->facts; f; f = f->next) {
+        if (same_expr(n, f->e)) {
+            b = lb_max(b, f->lb);
+        }
+    }
+    return b;
+}
+
+/* n's bound by its form */
+static int64_t
+form_bound(Nn *s, Node *n)
 {
     int64_t v;
     const Type *t = ntype(s, n);
@@ -486,52 +558,112 @@ region_assigns(Node **list, int n, const Var *v)
     return 0;
 }
 
+/* what holds at a point of the guard pass: the variables' bounds, and
+ * facts about expressions */
+typedef struct {
+    const int64_t *lb;
+    Fact *facts;
+} Env;
+
 static int64_t *
-env_copy(Nn *s, const int64_t *env)
+lb_copy(Nn *s, const int64_t *lb)
 {
     int nv = s->in->fn->nvars;
     int64_t *e = cj_alloc(s->g->p->arena, sizeof(int64_t) * (size_t)(nv + 1));
-    memcpy(e, env, sizeof(int64_t) * (size_t)nv);
+    memcpy(e, lb, sizeof(int64_t) * (size_t)nv);
     return e;
 }
 
-/* env less its facts about the variables the statements assign: their
+/* does expression e read a variable the statements assign? */
+static int
+reads_assigned(Node *e, Node **list, int n)
+{
+    if (!e) {
+        return 0;
+    }
+    if (e->kind == ND_VAR) {
+        return region_assigns(list, n, e->var);
+    }
+    if (reads_assigned(e->a, list, n) || reads_assigned(e->b, list, n)
+        || reads_assigned(e->c, list, n)) {
+        return 1;
+    }
+    for (int i = 0; e->list && i < e->n; i++) {
+        if (reads_assigned(e->list[i], list, n)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* env less its facts about what the statements assign: the variables'
  * bounds fall back to the flow-insensitive ones */
-static const int64_t *
-forget(Nn *s, const int64_t *env, Node **list, int n)
+static Env
+forget(Nn *s, Env env, Node **list, int n)
 {
     int64_t *e = NULL;
     for (int i = 0; i < s->in->fn->nvars; i++) {
-        if (env[i] != s->base[i] && region_assigns(list, n, s->in->fn->vars[i])) {
-            e = e ? e : env_copy(s, env);
+        if (env.lb[i] != s->base[i] && region_assigns(list, n, s->in->fn->vars[i])) {
+            e = e ? e : lb_copy(s, env.lb);
             e[i] = s->base[i];
         }
     }
-    return e ? e : env;
+    Fact *kept = NULL, **tail = &kept;
+    int dropped = 0;
+    for (Fact *f = env.facts; f; f = f->next) {
+        if (reads_assigned(f->e, list, n)) {
+            dropped = 1;
+            continue;
+        }
+        Fact *c = cj_alloc(s->g->p->arena, sizeof *c);
+        *c = *f;
+        c->next = NULL;
+        *tail = c;
+        tail = &c->next;
+    }
+    return (Env){e ? e : env.lb, dropped ? kept : env.facts};
 }
 
-/* x OP y is true: raise the bound of an integer variable on either side */
+/* e >= b holds: a variable's bound is raised, any other expression's
+ * bound recorded */
 static void
-compare_fact(Nn *s, int64_t *env, int op, Node *x, Node *y)
+at_least(Nn *s, int64_t *lb, Fact **facts, Node *e, int64_t b)
 {
-    int64_t *saved = s->lb, cx, cy;
-    s->lb = env;
-    int64_t bx = bound(s, x), by = bound(s, y);
-    s->lb = saved;
-    int xv = x->kind == ND_VAR && var_ok(s, x->var) && int_kind(ntype(s, x));
-    int yv = y->kind == ND_VAR && var_ok(s, y->var) && int_kind(ntype(s, y));
-    if (xv && (op == OP_GT || op == OP_GE || op == OP_EQ)) {
-        env[x->var->id] = lb_max(env[x->var->id], op == OP_GT ? lb_add(by, 1) : by);
+    if (b == LB_NONE || !int_kind(ntype(s, e))) {
+        return;
     }
-    if (yv && (op == OP_LT || op == OP_LE || op == OP_EQ)) {
-        env[y->var->id] = lb_max(env[y->var->id], op == OP_LT ? lb_add(bx, 1) : bx);
+    if (e->kind == ND_VAR && var_ok(s, e->var)) {
+        lb[e->var->id] = lb_max(lb[e->var->id], b);
+        return;
+    }
+    Fact *f = cj_alloc(s->g->p->arena, sizeof *f);
+    *f = (Fact){e, b, *facts};
+    *facts = f;
+}
+
+/* x OP y is true */
+static void
+compare_fact(Nn *s, int64_t *lb, Fact **facts, int op, Node *x, Node *y)
+{
+    const int64_t *saved = s->lb;
+    Fact *saved_f = s->facts;
+    s->lb = lb;
+    s->facts = *facts;
+    int64_t bx = bound(s, x), by = bound(s, y), cx, cy;
+    s->lb = (int64_t *)saved;
+    s->facts = saved_f;
+    if (op == OP_GT || op == OP_GE || op == OP_EQ) {
+        at_least(s, lb, facts, x, op == OP_GT ? lb_add(by, 1) : by);
+    }
+    if (op == OP_LT || op == OP_LE || op == OP_EQ) {
+        at_least(s, lb, facts, y, op == OP_LT ? lb_add(bx, 1) : bx);
     }
     /* i != 0 where i >= 0: i >= 1 */
-    if (op == OP_NE && xv && cj_fold_int(y, &cy) && cy == env[x->var->id]) {
-        env[x->var->id] = lb_add(cy, 1);
+    if (op == OP_NE && cj_fold_int(y, &cy) && cy == bx) {
+        at_least(s, lb, facts, x, lb_add(cy, 1));
     }
-    if (op == OP_NE && yv && cj_fold_int(x, &cx) && cx == env[y->var->id]) {
-        env[y->var->id] = lb_add(cx, 1);
+    if (op == OP_NE && cj_fold_int(x, &cx) && cx == by) {
+        at_least(s, lb, facts, y, lb_add(cx, 1));
     }
 }
 
@@ -551,51 +683,54 @@ negate(int op)
 
 /* the bounds that hold where `cond` is `truth` */
 static void
-facts(Nn *s, int64_t *env, Node *cond, int truth)
+facts(Nn *s, int64_t *lb, Fact **fs, Node *cond, int truth)
 {
     if (cond->kind == ND_UNARY && cond->op == OP_NOT) {
-        facts(s, env, cond->a, !truth);
+        facts(s, lb, fs, cond->a, !truth);
     } else if (cond->kind == ND_BOOLOP && (cond->op == OP_AND) == truth) {
         for (int i = 0; i < cond->n; i++) {     /* a and b true; a or b false */
-            facts(s, env, cond->list[i], truth);
+            facts(s, lb, fs, cond->list[i], truth);
         }
     } else if (cond->kind == ND_COMPARE && truth) {
         for (int i = 0; i + 1 < cond->n; i++) {
-            compare_fact(s, env, cond->ops[i], cond->list[i], cond->list[i + 1]);
+            compare_fact(s, lb, fs, cond->ops[i], cond->list[i], cond->list[i + 1]);
         }
     } else if (cond->kind == ND_COMPARE && cond->n == 2 && negate(cond->ops[0]) >= 0) {
-        compare_fact(s, env, negate(cond->ops[0]), cond->list[0], cond->list[1]);
+        compare_fact(s, lb, fs, negate(cond->ops[0]), cond->list[0], cond->list[1]);
     }
 }
 
 /* env raised by what holds where cond is truth */
-static const int64_t *
-guarded(Nn *s, const int64_t *env, Node *cond, int truth)
+static Env
+guarded(Nn *s, Env env, Node *cond, int truth)
 {
-    int64_t *e = env_copy(s, env);
-    facts(s, e, cond, truth);
-    return e;
+    int64_t *lb = lb_copy(s, env.lb);
+    Fact *fs = env.facts;
+    facts(s, lb, &fs, cond, truth);
+    return (Env){lb, fs};
 }
 
 static void
-prove(Nn *s, const int64_t *env, Node *ix)
+prove(Nn *s, Env env, Node *ix)
 {
     if (!ix || ix->id < 0 || ix->id >= s->in->fn->nnodes) {
         return;
     }
     int64_t *saved = s->lb;
-    s->lb = (int64_t *)env;
+    s->lb = (int64_t *)env.lb;
+    s->facts = env.facts;
     if (bound(s, ix) >= 0) {
         s->node[ix->id] = 1;
     }
     s->lb = saved;
+    s->facts = NULL;
 }
 
 /* the indices and arguments in expression n proven >= 0 under env; the
  * later operands of `and` / `or` and the sides of a conditional under
  * what holds where they are evaluated */
 static void
-mark(Nn *s, const int64_t *env, Node *n)
+mark(Nn *s, Env env, Node *n)
 {
     if (!n) {
         return;
@@ -631,7 +766,7 @@ mark(Nn *s, const int64_t *env, Node *n)
     }
 }
 
-static void guard_stmts(Nn *s, const int64_t *env, Node **list, int n);
+static void guard_stmts(Nn *s, Env env, Node **list, int n);
 
 /* a branch that ends in return, break, continue or raise: what follows
  * the `if` runs only where its condition was false */
@@ -648,21 +783,21 @@ ends_branch(Node **list, int n)
 
 /* a loop's body (and its condition) runs again after the body assigned:
  * the facts about what the body assigns do not hold there */
-static const int64_t *
-loop_env(Nn *s, const int64_t *env, Node *n)
+static Env
+loop_env(Nn *s, Env env, Node *n)
 {
     env = forget(s, env, n->list, n->n);
-    if (n->kind == ND_FOR && var_ok(s, n->var) && env[n->var->id] != s->base[n->var->id]) {
-        int64_t *e = env_copy(s, env);
-        e[n->var->id] = s->base[n->var->id];
-        env = e;
+    if (n->kind == ND_FOR && var_ok(s, n->var)) {
+        Node target = {.kind = ND_VAR, .var = n->var}, *targets[1] = {&target};
+        Node own = {.kind = ND_ASSIGN, .list = targets, .n = 1}, *stmt1[1] = {&own};
+        env = forget(s, env, stmt1, 1);     /* the target, given new values */
     }
     return env;
 }
 
 /* the guard pass over one statement: its indices marked under env */
 static void
-guard_stmt(Nn *s, const int64_t *env, Node *n)
+guard_stmt(Nn *s, Env env, Node *n)
 {
     switch (n->kind) {
     case ND_ASSIGN: case ND_AUGASSIGN: case ND_RETURN: case ND_ASSERT: case ND_EXPR:
@@ -697,10 +832,10 @@ guard_stmt(Nn *s, const int64_t *env, Node *n)
     cj_unreachable(s->g->p->try_, "expression as statement");
 }
 
-/* statements in order: a fact lasts until a statement assigns its
- * variable; after `if cond: ... return`, cond is false */
+/* statements in order: a fact lasts until a statement assigns what it is
+ * about; after `if cond: ... return`, cond is false */
 static void
-guard_stmts(Nn *s, const int64_t *env, Node **list, int n)
+guard_stmts(Nn *s, Env env, Node **list, int n)
 {
     for (int i = 0; list && i < n; i++) {
         Node *st = list[i];
@@ -719,8 +854,8 @@ static void
 analyse(Cg *g)
 {
     Func *fn = g->in->fn;
-    Nn s = {g, g->in, cj_alloc(g->p->arena, sizeof(int64_t) * ((size_t)fn->nvars + 1)), 0, 0,
-            NULL, cj_alloc(g->p->arena, (size_t)fn->nnodes + 1)};
+    Nn s = {g, g->in, cj_alloc(g->p->arena, sizeof(int64_t) * ((size_t)fn->nvars + 1)), NULL,
+            0, 0, NULL, cj_alloc(g->p->arena, (size_t)fn->nnodes + 1)};
     for (int i = 0; i < fn->nvars; i++) {
         const Type *t = g->in->vtype[i] ? cj_concrete(g->in->vtype[i]) : NULL;
         int unsig = int_kind(t) == 'u' || int_kind(t) == 'b';
@@ -739,7 +874,7 @@ analyse(Cg *g)
         s.lb[i] = s.lb[i] == LB_TOP ? LB_NONE : s.lb[i];     /* never assigned */
     }
     s.base = s.lb;
-    guard_stmts(&s, s.lb, fn->body, fn->nbody);
+    guard_stmts(&s, (Env){s.lb, NULL}, fn->body, fn->nbody);
     g->nn_in = g->in;
     g->nn_lb = s.lb;
     g->nn_node = s.node;
@@ -754,6 +889,6 @@ cg_nonneg(Cg *g, Node *n)
     if (n->id >= 0 && n->id < g->in->fn->nnodes && g->nn_node[n->id]) {
         return 1;
     }
-    Nn s = {g, g->in, g->nn_lb, 0, 0, g->nn_lb, g->nn_node};
+    Nn s = {g, g->in, g->nn_lb, NULL, 0, 0, g->nn_lb, g->nn_node};
     return bound(&s, n) >= 0;
 }

@@ -276,8 +276,9 @@ def test_wrap_where_not_proven():
 
 
 def test_guard_holds_until_assigned():
-    """a guard's bound holds only until the variable is assigned again, and
-    not in a loop whose body assigns it"""
+    """a guard's bound (of a variable, or of an expression such as i - k)
+    holds only until what it reads is assigned again, and not in a loop
+    whose body assigns it; an array element's value is not one"""
     def after(u, out):
         i = cuda.grid(1)
         if i > 0:
@@ -293,8 +294,24 @@ def test_guard_holds_until_assigned():
                 out[k] = u[i - 1]    # not: the body assigns i
                 i = i - 5
 
+    def expr_guard(u, out, k):
+        i = cuda.grid(1)
+        out[0] = u[i - k] if i - k >= 0 else 0.0     # proven: the guard's expression
+        if i - k > 0:
+            out[1] = u[i - k - 1]                    # proven: >= 1, less 1
+            k = k - 9
+            out[2] = u[i - k]                        # not: k assigned since
+
+    def element_guard(u, idx, out):
+        i = cuda.grid(1)
+        if idx[i] >= 0:
+            idx[i] = -1
+            out[0] = u[idx[i]]                       # not: an element may change
+
     assert wraps(src_of(after, F32, F32)) == 1
     assert wraps(src_of(loop, F32, F32)) == 1
+    assert wraps(src_of(expr_guard, F32, F32, np.int64(2))) == 1
+    assert wraps(src_of(element_guard, F32, np.zeros(64, np.int64), F32)) >= 1
 
 
 def test_rawkernel_keeps_its_index():

@@ -28,7 +28,8 @@ REC = np.dtype([("a", np.int8), ("b", np.float64)])
 
 @cuda.jit
 def index_by_0d(r, ary, i):
-    """Numba's cache_usecases record_return: r[()] = ary[i], i 0-d."""
+    """Numba's cache_usecases record_return: r[()] = ary[i], i 0-d (a
+    signed value: counted from the end where negative, as Numba does)."""
     r[()] = ary[i]
 
 
@@ -90,7 +91,7 @@ N = 32
 
 CASES = [
     (index_by_0d, (poison((), np.float64), rand(8, np.float64), np.array(3)),
-     [("ary.data[(int)i.data[0]]", True)]),
+     [("ary.data[cj_wrap((int)i.data[0], ary.shape[0])]", True)]),
     (record_by_0d, _record_args()),
     (store_and_cast_0d, (poison((N, 3), np.float64), np.array(1.5), np.array(4))),
 ]
