@@ -62,6 +62,10 @@ Sections (DESIGN.md section 5 has the figures and goals):
     device function given as CUDA C++ (compiled in) or as PTX (linked by the
     driver's JIT linker), empty and warm caches, beside numba-cuda's same two
     links and a CuPy RawKernel with the function pasted in.
+14. negative indices counted from the end (cuda.jit, Numba's semantics): the
+    device time of a periodic stencil (wraps kept), a guarded one (proven
+    non-negative: none) and one reading u[i - off] (one wrap), cujit.cuda
+    beside numba-cuda and CuPy RawKernel, rounds taking turns, medians.
 
 Sections 2, 5 and 6 run each measurement in a fresh process, the libraries
 taking turns within each round (bench/firstlib.py); their figures make the
@@ -75,7 +79,7 @@ each section is a module beside it: s1_launch.py (with s1_child.py, the
 --launch-child side), s2_first.py, s3_saxpy.py, s4_forms.py, s5_first_vec.py,
 s6_first_stdlib.py, s7_numba.py,
 s8_collectives.py, s9_fuse.py,
-s10_cg.py, s11_thrust.py, s12_memory.py (with memory_child.py), s13_link.py, s15_typing.py; benchlib.py holds what they share (firstlib.py
+s10_cg.py, s11_thrust.py, s12_memory.py (with memory_child.py), s13_link.py, s14_negidx.py, s15_typing.py; benchlib.py holds what they share (firstlib.py
 what the first-call sections share), report.py the summary.
 """
 import argparse
@@ -98,13 +102,14 @@ from s10_cg import section_cg
 from s11_thrust import section_thrust
 from s12_memory import section_memory
 from s13_link import section_link
+from s14_negidx import section_negidx
 from s15_typing import section_typing
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="small N and sizes: a smoke test")
-    ap.add_argument("--sections", default="1,2,3,4,5,6,7,8,9,10,11,12,13,15",
+    ap.add_argument("--sections", default="1,2,3,4,5,6,7,8,9,10,11,12,13,14,15",
                     help="which sections, e.g. 1,3")
     ap.add_argument("--launches", type=int, default=0, help="launches per repetition (section 1)")
     ap.add_argument("--launch-child", default=None, help=argparse.SUPPRESS)
@@ -139,7 +144,7 @@ def main():
                     ("6", section_first_stdlib), ("7", section_numba),
                     ("8", section_collectives), ("9", section_fuse),
                     ("10", section_cg), ("11", section_thrust), ("12", section_memory),
-                    ("13", section_link), ("15", section_typing)):
+                    ("13", section_link), ("14", section_negidx), ("15", section_typing)):
         if key not in want:
             continue
         try:
