@@ -27,14 +27,19 @@
  * constant; a variable passed to a function defined in the kernel that
  * rebinds it (`nonlocal`, a by-reference capture) has none.
  *
- * Guards (a second pass, path-sensitive): inside `if` and `while` bodies
- * the condition's comparisons of an integer variable with a bound (`0 < i
- * < n - 1`, `i >= 1 and j >= 1`) raise its bound, and so does the negation
- * of an `if` that ends its branch (`if i < 1 or i >= n: return`) for the
- * statements after it; not for a variable that the guarded statements
- * assign.  The indices (and call arguments) proven there are marked by node
- * (Cg.nn_node), so that `u[i - 1]` under `if i > 0:` needs no wrap.  Both
- * results are computed once per typed function (Cg.nn_in). */
+ * Guards (a second pass, path-sensitive, statements in order): inside `if`
+ * and `while` bodies, the later operands of `and` / `or` and the sides of a
+ * conditional, a condition's comparisons (`0 < i < n - 1`, `i >= 1 and j >=
+ * 1`, `i != 0` of an i >= 0) raise an integer variable's bound, or record
+ * one for an expression (`x[i - k] if i - k >= 0 else 0`: the same names,
+ * numbers, operators and pure builtins read again; not array elements); so
+ * does the negation of an `if` that ends its branch (`if i < 1 or i >= n:
+ * return`) for the statements after it.  A fact lasts until a statement
+ * assigns what it reads, and a loop's body and condition start without the
+ * facts about what the body assigns.  The indices (and call arguments)
+ * proven there are marked by node (Cg.nn_node), so that `u[i - 1]` under
+ * `if i > 0:` needs no wrap.  Both results are computed once per typed
+ * function (Cg.nn_in). */
 #include <stdint.h>
 #include <string.h>
 
@@ -277,7 +282,7 @@ same_expr(const Node *a, const Node *b)
             return 0;
         }
     }
-    return a->kind != ND_ATTR || (a->str == b->str || (a->str && b->str && !strcmp(a->str, b->str)));
+    return a->kind != ND_ATTR || a->str == b->str || (a->str && b->str && !strcmp(a->str, b->str));
 }
 
 static int64_t form_bound(Nn *s, Node *n);
