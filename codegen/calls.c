@@ -87,10 +87,15 @@ math_name(int bi)
     }
 }
 
-/* the float type a math call computes in */
+/* the float type a math call computes in: in a cuda.jit kernel its float
+ * result's (Numba's typing, numba_math_float in typeinfer/calls.c) */
 static const Type *
 math_work_type(Cg *g, Node *n)
 {
+    const Type *rt = cg_type(g, n);
+    if (g->p->numba && rt->kind == TY_SCALAR && cj_dtypes[rt->dtype].kind == 'f') {
+        return rt;
+    }
     const Type *r = NULL;
     for (int i = 0; i < n->n; i++) {
         const Type *x = g->in->ntype[n->list[i]->id];

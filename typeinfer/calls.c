@@ -401,6 +401,15 @@ dtype_list(Ti *t, unsigned mask)
 }
 
 /* jit.atomic_op(array, index, value); atomic_cas(array, index, compare, value) */
+/* an index of an atomic: an integer, or in a cuda.jit kernel also a real
+ * number written as the index (Numba casts it to an integer, as
+ * cuda.atomic.add(h, (math.floor(x), j), 1) needs: floor gives a float) */
+static int
+atomic_index_ok(Ti *t, int written, Type *x)
+{
+    return is_intish(x) || (t->p->numba && written && is_num(x) && kind(x) == 'f');
+}
+
 static Type *
 atomic_type(Ti *t, Node *n)
 {
@@ -432,12 +441,12 @@ atomic_type(Ti *t, Node *n)
     }
     if (ix && ix->kind == TY_TUPLE) {
         for (int i = 0; i < ix->ntup; i++) {
-            if (!is_intish(ix->tup[i])) {
+            if (!atomic_index_ok(t, n->list[1]->kind == ND_TUPLE, ix->tup[i])) {
                 ti_err(t, n->list[1], "%s() index must be integers", bname(n));
             }
         }
     } else {
-        need(t, n->list[1], ix, is_intish(ix), "an integer index", n);
+        need(t, n->list[1], ix, atomic_index_ok(t, 1, ix), "an integer index", n);
     }
     need(t, n->list[2], v, is_num(v) && kind(v) != 'c', "a real number value", n);
     need(t, cas ? n->list[3] : n->list[2], c, is_num(c) && kind(c) != 'c', "a number", n);
@@ -669,6 +678,15 @@ print_type(Ti *t, Node *n)
     return cj_void();
 }
 
+/* complex(x [, y]) in a cuda.jit kernel is complex64 where its arguments are
+ * float32 (or complex(z) of a complex64 z), as Numba types it */
+static int
+numba_complex64(Ti *t, Node *n, Type *x)
+{
+    return t->p->numba && x && !cj_is_weak(x) && x->kind == TY_SCALAR
+           && (x->dtype == DT_F32 || (n->n == 1 && x->dtype == DT_C64));
+}
+
 /* int(), float(), bool(), complex(), numpy dtype casts */
 static Type *
 cast_type(Ti *t, Node *n)
@@ -676,12 +694,14 @@ cast_type(Ti *t, Node *n)
     no_keywords(t, n);
     if (n->op == BI_COMPLEX) {
         arity(t, n, 1, 2);
+        int c64 = 1;
         for (int i = 0; i < n->n; i++) {
             Type *x = arg(t, n, i);
             need(t, n->list[i], x, is_num(x), "numbers", n);
+            c64 = c64 && numba_complex64(t, n, x);
         }
         t->p->features |= FEAT_COMPLEX;
-        return cj_weak(TY_WEAK_COMPLEX);
+        return c64 ? cj_scalar(DT_C64) : cj_weak(TY_WEAK_COMPLEX);
     }
     arity(t, n, n->op == BI_CAST ? 0 : 1, 1);
     if (n->n == 0) {
@@ -727,6 +747,9 @@ cast_type(Ti *t, Node *n)
         }
         return cj_weak(TY_WEAK_INT);
     case BI_FLOAT:
+        if (t->p->numba && x && (x->dtype == DT_F16 || x->dtype == DT_F32) && !cj_is_weak(x)) {
+            return x;       /* Numba's float() keeps float16 and float32 */
+        }
         return cj_weak(TY_WEAK_FLOAT);
     case BI_BOOL:
         return cj_scalar(DT_BOOL);
@@ -773,6 +796,32 @@ float_of(Ti *t, Type *x)
     return cj_scalar(f == DT_F16 && x->dtype != DT_F16 && !t->fn->numpy_math ? DT_F32 : f);
 }
 
+/* math.f(x) in a cuda.jit kernel, as numba-cuda types it (its cudamath
+ * templates): an integer or bool computes in float64, float32 and float64
+ * stay, float16 stays only in the functions numba-cuda computes in half
+ * precision (sin, cos, tanh, sqrt, exp, log, log2, log10, fabs, floor, ceil,
+ * trunc) and is float32 in the others; floor, ceil and trunc give a float */
+static Type *
+numba_math_float(Ti *t, Node *n, Type *x)
+{
+    if (cj_is_weak(x)) {
+        return cj_weak(TY_WEAK_FLOAT);
+    }
+    if (kind(x) != 'f') {
+        return cj_scalar(DT_F64);
+    }
+    if (x->dtype != DT_F16) {
+        return float_of(t, x);
+    }
+    switch (n->op) {
+    case BI_SIN: case BI_COS: case BI_TANH: case BI_SQRT: case BI_EXP: case BI_LOG:
+    case BI_LOG2: case BI_LOG10: case BI_FABS: case BI_FLOOR: case BI_CEIL: case BI_TRUNC:
+        return x;
+    default:
+        return cj_scalar(DT_F32);
+    }
+}
+
 static Type *
 math_type(Ti *t, Node *n)
 {
@@ -804,9 +853,12 @@ math_type(Ti *t, Node *n)
     case BI_FLOOR:
     case BI_CEIL:
     case BI_TRUNC:
-        return cj_weak(TY_WEAK_INT);    /* Python returns an int */
+        if (!t->p->numba) {
+            return cj_weak(TY_WEAK_INT);    /* Python returns an int */
+        }
+        return numba_math_float(t, n, r);
     default:
-        return float_of(t, r);
+        return t->p->numba ? numba_math_float(t, n, r) : float_of(t, r);
     }
 }
 
