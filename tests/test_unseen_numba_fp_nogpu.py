@@ -1,0 +1,143 @@
+"""The floating-point kernels of tests/unseen/numba_fp.py without a GPU:
+every case's host code runs unchanged under cujit.cuda against the fake
+libcuda (tests/fakecuda/unseen_fp_scenarios.py, one fresh process for all
+cases), each launched kernel built for the host and run there on the
+parameters cujit packed (one host thread per CUDA thread where the block's
+threads work together); the results are checked against NumPy at the
+cases' tolerances, which assume Numba's float64 accumulators.  Also the
+regression tests of what these kernels found: numba-cuda's typing of
+math.floor / ceil / trunc (a float), of math on integers (float64) and on
+float16 (float32 outside the half-precision functions), of float() (keeps
+float32) and of complex() of float32 parts (complex64), and atomics indexed
+by such floats."""
+import json
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import cujit
+from cujit import cuda
+from test_kernels_host import CXX
+from test_runtime_nogpu import fake_driver, nvrtc_or_skip  # noqa: F401
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "unseen"))
+import numba_fp  # noqa: E402
+
+NAMES = [fn.__name__ for fn in numba_fp.CASES]
+PARAMS = [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=numba_fp.CUJIT_XFAIL[n]))
+          if n in numba_fp.CUJIT_XFAIL else n for n in NAMES]
+
+
+@pytest.fixture(scope="module")
+def results(fake_driver, tmp_path_factory):  # noqa: F811
+    nvrtc_or_skip()
+    if CXX is None:
+        pytest.skip("no host C++ compiler (g++ or clang++)")
+    tmp = tmp_path_factory.mktemp("unseen_fp")
+    env = dict(os.environ, CUJIT_CACHE_DIR=str(tmp / "cache"),
+               LD_LIBRARY_PATH=fake_driver + os.pathsep + os.environ.get("LD_LIBRARY_PATH", ""))
+    env.pop("CUJIT_CACHE", None)
+    env.pop("UNSEEN_FP_LOOSE", None)
+    out = tmp / "results.json"
+    r = subprocess.run([sys.executable, os.path.join(HERE, "fakecuda", "unseen_fp_scenarios.py"),
+                        str(out)], env=env, capture_output=True, text=True, timeout=1500)
+    assert out.exists(), "the scenario ended without results:\n%s\n%s" % (r.stdout[-3000:],
+                                                                        r.stderr[-3000:])
+    return json.loads(out.read_text())
+
+
+@pytest.mark.parametrize("name", PARAMS)
+def test_case_on_host(results, name):
+    assert name in results, "the case did not run"
+    assert results[name] == "ok", results[name]
+
+
+def test_module_has_enough_cases():
+    assert len(NAMES) >= 40 and len(set(NAMES)) == len(NAMES)
+
+
+# ---- regressions: Numba's result types, as numba-cuda 0.30's compile_ptx gives them ----
+
+def _resty(src, argty):
+    ns = {"math": math, "np": np}
+    exec("def f(x):\n    return %s\n" % src, ns)
+    return str(cuda.compile_ptx(ns["f"], "(%s,)" % argty, device=True, cc=(9, 0))[1])
+
+
+@pytest.mark.parametrize("src, argty, want", [
+    ("math.floor(x)", "float32", "float32"),        # numba-cuda: a float, not an int
+    ("math.ceil(x)", "float64", "float64"),
+    ("math.trunc(x)", "float16", "float16"),
+    ("math.floor(x)", "int32", "float64"),
+    ("math.floor(x) + x", "float32", "float32"),
+    ("math.sqrt(x)", "uint8", "float64"),           # an integer computes in float64
+    ("math.exp(x)", "int16", "float64"),
+    ("math.sin(x)", "bool", "float64"),
+    ("math.sqrt(x)", "float16", "float16"),         # numba-cuda's half-precision set
+    ("math.tanh(x)", "float16", "float16"),
+    ("math.erf(x)", "float16", "float32"),          # the others compute in float32
+    ("math.atan2(x, x)", "float16", "float32"),
+    ("math.hypot(x, x)", "float16", "float32"),
+    ("math.log1p(x)", "float16", "float32"),
+    ("math.exp(x)", "float32", "float32"),
+    ("math.exp(x * 0.5)", "float32", "float64"),
+    ("float(x)", "float32", "float32"),             # float() keeps float32 / float16
+    ("float(x)", "float16", "float16"),
+    ("float(x)", "int32", "float64"),
+    ("complex(x, x)", "float32", "complex64"),      # complex() of float32 parts
+    ("complex(x)", "float32", "complex64"),
+    ("complex(x, 1.0)", "float32", "complex128"),
+    ("complex(x, x)", "float64", "complex128"),
+    ("complex(x, x)", "int32", "complex128"),
+])
+def test_numba_result_types(src, argty, want):
+    nvrtc_or_skip()
+    assert _resty(src, argty) == want
+
+
+def test_rawkernel_math_keeps_python_and_numpy_types():
+    """jit.rawkernel (cupyx's rules) is not cuda.jit: math.floor is still
+    Python's int and math of uint8 NumPy's float32"""
+    nvrtc_or_skip()
+    from cujit import jit
+
+    @jit.rawkernel()
+    def k(x, u, out, out2):
+        i = jit.threadIdx.x
+        out[i] = math.floor(x[i]) + 0 * u[i]
+        out2[i] = math.sqrt(u[i])
+    src = k.inspect_cuda("(float32[:], uint8[:], float64[:], float64[:])") \
+        if hasattr(k, "inspect_cuda") else None
+    if src is None:
+        pytest.skip("rawkernel has no inspect_cuda")
+    assert "sqrtf(" in src, src
+    assert "(long long)floorf(" in src or "(int64_t)floorf(" in src, src
+
+
+def test_float_indices_of_atomics():
+    """cuda.atomic.add(h, (math.floor(x) + 4, 0), 1) takes the float index
+    as Numba does (cast to an integer; the quantize case checks floor's NaN
+    and infinities on the host); a float indexing an array is refused, as
+    in Numba"""
+    nvrtc_or_skip()
+
+    def k(x, q, h):
+        i = cuda.grid(1)
+        if i < x.size:
+            q[i] = math.floor(x[i])
+            if x[i] == x[i] and abs(x[i]) < 4:
+                cuda.atomic.add(h, (math.floor(x[i]) + 4, 0), 1)
+    ker = cuda.jit(k)
+    sig = "void(float64[::1], float64[::1], int32[:, ::1])"
+    src = ker.inspect_cuda(sig)
+    assert "floor(" in src and ".target" in ker.inspect_ptx(sig)
+
+    def bad(x, out):
+        out[math.floor(x[0])] = 1.0     # Numba refuses a float index too
+    with pytest.raises(cujit.CompileError, match="indices must be integers, got float64"):
+        cuda.jit(bad).inspect_cuda("void(float64[::1], float64[::1])")
