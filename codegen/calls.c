@@ -391,6 +391,9 @@ round_call(Cg *g, Node *n, int prec)
 {
     const Type *at = arg_type(g, n, 0);
     const Type *rt = cg_type(g, n);
+    if (n->n == 2 && cj_dtypes[rt->dtype].kind == 'f' && rt->dtype != at->dtype) {
+        at = rt;        /* Numba's round(int or float16, n): rounded in its float result */
+    }
     char k = cj_dtypes[at->dtype].kind;
     if (k != 'f') {
         cg_conv(g, n->list[0], rt, prec);

@@ -94,6 +94,11 @@ def _resty(src, argty):
     ("complex(x, 1.0)", "float32", "complex128"),
     ("complex(x, x)", "float64", "complex128"),
     ("complex(x, x)", "int32", "complex128"),
+    ("round(x, 2)", "float16", "float32"),          # round(x, n): a float of an int or half
+    ("round(x, 2)", "int32", "float64"),
+    ("round(x, -1)", "int64", "float64"),
+    ("round(x, 2)", "float32", "float32"),
+    ("round(x)", "float32", "int64"),
 ])
 def test_numba_result_types(src, argty, want):
     nvrtc_or_skip()
@@ -141,3 +146,50 @@ def test_float_indices_of_atomics():
         out[math.floor(x[0])] = 1.0     # Numba refuses a float index too
     with pytest.raises(cujit.CompileError, match="indices must be integers, got float64"):
         cuda.jit(bad).inspect_cuda("void(float64[::1], float64[::1])")
+
+
+@pytest.fixture
+def launch(tmp_path):
+    nvrtc_or_skip()
+    if CXX is None:
+        pytest.skip("no host C++ compiler (g++ or clang++)")
+    from test_kernels_host import host_launcher
+    return host_launcher(str(tmp_path))
+
+
+def test_numba_math_values_on_host(launch):
+    """the values of what numba-cuda types otherwise: floor of NaN / inf
+    stays, floor(x_f32) * h_f32 is a float32 product, math of uint8 and
+    float16 computes in float64 / float32, round(int, -2) is a float
+    rounded at the hundreds, round(float16, 1) a float32"""
+    rng = np.random.default_rng(5)
+
+    @cuda.jit
+    def k(x, h, u, q, i, out):
+        j = cuda.grid(1)
+        if j < x.size:
+            out[j, 0] = math.floor(x[j])
+            out[j, 1] = math.floor(x[j] / h) * h
+            out[j, 2] = math.sqrt(u[j])
+            out[j, 3] = math.atan2(q[j], q[j] + np.float16(1))
+            out[j, 4] = round(i[j], -2)
+            out[j, 5] = round(q[j], 1)
+    n = 64
+    x = rng.uniform(-50, 50, n).astype(np.float32)
+    x[:3] = [np.nan, np.inf, -np.inf]
+    h = np.float32(0.37)
+    u = rng.integers(0, 256, n).astype(np.uint8)
+    q = rng.uniform(-3, 3, n).astype(np.float16)
+    iv = rng.integers(-100000, 100000, n)
+    out = np.zeros((n, 6))
+    launch(k, 1, 64, [x, h, u, q, iv, out])
+    with np.errstate(invalid="ignore"):
+        np.testing.assert_array_equal(out[:, 0], np.floor(x).astype(np.float64))
+        want1 = (np.floor(x / h) * h).astype(np.float64)
+    np.testing.assert_array_equal(out[3:, 1], want1[3:])
+    np.testing.assert_allclose(out[:, 2], np.sqrt(u.astype(np.float64)), rtol=1e-15)
+    q32 = q.astype(np.float32)
+    np.testing.assert_allclose(out[:, 3], np.arctan2(q32, (q + np.float16(1)).astype(np.float32)),
+                               rtol=1e-6)
+    np.testing.assert_array_equal(out[:, 4], np.round(iv.astype(np.float64), -2))
+    np.testing.assert_allclose(out[:, 5], np.round(q32, 1).astype(np.float64), rtol=1e-6)

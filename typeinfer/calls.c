@@ -1186,6 +1186,20 @@ devfunc_type(Ti *t, Node *n)
     return in->ret;
 }
 
+/* round(x, ndigits) in a cuda.jit kernel, as Numba types it: a float of an
+ * integer (float64), a bool or a float16 (float32) */
+static Type *
+numba_round_nd(Ti *t, Type *x)
+{
+    if (!t->p->numba || cj_is_weak(x) || x->kind != TY_SCALAR) {
+        return x;
+    }
+    if (kind(x) == 'i' || kind(x) == 'u') {
+        return cj_scalar(DT_F64);
+    }
+    return x->dtype == DT_BOOL || x->dtype == DT_F16 ? cj_scalar(DT_F32) : x;
+}
+
 static Type *
 round_type(Ti *t, Node *n)
 {
@@ -1207,7 +1221,7 @@ round_type(Ti *t, Node *n)
             need(t, n->list[1], nd, is_intish(nd), "an integer ndigits", n);
             t->p->features |= FEAT_MATH | FEAT_MATH_EXTRA;
         }
-        return x;
+        return numba_round_nd(t, x);
     }
     t->p->features |= FEAT_MATH;
     return cj_weak(TY_WEAK_INT);
