@@ -542,6 +542,35 @@ read_apart(Webs *w, Node *n, const unsigned char *in, const Var *v, const int *d
     return 0;
 }
 
+/* 1 when some read of v is reached both by a definition made inside loop or
+ * if n and by one reaching n's entry from outside: where Numba has a phi of
+ * the two.  A for loop's target read only in its body, after the loop binds
+ * it, has none, and needs no copy (two loops `for v in t2` and `for v in
+ * t3` over tuples of other types stay apart) */
+static int
+phi_read(Webs *w, Node *n, const unsigned char *in, const Var *v, const int *defs, int ndefs)
+{
+    for (int r = 0; r < w->nbits - w->np; r++) {
+        if (!w->reach[r] || w->nodes[r]->kind != ND_VAR || w->nodes[r]->var != v) {
+            continue;
+        }
+        int inside = 0, outside = 0;
+        for (int k = 0; k < ndefs; k++) {
+            int d = defs[k];
+            if (!bit(w->reach[r], d)) {
+                continue;
+            }
+            int here = d >= w->np && in[d - w->np];
+            inside |= here;
+            outside |= !here && bit(w->entry[n->id], d);
+        }
+        if (inside && outside) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* the definitions of v, into defs: their count */
 static int
 defs_of(Webs *w, const Var *v, int *defs)
@@ -600,7 +629,8 @@ copies_of(Webs *w, Node *n, const unsigned char *in, Var *v, int *defs, Node ***
           int *nout, int *cap)
 {
     int ndefs = defs_of(w, v, defs);
-    if (v->byref || w->fixed[v->id] || !read_apart(w, n, in, v, defs, ndefs)) {
+    if (v->byref || w->fixed[v->id] || !read_apart(w, n, in, v, defs, ndefs)
+        || !phi_read(w, n, in, v, defs, ndefs)) {
         return 0;
     }
     if (n->kind != ND_IF) {

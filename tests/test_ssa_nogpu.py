@@ -217,3 +217,31 @@ def test_jit_of_a_dispatcher():
     again = cuda.jit(inner)
     assert again.py_func is with_default
     assert "x.data[0]" in again.inspect_cuda(np.zeros(1), 2)
+
+
+def test_for_targets_over_tuples_of_other_types_stay_apart():
+    """Three loops rebinding one name to vectors of 2, 3 and 4 items (numba-cuda's
+    test_fancy_creation_readout): no read sees two of them, so no copy joins
+    them (frontend/webs.c's phi_read: a for target read only in its body)"""
+    from cujit import cuda
+    v2, v3, v4 = cuda.float32x2, cuda.float32x3, cuda.float32x4
+
+    @cuda.jit
+    def k(res):
+        one = np.float32(1.0)
+        j = 0
+        a = v2(one, one)
+        for v in (a, a):
+            res[j] = v.x
+            j += 2
+        b = v3(one, one, one)
+        for v in (b, b):
+            res[j] = v.z
+            j += 3
+        c = v4(one, one, one, one)
+        for v in (c, c):
+            res[j] = v.w
+            j += 4
+
+    src = k.inspect_cuda(np.zeros(32, np.float32))
+    assert "float4" in src or "cj_float32x4" in src or ".w" in src
