@@ -360,6 +360,11 @@ minmax_call(Cg *g, Node *n)
     if (rt->kind == TY_SCALAR && (rt->dtype == DT_F32 || rt->dtype == DT_F64)) {
         g->p->features |= FEAT_FMINMAX;
         fn = n->op == BI_MIN ? "cj_fmin" : "cj_fmax";
+        if (g->p->numba && n->n == 2) {     /* numba-cuda's max(a, b) of two floats is
+                                             * libdevice's fmax: a NaN loses either side */
+            fn = rt->dtype == DT_F32 ? (n->op == BI_MIN ? "fminf" : "fmaxf")
+                                     : (n->op == BI_MIN ? "fmin" : "fmax");
+        }
     }
     const Type *tt = n->n == 1 ? cg_type(g, n->list[0]) : NULL;
     if (tt && tt->kind == TY_TUPLE) {       /* min(t): its items */

@@ -3,7 +3,7 @@ operators, the math functions without a builtin of their own (exp2, frexp,
 modf, ldexp, remainder, nextafter, degrees, radians), the operator module,
 pow(), int.bit_count(), round(x, ndigits) with ndigits known at run time,
 cuda.popc / clz / ffs / brev on every integer width, cuda.libdevice, and
-max / min of floats (fmax / fmin with Python's NaN rule).
+max / min of floats (two: libdevice's fmax / fmin, as numba-cuda; more: Python's NaN rule).
 References are NumPy's (or Python's math, element by element)."""
 import math
 import operator
@@ -327,15 +327,15 @@ def float_minmax(a, b, out):
 def _minmax_args(dt):
     def make():
         a, b = rand(N, dt, -5, 5), rand(N, dt, -5, 5)
-        a[::5] = np.nan             # Python's rule: a NaN first argument wins,
-        b[1::7] = np.nan            # a NaN second one loses
+        a[::5] = np.nan             # two floats: a NaN loses either side (fmax, as
+        b[1::7] = np.nan            # numba-cuda); three: Python's rule (a NaN first wins)
         b[2::9] = a[2::9]
         return a, b, poison((N, 3), dt)
     return make
 
 
 def _minmax_ref(a, b, out):
-    rows = [[max(x, y), min(x, y), max(x, y, x * 2)]
+    rows = [[np.fmax(x, y), np.fmin(x, y), max(x, y, x * 2)]
             for x, y in zip(a.tolist(), b.tolist())]
     return {2: np.array(rows, a.dtype)}
 
@@ -355,7 +355,7 @@ CASES = [
     (round_digits, _round_args(), [("cj_round_nd", True)]),
     (libdevice_calls, _libdevice_args(), [("__nv_sincos", True), ("__nv_sad", True)]),
     (float_minmax, _minmax_args(np.float32)(), [("cj_fmax", True)]),
-    (float_minmax, _minmax_args(np.float64)(), [("cj_fmin", True)]),
+    (float_minmax, _minmax_args(np.float64)(), [("= fmin(a.data[i], b.data[i]);", True)]),
 ] + [(bits, _bits_args(dt)()) for dt in INT_DTYPES] + [
     (brev_bits, _brev_args(dt)()) for dt in (np.uint32, np.uint64, np.int32, np.int64)]
 

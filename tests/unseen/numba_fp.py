@@ -1723,9 +1723,10 @@ def minmax_with_nan_python_order():
         return mx, mn, rm
 
     def ref(a, b):
-        # Python's max(a, b): b if b > a else a (a NaN a stays, a NaN b is skipped)
-        mx = np.where(b > a, b, a)
-        mn = np.where(b < a, b, a)
+        # numba-cuda's max(a, b) of two floats is libdevice's fmax (cudaimpl.py):
+        # a NaN loses on either side (Python's max would keep a NaN a)
+        mx = np.fmax(a, b)
+        mn = np.fmin(a, b)
         n = a.size
         idx = (np.arange(n)[:, None] + np.arange(n // 64)[None, :]) % n
         win = a[idx]
