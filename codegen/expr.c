@@ -1638,7 +1638,8 @@ grid_elem(Cg *g, int op, int k, int prec)
             P("(long long)blockIdx.%c * blockDim.%c + threadIdx.%c", xyz[k], xyz[k], xyz[k]);
         }
     } else {
-        P("(%s)(blockDim.%c * gridDim.%c)", it, xyz[k], xyz[k]);
+        P("(%s)blockDim.%c * gridDim.%c", it, xyz[k], xyz[k]);     /* in the index type: a
+                                                                    * grid of 2**32 threads */
     }
     cg_close(g, prec, PR_ADD);
 }
