@@ -1638,8 +1638,11 @@ grid_elem(Cg *g, int op, int k, int prec)
             P("(long long)blockIdx.%c * blockDim.%c + threadIdx.%c", xyz[k], xyz[k], xyz[k]);
         }
     } else {
-        P("(%s)blockDim.%c * gridDim.%c", it, xyz[k], xyz[k]);     /* in the index type: a
-                                                                    * grid of 2**32 threads */
+        if (g->p->idx32) {      /* the launch gives a 32-bit entry no larger grid */
+            P("(int)(blockDim.%c * gridDim.%c)", xyz[k], xyz[k]);
+        } else {                /* in 64 bits: a grid of 2**32 threads and more */
+            P("(long long)blockDim.%c * gridDim.%c", xyz[k], xyz[k]);
+        }
     }
     cg_close(g, prec, PR_ADD);
 }
