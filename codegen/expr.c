@@ -1629,7 +1629,6 @@ static void
 grid_elem(Cg *g, int op, int k, int prec)
 {
     static const char xyz[] = "xyz";
-    const char *it = idx_ctype(g);
     cg_open(g, prec, PR_ADD);
     if (op == BI_GRID) {
         if (g->p->idx32) {
