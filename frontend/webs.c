@@ -514,61 +514,45 @@ bit(const uint64_t *b, int d)
     return b && (b[d / 64] >> (d % 64)) & 1;
 }
 
-/* 1 when some definition of v reaching the entry of loop or if n from
- * outside it also reaches a read of v that no definition inside reaches (a
- * read before it, an if's test): Numba types the version of v where they
- * meet (its phi) apart.  defs: the definitions of v */
-static int
-read_apart(Webs *w, Node *n, const unsigned char *in, const Var *v, const int *defs, int ndefs)
+/* which definitions of v reach read r: *inside, one made in loop or if n;
+ * *outside, one from before n that reaches its entry */
+static void
+reaching_sides(Webs *w, Node *n, const unsigned char *in, int r, const int *defs, int ndefs,
+               int *inside, int *outside)
 {
-    for (int r = 0; r < w->nbits - w->np; r++) {     /* the nodes analysed, not the copies */
-        if (!w->reach[r] || in[r] || w->nodes[r]->var != v) {
+    *inside = *outside = 0;
+    for (int k = 0; k < ndefs; k++) {
+        int d = defs[k];
+        if (!bit(w->reach[r], d)) {
             continue;
         }
-        int before = 0, inside = 0;
-        for (int k = 0; k < ndefs; k++) {
-            int d = defs[k];
-            if (!bit(w->reach[r], d)) {
-                continue;
-            }
-            int here = d >= w->np && in[d - w->np];
-            inside |= here;
-            before |= !here && bit(w->entry[n->id], d);
-        }
-        if (before && !inside) {
-            return 1;
-        }
+        int here = d >= w->np && in[d - w->np];
+        *inside |= here;
+        *outside |= !here && bit(w->entry[n->id], d);
     }
-    return 0;
 }
 
-/* 1 when some read of v is reached both by a definition made inside loop or
- * if n and by one reaching n's entry from outside: where Numba has a phi of
- * the two.  A for loop's target read only in its body, after the loop binds
- * it, has none, and needs no copy (two loops `for v in t2` and `for v in
- * t3` over tuples of other types stay apart) */
+/* 1 when n needs a copy of v (Numba types the version of v where the two
+ * meet, its phi, apart): some read outside n (before it, an if's test) sees
+ * only definitions from before n that reach its entry, and some read of the
+ * name (not a for's own binding) sees one of those and one made in n.  A for
+ * target read only in its body has no such read, so two loops `for v in t2`
+ * and `for v in t3` over tuples of other types stay apart.  defs: the
+ * definitions of v */
 static int
-phi_read(Webs *w, Node *n, const unsigned char *in, const Var *v, const int *defs, int ndefs)
+needs_copy(Webs *w, Node *n, const unsigned char *in, const Var *v, const int *defs, int ndefs)
 {
-    for (int r = 0; r < w->nbits - w->np; r++) {
-        if (!w->reach[r] || w->nodes[r]->kind != ND_VAR || w->nodes[r]->var != v) {
+    int apart = 0, phi = 0;
+    for (int r = 0; r < w->nbits - w->np; r++) {     /* the nodes analysed, not the copies */
+        if (!w->reach[r] || w->nodes[r]->var != v) {
             continue;
         }
-        int inside = 0, outside = 0;
-        for (int k = 0; k < ndefs; k++) {
-            int d = defs[k];
-            if (!bit(w->reach[r], d)) {
-                continue;
-            }
-            int here = d >= w->np && in[d - w->np];
-            inside |= here;
-            outside |= !here && bit(w->entry[n->id], d);
-        }
-        if (inside && outside) {
-            return 1;
-        }
+        int inside, outside;
+        reaching_sides(w, n, in, r, defs, ndefs, &inside, &outside);
+        apart |= !in[r] && outside && !inside;
+        phi |= w->nodes[r]->kind == ND_VAR && inside && outside;
     }
-    return 0;
+    return apart && phi;
 }
 
 /* the definitions of v, into defs: their count */
@@ -629,8 +613,7 @@ copies_of(Webs *w, Node *n, const unsigned char *in, Var *v, int *defs, Node ***
           int *nout, int *cap)
 {
     int ndefs = defs_of(w, v, defs);
-    if (v->byref || w->fixed[v->id] || !read_apart(w, n, in, v, defs, ndefs)
-        || !phi_read(w, n, in, v, defs, ndefs)) {
+    if (v->byref || w->fixed[v->id] || !needs_copy(w, n, in, v, defs, ndefs)) {
         return 0;
     }
     if (n->kind != ND_IF) {

@@ -224,13 +224,10 @@ arg_count_error(KernelObject *k, Py_ssize_t n, int np)
 /* the coarsened entry applies: a 1-d launch and aligned packed arrays */
 static int
 coarse_ok(const Entry *e, const LaunchConfig *c, const RtArray *arrs, const int *isarr,
-          Py_ssize_t n, int idx32)
+          Py_ssize_t n)
 {
     if (c->grid[1] != 1 || c->grid[2] != 1 || c->block[1] != 1 || c->block[2] != 1
         || c->shmem != 0) {
-        return 0;
-    }
-    if (idx32 && (uint64_t)c->grid[0] * c->block[0] > INT32_MAX) {
         return 0;
     }
     for (Py_ssize_t i = 0; i < n && i < 64; i++) {
@@ -523,7 +520,7 @@ launch_ex(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssiz
         keys[got] = rt_array_key(a->dtype, a->ndim, lay, a->readonly);
         idx32 &= rt_fits32(a->ndim, a->shape, a->strides);
     }
-    idx32 &= grid_fits32(c);
+    idx32 = idx32 && grid_fits32(c);
     Entry *e = find_entry(k, keys, (int)n, idx32);
     if (!e && k->by_signature) {
         e = orig ? find_compatible(k, keys, (int)n, idx32) : find_alias(k, keys, (int)n, idx32);
@@ -562,7 +559,7 @@ launch_ex(KernelObject *k, const LaunchConfig *c, PyObject *const *args, Py_ssiz
         goto done;
     }
     const char *kname = PyUnicode_AsUTF8(k->name);
-    if (e->c.coarse_vec && coarse_ok(e, c, arrs, isarr, n, idx32)) {
+    if (e->c.coarse_vec && coarse_ok(e, c, arrs, isarr, n)) {
         /* the same work, vec elements per thread in aligned packs */
         unsigned v = (unsigned)e->c.coarse_vec, g[3] = {1, 1, 1};
         uint64_t total = (uint64_t)c->grid[0] * c->block[0];

@@ -227,15 +227,8 @@ ti_weak_to(Ti *t, Node *operand, const Type *to)
     }
 }
 
-/* an integer or a boolean, not weak */
-static int
-int_or_bool(const Type *x)
-{
-    char k = cj_type_kind(x);
-    return x->kind == TY_SCALAR && (k == 'b' || k == 'i' || k == 'u');
-}
-
-/* float16, float32 or float64, not weak */
+/* float16, float32 or float64 (a cuda.jit kernel has no weak numbers:
+ * numba_strong, so is_int_like is never weak there either) */
 static int
 numba_real(const Type *x)
 {
@@ -285,11 +278,11 @@ numba_float_of(DType dt)
 static Type *
 numba_binop(Ti *t, int op, const Type *x, const Type *y)
 {
-    if (!t->p->numba || op == OP_MATMUL || (!int_or_bool(x) && !numba_real(x))
-        || (!int_or_bool(y) && !numba_real(y))) {
+    if (!t->p->numba || op == OP_MATMUL || (!is_int_like(x) && !numba_real(x))
+        || (!is_int_like(y) && !numba_real(y))) {
         return NULL;
     }
-    if (int_or_bool(x) && int_or_bool(y)) {
+    if (is_int_like(x) && is_int_like(y)) {
         return numba_int_op(op, x, y);
     }
     if (op == OP_LSHIFT || op == OP_RSHIFT || op == OP_BITOR || op == OP_BITXOR
@@ -297,7 +290,7 @@ numba_binop(Ti *t, int op, const Type *x, const Type *y)
         return NULL;
     }
     DType f;
-    if (numba_real(x) && int_or_bool(y) && op == OP_POW) {
+    if (numba_real(x) && is_int_like(y) && op == OP_POW) {
         f = x->dtype;
     } else if (numba_real(x) && numba_real(y)) {
         f = cj_promote_dt(x->dtype, y->dtype);
@@ -317,7 +310,7 @@ numba_binop(Ti *t, int op, const Type *x, const Type *y)
 static Type *
 numba_int_unary(Ti *t, int op, const Type *x)
 {
-    if (!t->p->numba || !int_or_bool(x) || (op == OP_INVERT && cj_type_kind(x) == 'b')) {
+    if (!t->p->numba || !is_int_like(x) || (op == OP_INVERT && cj_type_kind(x) == 'b')) {
         return NULL;
     }
     return cj_scalar(cj_type_kind(x) == 'u' ? DT_U64 : DT_I64);
