@@ -201,6 +201,38 @@ def float_const_bound(a, x, y, out, n):
         out[i] = a * x[i] + y[i]
 
 
+@jit.rawkernel()
+def const_loop(a, x, y, out, n):
+    i = jit.grid(1)
+    if i < n:
+        v = y[i]
+        for _ in range(3):
+            v = a * x[i] + v
+        out[i] = v
+
+
+@jit.rawkernel()
+def runtime_loop(a, x, y, out, n):
+    i = jit.grid(1)
+    if i < n:
+        v = y[i]
+        for _ in range(n % 5):
+            v = a * x[i] + v
+        out[i] = v
+
+
+@jit.rawkernel()
+def while_loop(a, x, y, out, n):
+    i = jit.grid(1)
+    if i < n:
+        v = y[i]
+        k = 0
+        while k < 3:
+            v = a * x[i] + v
+            k += 1
+        out[i] = v
+
+
 SN = "(float32, float32[::1], float32[::1], float32[::1], int64)"
 S3 = "(float32, float32[::1], float32[::1], float32[::1])"
 # kernel, signature, takes n, coarsened
@@ -214,6 +246,11 @@ CASES = [
     (exit_then_return, SN, True, False), (param_assigned, SN, True, False),
     (exit_float_bound, SN, True, False), (exit_bound_of_element, SN, True, False),
     (exit_float_const, SN, True, False),
+    # a loop of a constant trip count keeps the entry; one bounded at run
+    # time (range(n % 5), while) gives a thread long work of its own, where
+    # packing halves the threads that keep memory busy (bench section 15 c)
+    (const_loop, SN, True, True), (runtime_loop, SN, True, False),
+    (while_loop, SN, True, False),
 ]
 IDS = [c[0].__name__ for c in CASES]
 
@@ -331,6 +368,10 @@ def test_both_entries_on_host(kernel, sig, takes_n, coarse, tmp_path):
             init = rng.standard_normal(size).astype(np.float32)
             ref = init.copy()
             ref[:n] = a * x[:n] + y[:n]
+            if kernel is const_loop:
+                ref[:n] = y[:n]
+                for _ in range(3):
+                    ref[:n] = a * x[:n] + ref[:n]
             threads = size + 5               # more threads than elements, not whole packs
             for run, grid, extra in (
                     (plain, (threads + block - 1) // block, ()),
