@@ -95,7 +95,9 @@ def test_warmup_fills_the_cache_and_a_first_use_reads_it(fake_driver, tmp_path):
     # a new process's first uses read every binary: no NVRTC, no new file
     r = run_script(tmp_path, "first.py", FIRST_USES, dict(env, CUJIT_LOG="1"))
     assert r.returncode == 0, r.stderr
-    assert r.stdout.split() == ["done", "0"], r.stdout
+    # (CUJIT_LOG's lines say why a first use compiled: the flake seen twice in
+    # full local runs, "done 8", has not been explained yet)
+    assert r.stdout.split() == ["done", "0"], r.stdout + r.stderr[-4000:]
     loads = [ln for ln in r.stderr.splitlines() if ln.startswith("cujit: kernel ")]
     assert len(loads) >= 7 and all("disk cache hit" in ln for ln in loads), r.stderr
     assert binaries(cache) == files
