@@ -76,7 +76,7 @@ def vectorize(func=None, signatures=None, target=None, **options):
     if target is not None:
         from cujit import _numba_forms
         _numba_forms.nopython_warning(options)
-        make = lambda f, s: _numba_forms.NumbaUFunc(Vectorize(f, s), s)   # noqa: E731
+        make = lambda f, s: _numba_forms.NumbaUFunc(Vectorize(f, s, numba=True), s)  # noqa: E731
     if signatures and _dt().has_datetime(signatures):
         made = _dt().vectorize_maker(make, signatures)    # over int64, results viewed
     else:

@@ -105,6 +105,8 @@ typedef struct {
     char *kname;            /* kernel_name=, or NULL */
     int ninplace;           /* parameters written in place (x += y): the first outputs */
     int inplace[MAXIN];
+    int numba;              /* Numba's spelling (target='cuda'): its typing rules in the
+                             * body (PlRequest.numba) */
 } VectorizeObject;
 
 typedef struct {

@@ -97,6 +97,7 @@ ew_compile(VectorizeObject *v, Operand *ops, EwPlan *plan, const Key *key, int t
     rq.kname = v->kname;
     rq.inplace = v->inplace;
     rq.ninplace = v->ninplace;
+    rq.numba = v->numba;
     Form *f = form_new(key);
     if (f && pl_transpile(&rq, &f->c) < 0) {
         form_free(f);
@@ -765,10 +766,11 @@ static PyObject *
 vectorize_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
     static char *kwlist[] = {"func", "signatures", "fuse_names", "kernel_name", "inplace",
-                             NULL};
+                             "numba", NULL};
     PyObject *func, *sigs = NULL, *names = NULL, *kname = NULL, *inplace = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OOOO:Vectorize", kwlist, &func, &sigs,
-                                     &names, &kname, &inplace)) {
+    int numba = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OOOOp:Vectorize", kwlist, &func, &sigs,
+                                     &names, &kname, &inplace, &numba)) {
         return NULL;
     }
     PyObject *pf = scalar_function(func);
@@ -784,6 +786,7 @@ vectorize_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     v->name = PyObject_GetAttrString(pf, "__name__");
     v->nparams = param_count(pf);
     v->vectorcall = vectorize_call;
+    v->numba = numba;
     if (!v->name || (sigs && sigs != Py_None && parse_sigs(v, sigs) < 0)
         || fuse_options(v, names, kname, inplace) < 0) {
         Py_DECREF(v);

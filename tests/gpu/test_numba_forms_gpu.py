@@ -226,6 +226,40 @@ def check_datetime_scalars():
     np.testing.assert_array_equal(shifted, dates - step)
 
 
+def _avg(a, b):
+    return (a + b) // 2
+
+
+def _avg_wrapping(a, b):        # the same body, its own kernel name for the host run
+    return (a + b) // 2
+
+
+def _scale_add(x, y):
+    return x * 0.1 + y
+
+
+U8 = ["uint8(uint8, uint8)"]
+avg_nb, avg_cujit = cuda.vectorize(U8)(_avg), cujit.vectorize(U8)(_avg_wrapping)
+scale_nb = cuda.vectorize(["float32(float32, float32)"])(_scale_add)
+
+
+def check_vectorize_numba_typing():
+    """the body of a Numba-spelled ufunc computes by Numba's rules: uint8 +
+    uint8 in 64 bits (no wrap), a float32 times a Python float in float64,
+    rounded once to the declared float32; cujit's own vectorize keeps NumPy's
+    (the uint8 sum wraps)"""
+    a = rng.integers(0, 256, 4099, dtype=np.uint8)
+    b = rng.integers(0, 256, 4099, dtype=np.uint8)
+    assert ((a.astype(np.int64) + b) > 255).any()
+    np.testing.assert_array_equal(avg_nb(a, b), ((a.astype(np.int64) + b) // 2).astype(np.uint8))
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(np.asarray(avg_cujit(a, b).copy_to_host()), (a + b) // 2)
+    x = rng.standard_normal(4099).astype(np.float32)
+    y = rng.standard_normal(4099).astype(np.float32)
+    want = (x.astype(np.float64) * 0.1 + y.astype(np.float64)).astype(np.float32)
+    np.testing.assert_array_equal(scale_nb(x, y), want)
+
+
 def check_datetime_on_device():
     dates = random_dates(100)
     d = cuda.to_device(dates)                 # its int64 counts
@@ -238,7 +272,8 @@ CASES = [check_vectorize_host_inputs, check_vectorize_device_inputs,
          check_vectorize_out_and_tuples, check_vectorize_python_scalars,
          check_vectorize_stream_dropped_first, check_reduce, check_gufunc_host_and_device,
          check_gufunc_outputs, check_gufunc_old_style_scalar, check_gufunc_scalars,
-         check_datetime_arrays, check_datetime_scalars, check_datetime_on_device]
+         check_datetime_arrays, check_datetime_scalars, check_datetime_on_device,
+         check_vectorize_numba_typing]
 # not run on the CPU by hostsem_scenarios.py: reductions synchronise threads,
 # which its one-thread-at-a-time launch cannot
 NOT_ON_HOST = [check_reduce]
