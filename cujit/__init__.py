@@ -59,15 +59,34 @@ def _set_prebuilt():
 _set_prebuilt()
 
 
+# Numba's top-level names that a kernel's module imports beside cuda (`from
+# numba import cuda, float32, void`): cujit.cuda's, so that renaming `numba`
+# to `cujit` in such an import line is the whole migration.  (`jit`,
+# `vectorize` and `guvectorize` are cujit's own; the latter two take Numba's
+# target='cuda'.)  Loaded on first use: importing cujit does not import it.
+_NUMBA_NAMES = frozenset((
+    "types", "from_dtype", "typeof", "literal_unroll", "config", "TypingError",
+    "NumbaWarning", "NumbaPerformanceWarning", "NumbaInvalidConfigWarning",
+    "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "intp",
+    "uintp", "intc", "uintc", "ssize_t", "size_t", "boolean", "bool_", "float32",
+    "float64", "complex64", "complex128", "byte", "uchar", "short", "ushort", "int_",
+    "long_", "ulong", "longlong", "ulonglong", "double", "void", "none", "b1", "i1",
+    "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f4", "f8", "c8", "c16", "float16", "f2"))
+
+
 def __getattr__(name):
     if name in _STDLIB_NAMES:
         from cujit import _stdlib
         return getattr(_stdlib, name)
+    if name in _NUMBA_NAMES:
+        from cujit import cuda
+        if hasattr(cuda, name):
+            return getattr(cuda, name)
     raise AttributeError("module 'cujit' has no attribute %r" % name)
 
 
 def __dir__():
-    return sorted(set(globals()) | _STDLIB_NAMES)
+    return sorted(set(globals()) | _STDLIB_NAMES | _NUMBA_NAMES)
 
 
 def warmup(dtypes=None, ops=None, jobs=None, quiet=True, background=False):

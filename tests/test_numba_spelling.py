@@ -489,3 +489,44 @@ float32, float64, int32, void = Type("float32"), Type("float64"), Type("int32"),
         if fake:
             for name in [m for m in sys.modules if m == "numba" or m.startswith("numba.")]:
                 del sys.modules[name]
+
+
+# ---- `from numba import cuda, float32` renamed: cujit's top level ----
+
+def test_numba_top_level_names_from_cujit():
+    """Numba's types and helpers imported beside cuda (`from numba import
+    cuda, float32, void`) come from cujit too, as cujit.cuda's, loaded on
+    first use (import cujit does not import cujit.cuda)"""
+    import subprocess
+    r = subprocess.run([sys.executable, "-c", "import sys, cujit; "
+                        "print('cujit.cuda' in sys.modules)"], capture_output=True, text=True)
+    assert r.stdout.split() == ["False"], r.stdout + r.stderr
+    from cujit import float32, from_dtype, int32, literal_unroll, types, uint8, void
+    assert float32 is cuda.float32 and types is cuda.types and void is cuda.void
+    assert from_dtype is cuda.from_dtype and literal_unroll is cuda.literal_unroll
+    assert str(void(float32[:], int32)) == str(cuda.void(cuda.float32[:], cuda.int32))
+    assert uint8 is cuda.uint8 and "float32" in dir(cujit)
+    with pytest.raises(AttributeError, match="no attribute 'njit'"):
+        cujit.njit          # Numba's CPU compiler is not cujit's
+
+
+def _tile_sum(a, out):
+    s = cujit.cuda.shared.array(32, dtype=_F32)
+    s[cuda.threadIdx.x] = a[cuda.grid(1)]
+    cuda.syncthreads()
+    if cuda.threadIdx.x == 0:
+        t = _F32(0)
+        for k in range(32):
+            t += s[k]
+        out[cuda.blockIdx.x] = t
+
+
+_F32 = cujit.float32
+
+
+def test_top_level_type_in_a_kernel():
+    nvrtc_or_skip()
+    k = cuda.jit("void(float32[::1], float32[::1])")(_tile_sum)
+    (src,) = k.inspect_cuda().values()
+    src = body(src)
+    assert re.search(r"__shared__\s+(alignas\(\d+\)\s+)?float\b", src), src
