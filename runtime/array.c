@@ -183,6 +183,116 @@ DeviceArray_get_c_contig(RtDeviceArray *self, void *c)
     return PyBool_FromLong(self->c_contig);
 }
 
+/* ---- Numba's DeviceNDArray methods ---- */
+
+static PyObject *
+DeviceArray_is_c_contiguous(RtDeviceArray *self, PyObject *noargs)
+{
+    return PyBool_FromLong(self->c_contig);
+}
+
+static PyObject *
+DeviceArray_is_f_contiguous(RtDeviceArray *self, PyObject *noargs)
+{
+    return PyBool_FromLong(self->f_contig);
+}
+
+/* a view of the whole array whose methods default to `so`'s stream (None
+ * or 0: the array's own); the view keeps the stream's object alive */
+static PyObject *
+bound_view(RtDeviceArray *self, PyObject *so)
+{
+    void *h = NULL;
+    if (so && so != Py_None && rt_get_stream(so, &h) < 0) {
+        return NULL;
+    }
+    RtDeviceArray *v = (RtDeviceArray *)rt_make_view(self, self->ptr, self->ndim, self->shape,
+                                                     self->strides);
+    if (v && h) {
+        v->stream = (CUstream)h;
+        v->stream_ref = PyLong_Check(so) ? NULL : Py_NewRef(so);
+    }
+    return (PyObject *)v;
+}
+
+/* a.bind(stream=0): Numba's: the array with later operations on stream */
+static PyObject *
+DeviceArray_bind(RtDeviceArray *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"stream", NULL};
+    PyObject *so = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:bind", kwlist, &so)) {
+        return NULL;
+    }
+    return bound_view(self, so);
+}
+
+/* a.getitem(item, stream=0): a[item], its copy (an element read) on stream */
+static PyObject *
+DeviceArray_getitem(RtDeviceArray *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"item", "stream", NULL};
+    PyObject *item, *so = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:getitem", kwlist, &item, &so)) {
+        return NULL;
+    }
+    PyObject *v = bound_view(self, so);
+    PyObject *r = v ? PyObject_GetItem(v, item) : NULL;
+    Py_XDECREF(v);
+    return r;
+}
+
+/* a.setitem(key, value, stream=0): a[key] = value, the copy on stream */
+static PyObject *
+DeviceArray_setitem(RtDeviceArray *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"key", "value", "stream", NULL};
+    PyObject *key, *value, *so = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:setitem", kwlist, &key, &value, &so)) {
+        return NULL;
+    }
+    PyObject *v = bound_view(self, so);
+    int rc = v ? PyObject_SetItem(v, key, value) : -1;
+    Py_XDECREF(v);
+    return rc < 0 ? NULL : Py_NewRef(Py_None);
+}
+
+/* a.split(section, stream=0): Numba's: a 1-d contiguous array cut into views
+ * of `section` elements, the last one shorter when they do not divide it */
+static PyObject *
+DeviceArray_split(RtDeviceArray *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"section", "stream", NULL};
+    long long section;
+    PyObject *so = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "L|O:split", kwlist, &section, &so)) {
+        return NULL;
+    }
+    if (self->ndim != 1 || !self->c_contig) {
+        return PyErr_Format(PyExc_ValueError, "split(): only a 1-d contiguous array can be "
+                            "split (this one has %d dimension%s%s); ravel() it first",
+                            self->ndim, self->ndim == 1 ? "" : "s",
+                            self->c_contig ? "" : " and is not contiguous");
+    }
+    if (section <= 0) {
+        return PyErr_Format(PyExc_ValueError, "split(): the section must be positive, got %lld",
+                            section);
+    }
+    PyObject *base = bound_view(self, so), *out = base ? PyList_New(0) : NULL;
+    int64_t n = self->shape[0], stride = self->strides[0];
+    for (int64_t b = 0; out && b < n; b += section) {
+        int64_t len = n - b < section ? n - b : section;
+        RtDeviceArray *bv = (RtDeviceArray *)base;
+        PyObject *v = rt_make_view(bv, bv->ptr + (CUdeviceptr)(b * stride), 1, &len, &stride);
+        if (!v || PyList_Append(out, v) < 0) {
+            Py_CLEAR(out);
+        }
+        Py_XDECREF(v);
+    }
+    Py_XDECREF(base);
+    return out;
+}
+
 static PyObject *
 DeviceArray_get_f_contig(RtDeviceArray *self, void *c)
 {
@@ -383,6 +493,19 @@ static PyMethodDef DeviceArray_methods[] = {
      "copy(order='C', stream=None): a copy on the device ('F', or 'A' / 'K': the array's "
      "order)"},
     {"item", (PyCFunction)rt_DeviceArray_item, METH_NOARGS, "the one element as a Python scalar"},
+    {"is_c_contiguous", (PyCFunction)DeviceArray_is_c_contiguous, METH_NOARGS,
+     "is_c_contiguous(): C-contiguous? (Numba's name)"},
+    {"is_f_contiguous", (PyCFunction)DeviceArray_is_f_contiguous, METH_NOARGS,
+     "is_f_contiguous(): Fortran-contiguous? (Numba's name)"},
+    {"bind", (PyCFunction)(void (*)(void))DeviceArray_bind, METH_VARARGS | METH_KEYWORDS,
+     "bind(stream=0): the array, its later operations on stream (Numba's)"},
+    {"getitem", (PyCFunction)(void (*)(void))DeviceArray_getitem, METH_VARARGS | METH_KEYWORDS,
+     "getitem(item, stream=0): a[item], an element's copy on stream (Numba's)"},
+    {"setitem", (PyCFunction)(void (*)(void))DeviceArray_setitem, METH_VARARGS | METH_KEYWORDS,
+     "setitem(key, value, stream=0): a[key] = value, the copy on stream (Numba's)"},
+    {"split", (PyCFunction)(void (*)(void))DeviceArray_split, METH_VARARGS | METH_KEYWORDS,
+     "split(section, stream=0): a 1-d contiguous array as views of section elements, the "
+     "last one shorter (Numba's)"},
     {"get_ipc_handle", (PyCFunction)DeviceArray_get_ipc_handle, METH_NOARGS,
      "Numba's IPC export: not supported (NotImplementedError says why)"},
     {"__dlpack__", (PyCFunction)(void (*)(void))rt_DeviceArray_dlpack, METH_VARARGS | METH_KEYWORDS,

@@ -233,7 +233,7 @@ def run_scenario(fake_driver, name, tmp_path):  # noqa: F811
 
 @pytest.mark.parametrize("name", ["attributes", "explicit_signatures", "carveout", "foreign_arrays", "launch_sync", "no_transfer_for_device_data", "host_api",
                                   "in_out_and_extensions", "captured_globals",
-                                  "numba_host_rules"])
+                                  "numba_host_rules", "device_array_methods"])
 def test_fake_driver(fake_driver, tmp_path, name):  # noqa: F811
     nvrtc_or_skip()
     run_scenario(fake_driver, name, tmp_path)

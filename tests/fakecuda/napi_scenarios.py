@@ -387,6 +387,38 @@ def numba_host_rules():
     assert type(i[-1]) is np.int64 and i[-1] == 6
 
 
+def device_array_methods():
+    """Numba's DeviceNDArray methods beside cujit's: is_c_contiguous /
+    is_f_contiguous, split into views (the last one shorter), bind to a stream
+    (later copies default to it), getitem / setitem on a stream; split's
+    errors."""
+    h = RNG.standard_normal(10).astype(np.float64)
+    d = cuda.to_device(h)
+    assert d.is_c_contiguous() and d.is_f_contiguous()
+    m = cuda.to_device(RNG.standard_normal((4, 6)).astype(np.float32))
+    assert m.is_c_contiguous() and not m.is_f_contiguous()
+    assert not m[:, ::2].is_c_contiguous() and m.T.is_f_contiguous()
+    parts = d.split(3)
+    assert [p.shape for p in parts] == [(3,), (3,), (3,), (1,)]
+    assert all(p._numba for p in parts)
+    np.testing.assert_array_equal(np.concatenate([p.copy_to_host() for p in parts]), h)
+    parts[1][0] = 42.0                      # views: the array sees the write
+    assert d.copy_to_host()[3] == 42.0
+    assert [p.shape for p in d.split(5)] == [(5,), (5,)] and d.split(20)[0].shape == (10,)
+    expect(ValueError, lambda: m.split(2), "1-d contiguous", "ravel()")
+    expect(ValueError, lambda: d[::2].split(2), "not contiguous")
+    expect(ValueError, lambda: d.split(0), "positive")
+    s = cuda.stream()
+    b = d.bind(s)
+    assert b.stream is s and b.ptr == d.ptr and b.shape == d.shape
+    np.testing.assert_array_equal(b.copy_to_host(), d.copy_to_host())
+    assert d.getitem(4, stream=s) == h[4] and type(d.getitem(4)) is np.float64
+    np.testing.assert_array_equal(d.getitem(slice(6, 9)).copy_to_host(), h[6:9])
+    d.setitem(7, -1.5, stream=s)
+    s.synchronize()
+    assert d.copy_to_host()[7] == -1.5
+
+
 if __name__ == "__main__":
     globals()[sys.argv[1]]()
     print("%s ok" % sys.argv[1])
