@@ -397,7 +397,7 @@ class NvrtcModule:
         relocatable (-rdc=true) as Numba compiles linked sources, with
         CUDA_NVRTC_EXTRA_SEARCH_PATHS as -I"""
         from cujit import _cujit
-        from cujit.cuda import _build_options
+        from cujit.cuda.options import _build_options
         src = src.decode() if isinstance(src, bytes) else src
         options = ["-rdc=true"] + [f"-I{d}" for d in search_paths()]
         options += _build_options(debug=debug, lineinfo=lineinfo)

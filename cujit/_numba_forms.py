@@ -25,15 +25,15 @@ def _sync_producers(arrays):
     """Numba's consumer rule for the operands of its ufuncs and gufuncs (its
     as_device_array, inputs and outputs): a foreign device array whose
     __cuda_array_interface__ names a stream has that stream synchronized
-    first, unless CUDA_ARRAY_INTERFACE_SYNC is off (cujit.cuda._launch_sync,
+    first, unless CUDA_ARRAY_INTERFACE_SYNC is off (cujit.cuda.interop._launch_sync,
     which cuda.jit launches call too); cujit's own arrays are not"""
     import cujit
     for a in arrays:
         if not isinstance(a, cujit.DeviceArray) and _on_device(a):
             h = a.__cuda_array_interface__.get("stream")
             if isinstance(h, int):
-                from cujit import cuda
-                cuda._launch_sync(h)
+                from cujit.cuda.interop import _launch_sync
+                _launch_sync(h)
 
 
 def _as_operand(a):

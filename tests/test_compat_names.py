@@ -12,7 +12,7 @@ SIG = "(float32[::1],)"
 
 # a stand-in for an entry of cuda.UNSUPPORTED (those entries go as cujit
 # gains them): the same class, so the same path through the compiler
-not_here = cuda._Unsupported("widget.frob", "use cuda.atomic.add instead")
+not_here = cuda.kernelnames._Unsupported("widget.frob", "use cuda.atomic.add instead")
 
 
 def test_unsupported_name_with_local_arguments():

@@ -105,7 +105,7 @@ def test_one_signature_reinterprets_an_array_of_the_same_size():
 
 
 def test_reinterpreted_device_array_interface():
-    from cujit.cuda import _Reinterpreted
+    from cujit.cuda.signatures import _Reinterpreted
 
     class Foreign:
         __cuda_array_interface__ = {"shape": (4,), "typestr": "<u4", "data": (4096, False),
