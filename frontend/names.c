@@ -16,7 +16,7 @@ fe_set_kernel_function(FeKernelFunction f)
 }
 
 /* axis: the component of threadIdx and friends; for other builtins the
- * spelling's variant (FE_V_*), which Numba's spellings (cujit/cuda.py) use */
+ * spelling's variant (FE_V_*), which Numba's spellings (cujit/cuda/kernelnames.py) use */
 typedef struct {
     const char *name;
     int bi, axis;
@@ -67,7 +67,7 @@ static const BuiltinName jit_names[] = {
     {"range", BI_RANGE, 0},
     {"block_reduce", BI_BLOCK_REDUCE, 0}, {"warp_reduce", BI_WARP_REDUCE, 0},
     {"block_scan", BI_BLOCK_SCAN, 0}, {"warp_scan", BI_WARP_SCAN, 0},
-    /* Numba's spellings that differ in form, not in meaning (cujit/cuda.py) */
+    /* Numba's spellings that differ in form, not in meaning (cujit/cuda/kernelnames.py) */
     {"numba.shared.array", BI_SHARED_MEMORY, FE_V_NUMBA_ALLOC},
     {"numba.local.array", BI_LOCAL_MEMORY, FE_V_NUMBA_ALLOC},
     {"numba.const.array_like", BI_CONST_ARRAY, 0},

@@ -59,7 +59,7 @@ entry_free(Entry *e)
     free(e);
 }
 
-/* cuda.jit(link=): __cujit_link__ of a Python subclass (cujit/cuda.py's
+/* cuda.jit(link=): __cujit_link__ of a Python subclass (cujit/cuda/dispatcher.py's
  * Dispatcher), read now (a changed file is a new key): a tuple of str, or
  * NULL for none, in *out (new reference); -1 with an exception */
 static int

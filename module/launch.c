@@ -42,7 +42,7 @@ warn_grid(const KernelObject *k, const LaunchConfig *c)
     return r;
 }
 
-/* Numba's consumer rule (cujit/cuda.py, _launch_sync): a cuda.jit kernel
+/* Numba's consumer rule (cujit/cuda/interop.py, _launch_sync): a cuda.jit kernel
  * given a foreign array whose __cuda_array_interface__ names a stream
  * synchronizes that stream before the launch, as Numba's as_cuda_array
  * does, unless CUDA_ARRAY_INTERFACE_SYNC is off (the hook reads it).  Every
@@ -901,7 +901,8 @@ PyMethodDef kernel_module_methods[] = {
     {"_set_launch_warnings", set_launch_warnings, METH_VARARGS,
      "_set_launch_warnings(grid_hook, copy_hook): Numba's launch warnings (cujit/_warnings.py)"},
     {"_set_cai_sync", set_cai_sync, METH_O,
-     "_set_cai_sync(hook): Numba's CUDA_ARRAY_INTERFACE_SYNC for cuda.jit kernels (cujit/cuda.py)"},
+     "_set_cai_sync(hook): Numba's CUDA_ARRAY_INTERFACE_SYNC for cuda.jit kernels "
+     "(cujit/cuda/interop.py)"},
     {NULL},
 };
 

@@ -122,7 +122,7 @@ if not any(f is _RandomFinder for f in sys.meta_path):
 
 def __getattr__(name):
     """cuda.random (numba.cuda.random's xoroshiro128p), imported at its first
-    use: it defines device functions with this module's cuda.jit"""
+    use: it defines device functions with this package's cuda.jit"""
     if name == "random":
         import cujit.random as mod
         sys.modules.setdefault(__name__ + ".random", mod)   # import cujit.cuda.random

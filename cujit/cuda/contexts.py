@@ -51,7 +51,7 @@ def detect():
     return n > 0
 
 
-# ---- devices and contexts: cuda.gpus, cuda.current_context() ----
+# ---- cuda.gpus, cuda.current_context() ----
 
 class _GPUs:
     """``cuda.gpus``: the devices, list-like (``len``, ``gpus[i]``,

@@ -141,7 +141,7 @@ gridDim = _jit.gridDim
 warpsize = 32
 
 
-# ---- numba.cuda.misc.special and numba.cuda.kernels.transpose ----
+# ---- numba.cuda.misc.special ----
 
 def literal_unroll(container):
     """Numba's literal_unroll: in a kernel, `for x in literal_unroll(t)` over

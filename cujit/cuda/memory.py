@@ -75,7 +75,7 @@ def _arg_value(a, stream, retr):
     return dev
 
 
-# ---- host side: cujit's arrays, streams, events and devices ----
+# ---- host arrays: cujit's DeviceArray with Numba's host rules, NumPy arrays ----
 
 def _stream(stream):
     return None if stream == 0 else stream

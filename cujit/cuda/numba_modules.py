@@ -190,7 +190,5 @@ class _NumpySupport:
 
 numpy_support = _NumpySupport()
 # numba.cuda.np.numpy_support.carray / farray: cuda.carray / farray
-
-
 numpy_support.carray = kernelnames.carray
 numpy_support.farray = kernelnames.farray

@@ -7,8 +7,6 @@ function's extern "C" name and the outputs (PTX, cubin, LTO-IR)."""
 import cujit
 
 
-# ---- @cuda.jit ----
-
 # Numba's options accepted for source compatibility; what cujit does with them
 _ACCEPTED = {
     "inline": "device functions are always inlined (__forceinline__)",
@@ -102,6 +100,8 @@ def _kernel_options(options):
         kw["carveout"] = options["shared_memory_carveout"]
     return kw
 
+
+# ---- cuda.compile's outputs, NVRTC's options ----
 
 _OUTPUTS = ("ptx", "cubin", "ltoir")
 _OUT_PTX, _OUT_CUBIN, _OUT_LTOIR = range(3)        # runtime/rt.h's RT_OUT_*
