@@ -315,12 +315,31 @@ static PyGetSetDef Device_getset[] = {
     {NULL},
 };
 
+/* d.reset(): Numba's Device.reset() destroys the device's primary context,
+ * and with it every allocation; cujit keeps its context, so that live arrays
+ * and loaded kernels stay valid, and does what reset is called for: waits for
+ * the device and gives the memory its pools hold unused back to the driver
+ * (cujit.release_memory()) */
+static PyObject *
+Device_reset(DeviceObject *self, PyObject *noargs)
+{
+    PyObject *r = Device_synchronize(self, noargs);
+    if (!r) {
+        return NULL;
+    }
+    Py_DECREF(r);
+    return rt_py_release_memory(NULL, NULL);
+}
+
 static PyMethodDef Device_methods[] = {
     {"__enter__", (PyCFunction)Device_enter, METH_NOARGS, "make this device current"},
     {"__exit__", (PyCFunction)Device_exit, METH_VARARGS, "restore the previous device"},
     {"use", (PyCFunction)Device_use, METH_NOARGS, "make this device current"},
     {"synchronize", (PyCFunction)Device_synchronize, METH_NOARGS,
      "wait for all work on this device"},
+    {"reset", (PyCFunction)Device_reset, METH_NOARGS,
+     "Numba's reset(): wait for the device, give unused pool memory back (the context, "
+     "live arrays and kernels stay)"},
     {NULL},
 };
 

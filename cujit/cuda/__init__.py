@@ -76,16 +76,17 @@ from cujit.cuda.memory import (In, InOut, Out, device_array, device_array_like, 
 from cujit.cuda.streams import (Stream, default_stream, event, event_elapsed_time,  # noqa: E402,F401
                                 external_stream, legacy_default_stream,
                                 per_thread_default_stream, stream, synchronize)
-from cujit.cuda.contexts import (close, current_context, detect, get_context,  # noqa: E402,F401
-                                 get_current_device, gpus, is_available,
-                                 is_bfloat16_supported, select_device)
+from cujit.cuda.contexts import (close, current_context, defer_cleanup,  # noqa: E402,F401
+                                 detect, get_context, get_current_device, gpus,
+                                 is_available, is_bfloat16_supported, list_devices,
+                                 profile_start, profile_stop, profiling, select_device)
 from cujit.cuda.interop import (as_cuda_array, from_cuda_array_interface,  # noqa: E402,F401
                                 get_ipc_handle, is_cuda_array, open_ipc_array)
 from cujit.cuda.numba_modules import (CudaAPIError, CudaDriverError,  # noqa: E402,F401
                                       CudaSupportError, DeviceNDArray,
                                       NumbaInvalidConfigWarning, NumbaPerformanceWarning,
                                       NumbaWarning, TypingError, config, cudadrv, devicearray,
-                                      devices, driver, numpy_support)
+                                      devices, driver, numpy_support, runtime)
 from cujit.cuda.forms import Reduce, guvectorize, reduce, vectorize  # noqa: E402,F401
 from cujit.cuda.kernels import transpose  # noqa: E402,F401
 
@@ -146,5 +147,6 @@ __all__ = sorted(set(k.partition(".")[0] for k in SPELLINGS) | {
     "In", "Out", "InOut", "Dispatcher", "typeof", "compile", "compile_ptx",
     "compile_for_current_device", "compile_ptx_for_current_device", "compile_all", "fp16", "bf16",
     "libdevice", "random", "declare_device", "LinkableCode", "CUSource", "PTXSource",
-    "Fatbin", "Cubin", "Archive", "Object", "LTOIR"} | set(_ntypes.EXPORTED))
+    "Fatbin", "Cubin", "Archive", "Object", "LTOIR", "list_devices", "profile_start",
+    "profile_stop", "profiling", "defer_cleanup", "runtime"} | set(_ntypes.EXPORTED))
 

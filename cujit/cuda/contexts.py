@@ -1,6 +1,9 @@
 """Host side, devices and contexts: select_device, get_current_device,
-is_available, detect, cuda.gpus, current_context() (``_Context``: memory
-info, reset, IPC handles)."""
+is_available, detect, cuda.gpus, list_devices, current_context()
+(``_Context``: memory info, reset, IPC handles), the profiler's start and
+stop, defer_cleanup."""
+
+import contextlib
 
 import cujit
 
@@ -151,3 +154,54 @@ def current_context(devnum=None):
 
 def get_context(devnum=None):
     return current_context(devnum)
+
+
+def list_devices():
+    """The GPUs, as cuda.gpus lists them."""
+    return list(gpus)
+
+
+def _profiler(name):
+    """cuProfilerStart / cuProfilerStop in the current device's context: what
+    Nsight Systems (--capture-range=cudaProfilerApi) or nvprof record between
+    them."""
+    import ctypes
+    try:
+        fn = getattr(ctypes.CDLL("libcuda.so.1"), name)
+    except (OSError, AttributeError) as e:
+        raise cujit.CudaError(f"cuda.profile_{name[10:].lower()}(): the CUDA driver has no "
+                              f"{name} ({e})") from None
+    fn.restype = ctypes.c_int
+    with cujit.get_device():
+        r = fn()
+    if r != 0:
+        raise cujit.CudaError(f"{name} failed: CUDA error {r}")
+
+
+def profile_start():
+    """Starts the profiler's collection (cuProfilerStart)."""
+    _profiler("cuProfilerStart")
+
+
+def profile_stop():
+    """Stops the profiler's collection (cuProfilerStop)."""
+    _profiler("cuProfilerStop")
+
+
+@contextlib.contextmanager
+def profiling():
+    """``with cuda.profiling():`` collects only what runs inside."""
+    profile_start()
+    try:
+        yield
+    finally:
+        profile_stop()
+
+
+@contextlib.contextmanager
+def defer_cleanup():
+    """Numba's context manager that holds memory frees back until it exits,
+    so that no free synchronizes inside it.  cujit's frees never synchronize
+    (they are ordered on the array's stream, cuMemFreeAsync), so there is
+    nothing to hold back: freeing inside it is already safe and cheap."""
+    yield

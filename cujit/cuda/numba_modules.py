@@ -112,8 +112,30 @@ class _DriverModule:
         return "<cujit.cuda.cudadrv.driver>"
 
 
+class _RuntimeModule:
+    """cuda.runtime (numba.cuda.cudadrv.runtime): cujit links no CUDA runtime
+    library; the toolkit version it compiles with is NVRTC's, which ships
+    with the runtime of the same version."""
+
+    @staticmethod
+    def get_version():
+        """(major, minor) of the CUDA toolkit cujit compiles with (NVRTC's)."""
+        return cujit._cujit._nvrtc_version()
+
+    @staticmethod
+    def is_supported_version():
+        return True
+
+    def __repr__(self):
+        return "<cujit.cuda.runtime>"
+
+
+runtime = _RuntimeModule()
+
+
 class _CudadrvModule:
     """cuda.cudadrv: the parts of Numba's driver package users touch."""
+    runtime = runtime
     devicearray = _DeviceArrayModule()
     driver = _DriverModule()
     devices = gpus

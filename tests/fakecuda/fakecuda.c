@@ -292,6 +292,31 @@ cuCtxSynchronize(void)
     return depth ? sticky : 201;
 }
 
+/* cuda.profile_start / profile_stop: counted, with a context current */
+int fake_profiler_starts, fake_profiler_stops;
+
+CUresult
+cuProfilerStart(void)
+{
+    FAULT();
+    if (!depth) {
+        return 201;
+    }
+    fake_profiler_starts++;
+    return 0;
+}
+
+CUresult
+cuProfilerStop(void)
+{
+    FAULT();
+    if (!depth) {
+        return 201;
+    }
+    fake_profiler_stops++;
+    return 0;
+}
+
 CUresult
 cuMemGetInfo_v2(size_t *free_, size_t *total)
 {

@@ -17,6 +17,7 @@ import weakref
 import numpy as np
 
 import cujit
+from cujit import _cujit as C
 from cujit import cuda
 
 FAKE = ctypes.CDLL("libcuda.so.1")
@@ -279,6 +280,30 @@ def host_api():
         assert like(f[::2, ::2].T).strides == (40, 8)         # its transpose: C
         assert like(cuda.device_array((10, 12))[::2, ::2].T).strides == (40, 8)
         assert like(cuda.device_array((4, 5))).strides == (40, 8)
+
+    # Numba's device listing, profiler switches (cuProfilerStart/Stop, counted
+    # by the fake), defer_cleanup and Device.reset (memory back, arrays kept)
+    assert [d.id for d in cuda.list_devices()] == [g.id for g in cuda.gpus]
+    major, minor = cuda.runtime.get_version()
+    assert (major, minor) == C._nvrtc_version() and major >= 11
+    assert cuda.cudadrv.runtime is cuda.runtime
+
+    def profiled():
+        return [ctypes.c_int.in_dll(FAKE, n).value
+                for n in ("fake_profiler_starts", "fake_profiler_stops")]
+    before = profiled()
+    cuda.profile_start()
+    cuda.profile_stop()
+    with cuda.profiling():
+        add_one[1, 4](cuda.to_device(np.zeros(4, np.float32)))
+    assert [x - y for x, y in zip(profiled(), before)] == [2, 2]
+    h = RNG.standard_normal(64).astype(np.float32)
+    kept = cuda.to_device(h)
+    with cuda.defer_cleanup():
+        tmp = cuda.to_device(h)
+        del tmp
+    cuda.get_current_device().reset()
+    np.testing.assert_array_equal(kept.copy_to_host(), h)
 
 
 def in_out_and_extensions():
