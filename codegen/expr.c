@@ -878,9 +878,15 @@ is_none(const Node *n)
     return n->kind == ND_CONST && n->cval.kind == CK_NONE;
 }
 
+static void in_expr(Cg *g, Node *n, int prec);
+
 static void
 compare(Cg *g, Node *n, int prec)
 {
+    if (n->ops[0] == OP_IN || n->ops[0] == OP_NOTIN) {
+        in_expr(g, n, prec);
+        return;
+    }
     int simple = 1;
     for (int i = 1; i < n->n - 1; i++) {
         simple &= is_simple(n->list[i]);
@@ -948,6 +954,193 @@ compare(Cg *g, Node *n, int prec)
     S("; }()");
     cg_close(g, prec, PR_LAND);
 }
+/* ---- x in t, x not in t ---- */
+
+/* the container of an `in` whose items are read as they are compared: a
+ * tuple written out, a variable, a.shape; anything else is bound once */
+static int
+items_in_place(const Node *c)
+{
+    return c->kind == ND_TUPLE || c->kind == ND_VAR || c->kind == ND_ATTR;
+}
+
+/* what the items of an `in` are compared in: =='s common type (a Python
+ * int that may lie outside x's range widens it, as pair() does) */
+static const Type *
+in_common(Cg *g, Node *x, Node *c, int k, const Type *e)
+{
+    if (c->kind == ND_TUPLE) {
+        return common_type(g, x, c->list[k]);
+    }
+    return cj_concrete(cj_promote(cg_type(g, x), e));
+}
+
+/* (ct)v: a value of type `from` as ct, before it is printed */
+static void
+value_as(Cg *g, const Type *from, const Type *ct)
+{
+    if (from->kind != TY_SCALAR || ct->kind != TY_SCALAR || from->dtype == ct->dtype) {
+        return;
+    }
+    P("(%s)", cj_is_half(ct->dtype) ? "float" : cj_dtypes[ct->dtype].ctype);
+}
+
+/* item k of the container c (or of the bound cj_t) as type ct */
+static void
+in_item(Cg *g, Node *c, int k, const Type *e, const Type *ct)
+{
+    if (c->kind == ND_TUPLE && !cj_is_half(ct->dtype)) {
+        cg_conv(g, c->list[k], ct, PR_EQ + 1);
+        return;
+    }
+    value_as(g, e, ct);
+    if (items_in_place(c)) {
+        cg_tuple_elem(g, c, k, PR_UNARY);
+    } else {
+        P("cj_t.f%d", k);
+    }
+}
+
+/* cj_x == item k: in the common type, int64 against uint64 exactly, Enum
+ * members by their class (never equal to another class's) and their values */
+static void
+in_eq(Cg *g, Node *x, Node *c, int k, const Type *e)
+{
+    const Type *a = cg_type(g, x);
+    int known = enum_constant(a, e, OP_EQ);
+    if (known >= 0) {
+        S(known ? "true" : "false");
+        return;
+    }
+    if (a->kind == TY_TUPLE) {
+        S("(true");
+        for (int i = 0; i < a->ntup; i++) {
+            P(" && cj_x.f%d == ", i);
+            in_item(g, c, k, e, e);
+            P(".f%d", i);
+        }
+        S(")");
+        return;
+    }
+    const Type *ct = in_common(g, x, c, k, e);
+    char ka = cj_type_kind(a), ke = cj_type_kind(e);
+    if ((ka == 'i' && e->dtype == DT_U64) || (ke == 'i' && a->dtype == DT_U64)) {
+        g->p->features |= FEAT_SU_CMP;
+        S(ka == 'i' ? "cj_su_cmp(cj_x, " : "0 == cj_su_cmp(");
+        in_item(g, c, k, e, ka == 'i' ? cj_scalar(DT_U64) : cj_scalar(DT_I64));
+        S(ka == 'i' ? ") == 0" : ", cj_x)");
+        return;
+    }
+    value_as(g, a, ct);
+    S("cj_x == ");
+    in_item(g, c, k, e, ct);
+}
+
+/* x in t of a tuple: x once, then == with each item until one is equal */
+static void
+in_tuple(Cg *g, Node *x, Node *c, const Type *tt)
+{
+    if (!items_in_place(c)) {
+        S("auto cj_t = ");
+        cg_expr(g, c, PR_ASSIGN);
+        S("; ");
+    }
+    S("return ");
+    for (int k = 0; k < tt->ntup; k++) {
+        S(k ? " || " : "");
+        const Type *e = c->kind == ND_TUPLE ? cg_type(g, c->list[k]) : cj_concrete(tt->tup[k]);
+        in_eq(g, x, c, k, e);
+    }
+    S("; ");
+}
+
+/* x in a of an array: x == each element, in C order (NumPy's nditer) */
+static void
+in_array(Cg *g, Node *x, Node *c, const Type *at)
+{
+    const Type *e = cj_scalar(at->dtype), *ct = cj_concrete(cj_promote(cg_type(g, x), e));
+    g->p->features |= FEAT_NPFUNC;
+    S("const auto &cj_a = ");
+    cg_expr(g, c, PR_ASSIGN);
+    S("; for (long long cj_k = 0, cj_n = cj_np_size(cj_a); cj_k < cj_n; cj_k++) { if (");
+    const Type *a = cg_type(g, x);
+    if ((cj_type_kind(a) == 'i' && at->dtype == DT_U64)
+        || (cj_type_kind(e) == 'i' && a->dtype == DT_U64)) {
+        g->p->features |= FEAT_SU_CMP;
+        S(cj_type_kind(a) == 'i' ? "cj_su_cmp(cj_x, cj_np_at(cj_a, cj_k)) == 0"
+          : "cj_su_cmp(cj_np_at(cj_a, cj_k), cj_x) == 0");
+    } else {
+        value_as(g, a, ct);
+        S("cj_x == ");
+        value_as(g, e, ct);
+        S("cj_np_at(cj_a, cj_k)");
+    }
+    S(") { return true; } } return false; ");
+}
+
+/* x in range(start, stop, step): in bounds and on the step, computed in
+ * unsigned 64 bits (no overflow); a float or complex x only when it is an
+ * integer (Numba's rule), a uint64 x only below 2**63 */
+static void
+in_range(Cg *g, Node *x, Node *r)
+{
+    const char *names[3] = {"long long cj_a = ", ", cj_b = ", ", cj_s = "};
+    for (int i = 0; i < 3; i++) {
+        int k = r->n == 1 ? i - 1 : i;      /* range(stop): start 0 */
+        S(names[i]);
+        if (k < 0 || k >= r->n) {
+            S(k < 0 ? "0" : "1");
+        } else {
+            cg_conv(g, r->list[k], cj_scalar(DT_I64), PR_ASSIGN);
+        }
+    }
+    S("; ");
+    const Type *a = cg_type(g, x);
+    char k = cj_type_kind(a);
+    if (k == 'c') {
+        S("if (cj_x.im != 0) { return false; } double cj_v = cj_x.re; ");
+    } else if (k == 'f') {
+        S("double cj_v = (double)cj_x; ");
+    }
+    if (k == 'c' || k == 'f') {
+        S("if (!(cj_v == floor(cj_v) && cj_v >= -0x1p63 && cj_v < 0x1p63)) { return false; } "
+          "long long cj_i = (long long)cj_v; ");
+    } else if (a->dtype == DT_U64) {
+        S("if (cj_x > 9223372036854775807ULL) { return false; } long long cj_i = (long long)cj_x; ");
+    } else {
+        S("long long cj_i = (long long)cj_x; ");
+    }
+    S("typedef unsigned long long cj_u; "
+      "return cj_s > 0 ? cj_i >= cj_a && cj_i < cj_b && ((cj_u)cj_i - (cj_u)cj_a) % (cj_u)cj_s == 0 "
+      ": cj_s < 0 && cj_i <= cj_a && cj_i > cj_b && ((cj_u)cj_a - (cj_u)cj_i) % (0 - (cj_u)cj_s) == 0; ");
+}
+
+/* x in c, x not in c: a lambda that evaluates x once, then c (Python's
+ * order), and stops at the first equal item */
+static void
+in_expr(Cg *g, Node *n, int prec)
+{
+    Node *x = n->list[0], *c = n->list[1];
+    const Type *ct = c->kind == ND_CALL && c->op == BI_RANGE ? NULL : cg_type(g, c);
+    if (ct && ct->kind == TY_TUPLE && ct->ntup == 0) {
+        S(n->ops[0] == OP_IN ? "false" : "true");
+        return;
+    }
+    cg_open(g, prec, PR_UNARY);
+    P("%s[&]() -> bool { auto cj_x = ", n->ops[0] == OP_NOTIN ? "!" : "");
+    cg_expr(g, x, PR_ASSIGN);
+    S("; ");
+    if (!ct) {
+        in_range(g, x, c);
+    } else if (ct->kind == TY_TUPLE) {
+        in_tuple(g, x, c, ct);
+    } else {
+        in_array(g, x, c, ct);
+    }
+    S("}()");
+    cg_close(g, prec, PR_UNARY);
+}
+
 /* truthiness of a C++ variable v of type t, as a unary operand */
 static void
 truth_of_value(Cg *g, const Type *t, const char *v)

@@ -40,21 +40,21 @@ fe_binop_kind(Fe *f, PyObject *op, Loc loc)
     fe_fail(f, loc, "the matrix-multiplication operator '@' is not supported in kernels");
 }
 
-/* cmpop := '==' | '!=' | '<' | '<=' | '>' | '>=' | 'is' | 'is not'  (not 'in') */
+/* cmpop := '==' | '!=' | '<' | '<=' | '>' | '>=' | 'is' | 'is not' | 'in' | 'not in' */
 static int
-cmpop_kind(Fe *f, PyObject *op, Loc loc)
+cmpop_kind(PyObject *op)
 {
     static const int map[][2] = {
         {A_Eq, OP_EQ}, {A_NotEq, OP_NE}, {A_Lt, OP_LT}, {A_LtE, OP_LE}, {A_Gt, OP_GT},
-        {A_GtE, OP_GE}, {A_Is, OP_IS}, {A_IsNot, OP_ISNOT},
+        {A_GtE, OP_GE}, {A_Is, OP_IS}, {A_IsNot, OP_ISNOT}, {A_In, OP_IN},
+        {A_NotIn, OP_NOTIN},
     };
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
         if (fe_is(op, map[i][0])) {
             return map[i][1];
         }
     }
-    fe_fail(f, loc, "'in' and 'not in' are not supported in kernels; compare the values "
-            "one by one");
+    return OP_EQ;       /* no other comparison operator exists */
 }
 
 /* threadIdx, blockIdx, blockDim, gridDim: the builtin, or -1 */
@@ -1012,6 +1012,7 @@ compare_strings(int op, const Const *a, const Const *b)
         c = strcmp(a->s, b->s);     /* UTF-8's byte order is the code points' */
     }
     switch (op) {
+    case OP_IN: case OP_NOTIN: return -1;
     case OP_EQ: return c == 0;
     case OP_NE: return c != 0;
     case OP_LT: return c < 0;
@@ -1022,9 +1023,24 @@ compare_strings(int op, const Const *a, const Const *b)
     }
 }
 
-/* a comparison of string constants only ("1" == "1", a string argument of
- * a device function bound as a constant: Numba's literal strings) is folded
- * to its bool; NULL where it is not one */
+/* s in t of two string constants: whether t holds s; -1 where Python
+ * raises (a str in a bytes) */
+static int
+contains_string(int op, const Const *s, const Const *t)
+{
+    if (s->bytes != t->bytes) {
+        return -1;
+    }
+    int found = 0;
+    for (int64_t i = 0; i + s->len <= t->len && !found; i++) {
+        found = memcmp(t->s + i, s->s, (size_t)s->len) == 0;
+    }
+    return op == OP_IN ? found : !found;
+}
+
+/* a comparison of string constants only ("1" == "1", "a" in "abc", a string
+ * argument of a device function bound as a constant: Numba's literal
+ * strings) is folded to its bool; NULL where it is not one */
 static Node *
 fold_strings(Fe *f, Node *n)
 {
@@ -1035,7 +1051,10 @@ fold_strings(Fe *f, Node *n)
         }
     }
     for (int i = 0; i + 1 < n->n && v; i++) {
-        v = compare_strings(n->ops[i], &n->list[i]->cval, &n->list[i + 1]->cval);
+        const Const *a = &n->list[i]->cval, *b = &n->list[i + 1]->cval;
+        int op = n->ops[i];
+        v = op == OP_IN || op == OP_NOTIN ? contains_string(op, a, b)
+            : compare_strings(op, a, b);
         if (v < 0) {
             return NULL;
         }
@@ -1044,7 +1063,21 @@ fold_strings(Fe *f, Node *n)
     return fe_const_node(f, n->loc, c);
 }
 
-/* compare := expr cmpop expr { cmpop expr }   (a chain: a < b <= c) */
+/* container := '[' [ exprs ] ']' | expr: the right operand of 'in', where
+ * a list written out is read as the tuple of its items (Numba takes one) */
+static Node *
+container(Fe *f, PyObject *e)
+{
+    if (fe_is(e, A_List)) {
+        Node *n = fe_new_node(f, ND_TUPLE, fe_loc_of(f, e));
+        n->list = fe_expr_list(f, fe_get(f, e, S_elts), &n->n);
+        return n;
+    }
+    return fe_expr(f, e);
+}
+
+/* compare := expr cmpop expr { cmpop expr }   (a chain: a < b <= c); 'in'
+ * and 'not in' stand alone (x in t, not a < x in t) */
 static Node *
 compare(Fe *f, PyObject *e, Loc loc)
 {
@@ -1056,8 +1089,15 @@ compare(Fe *f, PyObject *e, Loc loc)
     n->ops = cj_alloc(f->cx->arena, sizeof(int) * (size_t)k);
     n->list[0] = fe_expr(f, fe_get(f, e, S_left));
     for (Py_ssize_t i = 0; i < k; i++) {
-        n->ops[i] = cmpop_kind(f, PyList_GET_ITEM(ops, i), loc);
-        n->list[i + 1] = fe_expr(f, PyList_GET_ITEM(cmps, i));
+        n->ops[i] = cmpop_kind(PyList_GET_ITEM(ops, i));
+        int in = n->ops[i] == OP_IN || n->ops[i] == OP_NOTIN;
+        if (in && k > 1) {
+            fe_fail(f, loc, "'in' and 'not in' in a chain of comparisons are not supported "
+                    "in kernels; write the comparisons apart, joined by 'and' "
+                    "((a < b) and (b in t))");
+        }
+        PyObject *c = PyList_GET_ITEM(cmps, i);
+        n->list[i + 1] = in ? container(f, c) : fe_expr(f, c);
     }
     Node *folded = fold_strings(f, n);
     return folded ? folded : n;

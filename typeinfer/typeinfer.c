@@ -574,6 +574,86 @@ is_none_test(const Node *n)
            || (n->list[1]->kind == ND_CONST && n->list[1]->cval.kind == CK_NONE);
 }
 
+/* x op y, one link of a comparison: numbers (complex ones with == and !=
+ * only), booleans with 'is', Enum members */
+static void
+compare_pair(Ti *t, Node *n, int op, const Type *prev, const Type *cur)
+{
+    ti_vector_refuse(t, n, prev, cur, "comparison ", op_str(op));
+    enum_compare(t, n, op == OP_IN ? OP_EQ : op, prev, cur);
+    if ((op == OP_IS || op == OP_ISNOT) && !(prev->enm && cur->enm)
+        && !(cj_type_kind(prev) == 'b' && cj_type_kind(cur) == 'b')) {
+        ti_err(t, n, "'is' of %s and %s is not supported in kernels ('is' compares "
+               "booleans, flag is True, and Enum members); use == or !=",
+               ti_tstr(t, prev), ti_tstr(t, cur));
+    }
+    if (prev->enm && cur->enm && (prev->kind == TY_TUPLE || cur->kind == TY_TUPLE)) {
+        return;         /* Enum members with tuple values: == and is only */
+    }
+    if (!cj_is_numeric(prev) || !cj_is_numeric(cur)) {
+        ti_err(t, n, "cannot compare %s with %s in a kernel%s", ti_tstr(t, prev),
+               ti_tstr(t, cur), op == OP_IN ? " ('x in t' compares x with each item of t "
+               "by ==)" : "");
+    }
+    if ((cj_type_kind(prev) == 'c' || cj_type_kind(cur) == 'c') && op != OP_EQ
+        && op != OP_NE && op != OP_IN) {
+        ti_err(t, n, "complex numbers can only be compared with == and !=");
+    }
+}
+
+/* x in range([start,] stop [, step]): integer bounds; x any number (a
+ * float or complex one is in it when it equals an int that is) */
+static void
+in_range_type(Ti *t, Node *n, const Type *x, Node *r)
+{
+    if (r->n < 1 || r->n > 3 || r->kwnames) {
+        ti_err(t, r, "range() takes one to three integers ([start,] stop [, step]), "
+               "given by position");
+    }
+    for (int i = 0; i < r->n; i++) {
+        Type *a = ti_expr(t, r->list[i]);
+        if (a && !is_int_like(a)) {
+            ti_err(t, r->list[i], "range() takes integers, got %s", ti_tstr(t, a));
+        }
+    }
+    set(t, r, cj_scalar(DT_I64));
+    if (x && (x->kind != TY_SCALAR || x->enm) && !cj_is_weak(x)) {
+        ti_err(t, n, "'x in range(...)' needs a number x, got %s", ti_tstr(t, x));
+    }
+}
+
+/* x in t, x not in t (a bool): t a tuple (x == each item, by =='s rules),
+ * a list written out (read as a tuple), range(...) or an array (x == each
+ * element) */
+static Type *
+in_type(Ti *t, Node *n)
+{
+    Type *x = ti_expr(t, n->list[0]);
+    Node *c = n->list[1];
+    if (c->kind == ND_CALL && c->op == BI_RANGE) {
+        in_range_type(t, n, x, c);
+        return cj_scalar(DT_BOOL);
+    }
+    Type *ct = ti_expr(t, c);
+    if (!x || !ct) {
+        return cj_scalar(DT_BOOL);
+    }
+    if (ct->kind == TY_TUPLE) {
+        for (int i = 0; i < ct->ntup; i++) {
+            Type *e = c->kind == ND_TUPLE ? t->in->ntype[c->list[i]->id] : ct->tup[i];
+            compare_pair(t, n, OP_IN, x, e ? e : ct->tup[i]);
+        }
+        return cj_scalar(DT_BOOL);
+    }
+    if (ct->kind == TY_ARRAY) {
+        compare_pair(t, n, OP_IN, x, cj_scalar(ct->dtype));
+        return cj_scalar(DT_BOOL);
+    }
+    ti_err(t, n, "'x %s t' needs a tuple, a list written out ([a, b]), range(...) or an "
+           "array t in kernels, got %s", n->ops[0] == OP_IN ? "in" : "not in",
+           ti_tstr(t, ct));
+}
+
 static Type *
 compare_type(Ti *t, Node *n)
 {
@@ -582,31 +662,14 @@ compare_type(Ti *t, Node *n)
         ti_expr_opt(t, n->list[1]);
         return cj_scalar(DT_BOOL);  /* known from x's type unless Optional (typed_truth) */
     }
+    if (n->n == 2 && (n->ops[0] == OP_IN || n->ops[0] == OP_NOTIN)) {
+        return in_type(t, n);
+    }
     Type *prev = ti_expr(t, n->list[0]);
     for (int i = 1; i < n->n; i++) {
         Type *cur = ti_expr(t, n->list[i]);
-        int op = n->ops[i - 1];
         if (prev && cur) {
-            ti_vector_refuse(t, n, prev, cur, "comparison ", op_str(op));
-            enum_compare(t, n, op, prev, cur);
-            if ((op == OP_IS || op == OP_ISNOT) && !(prev->enm && cur->enm)
-                && !(cj_type_kind(prev) == 'b' && cj_type_kind(cur) == 'b')) {
-                ti_err(t, n, "'is' of %s and %s is not supported in kernels ('is' compares "
-                       "booleans, flag is True, and Enum members); use == or !=",
-                       ti_tstr(t, prev), ti_tstr(t, cur));
-            }
-            if (prev->enm && cur->enm && (prev->kind == TY_TUPLE || cur->kind == TY_TUPLE)) {
-                prev = cur;
-                continue;       /* Enum members with tuple values: == and is only */
-            }
-            if (!cj_is_numeric(prev) || !cj_is_numeric(cur)) {
-                ti_err(t, n, "cannot compare %s with %s in a kernel", ti_tstr(t, prev),
-                    ti_tstr(t, cur));
-            }
-            if ((cj_type_kind(prev) == 'c' || cj_type_kind(cur) == 'c') && op != OP_EQ
-                && op != OP_NE) {
-                ti_err(t, n, "complex numbers can only be compared with == and !=");
-            }
+            compare_pair(t, n, n->ops[i - 1], prev, cur);
         }
         prev = cur;
     }
