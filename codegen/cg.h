@@ -43,6 +43,8 @@ void cg_div_check(Cg *g, Node *n);
 int cg_checked(Cg *g, Node *n);
 /* the id of an exception's message ("module\nqualname\nrepr(args)"), added once */
 int cg_exception_msg(Program *p, const char *text);
+/* expr.c: the message id of cj_opt_get's TypeError on None of an Optional raw */
+int cg_opt_get_msg(Cg *g, const Type *raw);
 void cg_tuple_index(Cg *g, Node *n, int ntup, int prec);
 /* C++ spelling of a type (weak types as their defaults) */
 const char *cg_ctype(Cg *g, const Type *t);

@@ -848,10 +848,36 @@ for_stmt(Cg *g, Node *n)
     S("}\n");
 }
 
+/* return x (or None) of an Optional x where the function returns a value
+ * (a declared return type): its value, or TypeError on None (cj_opt_get) */
+static int
+return_optional(Cg *g, Node *n)
+{
+    const Type *ret = g->in->ret, *vt = n->a ? cg_type(g, n->a) : NULL;
+    if (ret->kind == TY_VOID || ret->kind == TY_OPTIONAL
+        || (vt && vt->kind != TY_OPTIONAL && vt->kind != TY_NONE)) {
+        return 0;
+    }
+    Type opt = {.kind = TY_OPTIONAL, .base = (Type *)ret};
+    int msg = cg_opt_get_msg(g, &opt);
+    P("return cj_opt_get(");
+    if (vt && vt->kind == TY_OPTIONAL) {
+        cg_expr(g, n->a, PR_COMMA);
+    } else {
+        P("cj_opt<%s>()", cg_ctype(g, ret));
+        g->p->features |= FEAT_OPTIONAL;
+    }
+    P(", %d, %d);\n", n->loc.line, msg);
+    return 1;
+}
+
 static void
 return_stmt(Cg *g, Node *n)
 {
     begin(g, n);
+    if (return_optional(g, n)) {
+        return;
+    }
     if (!n->a || g->in->ret->kind == TY_VOID) {
         S(g->in->ret->kind == TY_OPTIONAL ? "return {};\n" : "return;\n");
         return;
@@ -1344,7 +1370,9 @@ cg_emit_device_entry(Program *p, const char *name, const Type *ret, int forceinl
     g->out = &tail;
     g->in = in;
     g->fn = in->fn;
-    P("\nextern \"C\" __device__ %s %s %s(", forceinline ? "__forceinline__" : "__noinline__",
+    S("\n");
+    cg_line_mark(g, in->fn->loc.line);     /* NVRTC's complaints name the def line */
+    P("extern \"C\" __device__ %s %s %s(", forceinline ? "__forceinline__" : "__noinline__",
       cg_ctype(g, ret), name);
     for (int i = 0; i < in->fn->nparams; i++) {
         P("%s%s cj_a%d", i ? ", " : "", cg_ctype(g, in->args[i]), i);

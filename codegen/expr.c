@@ -1914,6 +1914,20 @@ unwrapped_optional(Cg *g, Node *n)
     return raw && raw->kind == TY_OPTIONAL && cg_type(g, n)->kind != TY_OPTIONAL ? raw : NULL;
 }
 
+/* the message of cj_opt_get's TypeError on None, Numba's words, for an
+ * Optional of type raw */
+int
+cg_opt_get_msg(Cg *g, const Type *raw)
+{
+    Buf b;
+    buf_init(&b);
+    cj_type_str(&b, raw->base);
+    const char *text = cj_aprintf(g->p->arena, "builtins\nTypeError\n('expected %s, got None',)",
+                                  b.s);
+    buf_free(&b);
+    return cg_exception_msg(g->p, text);
+}
+
 /* An Optional's value where a value is used: cj_opt_get(x, line, msg),
  * which raises TypeError (Numba's words) and ends the thread on None */
 static int
@@ -1923,13 +1937,7 @@ optional_value(Cg *g, Node *n)
     if (!raw) {
         return 0;
     }
-    Buf b;
-    buf_init(&b);
-    cj_type_str(&b, raw->base);
-    const char *text = cj_aprintf(g->p->arena, "builtins\nTypeError\n('expected %s, got None',)",
-                                  b.s);
-    buf_free(&b);
-    int msg = cg_exception_msg(g->p, text);
+    int msg = cg_opt_get_msg(g, raw);
     S("cj_opt_get(");
     Node *saved = g->opt_raw;
     g->opt_raw = n;

@@ -483,6 +483,9 @@ device_emit(Frame *fr, const PlRequest *rq, Program *p, PlCompiled *out, Buf *sr
         cj_fail(&fr->tr, p->kernel->fn->file, p->kernel->fn->loc, "a device function "
                 "returns numbers or tuples of numbers, not an array");
     }
+    if (rq->has_ret == 1) {
+        ti_declare_return(p, p->kernel, ret);   /* its returns convert to it */
+    }
     cg_emit_device_entry(p, rq->kname, ret, rq->forceinline, src);
     Buf b;
     buf_init(&b);
@@ -945,7 +948,7 @@ binary(const PlCompiled *c, const char *arch, int output, const char *const *opt
     buf_free(&bo.text);
     if (r < 0) {
         if (!PyErr_Occurred()) {
-            pl_raise_nvrtc_error(log);
+            pl_raise_nvrtc_error(log, c->src);
         }
         free(log);
         return NULL;

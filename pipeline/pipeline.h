@@ -185,7 +185,7 @@ PyObject *pl_binary_ex(const PlCompiled *c, const char *arch, int output,
 /* CompileError(msg, (file, line, offset, text, end_line, end_offset)) */
 void pl_raise_compile_error(const CjError *e);
 /* NVRTC's log mapped through #line to the user's line, as a CompileError */
-void pl_raise_nvrtc_error(const char *log);
+void pl_raise_nvrtc_error(const char *log, const char *src);
 
 /* a Python or NumPy number as an IR constant (a reduction's identity);
  * -1 with TypeError when it is no number */

@@ -163,3 +163,86 @@ def test_conditional_expression_with_none_is_refused():
         r[0] = v
     with pytest.raises(cujit.CompileTypeError):
         cuda.jit(k).inspect_cuda(np.zeros(1), np.zeros(1))
+
+
+# ---- an Optional where the signature declares a value ----
+
+def maybe_next(x):
+    if x > 0:
+        return x + 1
+    else:
+        return
+
+
+maybe_next_device = cuda.jit(device=True)(maybe_next)
+
+
+def wrapper_func(x):
+    return maybe_next_device(x)
+
+
+def test_cabi_compile_of_optional_result():
+    """numba-cuda's test_compile_cabi_calling_device_function_returning_optional:
+    the C-ABI entry returns the declared int32, its function converts its
+    Optional result with cj_opt_get (NVRTC rejected cj_opt<long long> -> int)"""
+    from cujit.cuda import types
+    code, ret = cuda.compile(wrapper_func, types.int32(types.int32), output="ltoir", abi="c")
+    assert isinstance(code, bytes) and len(code) > 0
+    assert str(ret) == "int32"
+    ptx, _ = cuda.compile(wrapper_func, types.int32(types.int32), output="ptx", abi="c")
+    assert ".visible .func  (.param .b32 func_retval0) wrapper_func(" in ptx, ptx[:3000]
+
+
+@pytest.mark.skipif(CXX is None, reason="no host C++ compiler (g++ or clang++)")
+def test_declared_device_function_returning_callee_optional(tmp):
+    """cuda.jit("int32(int32)", device=True) returning an Optional callee's
+    result compiles (Numba casts), its value where there is one and a
+    TypeError recorded where it is None"""
+    declared = cuda.jit("int32(int32)", device=True)(wrapper_func)
+
+    def k(r, a):
+        i = cuda.grid(1)
+        if i < a.size:
+            r[i] = declared(a[i])
+    kern = cuda.jit(k)
+    n = 12
+    a = rng.integers(1, 1000, n).astype(np.int32)
+    bad = int(rng.integers(0, n))
+    a[bad] = -int(rng.integers(0, 5))
+    r = np.full(n, -77, np.int64)
+    rec, src = run_host(kern, tmp, 1, n, r, a)
+    assert "cj_opt_get(cj_dev_maybe_next" in src, src
+    assert rec is not None and rec.kind == 3 and rec.thread[0] == bad, src
+    assert rec.line == wrapper_func.__code__.co_firstlineno + 1
+    ok = np.arange(n) != bad
+    np.testing.assert_array_equal(r[ok], a[ok] + 1)
+    assert r[bad] == -77
+
+
+def test_declared_return_that_does_not_convert_is_a_type_error():
+    """a tuple where int32 is declared: a TypeError at the def line (NVRTC
+    rejected the entry before, and the error named another function's line)"""
+    from cujit.cuda import types
+
+    def pair(x):
+        return (maybe_next_device(x), 1)
+    with pytest.raises(cujit.CompileTypeError) as e:
+        cuda.compile(pair, types.int32(types.int32), output="ptx", abi="c")
+    assert isinstance(e.value, TypeError)
+    assert "'pair' is declared to return int32" in str(e.value), str(e.value)
+    assert e.value.lineno == pair.__code__.co_firstlineno
+
+
+def test_entry_carries_the_def_line():
+    """the C-ABI entry has a #line of its function, so that NVRTC's
+    complaints about it name that function's file and line"""
+    import subprocess
+    code = ("import sys; sys.path.insert(0, %r); import test_optional_nogpu as t; "
+            "from cujit import cuda; from cujit.cuda import types; "
+            "cuda.compile(t.wrapper_func, types.int32(types.int32), output='ptx', abi='c')"
+            % HERE)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env=dict(os.environ, CUJIT_DUMP="1", CUJIT_FRONT_KEY="0"))
+    out = r.stdout + r.stderr
+    line = wrapper_func.__code__.co_firstlineno
+    assert '#line %d "%s"\nextern "C" __device__' % (line, __file__) in out, out[-3000:]

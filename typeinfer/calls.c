@@ -1049,9 +1049,48 @@ declared_signature(Ti *t, Node *n, Func *fn, Type **args)
     return -1;
 }
 
-/* the declared return type, which the callee's returns convert to: a number
- * from a number (not a real one from a complex one), or void (the value
- * dropped) */
+/* a function's returns of type got convert to the declared type ret: a
+ * number from a number (not a real one from a complex one) or from an
+ * Optional number (its value; TypeError on None when it runs, as Numba
+ * casts), or void (the value dropped) */
+int
+ti_return_converts(const Type *got, const Type *ret)
+{
+    got = got && got->kind == TY_OPTIONAL ? got->base : got;
+    got = got ? cj_concrete(got) : NULL;
+    if (!got || cj_type_eq(got, ret) || ret->kind == TY_VOID) {
+        return 1;
+    }
+    return ret->kind == TY_SCALAR && got->kind == TY_SCALAR && cj_is_numeric(got)
+           && (cj_dtypes[got->dtype].kind != 'c' || cj_dtypes[ret->dtype].kind == 'c');
+}
+
+void
+ti_declare_return(Program *p, Inst *in, Type *ret)
+{
+    if (ti_return_converts(in->ret, ret)) {
+        in->ret = ret;
+        return;
+    }
+    CjTry *tr = p->try_;
+    Buf got, want;
+    buf_init(&got);
+    buf_init(&want);
+    cj_type_str(&got, in->ret);
+    cj_type_str(&want, ret);
+    snprintf(tr->err.msg, sizeof tr->err.msg, "'%s' is declared to return %s but returns %s, "
+             "which does not convert to it", in->fn->name, want.s, got.s);
+    buf_free(&got);
+    buf_free(&want);
+    tr->err.file = in->fn->file;
+    tr->err.loc = in->fn->loc;
+    tr->err.kind = CE_TYPE;
+    tr->err.internal = 0;
+    longjmp(tr->jb, 1);
+}
+
+/* the declared return type, which the callee's returns convert to
+ * (ti_return_converts) */
 static void
 declared_return(Ti *t, Node *n, Func *fn, Inst *in, Type *ret)
 {
@@ -1059,10 +1098,7 @@ declared_return(Ti *t, Node *n, Func *fn, Inst *in, Type *ret)
         return;
     }
     Type *got = cj_concrete(in->ret);
-    if (ret->kind == TY_VOID || (ret->kind == TY_SCALAR && is_num(got)
-                                 && got->kind == TY_SCALAR
-                                 && (cj_dtypes[got->dtype].kind != 'c'
-                                     || cj_dtypes[ret->dtype].kind == 'c'))) {
+    if (ti_return_converts(got, ret)) {
         in->ret = ret;
         return;
     }

@@ -12,5 +12,11 @@ Program *ti_infer(Arena *a, CjTry *t, Func *kernel, Type **args, int nargs, int 
                   int numba);
 /* another function typed into the same program (a reduction's map) */
 Inst *ti_add(Program *p, Func *fn, Type **args);
+/* whether a function's returns of type got convert to a declared return
+ * type ret (cuda.jit(sig, device=True), cuda.compile(f, sig)) */
+int ti_return_converts(const Type *got, const Type *ret);
+/* in's returns converted to the declared type ret; a TypeError at its def
+ * line where they do not convert (ti_return_converts) */
+void ti_declare_return(Program *p, Inst *in, Type *ret);
 
 #endif
