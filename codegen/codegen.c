@@ -1331,6 +1331,19 @@ static const char ucomplex[] =
     "    }\n"
     "};\n";
 
+/* records[i] is the twin of an earlier one (the same layout made with and
+ * without align=True): one C++ struct serves both */
+static int
+twin_seen(const Program *p, int i)
+{
+    for (int j = 0; j < i; j++) {
+        if (strcmp(cj_record(p->records[j])->cname, cj_record(p->records[i])->cname) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static void
 record_structs(Program *p, Buf *out)
 {
@@ -1338,7 +1351,9 @@ record_structs(Program *p, Buf *out)
         buf_puts(out, ucomplex);
     }
     for (int i = 0; i < p->nrecords; i++) {
-        record_struct(p, p->records[i], out);
+        if (!twin_seen(p, i)) {
+            record_struct(p, p->records[i], out);
+        }
     }
 }
 

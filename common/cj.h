@@ -228,6 +228,9 @@ typedef struct {
     int itemsize;
     int align;              /* from the layout (recdtype.c), not NumPy's flag */
     int packed;             /* the C++ struct is packed (aligned(align)) */
+    int np_aligned;         /* NumPy's flag (align=True): a layout made both ways is two
+                             * entries, told apart in signatures only (Numba's Record
+                             * carries it); they share key, cname and struct */
     char strkind;           /* a fixed-width string dtype, no fields: 'S' (bytes, S12)
                              * or 'U' (UCS-4, U12: itemsize 48); 0: a record */
     int nfields;
@@ -257,6 +260,8 @@ const CjField *cj_record_field(DType dt, const char *name);     /* NULL: none */
 /* the field lies at a multiple of its alignment in every element (else it
  * is a member of a packed struct, read byte by byte) */
 int cj_field_aligned(const CjRecord *r, const CjField *f);
+/* a and b are one layout (made with and without align=True): one struct */
+int cj_record_twins(DType a, DType b);
 /* Record(a: float64, d: uint8[5]; 24 bytes) */
 void cj_record_str(Buf *b, DType dt);
 /* the record's value type (TY_RECORD), interned */

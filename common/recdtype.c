@@ -50,7 +50,8 @@ cj_elem_type(DType dt, int readonly)
 /* key := '{' { len ':' name '=' code [ '(' dims ')' ] '@' offset ';' } '}'
  *        itemsize    (a nested record's code is its own key).  NumPy's
  * alignment flag is left out: np.recarray drops it from an aligned dtype,
- * and NumPy copies between the two, so the layout alone is the dtype. */
+ * and NumPy copies between the two, so the layout alone is the C++ struct
+ * and the code; the flag makes a twin entry that signatures name apart. */
 static void
 layout_key(Buf *b, const CjRecord *r)
 {
@@ -216,7 +217,7 @@ cj_record_intern(const CjRecord *r, DType *out, char *msg, size_t msglen)
     buf_init(&b);
     layout_key(&b, r);
     for (int i = 0; i < nrecords; i++) {
-        if (strcmp(records[i].key, b.s) == 0) {
+        if (strcmp(records[i].key, b.s) == 0 && records[i].np_aligned == r->np_aligned) {
             *out = (DType)(DT_COUNT + i);
             buf_free(&b);
             return 0;
@@ -233,8 +234,15 @@ cj_record_intern(const CjRecord *r, DType *out, char *msg, size_t msglen)
     return ret;
 }
 
+int
+cj_record_twins(DType a, DType b)
+{
+    const CjRecord *x = cj_record(a), *y = cj_record(b);
+    return x && y && strcmp(x->key, y->key) == 0;
+}
+
 /* Record(a: float64, b: int32, d: uint8[5]; 24 bytes): what messages and
- * signatures print */
+ * signatures print; a dtype made with align=True ends "; 24 bytes, aligned)" */
 void
 cj_record_str(Buf *b, DType dt)
 {
@@ -258,5 +266,5 @@ cj_record_str(Buf *b, DType dt)
         }
         buf_puts(b, f->nsub ? "]" : "");
     }
-    buf_printf(b, "; %d bytes)", r->itemsize);
+    buf_printf(b, "; %d bytes%s)", r->itemsize, r->np_aligned ? ", aligned" : "");
 }

@@ -857,6 +857,7 @@ key_arg(Keyer *k, ArgKey a)
     put_num(k, ',', a.kind | a.dtype << 8 | a.ndim << 16 | a.flags << 24);
     if (cj_is_record((DType)a.dtype)) {
         put_cstr(k, 'V', cj_record((DType)a.dtype)->key);
+        put_num(k, 'A', cj_record((DType)a.dtype)->np_aligned);   /* its signature's name */
     }
 }
 

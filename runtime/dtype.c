@@ -455,7 +455,8 @@ read_record(PyObject *d, PyObject *names, CjRecord *r, DType *out)
             goto done;
         }
     }
-    if (int_attr(d, "itemsize", &r->itemsize) < 0 || check_overlap(r) < 0) {
+    if (int_attr(d, "itemsize", &r->itemsize) < 0 || check_overlap(r) < 0
+        || int_attr(d, "isalignedstruct", &r->np_aligned) < 0) {
         goto done;
     }
     char msg[256];

@@ -28,13 +28,13 @@ def body(a):
 def test_record_type_object_in_a_signature():
     rec = _ntypes.from_dtype(REC)
     k = cuda.jit((rec[:],))(body)
-    assert k.signatures == ["(Record(a: int32, b: float64; 16 bytes)[:])"]
+    assert k.signatures == ["(Record(a: int32, b: float64; 16 bytes, aligned)[:])"]
     assert ".visible .entry" in k.inspect_ptx(k.signatures[0])
 
 
 def test_numba_record_text_in_a_signature():
     k = cuda.jit(f"({NUMBA_TEXT}[::1],)")(body)
-    assert k.signatures == ["(Record(a: int32, b: float64; 16 bytes)[::1])"]
+    assert k.signatures == ["(Record(a: int32, b: float64; 16 bytes, aligned)[::1])"]
     src = k.inspect_cuda(k.signatures[0])
     assert "static_assert(sizeof(cj_rec_" in src
 

@@ -479,3 +479,46 @@ def test_field_by_position():
 
     with pytest.raises(IndexError, match="record field index 2 out of range"):
         bad.inspect_cuda(np.zeros(2, INNER), np.zeros(1, np.float32))
+
+
+# ---- one layout made with and without align=True ----
+
+F16X2 = np.dtype([("x", np.float16), ("y", np.float16)])
+F16X2_ALIGNED = np.dtype([("x", np.float16), ("y", np.float16)], align=True)
+
+
+def test_align_flag_names_signatures_apart():
+    """numba-cuda's test_from_dtype_caching_distiguish_custom_dtypes: the
+    same layout, NumPy's align flag set on one, is a different type in
+    signatures (Numba's Record carries `aligned`); the C++ struct is one"""
+    assert F16X2 == F16X2_ALIGNED and not F16X2.isalignedstruct
+
+    def body(inp, out):
+        out[0] = inp[0].x + inp[0].y
+
+    f1, f2 = cuda.jit(body), cuda.jit(body)
+    out = np.zeros(2, np.float64)
+    s1 = f1.inspect_cuda(np.zeros(1, F16X2), out)
+    s2 = f2.inspect_cuda(np.zeros(1, F16X2_ALIGNED), out)
+    assert f1.signatures[0] != f2.signatures[0]
+    assert "aligned" in f2.signatures[0] and "aligned" not in f1.signatures[0]
+    name = re.search(r"struct __align__\(\d+\) (cj_rec_\w+)", s1).group(1)
+    assert "struct __align__(2) %s {" % name in s2, s2
+    # both in one kernel: one struct, and a record of one copied into the other
+    def both(p, q):
+        i = cuda.grid(1)
+        if i < p.size:
+            p[i] = q[i]
+    src = cuda.jit(both).inspect_cuda(np.zeros(2, F16X2), np.zeros(2, F16X2_ALIGNED))
+    assert src.count("struct __align__(2) %s {" % name) == 1, src
+
+
+def test_align_flag_second_signature_of_one_kernel():
+    """one kernel given both: two signatures, each naming its own dtype"""
+    @cuda.jit
+    def k(inp, out):
+        out[0] = inp[0].y
+    out = np.zeros(1, np.float32)
+    k.inspect_ptx(np.zeros(1, F16X2_ALIGNED), out)
+    k.inspect_ptx(np.zeros(1, F16X2), out)
+    assert len(set(k.signatures)) == 2, k.signatures

@@ -1454,7 +1454,8 @@ store_check(Ti *t, Node *target, const Type *into, const Type *ty)
         return;
     }
     if (into->kind == TY_RECORD) {
-        if (!cj_type_eq(into, ty)) {
+        if (!cj_type_eq(into, ty) && !(ty->kind == TY_RECORD
+                                       && cj_record_twins(into->dtype, ty->dtype))) {
             ti_err(t, target, "cannot store %s into a record of another dtype, %s: a record is "
                    "copied whole only from a record of the same dtype", ti_tstr(t, ty),
                    ti_tstr(t, into));
