@@ -680,6 +680,8 @@ struct Func {
     const char **pnames;
     int npnames;
     uint64_t bound;
+    const char **pbound;    /* by pnames: a bound parameter's value's type, as a signature
+                             * names it (int64, float64, function), NULL for the others */
     int vararg;
     /* a stand-in for a function overloaded in Python (@overload): its calls
      * are resolved by typeinfer for their argument types (CjOverload) */

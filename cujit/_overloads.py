@@ -16,9 +16,11 @@ kernel object), with what cujit can say about it:
 
 ``DeviceCompiled`` is what a device function's ``compile_device(args)``
 gives: its extern "C" name as Numba's ``fndesc.mangled_name``, its own
-CUDA C++ and PTX."""
+CUDA C++ and PTX.  ``DeviceOverload`` is ``overloads[sig]`` of a signature
+a device function (or a kernel called from another) was compiled for in
+the kernels that call it: the same, compiled on its own when asked."""
 
-__all__ = ["CompiledKernel", "DeviceCompiled"]
+__all__ = ["CompiledKernel", "DeviceCompiled", "DeviceOverload"]
 
 import types as _pytypes
 
@@ -145,3 +147,50 @@ class DeviceCompiled:
 
     def __repr__(self):
         return f"<device function {self.fndesc.mangled_name}{self.signature}>"
+
+
+class DeviceOverload:
+    """A signature kernels called a function with as a device function
+    (``dispatcher.overloads[sig]`` of a device function): its own CUDA C++
+    and PTX, compiled when first asked (``compile_device``); a signature
+    holding a compile-time argument (a function) has no such text."""
+
+    def __init__(self, dispatcher, signature):
+        self._dispatcher = dispatcher
+        self.signature = signature
+        self.library = _Library(self)
+        self._codelibrary = self.library
+        self._compiled = None
+
+    @property
+    def name(self):
+        return self._dispatcher.__name__
+
+    @property
+    def py_func(self):
+        return self._dispatcher.py_func
+
+    def _device(self):
+        if self._compiled is None:
+            d = self._dispatcher
+            if not d.device:        # a kernel called from another: as a device function
+                from cujit import cuda
+                d = cuda.jit(device=True)(d.py_func)
+            self._compiled = d.compile_device(self.signature)
+        return self._compiled
+
+    @property
+    def fndesc(self):
+        return self._device().fndesc
+
+    def inspect_cuda(self):
+        return self._device().inspect_cuda()
+
+    def inspect_llvm(self):
+        return self._device().inspect_llvm()
+
+    def inspect_asm(self, cc=None):
+        return self._device().inspect_asm(cc)
+
+    def __repr__(self):
+        return f"<device function {self.name}{self.signature}>"

@@ -34,6 +34,29 @@ offered(Fe *f, const FeOffers *of, int i, PyObject *nm, PyObject *defaults, Py_s
     return dv;
 }
 
+/* the type of a compile-time argument as a Numba signature names it:
+ * Python numbers as int64, float64, complex128, NumPy scalars by their
+ * dtype, anything else by its Python class */
+static const char *
+bound_type(Fe *f, PyObject *v)
+{
+    if (PyBool_Check(v)) {
+        return "bool";
+    }
+    if (PyLong_Check(v) || PyFloat_Check(v) || PyComplex_Check(v)) {
+        return PyLong_Check(v) ? "int64" : PyFloat_Check(v) ? "float64" : "complex128";
+    }
+    PyObject *dt = strncmp(Py_TYPE(v)->tp_name, "numpy.", 6) == 0
+                   ? PyObject_GetAttrString(v, "dtype") : NULL;
+    PyObject *name = dt ? PyObject_GetAttrString(dt, "name") : NULL;
+    Py_XDECREF(dt);
+    const char *s = name && PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : NULL;
+    s = s ? cj_strdup(f->cx->arena, s) : Py_TYPE(v)->tp_name;
+    Py_XDECREF(name);
+    PyErr_Clear();
+    return s;
+}
+
 /* Binds parameter nm to the compile-time object v: the body reads it as it
  * reads a closure variable (a function it calls, a dtype, a constant). */
 static void
@@ -99,6 +122,7 @@ read_params(Fe *f, PyObject *def, const FeOffers *of)
     Func *fn = f->fn;
     fn->npnames = (int)(nnamed + ncap);
     fn->pnames = cj_alloc(f->cx->arena, sizeof(char *) * (size_t)(nnamed + ncap + 1));
+    fn->pbound = cj_alloc(f->cx->arena, sizeof(char *) * (size_t)(nnamed + ncap + 1));
     int i = 0;
     for (int k = 0; k < 2; k++) {
         for (Py_ssize_t j = 0; j < PyList_GET_SIZE(lists[k]); j++, i++) {
@@ -110,6 +134,7 @@ read_params(Fe *f, PyObject *def, const FeOffers *of)
             if (v && !assigned && i < 64) {
                 bind_param(f, nm, v);
                 fn->bound |= (uint64_t)1 << i;
+                fn->pbound[i] = bound_type(f, v);
                 continue;
             }
             PySet_Add(f->locals, nm);

@@ -142,10 +142,87 @@ get_entry(KernelObject *k, const ArgKey *keys, int n, int idx32)
     return e ? e : add_entry(k, keys, n, idx32);
 }
 
+/* the signatures each device function was typed for in the kernels that
+ * call it (PlCompiled.callees), a list by its pl_callee_key: its
+ * dispatcher's .signatures, where Numba lists them */
+static PyObject *callee_sigs;
+
+static int
+add_callee_sig(PyObject *key, PyObject *sig)
+{
+    PyObject *l = PyDict_GetItemWithError(callee_sigs, key);     /* borrowed */
+    if (!l) {
+        if (PyErr_Occurred() || !(l = PyList_New(0))) {
+            return -1;
+        }
+        int r = PyDict_SetItem(callee_sigs, key, l);
+        Py_DECREF(l);           /* the dict holds it */
+        if (r < 0) {
+            return -1;
+        }
+    }
+    int has = PySequence_Contains(l, sig);
+    return has < 0 ? -1 : has ? 0 : PyList_Append(l, sig);
+}
+
+/* text: lines "key\tsignature" */
+static int
+note_callees(const char *text)
+{
+    if (!text || (!callee_sigs && !(callee_sigs = PyDict_New()))) {
+        return text ? -1 : 0;
+    }
+    for (const char *line = text; *line;) {
+        const char *tab = strchr(line, '\t'), *eol = strchr(line, '\n');
+        if (!tab || !eol || tab > eol) {
+            break;
+        }
+        PyObject *key = PyUnicode_FromStringAndSize(line, tab - line);
+        PyObject *sig = PyUnicode_FromStringAndSize(tab + 1, eol - tab - 1);
+        int r = key && sig ? add_callee_sig(key, sig) : -1;
+        Py_XDECREF(key);
+        Py_XDECREF(sig);
+        if (r < 0) {
+            return -1;
+        }
+        line = eol + 1;
+    }
+    return 0;
+}
+
+/* the signatures kernels called k's function with (a device function, or a
+ * kernel called from another), appended to l where it lacks them */
+static int
+callee_signatures(KernelObject *k, PyObject *l)
+{
+    Buf b;
+    buf_init(&b);
+    if (!callee_sigs || pl_callee_key(k->pyfunc, &b) < 0) {
+        buf_free(&b);
+        return 0;
+    }
+    PyObject *key = PyUnicode_FromString(b.s);
+    buf_free(&b);
+    PyObject *sigs = key ? PyDict_GetItemWithError(callee_sigs, key) : NULL;   /* borrowed */
+    Py_XDECREF(key);
+    for (Py_ssize_t i = 0; sigs && i < PyList_GET_SIZE(sigs); i++) {
+        PyObject *s = PyList_GET_ITEM(sigs, i);
+        int has = PySequence_Contains(l, s);
+        if (has < 0 || (!has && PyList_Append(l, s) < 0)) {
+            return -1;
+        }
+    }
+    return PyErr_Occurred() ? -1 : 0;
+}
+
 Entry *
 add_entry(KernelObject *k, const ArgKey *keys, int n, int idx32)
 {
     Entry *e = transpile(k, keys, n, idx32);
+    if (e && note_callees(e->c.callees) < 0) {
+        entry_free(e);
+        return NULL;
+    }
     if (e) {
         e->next = k->entries;
         k->entries = e;
@@ -711,7 +788,28 @@ kernel_signatures(PyObject *self, void *closure)
             Py_CLEAR(l);
         }
     }
+    if (l && callee_signatures(k, l) < 0) {
+        Py_CLEAR(l);
+    }
     return l;
+}
+
+static PyObject *kernel_signatures(PyObject *self, void *closure);
+
+/* the signatures other kernels called this one's function with (a device
+ * function's, or a kernel's called from another) that are none of its own:
+ * the tail of .signatures */
+static PyObject *
+kernel_callee_signatures(PyObject *self, void *closure)
+{
+    Py_ssize_t own = 0;
+    for (Entry *e = ((KernelObject *)self)->entries; e; e = e->next) {
+        own++;
+    }
+    PyObject *all = kernel_signatures(self, closure);
+    PyObject *tail = all ? PyList_GetSlice(all, own, PyList_GET_SIZE(all)) : NULL;
+    Py_XDECREF(all);
+    return tail;
 }
 
 static PyObject *
@@ -823,7 +921,10 @@ static PyGetSetDef kernel_getset[] = {
     {"__name__", kernel_get_name, NULL, NULL, NULL},
     {"__wrapped__", kernel_get_pyfunc, NULL, NULL, NULL},
     {"device", kernel_get_device, NULL, "True for device functions", NULL},
-    {"signatures", kernel_signatures, NULL, "the compiled signatures", NULL},
+    {"signatures", kernel_signatures, NULL, "the compiled signatures, then those kernels "
+     "called its function with (a device function)", NULL},
+    {"_callee_signatures", kernel_callee_signatures, NULL, "the signatures kernels called "
+     "its function with, as a device function", NULL},
     {"_by_signature", kernel_get_by_signature, kernel_set_by_signature,
      "True: launches use the compiled signatures only; arguments none takes as they are "
      "go through self._resolve_args(*args) (Numba's explicit signatures)", NULL},

@@ -497,6 +497,80 @@ device_emit(Frame *fr, const PlRequest *rq, Program *p, PlCompiled *out, Buf *sr
 
 /* ---- the driver ---- */
 
+int
+pl_callee_key(PyObject *pyfunc, Buf *b)
+{
+    PyObject *code = PyFunction_Check(pyfunc) ? PyFunction_GetCode(pyfunc) : NULL;
+    if (!code) {
+        return -1;
+    }
+    PyCodeObject *co = (PyCodeObject *)code;
+    const char *file = PyUnicode_AsUTF8(co->co_filename);
+    const char *qual = PyUnicode_AsUTF8(((PyFunctionObject *)pyfunc)->func_qualname);
+    if (!file || !qual) {
+        PyErr_Clear();
+        return -1;
+    }
+    buf_printf(b, "%s:%d:%s", file, co->co_firstlineno, qual);
+    return 0;
+}
+
+/* the Python function the frontend read into fn, or NULL */
+static PyObject *
+pyfunc_of(const FeCtx *cx, const Func *fn)
+{
+    for (int i = 0; i < cx->nseen; i++) {
+        if (cx->seen[i].fn == fn) {
+            return cx->seen[i].pyfunc;
+        }
+    }
+    return NULL;
+}
+
+/* (int32, int64): a device function's parameters as a call gave them, a
+ * compile-time argument (bound to its value) by its value's type */
+static void
+callee_signature(Buf *b, const Inst *in)
+{
+    const Func *fn = in->fn;
+    int np = fn->npnames > fn->nparams ? fn->npnames : fn->nparams, v = 0;
+    buf_putc(b, '(');
+    for (int i = 0; i < np; i++) {
+        buf_puts(b, i ? ", " : "");
+        if (i < fn->npnames && i < 64 && (fn->bound >> i & 1) && fn->pbound) {
+            buf_puts(b, fn->pbound[i] ? fn->pbound[i] : "?");
+        } else if (v < fn->nparams) {
+            cj_type_str(b, in->args[v++]);
+        }
+    }
+    for (; v < fn->nparams; v++) {      /* *args: the tuple of the extra ones */
+        buf_puts(b, ", ");
+        cj_type_str(b, in->args[v]);
+    }
+    buf_putc(b, ')');
+}
+
+/* out->callees: each device function the program calls, by its Python
+ * function, and the signature it was typed for (Numba lists them in the
+ * device function's dispatcher); -1: no memory */
+static int
+callees(Frame *fr, Program *p, PlCompiled *out)
+{
+    Buf b;
+    buf_init(&b);
+    for (int i = 0; i < p->ninsts; i++) {
+        Inst *in = p->insts[i];
+        PyObject *f = in == p->kernel ? NULL : pyfunc_of(&fr->cx, in->fn);
+        if (f && pl_callee_key(f, &b) == 0) {
+            buf_putc(&b, '\t');
+            callee_signature(&b, in);
+            buf_putc(&b, '\n');
+        }
+    }
+    out->callees = b.s ? buf_steal(&b) : NULL;
+    return 0;
+}
+
 /* typeinfer and codegen for the request's kind; -1 with an exception */
 static int
 type_and_emit(Frame *fr, const PlRequest *rq, Func *fn, Func *map, PlCompiled *out, Buf *src)
@@ -554,6 +628,9 @@ type_and_emit(Frame *fr, const PlRequest *rq, Func *fn, Func *map, PlCompiled *o
     if (r == 0 && rq->kind != PL_KERNEL && rq->kind != PL_DEVICE) {
         out->kname = xstrdup(p->ew_name);
         r = out->kname ? 0 : -1;
+    }
+    if (r == 0) {
+        r = callees(fr, p, out);
     }
     if (r < 0 && !PyErr_Occurred()) {
         PyErr_NoMemory();
@@ -699,6 +776,8 @@ pl_compiled_free(PlCompiled *c)
     free(c->kname);
     free(c->sig);
     free(c->undef_warn);
+    free(c->callees);
+    c->callees = NULL;
     for (int i = 0; i < c->nmsgs; i++) {
         free(c->msgs[i]);
     }

@@ -147,6 +147,10 @@ typedef struct {
     double ms_front;            /* computing the front key and reading the index */
     PyObject *keep;             /* device arrays the kernel reads as globals (their
                                  * addresses are in src): alive while it is; or NULL */
+    char *callees;              /* malloc'd: the device functions it calls and the
+                                 * signatures they were typed for, one per line,
+                                 * "<pl_callee_key>\t<signature>" (their dispatchers'
+                                 * .signatures); NULL: none */
 } PlCompiled;
 
 enum {
@@ -181,6 +185,11 @@ PyObject *pl_binary(const PlCompiled *c, const char *arch, int cubin);
  * the include directories are c's still */
 PyObject *pl_binary_ex(const PlCompiled *c, const char *arch, int output,
                        const char *const *opts, int nopts);
+
+/* what names a Python function in PlCompiled.callees: its code's file,
+ * first line and qualified name ("f.py:12:outer.<locals>.g"); -1 with no
+ * exception where it has no code object */
+int pl_callee_key(PyObject *pyfunc, Buf *b);
 
 /* CompileError(msg, (file, line, offset, text, end_line, end_offset)) */
 void pl_raise_compile_error(const CjError *e);

@@ -1,7 +1,7 @@
 /* record.c - a PlCompiled as bytes, for the disk cache's front-key index
  * (rt_record_store / rt_record_load keep and check them):
  *
- *     record = "CJFR1" int* str* msgs
+ *     record = "CJFR2" int* src kname sig callees msgs
  *     int    = 8 bytes, little-endian two's complement
  *     str    = int length (-1: NULL), then the bytes
  *
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RECORD_MAGIC "CJFR1"
+#define RECORD_MAGIC "CJFR2"
 
 static void
 put_int(Buf *b, int64_t v)
@@ -101,6 +101,7 @@ pl_record_encode(const PlCompiled *c, char **data, size_t *len)
     put_str(&b, c->src);
     put_str(&b, c->kname);
     put_str(&b, c->sig);
+    put_str(&b, c->callees);
     for (int i = 0; i < c->nmsgs; i++) {
         put_str(&b, c->msgs[i]);
     }
@@ -171,6 +172,7 @@ decode(Reader *r, PlCompiled *c)
     }
     if (set_ints(c, v) < 0 || v[0] < 0 || v[0] > 1 << 20 || get_str(r, &c->src) < 0
         || get_str(r, &c->kname) < 0 || get_str(r, &c->sig) < 0
+        || get_str(r, &c->callees) < 0
         || !(c->msgs = calloc((size_t)v[0] + 1, sizeof(char *)))) {
         return -1;
     }

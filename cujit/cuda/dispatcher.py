@@ -12,7 +12,7 @@ import cujit
 from cujit import _ntypes
 from cujit import _warnings
 from cujit._cujit import Kernel
-from cujit._overloads import CompiledKernel, DeviceCompiled
+from cujit._overloads import CompiledKernel, DeviceCompiled, DeviceOverload
 from cujit.cuda.memory import _arg_value
 from cujit.cuda.options import (_ACCEPTED, _OUT_PTX, _arch, _build_options, _carveout,
                                 _check_link, _entry_name, _kernel_options, _launch_bounds)
@@ -107,7 +107,9 @@ class Dispatcher(Kernel):
         """signature -> its compiled kernel (cujit/_overloads.py:
         ``cooperative``, ``max_cooperative_grid_blocks``, ``inspect_asm``),
         as Numba's overloads; looked up by any spelling of a signature."""
-        return _SigDict({sig: CompiledKernel(self, sig) for sig in self.signatures},
+        dev = set(self._callee_signatures)      # compiled as a device function by its callers
+        return _SigDict({sig: (DeviceOverload if sig in dev else CompiledKernel)(self, sig)
+                         for sig in self.signatures},
                         lambda key: CompiledKernel(self, self._canonical(_sig(key))))
 
     @property
@@ -377,7 +379,7 @@ class Dispatcher(Kernel):
             name = _entry_name(self.py_func, None)
             if signature is not None:
                 return note + self._device_source(_sig(signature), name)[0]
-            sigs = list(getattr(self, "__cujit_signatures__", None) or ())
+            sigs = list(getattr(self, "__cujit_signatures__", None) or self.signatures)
             return _SigDict({s: note + self._device_source(s, name)[0] for s in sigs},
                             lambda key: note + self._device_source(_sig(key), name)[0])
         if signature is not None:
