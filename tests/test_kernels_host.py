@@ -83,6 +83,11 @@ HOST_ASM += [
 ]
 
 
+# PTX `exit` (a raise, a None unwrapped, debug=True's checks) ends the thread:
+# a C++ exception that cj_host_launch catches around each thread
+HOST_ASM += [(re.compile(r'asm volatile\("exit;"\);'), "throw 1;")]
+
+
 def host_source(src):
     for pat, rep in HOST_ASM:
         src = pat.sub(rep, src)
@@ -199,7 +204,10 @@ extern "C" void cj_host_launch(void **args, const unsigned *grid, const unsigned
     for (unsigned tx = 0; tx < block[0]; tx++) {
         blockIdx = {bx, by, bz};
         threadIdx = {tx, ty, tz};
-        %s(%s);
+        try {
+            %s(%s);
+        } catch (int) {         /* the thread ended (PTX exit) */
+        }
     }
     fflush(stdout);
 }

@@ -6,7 +6,20 @@ import numpy as np
 
 from cujit import cuda, jit
 
-from ._common import poison, rand
+from . import _common
+from ._common import poison
+
+_own = np.random.default_rng()
+
+
+def rand(*args, **kwargs):
+    """_common.rand from a stream of this module's own, so that the data of
+    the modules after it stay as they were (as optional.py does)"""
+    saved, _common._rng = _common._rng, _own
+    try:
+        return _common.rand(*args, **kwargs)
+    finally:
+        _common._rng = saved
 
 PRIMES = (2, 3, 5, 7)           # a global tuple, folded in as a constant
 MIXED = (1, 2.5, True)          # heterogeneous

@@ -211,6 +211,30 @@ def _variable_args():
     return rand(16, np.int64, 0, 20), rand(N, np.int64, 0, 25), poison(N, np.int64)
 
 
+def _declared_body(x):
+    return _maybe_double(x)
+
+
+# a declared int32 result of an Optional callee: the value converted (Numba's
+# cast); a None would raise TypeError (tests/test_optional_nogpu.py)
+_declared = cuda.jit("int32(int64)", device=True)(_declared_body)
+
+
+@cuda.jit
+def optional_declared(a, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i] = _declared(a[i]) + 1
+
+
+def _optional_declared_ref(a, out):
+    return {1: np.array([np.int32(_maybe_double.py_func(x)) + 1 for x in a], np.int64)}
+
+
+def _declared_args():
+    return rand(N, np.int64, 1, 1 << 29), poison(N, np.int64)
+
+
 CASES = [
     (optional_variable, _variable_args(), [("best = {};", True)]),
     (optional_scalar, (rand(N, np.int64), poison(N, np.int64)),
@@ -219,6 +243,7 @@ CASES = [
                       poison(N, np.int64))),
     (optional_tuple, (rand(N, np.int64), rand(N, np.int64), poison((N, 2), np.float64))),
     (optional_promoted, _promoted_args(), [("cj_opt<double>", True)]),
+    (optional_declared, _declared_args(), [("return cj_opt_get(cj_dev__maybe_double", True)]),
 ]
 
 RUN = [
@@ -230,4 +255,5 @@ RUN = [
                                     poison((N, 2), np.float64)), _optional_tuple_ref),
     (optional_promoted, 1, N, _promoted_args, _optional_promoted_ref),
     (optional_variable, 1, N, _variable_args, _optional_variable_ref),
+    (optional_declared, 1, N, _declared_args, _optional_declared_ref),
 ]
