@@ -954,6 +954,7 @@ compare(Cg *g, Node *n, int prec)
     S("; }()");
     cg_close(g, prec, PR_LAND);
 }
+
 /* ---- x in t, x not in t ---- */
 
 /* the container of an `in` whose items are read as they are compared: a
@@ -975,14 +976,19 @@ in_common(Cg *g, Node *x, Node *c, int k, const Type *e)
     return cj_concrete(cj_promote(cg_type(g, x), e));
 }
 
-/* (ct)v: a value of type `from` as ct, before it is printed */
+/* (ct)v: a value of type `from` as ct, before it is printed; 16-bit
+ * floats are compared as float */
 static void
 value_as(Cg *g, const Type *from, const Type *ct)
 {
-    if (from->kind != TY_SCALAR || ct->kind != TY_SCALAR || from->dtype == ct->dtype) {
+    if (from->kind != TY_SCALAR || ct->kind != TY_SCALAR) {
         return;
     }
-    P("(%s)", cj_is_half(ct->dtype) ? "float" : cj_dtypes[ct->dtype].ctype);
+    if (cj_is_half(ct->dtype)) {
+        S("(float)");
+    } else if (from->dtype != ct->dtype) {
+        P("(%s)", cj_dtypes[ct->dtype].ctype);
+    }
 }
 
 /* item k of the container c (or of the bound cj_t) as type ct */

@@ -145,6 +145,32 @@ def _array_ref(x, table, grid2, out):
     return {3: np.stack([np.isin(x, table), ~np.isin(x, grid2)], axis=1).astype(np.int32)}
 
 
+@jit.rawkernel()
+def in_halves(h, tab, out):
+    """float16 compared as float: items of float16 and of other types"""
+    i = jit.grid(1)
+    if i < h.size:
+        out[i, 0] = h[i] in (h[0], np.float16(1.5), 2)
+        out[i, 1] = h[i] in (h[1], np.float16(0.5))
+        out[i, 2] = h[i] in range(-2, 3)
+        out[i, 3] = h[i] in tab
+
+
+def _halves_args():
+    h = rand(32, np.float32, -3, 3).round().astype(np.float16)
+    h[:3] = [1.5, 2.0, -0.5]
+    tab = rand(4, np.float16, -3, 3).round()
+    return h, tab, poison((32, 4), np.int32)
+
+
+def _halves_ref(h, tab, out):
+    f = h.astype(np.float64)
+    ints = (f == np.round(f)) & (f >= -2) & (f < 3)
+    cols = [(f == f[0]) | (f == 1.5) | (f == 2), (f == f[1]) | (f == 0.5), ints,
+            np.isin(f, tab.astype(np.float64))]
+    return {2: np.stack([c.astype(np.int32) for c in cols], axis=1)}
+
+
 @cuda.jit
 def in_numba(inp, t, out):
     """Numba's spelling (test_debuginfo's `inp[0] in (2, 3)`): int64 and
@@ -175,6 +201,7 @@ CASES = [
     (in_uint8_weak, _uint8_args()),
     (in_ranges, _ranges_args()),
     (in_array, _array_args()),
+    (in_halves, _halves_args()),
     (in_numba, _numba_args()),
 ]
 
@@ -184,5 +211,6 @@ RUN = [
     (in_uint8_weak, 1, 64, _uint8_args, _uint8_ref),
     (in_ranges, 1, 96, _ranges_args, _ranges_ref),
     (in_array, 1, 64, _array_args, _array_ref),
+    (in_halves, 1, 32, _halves_args, _halves_ref),
     (in_numba, 1, 64, _numba_args, _numba_ref),
 ]
