@@ -794,8 +794,6 @@ kernel_signatures(PyObject *self, void *closure)
     return l;
 }
 
-static PyObject *kernel_signatures(PyObject *self, void *closure);
-
 /* the signatures other kernels called this one's function with (a device
  * function's, or a kernel's called from another) that are none of its own:
  * the tail of .signatures */

@@ -552,8 +552,8 @@ callee_signature(Buf *b, const Inst *in)
 
 /* out->callees: each device function the program calls, by its Python
  * function, and the signature it was typed for (Numba lists them in the
- * device function's dispatcher); -1: no memory */
-static int
+ * device function's dispatcher) */
+static void
 callees(Frame *fr, Program *p, PlCompiled *out)
 {
     Buf b;
@@ -568,7 +568,6 @@ callees(Frame *fr, Program *p, PlCompiled *out)
         }
     }
     out->callees = b.s ? buf_steal(&b) : NULL;
-    return 0;
 }
 
 /* typeinfer and codegen for the request's kind; -1 with an exception */
@@ -630,7 +629,7 @@ type_and_emit(Frame *fr, const PlRequest *rq, Func *fn, Func *map, PlCompiled *o
         r = out->kname ? 0 : -1;
     }
     if (r == 0) {
-        r = callees(fr, p, out);
+        callees(fr, p, out);
     }
     if (r < 0 && !PyErr_Occurred()) {
         PyErr_NoMemory();
