@@ -28,6 +28,7 @@ from test_kernels_host import CXX, host_launcher
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "unseen"))
 import numba_api  # noqa: E402
+from corpus import xfail_params  # noqa: E402
 
 NAMES = [b.__name__ for b in numba_api.CASES]
 rng = np.random.default_rng()
@@ -53,13 +54,7 @@ def case_results(fake_driver, tmp_path_factory):  # noqa: F811
     return found
 
 
-def xfail_marked(names):
-    return [pytest.param(n, marks=pytest.mark.xfail(strict=True,
-                                                    reason=numba_api.CUJIT_XFAIL[n]))
-            if n in numba_api.CUJIT_XFAIL else n for n in names]
-
-
-@pytest.mark.parametrize("name", xfail_marked(NAMES))
+@pytest.mark.parametrize("name", xfail_params(NAMES, numba_api.CUJIT_XFAIL))
 def test_case_on_fake_driver(case_results, name):
     what = case_results.get(name)
     assert what is not None, "the scenario did not run " + name

@@ -10,10 +10,8 @@ math.floor / ceil / trunc (a float), of math on integers (float64) and on
 float16 (float32 outside the half-precision functions), of float() (keeps
 float32) and of complex() of float32 parts (complex64), and atomics indexed
 by such floats."""
-import json
 import math
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -26,39 +24,13 @@ from test_runtime_nogpu import fake_driver, nvrtc_or_skip  # noqa: F401
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "unseen"))
+import corpus  # noqa: E402
 import numba_fp  # noqa: E402
 
 NAMES = [fn.__name__ for fn in numba_fp.CASES]
-PARAMS = [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=numba_fp.CUJIT_XFAIL[n]))
-          if n in numba_fp.CUJIT_XFAIL else n for n in NAMES]
+results, test_case_on_host, test_module_has_enough_cases = corpus.host_tests(
+    numba_fp, "unseen_fp_scenarios.py", timeout=1500, drop_env=("UNSEEN_FP_LOOSE",))
 
-
-@pytest.fixture(scope="module")
-def results(fake_driver, tmp_path_factory):  # noqa: F811
-    nvrtc_or_skip()
-    if CXX is None:
-        pytest.skip("no host C++ compiler (g++ or clang++)")
-    tmp = tmp_path_factory.mktemp("unseen_fp")
-    env = dict(os.environ, CUJIT_CACHE_DIR=str(tmp / "cache"),
-               LD_LIBRARY_PATH=fake_driver + os.pathsep + os.environ.get("LD_LIBRARY_PATH", ""))
-    env.pop("CUJIT_CACHE", None)
-    env.pop("UNSEEN_FP_LOOSE", None)
-    out = tmp / "results.json"
-    r = subprocess.run([sys.executable, os.path.join(HERE, "fakecuda", "unseen_fp_scenarios.py"),
-                        str(out)], env=env, capture_output=True, text=True, timeout=1500)
-    assert out.exists(), "the scenario ended without results:\n%s\n%s" % (r.stdout[-3000:],
-                                                                        r.stderr[-3000:])
-    return json.loads(out.read_text())
-
-
-@pytest.mark.parametrize("name", PARAMS)
-def test_case_on_host(results, name):
-    assert name in results, "the case did not run"
-    assert results[name] == "ok", results[name]
-
-
-def test_module_has_enough_cases():
-    assert len(NAMES) >= 40 and len(set(NAMES)) == len(NAMES)
 
 
 # ---- regressions: Numba's result types, as numba-cuda 0.30's compile_ptx gives them ----

@@ -5,7 +5,6 @@ each launched kernel built for the host and run there on the parameters
 cujit packed, one host thread per CUDA thread where the block's threads
 work together; the results are checked against NumPy.  Also the regression
 tests of what these kernels found in cujit."""
-import json
 import os
 import subprocess
 import sys
@@ -15,43 +14,17 @@ import pytest
 
 import cujit
 from cujit import cuda
-from test_kernels_host import CXX
 from test_runtime_nogpu import fake_driver, nvrtc_or_skip  # noqa: F401
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "unseen"))
+import corpus  # noqa: E402
 import numba_science  # noqa: E402
 
 NAMES = [fn.__name__ for fn in numba_science.CASES]
-PARAMS = [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=numba_science.CUJIT_XFAIL[n]))
-          if n in numba_science.CUJIT_XFAIL else n for n in NAMES]
+results, test_case_on_host, test_module_has_enough_cases = corpus.host_tests(
+    numba_science, "unseen_nb_scenarios.py")
 
-
-@pytest.fixture(scope="module")
-def results(fake_driver, tmp_path_factory):  # noqa: F811
-    nvrtc_or_skip()
-    if CXX is None:
-        pytest.skip("no host C++ compiler (g++ or clang++)")
-    tmp = tmp_path_factory.mktemp("unseen_nb")
-    env = dict(os.environ, CUJIT_CACHE_DIR=str(tmp / "cache"),
-               LD_LIBRARY_PATH=fake_driver + os.pathsep + os.environ.get("LD_LIBRARY_PATH", ""))
-    env.pop("CUJIT_CACHE", None)
-    out = tmp / "results.json"
-    r = subprocess.run([sys.executable, os.path.join(HERE, "fakecuda", "unseen_nb_scenarios.py"),
-                        str(out)], env=env, capture_output=True, text=True, timeout=1200)
-    assert out.exists(), "the scenario ended without results:\n%s\n%s" % (r.stdout[-3000:],
-                                                                        r.stderr[-3000:])
-    return json.loads(out.read_text())
-
-
-@pytest.mark.parametrize("name", PARAMS)
-def test_case_on_host(results, name):
-    assert name in results, "the case did not run"
-    assert results[name] == "ok", results[name]
-
-
-def test_module_has_enough_cases():
-    assert len(NAMES) >= 40 and len(set(NAMES)) == len(NAMES)
 
 
 # ---- regressions ----

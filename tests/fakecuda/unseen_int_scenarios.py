@@ -11,10 +11,7 @@ together); the module of cases differs, and cuda.laneid's inline PTX
 becomes the host thread's lane.  OUT.json records, per case,
 "ok" or the error."""
 import os
-import shutil
 import sys
-import traceback
-import warnings
 
 import numpy as np
 
@@ -22,7 +19,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import unseen_nb_scenarios as base  # noqa: E402  (sets the hook's machinery up)
-from cujit import cuda  # noqa: E402
 
 import numba_int  # noqa: E402  (on the path unseen_nb_scenarios set)
 
@@ -40,29 +36,6 @@ def build_with_laneid(src, name):
 base.build = build_with_laneid
 
 
-def main():
-    out, names = sys.argv[1], sys.argv[2:]
-    base.ctypes.c_void_p.in_dll(base.FAKE, "fake_launch_hook").value = \
-        base.ctypes.cast(base.on_launch, base.ctypes.c_void_p).value
-    mod = numba_int.load(cuda, "cujit")
-    results = {}
-    warnings.simplefilter("ignore")
-    try:
-        for fn in mod.CASES:
-            if names and fn.__name__ not in names:
-                continue
-            try:
-                base.run_case(mod, fn)
-                results[fn.__name__] = "ok"
-            except BaseException:  # noqa: B036
-                results[fn.__name__] = traceback.format_exc(limit=6)[-3000:]
-            print(fn.__name__, results[fn.__name__][:300], flush=True)
-            base._write(out, results)       # after each case: a crash keeps the others'
-    finally:
-        shutil.rmtree(base.TMP, ignore_errors=True)
-        base._write(out, results)
-
-
 if __name__ == "__main__":
     np.seterr(all="ignore")
-    main()
+    base.run_corpus(numba_int, sys.argv)

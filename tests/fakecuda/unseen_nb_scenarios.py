@@ -246,11 +246,14 @@ def run_case(mod, fn):
     c.verify(inputs, got)
 
 
-def main():
-    out, names = sys.argv[1], sys.argv[2:]
+def run_corpus(corpus, argv):
+    """runs the cases of `corpus` (a module of tests/unseen, loaded here for
+    cujit.cuda) named in argv[2:], or all, recording each in argv[1]; the
+    other corpora's scripts call it too"""
+    out, names = argv[1], argv[2:]
     ctypes.c_void_p.in_dll(FAKE, "fake_launch_hook").value = \
         ctypes.cast(on_launch, ctypes.c_void_p).value
-    mod = numba_science.load(cuda, "cujit")
+    mod = corpus.load(cuda, "cujit")
     results = {}
     warnings.simplefilter("ignore")
     try:
@@ -276,4 +279,4 @@ def _write(out, results):
 
 
 if __name__ == "__main__":
-    main()
+    run_corpus(numba_science, sys.argv)

@@ -22,6 +22,7 @@ from cujit import cuda as cj_cuda
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "unseen"))
 import numba_api  # noqa: E402
+from corpus import xfail_params  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 
@@ -82,9 +83,7 @@ def run_case(M, name, capfd):
         M.compare_printed(c.printed(before), out)
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=numba_api.CUJIT_XFAIL[n]))
-    if n in numba_api.CUJIT_XFAIL else n for n in NAMES])
+@pytest.mark.parametrize("name", xfail_params(NAMES, numba_api.CUJIT_XFAIL))
 def test_cujit(name, capfd):
     run_case(CUJIT, name, capfd)
 
@@ -100,9 +99,7 @@ PEER_DIFFERS = {
 
 
 @pytest.mark.skipif(NUMBA is None, reason=str(NO_NUMBA))
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=PEER_DIFFERS[n]))
-    if n in PEER_DIFFERS else n for n in NAMES])
+@pytest.mark.parametrize("name", xfail_params(NAMES, PEER_DIFFERS))
 def test_numba_peer(name, capfd):
     run_case(NUMBA, name, capfd)
 

@@ -12,6 +12,7 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "unseen"))
+from corpus import xfail_params as params  # noqa: E402,F401  (the tests' parametrization)
 
 
 def _trivial(a):
@@ -59,9 +60,3 @@ class Runner:
             warnings.simplefilter("ignore")     # numba-cuda's warnings on small grids
             got = c.run(*inputs)
         c.verify(inputs, got)
-
-
-def params(names, xfails):
-    """the case names, those in `xfails` marked xfail(strict=True) with its reason"""
-    return [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=xfails[n]))
-            if n in xfails else n for n in names]

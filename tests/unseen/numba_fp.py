@@ -35,12 +35,15 @@ import os
 import numpy
 import numpy as np
 
+import corpus  # tests/unseen is on sys.path
+from corpus import blocks_for  # noqa: F401
+
 try:
     cuda  # noqa: B018  (set by load() before the module's code runs)
 except NameError:
     cuda = None
 
-CASES = []
+CASES, case = corpus.registry()
 LOOSE = os.environ.get("UNSEEN_FP_LOOSE") == "1"
 
 # cases where cujit knowingly differs from Numba: xfail(strict=True) under cujit
@@ -51,56 +54,24 @@ def load(api, tag):
     """A fresh copy of this module whose kernels see `api` as the global
     `cuda`; each API gets its own copy, so kernels compiled by one never
     see the other's module."""
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("%s_%s" % (__name__, tag), __file__)
-    mod = importlib.util.module_from_spec(spec)
-    mod.cuda = api
-    spec.loader.exec_module(mod)
-    return mod
+    return corpus.load(__file__, "%s_%s" % (__name__, tag), api)
 
 
-def case(fn):
-    CASES.append(fn)
-    return fn
+class Case(corpus.Case):
+    """corpus.Case with what a float case adds: the results' dtypes are the
+    references' (unless LOOSE); wide: the tolerances assume Numba's float64
+    accumulation (UNSEEN_FP_LOOSE widens them)."""
+    ATOL = 0.0
 
-
-class Case:
-    """make(rng): the host inputs (a tuple) from a seeded default_rng;
-    run(*inputs): the host code a user writes, returning the results (a
-    tuple); ref(*inputs): NumPy's results, or None where check judges;
-    check(got, want, inputs): where not assert_allclose; coop: the kernels'
-    threads work together (shared memory, syncthreads), so the host shim
-    runs one host thread per CUDA thread; wide: the tolerances assume
-    Numba's float64 accumulation (UNSEEN_FP_LOOSE widens them)."""
-
-    def __init__(self, make, run, ref=None, rtol=1e-6, atol=0.0, check=None, coop=False,
-                 wide=False):
-        self.make, self.run, self.ref = make, run, ref
-        self.rtol, self.atol, self.check, self.coop = rtol, atol, check, coop
+    def __init__(self, *args, wide=False, **kwargs):
+        super().__init__(*args, **kwargs)
         if wide and LOOSE:
-            self.rtol, self.atol = max(rtol, 0.1), max(atol, 1e-3)
+            self.rtol, self.atol = max(self.rtol, 0.1), max(self.atol, 1e-3)
 
-    def verify(self, inputs, got):
-        if not isinstance(got, tuple):
-            got = (got,)
-        want = self.ref(*inputs) if self.ref is not None else None
-        if want is not None and not isinstance(want, tuple):
-            want = (want,)
-        if self.check is not None:
-            self.check(got, want, inputs)
-            return
-        assert len(got) == len(want), (len(got), len(want))
-        for g, w in zip(got, want):
-            g = numpy.asarray(g)
-            w = numpy.asarray(w)
-            assert g.shape == w.shape, (g.shape, w.shape)
-            if not LOOSE:
-                assert g.dtype == w.dtype, (g.dtype, w.dtype)
-            numpy.testing.assert_allclose(g, w, rtol=self.rtol, atol=self.atol)
-
-
-def blocks_for(n, tpb):
-    return (n + tpb - 1) // tpb
+    def compare(self, g, w):
+        if not LOOSE:
+            assert g.dtype == w.dtype, (g.dtype, w.dtype)
+        super().compare(g, w)
 
 
 def _random():

@@ -30,8 +30,10 @@ compiles and runs every case on the fake driver, checking values on the
 host (one host thread per CUDA thread where coop)."""
 import math
 
-import numpy
 import numpy as np
+
+import corpus  # tests/unseen is on sys.path
+from corpus import ExactCase as Case, blocks_for  # noqa: F401  (exact unless tolerances given)
 
 try:
     cuda  # noqa: B018  (set by load() before the module's code runs)
@@ -46,7 +48,7 @@ except NameError:
             return lambda fn: fn
     cuda = _Unloaded()
 
-CASES = []
+CASES, case = corpus.registry()
 
 # cases where cujit knowingly differs from Numba: xfail(strict=True) under cujit
 CUJIT_XFAIL = {}
@@ -72,50 +74,7 @@ M64 = (1 << 64) - 1
 def load(api, tag):
     """A fresh copy of this module whose kernels see `api` as the global
     `cuda`; each API gets its own copy"""
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("%s_%s" % (__name__, tag), __file__)
-    mod = importlib.util.module_from_spec(spec)
-    mod.cuda = api
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def case(fn):
-    CASES.append(fn)
-    return fn
-
-
-class Case:
-    def __init__(self, make, run, ref=None, rtol=0, atol=0, check=None, coop=False):
-        self.make, self.run, self.ref = make, run, ref
-        self.rtol, self.atol, self.check, self.coop = rtol, atol, check, coop
-
-    def verify(self, inputs, got):
-        if not isinstance(got, tuple):
-            got = (got,)
-        want = self.ref(*inputs) if self.ref is not None else None
-        if want is not None and not isinstance(want, tuple):
-            want = (want,)
-        if self.check is not None:
-            self.check(got, want, inputs)
-            return
-        assert len(got) == len(want), (len(got), len(want))
-        for g, w in zip(got, want):
-            g = numpy.asarray(g)
-            w = numpy.asarray(w)
-            assert g.shape == w.shape, (g.shape, w.shape)
-            if self.rtol == 0 and self.atol == 0:
-                assert g.dtype == w.dtype, (g.dtype, w.dtype)
-                bad = numpy.flatnonzero((g != w).ravel())
-                assert bad.size == 0, "%d of %d differ, first at %d: got %r, want %r" % (
-                    bad.size, g.size, bad[0], g.ravel()[bad[0]], w.ravel()[bad[0]])
-            else:
-                numpy.testing.assert_allclose(g.astype(numpy.float64), w.astype(numpy.float64),
-                                              rtol=self.rtol, atol=self.atol)
-
-
-def blocks_for(n, tpb):
-    return (n + tpb - 1) // tpb
+    return corpus.load(__file__, "%s_%s" % (__name__, tag), api)
 
 
 def grid2(shape, tpb=(16, 16)):

@@ -30,14 +30,15 @@ import math
 import numpy
 import numpy as np
 
-from corpus import Case, blocks_for  # noqa: F401  (tests/unseen is on sys.path)
+import corpus  # tests/unseen is on sys.path
+from corpus import Case, blocks_for  # noqa: F401
 
 try:
     cuda  # noqa: B018  (set by load() before the module's code runs)
 except NameError:
     cuda = None
 
-CASES = []
+CASES, case = corpus.registry()
 
 # cases where cujit knowingly differs from Numba: their tests are
 # xfail(strict=True) under cujit (and pass under numba-cuda)
@@ -50,17 +51,7 @@ def load(api, tag):
     numba.cuda) as the global `cuda`, as a user's module does after
     `from numba import cuda`; each API gets its own copy, so kernels compiled
     by one never see the other's module."""
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("%s_%s" % (__name__, tag), __file__)
-    mod = importlib.util.module_from_spec(spec)
-    mod.cuda = api
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def case(fn):
-    CASES.append(fn)
-    return fn
+    return corpus.load(__file__, "%s_%s" % (__name__, tag), api)
 
 
 def _random():
