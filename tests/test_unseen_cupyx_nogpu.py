@@ -30,20 +30,7 @@ COMPILED_ONLY = {"warp_reduce_shfl_down", "warp_butterfly_xor", "warp_scan_shfl_
 @pytest.fixture(scope="module")
 def scenario_results(fake_driver, tmp_path_factory):  # noqa: F811
     nvrtc_or_skip()
-    e = dict(os.environ, CUJIT_CACHE_DIR=str(tmp_path_factory.mktemp("unseen-cupyx-cache")),
-             LD_LIBRARY_PATH=fake_driver + os.pathsep + os.environ.get("LD_LIBRARY_PATH", ""))
-    e.pop("CUJIT_CACHE", None)
-    r = subprocess.run([sys.executable, os.path.join(HERE, "fakecuda",
-                                                     "unseen_cupyx_scenarios.py")],
-                       env=e, capture_output=True, text=True, timeout=1200)
-    results = {}
-    for line in r.stdout.splitlines():
-        if line.startswith("CASE "):
-            _, name, what = line.split(" ", 2)
-            results[name] = what.replace("\\n", "\n")
-    assert r.returncode == 0 and len(results) == len(H.CASES), \
-        "the scenario process failed:\n%s\n%s" % (r.stdout[-3000:], r.stderr[-3000:])
-    return results
+    return H.fake_driver_results(fake_driver, tmp_path_factory.mktemp("unseen-cupyx-cache"))
 
 
 def test_about_forty_cases():

@@ -1,7 +1,9 @@
-"""The cupyx.jit cases of tests/unseen/cupyx_kernels.py against the fake
-libcuda, run by tests/test_unseen_cupyx_nogpu.py in a fresh process:
+"""The cupyx.jit cases of tests/unseen/cupyx_kernels.py (or of another
+corpus of cupyx_harness.CORPORA: cupyx_more.py) against the fake libcuda, run
+by tests/test_unseen_cupyx_nogpu.py (test_unseen_cupyx_more_nogpu.py) in a
+fresh process:
 
-    python unseen_cupyx_scenarios.py [NAME ...]
+    python unseen_cupyx_scenarios.py [--corpus=cupyx_more] [NAME ...]
 
 Each case runs as on a GPU, through cujit's own jit (`from cujit import
 jit`, NumPy standing in for the `cupy` the kernels read) with cujit's device
@@ -179,12 +181,12 @@ def on_launch(name, params, grid, block):
         FAILED.append(traceback.format_exc())
 
 
-def run(name):
+def run(name, cases):
     global REG
     REG = Registry()
     del FAILED[:]
     try:
-        c, got, want = H.run_case(name, REG.jit(), np, H.CujitArrays())
+        c, got, want = H.run_case(name, REG.jit(), np, H.CujitArrays(), cases=cases)
         if FAILED:
             raise RuntimeError("the host run of a launch failed:\n" + FAILED[0])
         if REG.mode == "values":
@@ -194,12 +196,16 @@ def run(name):
         return "error %s: %s" % (type(e).__name__, (str(e) or repr(e)).replace("\n", "\\n"))
 
 
-def main(names):
+def main(argv):
+    corpus = "cupyx_kernels"
+    if argv and argv[0].startswith("--corpus="):
+        corpus = argv.pop(0).split("=", 1)[1]
+    cases = H.cases_of(corpus)
     ctypes.c_void_p.in_dll(FAKE, "fake_launch_hook").value = ctypes.cast(
         on_launch, ctypes.c_void_p).value
     try:
-        for name in names or list(H.CASES):
-            print("CASE %s %s" % (name, run(name)), flush=True)
+        for name in argv or list(cases):
+            print("CASE %s %s" % (name, run(name, cases)), flush=True)
     finally:
         shutil.rmtree(TMP, ignore_errors=True)
 

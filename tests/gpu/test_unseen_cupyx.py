@@ -23,29 +23,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
                                 "unseen"))
 import cupyx_harness as H  # noqa: E402
 
-try:
-    import cupy
-    cupy.cuda.runtime.getDeviceCount()
-except Exception:                       # not installed, or no device it can use
-    cupy = None
-
-IMPLS = ["cujit", "cujit-cupy", "cupyx"]
-
-
-def _setup(impl):
-    import numpy as np
-    if impl == "cujit":
-        from cujit import jit
-        return jit, np, H.CujitArrays()
-    if cupy is None:
-        pytest.skip("CuPy is not installed")
-    if impl == "cujit-cupy":
-        from cujit import jit
-        return jit, cupy, H.CupyArrays()
-    from cupyx import jit
-    return jit, cupy, H.CupyArrays()
-
-
 # cases cupyx.jit (CuPy 14.2) itself rejects or computes otherwise, measured on the H100;
 # cujit's result matches NumPy in each (its own parametrizations pass).  strict: it is
 # refused at compile time, or computed otherwise on any data; not strict: a rounding
@@ -87,19 +64,8 @@ PEER_DIFFERS = {
 }
 
 
-def _params():
-    for name in sorted(H.CASES):
-        for impl in IMPLS:
-            if impl == "cupyx" and name in PEER_DIFFERS:
-                strict, reason = PEER_DIFFERS[name]
-                yield pytest.param(name, impl, marks=pytest.mark.xfail(strict=strict,
-                                                                        reason=reason))
-            else:
-                yield pytest.param(name, impl)
-
-
-@pytest.mark.parametrize("name, impl", list(_params()))
+@pytest.mark.parametrize("name, impl", list(H.params(H.CASES, PEER_DIFFERS)))
 def test_case(name, impl):
-    jit, cupy_module, xp = _setup(impl)
+    jit, cupy_module, xp = H.setup(impl)
     c, got, want = H.run_case(name, jit, cupy_module, xp)
     H.check(c, got, want)

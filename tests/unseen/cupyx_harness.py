@@ -1,8 +1,11 @@
-"""Runs the cases of cupyx_kernels.py: the array adapters (cujit's arrays,
-CuPy's, NumPy's for the host shim), one case run on fresh seeded inputs, and
-the comparison with its NumPy reference.  Used by
-tests/gpu/test_unseen_cupyx.py, tests/test_unseen_cupyx_nogpu.py and
-tests/fakecuda/unseen_cupyx_scenarios.py."""
+"""Runs the cases of the cupyx.jit corpora (cupyx_kernels.py, cupyx_more.py):
+the array adapters (cujit's arrays, CuPy's, NumPy's for the host shim), one
+case run on fresh seeded inputs, and the comparison with its NumPy
+reference; the three ways the GPU tests run a case (setup, params), and the
+fake-driver run of a whole corpus the CPU tests read (fake_driver_results).
+Used by tests/gpu/test_unseen_cupyx*.py, tests/test_unseen_cupyx*_nogpu.py
+and tests/fakecuda/unseen_cupyx_scenarios.py."""
+import importlib
 import os
 import sys
 import types
@@ -10,11 +13,21 @@ import zlib
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 import cupyx_kernels  # noqa: E402
 
 CASES = cupyx_kernels.CASES
 SEED = 20261125
+# the corpora, by module name: each a dict CASES of name -> build(jit, cupy)
+CORPORA = ("cupyx_kernels", "cupyx_more")
+
+
+def cases_of(corpus):
+    """the CASES of the corpus module named `corpus`"""
+    if corpus not in CORPORA:
+        raise ValueError("unknown cupyx corpus %r (one of %s)" % (corpus, ", ".join(CORPORA)))
+    return importlib.import_module(corpus).CASES
 
 
 class _NoStream:
@@ -79,13 +92,13 @@ class CupyArrays:
         self.cupy.cuda.Device().synchronize()
 
 
-def build(name, jit, cupy_module):
-    return CASES[name](jit, cupy_module)
+def build(name, jit, cupy_module, cases=CASES):
+    return cases[name](jit, cupy_module)
 
 
-def run_case(name, jit, cupy_module, xp, case=None):
+def run_case(name, jit, cupy_module, xp, case=None, cases=CASES):
     """(case, results, references) of one case run on xp's arrays"""
-    c = case or build(name, jit, cupy_module)
+    c = case or build(name, jit, cupy_module, cases)
     rng = np.random.default_rng(SEED + zlib.crc32(name.encode()))
     h = c.inputs(rng)
     d = {k: xp.asarray(v.copy()) if isinstance(v, np.ndarray) else v for k, v in h.items()}
@@ -139,3 +152,74 @@ def host_jit(launch):
         return lambda f: HostKernel(deco(f), launch)
     m.rawkernel = rawkernel
     return m
+
+
+# ---- the GPU tests' three ways of running a case ----
+
+# cujit: `from cujit import jit`, cujit's device arrays and streams, NumPy as the
+# `cupy` the kernels read; cujit-cupy: cujit's jit with CuPy's arrays, streams,
+# ufuncs and constants; cupyx: the peer, `from cupyx import jit` with CuPy
+IMPLS = ["cujit", "cujit-cupy", "cupyx"]
+
+
+def _cupy_or_none():
+    try:
+        import cupy
+        cupy.cuda.runtime.getDeviceCount()
+    except Exception:                   # not installed, or no device it can use
+        return None
+    return cupy
+
+
+def setup(impl):
+    """(jit, the `cupy` the kernels read, array adapter) of one of IMPLS; the
+    two with CuPy skip where it is not installed"""
+    import pytest
+    if impl == "cujit":
+        from cujit import jit
+        return jit, np, CujitArrays()
+    cupy = _cupy_or_none()
+    if cupy is None:
+        pytest.skip("CuPy is not installed")
+    if impl == "cujit-cupy":
+        from cujit import jit
+        return jit, cupy, CupyArrays()
+    from cupyx import jit
+    return jit, cupy, CupyArrays()
+
+
+def params(cases, peer_differs):
+    """(name, impl) for every case and impl; under cupyx a case of
+    peer_differs (name -> (strict, reason)) is xfail"""
+    import pytest
+    for name in sorted(cases):
+        for impl in IMPLS:
+            if impl == "cupyx" and name in peer_differs:
+                strict, reason = peer_differs[name]
+                yield pytest.param(name, impl, marks=pytest.mark.xfail(strict=strict,
+                                                                        reason=reason))
+            else:
+                yield pytest.param(name, impl)
+
+
+# ---- the CPU tests: a corpus on the fake driver ----
+
+def fake_driver_results(fake_driver, cache_dir, corpus="cupyx_kernels"):
+    """runs every case of `corpus` through tests/fakecuda/unseen_cupyx_scenarios.py
+    in a fresh process against the fake libcuda: {name: "values" | "compiled" |
+    "error ..."}"""
+    import subprocess
+    e = dict(os.environ, CUJIT_CACHE_DIR=str(cache_dir),
+             LD_LIBRARY_PATH=fake_driver + os.pathsep + os.environ.get("LD_LIBRARY_PATH", ""))
+    e.pop("CUJIT_CACHE", None)
+    script = os.path.join(os.path.dirname(HERE), "fakecuda", "unseen_cupyx_scenarios.py")
+    r = subprocess.run([sys.executable, script, "--corpus=" + corpus], env=e,
+                       capture_output=True, text=True, timeout=1200)
+    results = {}
+    for line in r.stdout.splitlines():
+        if line.startswith("CASE "):
+            _, name, what = line.split(" ", 2)
+            results[name] = what.replace("\\n", "\n")
+    assert r.returncode == 0 and len(results) == len(cases_of(corpus)), \
+        "the scenario process failed:\n%s\n%s" % (r.stdout[-3000:], r.stderr[-3000:])
+    return results
