@@ -1669,6 +1669,8 @@ assign_to(Ti *t, Node *target, Node *value, Type *ty)
 
 static void ti_stmts(Ti *t, Node **list, int n);
 
+/* for v in range(a[, b[, c]]): v has the type the integer bounds promote to;
+ * in cupyx.jit's dialect int64 where that is unsigned or no integer */
 static void
 for_stmt(Ti *t, Node *n)
 {
@@ -1691,6 +1693,12 @@ for_stmt(Ti *t, Node *n)
         ti_err_kind(t, n->c, CE_VALUE, "range() step must not be zero");
     }
     ty = cj_concrete(ty);
+    if (!t->p->numba && (!is_int_like(ty) || cj_type_kind(ty) == 'u')) {
+        /* cupyx.jit counts in int64 (Python's int) whatever the bounds' types:
+         * unsigned bounds (k - 1 is -1 at k = 0), uint64 beside a signed
+         * integer (float64 in NumPy's promotion) */
+        ty = cj_scalar(DT_I64);
+    }
     bind_var(t, n, n->var, ty);
     t->in->ntype[n->id] = t->in->vtype[n->var->id];
     ti_stmts(t, n->list, n->n);
