@@ -1307,12 +1307,13 @@ def mandelbrot_grid_stride_break(jit, cupy):
                 out[py, px] = it
         return {"out": out}
 
-    # the GPU may fuse 2 * zr * zi + ci: a point at the set's edge may then escape at
-    # another count, so compare the sorted counts (a quantile every 97 points)
+    # the GPU may fuse 2 * zr * zi + ci: a point near the set escapes at another count
+    # then, but one that escapes within 12 steps (its rounding grown at most 4**12-fold)
+    # does so at the same count
     def canon(a):
-        return numpy.sort(a.ravel()).astype(numpy.float64)[::97]
+        return numpy.minimum(a, 12)
 
-    return Case(inputs, run, ref, canon={"out": canon}, rtol=0, atol=3)
+    return Case(inputs, run, ref, canon={"out": canon})
 
 
 @case
@@ -1748,7 +1749,8 @@ def device_fns_nested_tuple_returns(jit, cupy):
                 "r2": numpy.where(ok, (-b + s) / (2.0 * a), 0.0),
                 "count": numpy.where(ok, 2, 0).astype(numpy.int32)}
 
-    return Case(inputs, run, ref, rtol=1e-12, atol=1e-12)
+    # b * b - 4ac may be fused on the GPU: a root moves by its rounding over 2 sqrt(disc)
+    return Case(inputs, run, ref, rtol=1e-9, atol=1e-9)
 
 
 @case
