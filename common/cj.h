@@ -533,7 +533,11 @@ extern const char *const cj_thrust_forms[TH_NALGOS];
     X(U_CONJUGATE, "conjugate", 'u', 1, 2) X(U_RECIPROCAL, "reciprocal", 'u', 1, 2) \
     X(U_SIGNBIT, "signbit", 'u', 1, 2) X(U_COPYSIGN, "copysign", 'u', 2, 3) \
     X(U_POWER, "power", 'u', 2, 3) X(U_REMAINDER, "remainder", 'u', 2, 3) \
-    X(U_FLOOR_DIVIDE, "floor_divide", 'u', 2, 3) X(U_FMOD, "fmod", 'u', 2, 3)
+    X(U_FLOOR_DIVIDE, "floor_divide", 'u', 2, 3) X(U_FMOD, "fmod", 'u', 2, 3) \
+    X(U_LOGADDEXP, "logaddexp", 'u', 2, 3) X(U_LOGADDEXP2, "logaddexp2", 'u', 2, 3) \
+    X(U_NEXTAFTER, "nextafter", 'u', 2, 3) X(U_HEAVISIDE, "heaviside", 'u', 2, 3) \
+    X(U_LEFT_SHIFT, "left_shift", 'u', 2, 3) X(U_RIGHT_SHIFT, "right_shift", 'u', 2, 3) \
+    X(U_GCD, "gcd", 'u', 2, 3) X(U_LCM, "lcm", 'u', 2, 3)
 
 typedef enum {
 #define CJ_NP_ENUM(n, s, k, lo, hi) NP_##n,

@@ -18,7 +18,8 @@ cj_ufunc_class(int fn)
         return UC_FLOAT;
     case NP_U_ARCTAN2: case NP_U_HYPOT: case NP_U_DEG2RAD: case NP_U_RADIANS:
     case NP_U_RAD2DEG: case NP_U_DEGREES: case NP_U_RINT: case NP_U_FABS: case NP_U_CBRT:
-    case NP_U_COPYSIGN:
+    case NP_U_COPYSIGN: case NP_U_LOGADDEXP: case NP_U_LOGADDEXP2: case NP_U_NEXTAFTER:
+    case NP_U_HEAVISIDE:
         return UC_REAL;
     case NP_U_FLOOR: case NP_U_CEIL: case NP_U_TRUNC: case NP_U_SIGN: case NP_U_POSITIVE:
     case NP_U_CONJUGATE: case NP_U_RECIPROCAL: case NP_U_POWER: case NP_U_REMAINDER:
@@ -33,6 +34,7 @@ cj_ufunc_class(int fn)
     case NP_U_MAXIMUM: case NP_U_MINIMUM: case NP_U_FMAX: case NP_U_FMIN:
         return UC_MINMAX;
     case NP_U_BITWISE_AND: case NP_U_BITWISE_OR: case NP_U_BITWISE_XOR: case NP_U_INVERT:
+    case NP_U_LEFT_SHIFT: case NP_U_RIGHT_SHIFT: case NP_U_GCD: case NP_U_LCM:
         return UC_BITS;
     case NP_U_ISNAN: case NP_U_ISINF: case NP_U_ISFINITE: case NP_U_SIGNBIT:
         return UC_PRED;
@@ -111,7 +113,7 @@ cj_ufunc_loop(int fn, const Type *const *in, int nin, int *mixed)
     if (fn == NP_U_DIVIDE && cj_dtypes[dt].kind != 'f' && cj_dtypes[dt].kind != 'c') {
         return DT_F64;      /* NumPy's true division of integers is float64's */
     }
-    if (c == UC_SAME && dt == DT_BOOL) {
+    if ((c == UC_SAME || fn == NP_U_LEFT_SHIFT || fn == NP_U_RIGHT_SHIFT) && dt == DT_BOOL) {
         return DT_I8;       /* NumPy's loops of these for bool are int8's */
     }
     return c == UC_FLOAT || c == UC_REAL ? float_of(dt) : dt;

@@ -35,6 +35,9 @@ check_loop(Ti *t, Node *n, const char *name, DType dt)
         ti_err(t, n, "np.%s() takes integers or bool, not %s (NumPy has no %s loop for it)",
                name, cj_dtypes[dt].name, k == 'f' ? "float" : "complex");
     }
+    if (k == 'b' && (n->axis == NP_U_GCD || n->axis == NP_U_LCM)) {
+        ti_err(t, n, "np.%s() takes integers, not bool (NumPy has no bool loop for it)", name);
+    }
     if (k == 'b' && (n->axis == NP_U_SUBTRACT || n->axis == NP_U_NEGATIVE)) {
         ti_err(t, n, "np.%s() of bool is not supported (NumPy raises TypeError: use "
                "np.logical_xor or np.logical_not)", name);
