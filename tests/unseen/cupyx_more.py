@@ -1815,3 +1815,57 @@ def numpy_scalar_arguments_of_small_kinds(jit, cupy):
                 "outf": (h["a8"] * h["h"]).astype(numpy.float32)}
 
     return Case(inputs, run, ref, rtol=0, atol=0)
+
+
+# ------------------------------------------------------------ CuPy ufuncs of two operands
+
+@case
+def logsumexp_rows_logaddexp(jit, cupy):
+    @jit.rawkernel()
+    def lse(x, out):
+        r = jit.grid(1)
+        if r < x.shape[0]:
+            acc = -cupy.inf
+            for j in range(x.shape[1]):
+                acc = cupy.logaddexp(acc, x[r, j])
+            out[r] = acc
+
+    def inputs(rng):
+        # (no row of -inf only: CuPy's logaddexp(-inf, -inf) is NaN, NumPy's -inf)
+        return dict(x=rng.normal(0, 20, (40, 64)), out=numpy.full(40, numpy.nan))
+
+    def run(xp, d):
+        lse[1, 64](d["x"], d["out"])
+        return {"out": d["out"]}
+
+    return Case(inputs, run, lambda h: {"out": numpy.logaddexp.reduce(h["x"], axis=1)},
+                rtol=1e-12, atol=1e-12)
+
+
+@case
+def bits_and_divisors_ufuncs(jit, cupy):
+    @jit.rawkernel()
+    def mix(a, b, packed, g, m):
+        i = jit.grid(1)
+        if i < a.size:
+            packed[i] = cupy.bitwise_or(cupy.left_shift(a[i], 16), cupy.right_shift(b[i], 3))
+            g[i] = cupy.gcd(a[i], b[i])
+            m[i] = cupy.lcm(a[i] % 50, b[i] % 50)
+
+    def inputs(rng):
+        n = 500
+        return dict(a=rng.integers(0, 2 ** 15, n).astype(numpy.int64),
+                    b=rng.integers(1, 2 ** 20, n).astype(numpy.int64),
+                    packed=numpy.zeros(n, numpy.int64), g=numpy.zeros(n, numpy.int64),
+                    m=numpy.zeros(n, numpy.int64))
+
+    def run(xp, d):
+        mix[4, 128](d["a"], d["b"], d["packed"], d["g"], d["m"])
+        return {"packed": d["packed"], "g": d["g"], "m": d["m"]}
+
+    def ref(h):
+        a, b = h["a"], h["b"]
+        return {"packed": (a << 16) | (b >> 3), "g": numpy.gcd(a, b),
+                "m": numpy.lcm(a % 50, b % 50)}
+
+    return Case(inputs, run, ref)
