@@ -31,8 +31,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 BUGS = ("exception", "crash", "hang", "nvrtc")
+MODES = ("jit", "cuda.jit")     # jit.rawkernel's dialect, cuda.jit's (Numba's typing)
 BATCH = 64
-HEADER = "import math\nimport numpy as np\nimport cujit\nfrom cujit import jit\n\n"
+HEADER = ("import math\nimport numpy as np\nimport cujit\nfrom cujit import jit\n"
+          "from cujit import cuda\n\n")
 
 
 # ---- one unit ----
@@ -63,18 +65,23 @@ def classify(e, ranges):
     return "exception"
 
 
-def build(unit, ns, jit):
-    """the unit's kernel, its device functions wrapped into its globals"""
+def build(unit, ns, jit, cuda):
+    """the unit's kernel, its device functions wrapped into its globals:
+    jit.rawkernel, or cuda.jit for a unit in Numba's spelling"""
     g = ns
     if unit["globals"] is not None:
         g = dict(unit["globals"])
+        g.setdefault("cuda", cuda)
     fns = {}
     for kind, name, _ in unit["funcs"]:
         fns[name] = types.FunctionType(ns[name].__code__, g, name)
     kernel = None
     for kind, name, _ in unit["funcs"]:
         if kind == "device" and name != unit["funcs"][-1][1]:
-            g[name] = jit.rawkernel(device=True)(fns[name])
+            dev = cuda.jit(device=True) if unit["numba"] else jit.rawkernel(device=True)
+            g[name] = dev(fns[name])
+        elif unit["numba"]:
+            kernel = cuda.jit(**unit["options"])(fns[name])
         else:
             kernel = jit.rawkernel(boundscheck=unit["boundscheck"])(fns[name])
     return kernel
@@ -82,9 +89,9 @@ def build(unit, ns, jit):
 
 def run_unit(unit, ns, ranges, ptx_rate):
     """-> (outcome, detail)"""
-    from cujit import jit
+    from cujit import jit, cuda
     try:
-        kernel = build(unit, ns, jit)
+        kernel = build(unit, ns, jit, cuda)
         if not isinstance(kernel.inspect_cuda(*unit["args"]), str):
             kernel.inspect_ptx(*unit["args"])   # no arguments: what compiles is inspect_ptx()
             return "ptx", ""
@@ -149,7 +156,7 @@ def safe_unit(seed, idx):
     except Exception:
         return {"funcs": [("kernel", "broken", ["def broken(:"])], "globals": None,
                 "args": (), "boundscheck": False, "origin": "generator failed",
-                "ptx_roll": 1.0}
+                "ptx_roll": 1.0, "numba": False, "options": {}}
 
 
 def worker(args):
@@ -169,12 +176,13 @@ def worker(args):
         for i, u, rg in zip(ids, units, ranges):
             if rg is not None and not define(u, rg, path, ns):
                 rg = None
+            mode = "cuda.jit" if u["numba"] else "jit"
             if rg is None:
-                proto.write(json.dumps(["R", i, "notpy", ""]) + "\n")
+                proto.write(json.dumps(["R", i, "notpy", "", mode]) + "\n")
                 continue
             proto.write(json.dumps(["S", i]) + "\n")
             kind, detail = run_unit(u, ns, {path: rg}, args.ptx_rate)
-            proto.write(json.dumps(["R", i, kind, detail[:2000]]) + "\n")
+            proto.write(json.dumps(["R", i, kind, detail[:2000], mode]) + "\n")
         os.unlink(path)
         linecache.clearcache()
         idx = ids[-1] + 1
@@ -215,6 +223,11 @@ class Worker:
         return self.log.read()[-6000:].decode("utf-8", "replace")
 
 
+def mode_of(seed, idx):
+    import gen
+    return "cuda.jit" if gen.is_numba(seed, idx) else "jit"
+
+
 class Driver:
     def __init__(self, a):
         self.seed, self.ptx_rate = a.seed, a.ptx_rate
@@ -224,6 +237,7 @@ class Driver:
         os.environ.setdefault("CUJIT_CACHE", "0")       # no disk cache for throwaway kernels
         self.sel = selectors.DefaultSelector()
         self.counts = {k: 0 for k in ("transpiled", "ptx", "clean", "notpy", "stalled") + BUGS}
+        self.modes = {m: {k: 0 for k in self.counts} for m in MODES}
         self.clean_types = {}
         self.reports = []
         self.hang_s = a.hang
@@ -234,9 +248,9 @@ class Driver:
         path = os.path.join(self.out, "%s-%d-%d.py" % (kind, self.seed, idx))
         with open(path, "w") as f:
             f.write("# cujit fuzz: %s (seed %d, unit %d, %s); replay with\n"
-                    "#   python3 fuzz/fuzz.py --replay %d %d\n# args: %s\n# boundscheck: %s\n"
+                    "#   python3 fuzz/fuzz.py --replay %d %d\n# args: %s\n# %s\n"
                     % (kind, self.seed, idx, u["origin"], self.seed, idx,
-                       gen.describe_args(u["args"]), u["boundscheck"]))
+                       gen.describe_args(u["args"]), describe_wrap(u)))
             f.write("".join("# " + line + "\n" for line in detail.splitlines()[-60:]))
             f.write(HEADER + gen.unit_source(u))
         self.reports.append((kind, idx, detail.splitlines()[0] if detail else "", path))
@@ -246,10 +260,11 @@ class Driver:
         if msg[0] == "S":
             w.current, w.since = msg[1], time.monotonic()
         elif msg[0] == "R":
-            _, idx, kind, detail = msg
+            _, idx, kind, detail, mode = msg
             w.current = None
             w.next = idx + 1
             self.counts[kind] += 1
+            self.modes[mode][kind] += 1
             if kind == "clean":
                 self.clean_types[detail] = self.clean_types.get(detail, 0) + 1
             if kind in BUGS:
@@ -280,6 +295,7 @@ class Driver:
             kind = "done"
         if kind != "done" and w.current is not None:
             self.counts[kind] += 1
+            self.modes[mode_of(self.seed, w.current)][kind] += 1
             self.save(kind, w.current, "exit status %s\n%s" % (rc, w.stderr_tail()))
             nxt = w.current + 1
             if nxt < w.stop:
@@ -328,6 +344,12 @@ class Driver:
         print("  transpiled %d (of which through NVRTC: %d), clean errors %d, not Python %d%s"
               % (c["transpiled"] + c["ptx"], c["ptx"], c["clean"], c["notpy"],
                  ", skipped (generator stalled) %d" % c["stalled"] if c["stalled"] else ""))
+        for m in MODES:
+            cm = self.modes[m]
+            print("  %-8s %d sources: transpiled %d (through NVRTC %d), clean errors %d, "
+                  "not Python %d, bugs %d" % (m, sum(cm.values()), cm["transpiled"] + cm["ptx"],
+                                              cm["ptx"], cm["clean"], cm["notpy"],
+                                              sum(cm[k] for k in BUGS)))
         print("  clean error types: " + ", ".join("%s %d" % kv for kv in
                                                   sorted(self.clean_types.items())))
         print("  bugs: unexpected exceptions %d, crashes %d, hangs %d, NVRTC rejections %d"
@@ -337,12 +359,20 @@ class Driver:
         return sum(c[k] for k in BUGS)
 
 
+def describe_wrap(u):
+    """how the unit's kernel is wrapped, as its decorator"""
+    if u["numba"]:
+        return "@cuda.jit(%s)" % ", ".join("%s=%r" % kv for kv in sorted(u["options"].items()))
+    return "@jit.rawkernel(boundscheck=%s)" % u["boundscheck"]
+
+
 def replay(a):
     import gen
     u = gen.make_unit(a.seed, a.replay)
     path, ranges = write_batch([u], tempfile.mkdtemp(prefix="cujit-fuzz-"), "replay")
     print(open(path).read())
-    print("# args:", gen.describe_args(u["args"]), "boundscheck:", u["boundscheck"])
+    print("# args:", gen.describe_args(u["args"]))
+    print("#", describe_wrap(u))
     if ranges[0] is None:
         print("outcome: notpy")
         return
