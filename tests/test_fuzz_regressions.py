@@ -237,3 +237,25 @@ def test_ndim_in_a_helper_template_has_the_operation_type():
     src = ndim_mod.inspect_cuda(np.zeros(3), -2147483649)
     assert "cj_mod(1LL, p1)" in src
     assert ".entry" in ndim_mod.inspect_ptx(np.zeros(3), -2147483649)
+
+
+# ---- found by the cuda.jit units (Numba's spelling and typing) ----
+
+from cujit import cuda  # noqa: E402
+
+
+def complex_of_complex_part(a):
+    acc = 0j
+    a[0] = complex(2.0, acc).real
+
+
+@pytest.mark.parametrize("deco", [cuda.jit, jit.rawkernel()], ids=["cuda.jit", "rawkernel"])
+def test_complex_of_a_complex_part_is_refused(deco):
+    """seed 6, unit 1495: complex(real, imag) with a complex part reached
+    codegen, which has no complex-to-real conversion (internal error);
+    Numba refuses it too (Cannot cast complex128 to float64)"""
+    k = deco(complex_of_complex_part)
+    with pytest.raises(cujit.CompileTypeError, match=r"complex\(real, imag\) takes real "
+                       r"numbers, got .* as its imaginary part") as e:
+        k.inspect_cuda(np.zeros(8))
+    assert e.value.lineno == complex_of_complex_part.__code__.co_firstlineno + 2

@@ -698,6 +698,11 @@ cast_type(Ti *t, Node *n)
         for (int i = 0; i < n->n; i++) {
             Type *x = arg(t, n, i);
             need(t, n->list[i], x, is_num(x), "numbers", n);
+            if (n->n == 2 && kind(x) == 'c') {
+                ti_err(t, n->list[i], "complex(real, imag) takes real numbers, got %s as its "
+                       "%s part; for complex parts write real + imag * 1j", ti_tstr(t, x),
+                       i ? "imaginary" : "real");
+            }
             c64 = c64 && numba_complex64(t, n, x);
         }
         t->p->features |= FEAT_COMPLEX;
