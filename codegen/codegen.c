@@ -400,9 +400,12 @@ assign_tuple_literal(Cg *g, Node *n, Node *target, Node *value)
     int base = g->ntemp;
     g->ntemp += value->n;
     for (int i = 0; i < value->n; i++) {
-        begin(g, n);
         const Type *tt = target->list[i]->kind == ND_TUPLE ? cg_type(g, value->list[i])
                          : target_type(g, target->list[i]);
+        if (tt->kind == TY_NONE) {
+            continue;       /* x = None where x is only ever None: assign_one stores nothing */
+        }
+        begin(g, n);
         P("%s cj_t%d = ", cg_ctype(g, tt), base + i);
         cg_conv(g, value->list[i], tt, PR_ASSIGN);
         S(";\n");

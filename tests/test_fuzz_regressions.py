@@ -259,3 +259,19 @@ def test_complex_of_a_complex_part_is_refused(deco):
                        r"numbers, got .* as its imaginary part") as e:
         k.inspect_cuda(np.zeros(8))
     assert e.value.lineno == complex_of_complex_part.__code__.co_firstlineno + 2
+
+
+@jit.rawkernel()
+def unpack_none(p0):
+    i = jit.grid(1)
+    v3, i, v2 = p0[i], None, p0.ndim
+
+
+def test_tuple_assignment_of_none_to_a_none_only_name():
+    """seed 21, unit 3787: `a, b = x, None` declared a temporary for the None
+    (a type without a C++ spelling: internal error); a name that only ever
+    holds None stores nothing"""
+    src = unpack_none.inspect_cuda(np.zeros(1, np.complex64))
+    assert ".entry" in unpack_none.inspect_ptx(np.zeros(1, np.complex64))
+    assert "cj_t1" not in src
+
