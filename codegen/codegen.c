@@ -418,6 +418,25 @@ assign_tuple_literal(Cg *g, Node *n, Node *target, Node *value)
     S("}\n");
 }
 
+/* x[a] = v = y of an array y: a copy into the view, from the temporary t
+ * holding y (a global array's view is a cj_array; a shared or local array
+ * is its name, read again) */
+static void
+copy_chained(Cg *g, Node *n, Node *target, const char *t)
+{
+    const Type *vt = cg_type(g, n->a);
+    begin(g, n);
+    S("cj_copyto(");
+    cg_expr(g, target, PR_COMMA);
+    S(", ");
+    if (vt->mem == MEM_GLOBAL) {
+        S(t);
+    } else {
+        cg_view_base(g, n->a, vt);
+    }
+    S(");\n");
+}
+
 static void
 assign_stmt(Cg *g, Node *n)
 {
@@ -448,6 +467,9 @@ assign_stmt(Cg *g, Node *n)
         Node *tg = n->list[i];
         if (tg->kind == ND_TUPLE) {
             assign_one(g, n, tg, NULL, t);
+        } else if (tg->kind == ND_INDEX && target_type(g, tg)->kind == TY_ARRAY
+                   && cg_type(g, n->a)->kind == TY_ARRAY) {
+            copy_chained(g, n, tg, t);
         } else {
             const Type *tt = target_type(g, tg);
             if (tg->kind == ND_INDEX && tt->kind == TY_ARRAY) {

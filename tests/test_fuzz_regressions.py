@@ -275,3 +275,26 @@ def test_tuple_assignment_of_none_to_a_none_only_name():
     assert ".entry" in unpack_none.inspect_ptx(np.zeros(1, np.complex64))
     assert "cj_t1" not in src
 
+
+@jit.rawkernel()
+def chained_view_copy(p2):
+    i = jit.grid(1)
+    p2[-1] = v4 = p2[i]
+    v4[0, 0] = 1
+
+
+@jit.rawkernel()
+def chained_shared_copy(p2):
+    sh = jit.shared_memory(np.float64, (3, 2))
+    p2[0] = p2[1] = sh
+
+
+def test_chained_assignment_of_a_view_copies():
+    """seed 21, unit 2494: `x[a] = v = y[i]` (y[i] a view) converted the
+    temporary to an element for the store into x[a] (NVRTC: no conversion
+    from cj_array to cj_complex128); it copies the view, as x[a] = y[i]"""
+    a = np.zeros((8, 3, 2), np.complex128)
+    src = chained_view_copy.inspect_cuda(a)
+    assert "cj_copyto(cj_vi<0>(p2, -1), cj_t0);" in src
+    assert ".entry" in chained_view_copy.inspect_ptx(a)
+    assert ".entry" in chained_shared_copy.inspect_ptx(np.zeros((4, 3, 2)))
