@@ -32,6 +32,9 @@ NUMBA_SHARE = 1 / 3
 # of those, the share grown by Typed (kernels meant to type; the rest grown or
 # mutated as the other units, with their share of nonsense)
 TYPED_SHARE = 0.5
+# of the rest, the share mutated from the project's Numba-spelled kernels
+# (tests/unseen/numba_*.py, tests/negidx_cases.py: gen.NUMBA_CORPORA)
+CORPUS_SHARE = 0.6
 # cuda.jit's options, one picked per unit
 NUMBA_OPTIONS = [{}, {}, {}, {"fastmath": True}, {"boundscheck": True},
                  {"debug": True, "opt": False}, {"lineinfo": True}]
@@ -276,7 +279,7 @@ class Grower:
         component of the kernel's index"""
         r = self.r
         out = []
-        for c in ["i", "j"][:self.rank]:
+        for c in self.index.split(", "):
             k = r.random()
             if k < 0.1 and self.loopvars:
                 c = r.choice(self.loopvars)
@@ -1271,6 +1274,157 @@ def mutated_unit(r, uname):
     return [("device" if dev else "kernel", uname, src)], globs, example, nargs
 
 
+# ---- mutations of Numba-spelled kernels (the cuda.jit units) ----
+
+# the project's corpora of kernels written as numba.cuda users write them
+NUMBA_CORPORA = ["tests/unseen/numba_api.py", "tests/unseen/numba_fp.py",
+                 "tests/unseen/numba_int.py", "tests/unseen/numba_science.py",
+                 "tests/negidx_cases.py"]
+_NUMBA_SEEDS = None
+
+
+def _is_cuda_jit(node):
+    return isinstance(node, ast.FunctionDef) and any(
+        "cuda.jit" in ast.unparse(d) for d in node.decorator_list)
+
+
+def _consts(fn):
+    """NAME = literal assignments of an enclosing function (the constants its
+    nested kernels read as closure variables)"""
+    out = {}
+    for s in fn.body:
+        if isinstance(s, ast.Assign) and len(s.targets) == 1 \
+                and isinstance(s.targets[0], ast.Name):
+            try:
+                out[s.targets[0].id] = ast.literal_eval(s.value)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                pass
+    return out
+
+
+def _case_examples(mod, top):
+    """kernel name -> its example arguments, where the case gives them
+    (numba_api's Case: kernel, make(rng))"""
+    try:
+        case = getattr(mod, top.name)()
+        fn = getattr(getattr(case, "kernel", None), "py_func", None)
+        args = case.make(np.random.default_rng(0))
+    except Exception:
+        return {}
+    if fn is None or not isinstance(args, (list, tuple)):
+        return {}
+    if not all(isinstance(a, (np.ndarray, np.generic, int, float, complex, bool)) for a in args):
+        return {}
+    return {fn.__name__: tuple(args)}
+
+
+def numba_seeds():
+    """[(kernel FunctionDef, [device FunctionDefs beside it], globals, [example
+    argument tuples])]: every cuda.jit kernel of NUMBA_CORPORA, with the module
+    loaded for cujit.cuda and its enclosing function's constants"""
+    global _NUMBA_SEEDS
+    if _NUMBA_SEEDS is not None:
+        return _NUMBA_SEEDS
+    from cujit import cuda
+    out = []
+    for k, rel in enumerate(NUMBA_CORPORA):
+        path = os.path.join(ROOT, rel)
+        try:
+            mod = _load_module(path, 1000 + k).load(cuda, "fuzz_%d" % k)
+            tree = ast.parse(open(path).read())
+        except Exception:
+            continue
+        for top in tree.body:
+            if not isinstance(top, ast.FunctionDef):
+                continue
+            defs = [n for n in ast.walk(top) if _is_cuda_jit(n) and n is not top]
+            devs = [n for n in defs if any("device=True" in ast.unparse(d)
+                                           for d in n.decorator_list)]
+            if not defs:
+                continue
+            consts = _consts(top)
+            examples = _case_examples(mod, top) if hasattr(mod, "Case") else {}
+            globs = dict(vars(mod))
+            globs.update(consts)
+            for n in defs:
+                if n not in devs:
+                    ex = examples.get(n.name)
+                    out.append((n, [d for d in devs if d.name != n.name], globs,
+                                [ex] if ex else []))
+    _NUMBA_SEEDS = out
+    return out
+
+
+def _param_kinds(fn):
+    """(kind, ndim) of each parameter as the body uses it: an array of the
+    rank of its subscripts (or of its .shape[k]), else a scalar"""
+    ndim = {a.arg: 0 for a in fn.args.args}
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) \
+                and n.value.id in ndim:
+            d = len(n.slice.elts) if isinstance(n.slice, ast.Tuple) else 1
+            ndim[n.value.id] = max(ndim[n.value.id], d)
+        elif isinstance(n, ast.Subscript) and isinstance(n.value, ast.Attribute) \
+                and n.value.attr == "shape" and isinstance(n.value.value, ast.Name) \
+                and n.value.value.id in ndim and isinstance(n.slice, ast.Constant) \
+                and isinstance(n.slice.value, int):
+            ndim[n.value.value.id] = max(ndim[n.value.value.id], n.slice.value + 1)
+        elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) \
+                and n.value.id in ndim and n.attr in ("size", "shape", "ndim"):
+            ndim[n.value.id] = max(ndim[n.value.id], 1)
+    return [ndim[a.arg] for a in fn.args.args]
+
+
+def _grid_index(fn):
+    """the names the kernel gives its index (x = cuda.grid(1), x, y =
+    cuda.grid(2)) as an index text and its rank; ("0", 1) if none"""
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) \
+                and ast.unparse(n.value.func) == "cuda.grid":
+            t = n.targets[0]
+            names = [e.id for e in t.elts if isinstance(e, ast.Name)] \
+                if isinstance(t, ast.Tuple) else [t.id] if isinstance(t, ast.Name) else []
+            if names:
+                return ", ".join(names), len(names)
+    return "0", 1
+
+
+def numba_mutated_unit(r, uname):
+    """a kernel of NUMBA_CORPORA (with the device functions beside it),
+    mutated with cuda.* spellings; its example arguments (70 %) or
+    arguments of the ranks its body uses, of any dtype"""
+    node, devs, globs, examples = r.choice(numba_seeds())
+    funcs = []
+    for dv in devs:
+        fn = ast.parse(ast.unparse(dv)).body[0]
+        fn.decorator_list = []
+        funcs.append(("device", fn.name, ast.unparse(fn).split("\n")))
+    tree = ast.parse(ast.unparse(node))
+    fn = tree.body[0]
+    fn.decorator_list = []
+    fn.name = uname
+    names = [a.arg for a in fn.args.args] + sorted({n.id for n in ast.walk(fn)
+                                                    if isinstance(n, ast.Name)})
+    g = Grower(r, uname, 0, numba=True)
+    g.index, g.rank = _grid_index(fn)
+    g.params = [a.arg for a in fn.args.args] or ["i"]
+    g.arrays = list(g.params)
+    g.locals = names
+    m = Mutator(r, names, g)
+    m.p = r.choice([0.0, 0.01, 0.02, 0.04, 0.1])
+    for _ in range(r.randint(1, 2)):
+        tree.body[0] = m.visit(tree.body[0])
+    ast.fix_missing_locations(tree)
+    funcs.append(("kernel", uname, ast.unparse(tree).split("\n")))
+    if examples and r.random() < 0.7:
+        args = r.choice(examples)
+    else:
+        args = tuple(rand_array(r, ndim=d) if d else rand_scalar(r) if r.random() < 0.2
+                     else r.choice([3, 0.5, np.float32(1.5), np.int32(7), np.uint8(2)])
+                     for d in _param_kinds(node))
+    return funcs, globs, args
+
+
 # ---- arguments ----
 
 def rand_array(r, dtype=None, ndim=None):
@@ -1379,6 +1533,14 @@ def make_unit(seed, idx):
                 "origin": "typed", "ptx_roll": r.random(), "numba": True}
         unit["options"] = r.choice(NUMBA_OPTIONS)
         return unit
+    if numba and r.random() < CORPUS_SHARE and numba_seeds():
+        try:
+            funcs, globs, args = numba_mutated_unit(r, uname)
+        except (RecursionError, SyntaxError, ValueError):
+            (funcs, args), globs = typed_unit(r, uname), None   # too deep for ast
+        return {"funcs": funcs, "globals": globs, "args": args, "boundscheck": False,
+                "origin": "mutated Numba corpus", "ptx_roll": r.random(), "numba": True,
+                "options": r.choice(NUMBA_OPTIONS)}
     if r.random() < 0.5 and seeds():
         try:
             mutated = mutated_unit(r, uname)
