@@ -298,3 +298,20 @@ def test_chained_assignment_of_a_view_copies():
     assert "cj_copyto(cj_vi<0>(p2, -1), cj_t0);" in src
     assert ".entry" in chained_view_copy.inspect_ptx(a)
     assert ".entry" in chained_shared_copy.inspect_ptx(np.zeros((4, 3, 2)))
+
+
+@pytest.mark.parametrize("body,dtype,value", [("i // (-2147483649)", "int32", -2147483649),
+                                              ("i + -(-(-2147483649))", "int32", -2147483649),
+                                              ("a[0] + (-1)", "uint8", -1)])
+def test_negative_literal_out_of_range_of_the_dtype_it_meets(body, dtype, value):
+    """seed 23, unit 7771: `x // (-2147483649)` with x int32 took the literal
+    (unary minus of a constant) without NumPy 2's range check and emitted
+    cj_floordiv(int, long long) (NVRTC: no instance of cj_floordiv); a
+    literal under minus signs is checked as the literal is (NumPy 2:
+    Python integer -1 out of bounds for uint8)"""
+    ns = {}
+    exec("def k(a):\n    i = jit.grid(1)\n    a[0] = %s\n" % body, {"jit": jit}, ns)
+    k = jit.rawkernel()(ns["k"])
+    with pytest.raises(cujit.CompileTypeError, match="Python integer %d out of bounds for "
+                       "%s" % (value, dtype)):
+        k.inspect_cuda(np.zeros(1, np.uint8))

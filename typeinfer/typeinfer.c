@@ -183,35 +183,63 @@ ti_weak_mask(Ti *t, Node *operand, uint32_t dtypes)
     }
 }
 
+/* a weak Python int literal, or one under unary minus and plus signs (-5 is
+ * USub(5)): its constant, its sign (-1 for an odd number of minus signs) */
+static const Const *
+signed_literal(Node *operand, int *sign)
+{
+    *sign = 1;
+    while (operand->kind == ND_UNARY && (operand->op == OP_NEG || operand->op == OP_POS)) {
+        *sign = operand->op == OP_NEG ? -*sign : *sign;
+        operand = operand->a;
+    }
+    const Const *c = &operand->cval;
+    if (operand->kind != ND_CONST || !c->weak || (c->kind != CK_INT && c->kind != CK_UINT)) {
+        return NULL;
+    }
+    return c;
+}
+
 /* NumPy 2 (NEP 50): a Python int literal converted to an integer dtype must
- * fit it ("Python integer 4294967295 out of bounds for int32") */
+ * fit it ("Python integer 4294967295 out of bounds for int32", "Python
+ * integer -1 out of bounds for uint8") */
 static void
 literal_fits(Ti *t, Node *operand, DType dt)
 {
-    const Const *c = &operand->cval;
-    if (!t->final || operand->kind != ND_CONST || !c->weak
-        || (c->kind != CK_INT && c->kind != CK_UINT)) {
+    int sign;
+    const Const *c = signed_literal(operand, &sign);
+    if (!t->final || !c) {
         return;
     }
     const DTypeInfo *d = &cj_dtypes[dt];
     int bits = 8 * d->size;
     int fits;
     if (c->kind == CK_UINT) {
-        fits = dt == DT_U64;
-    } else if (d->kind == 'u') {
-        fits = c->i >= 0 && (bits == 64 || c->i < ((int64_t)1 << bits));
+        fits = dt == DT_U64 && sign > 0;
+    } else if (sign < 0 && c->i == INT64_MIN) {
+        fits = 0;               /* -(-2**63) */
     } else {
-        fits = bits == 64 || (c->i >= -((int64_t)1 << (bits - 1))
-                              && c->i < ((int64_t)1 << (bits - 1)));
-    }
-    if (!fits) {
-        if (c->kind == CK_UINT) {
-            ti_err(t, operand, "Python integer %llu out of bounds for %s",
-                   (unsigned long long)c->u, d->name);
+        int64_t v = sign * c->i;
+        if (d->kind == 'u') {
+            fits = v >= 0 && (bits == 64 || v < ((int64_t)1 << bits));
+        } else {
+            fits = bits == 64 || (v >= -((int64_t)1 << (bits - 1))
+                                  && v < ((int64_t)1 << (bits - 1)));
         }
-        ti_err(t, operand, "Python integer %lld out of bounds for %s", (long long)c->i,
-               d->name);
     }
+    if (fits) {
+        return;
+    }
+    if (c->kind == CK_UINT) {
+        ti_err(t, operand, "Python integer %s%llu out of bounds for %s", sign < 0 ? "-" : "",
+               (unsigned long long)c->u, d->name);
+    }
+    if (c->i == INT64_MIN) {
+        ti_err(t, operand, "Python integer %s9223372036854775808 out of bounds for %s",
+               sign < 0 ? "" : "-", d->name);
+    }
+    ti_err(t, operand, "Python integer %lld out of bounds for %s", (long long)(sign * c->i),
+           d->name);
 }
 
 /* `operand` is converted to type `to`: noted when that is an integer dtype */
