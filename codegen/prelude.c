@@ -1004,6 +1004,12 @@ static const char view_fill[] =
     "        }\n"
     "        *(T *)((char *)a.data + off) = (T)*(const U *)((const char *)y.data + yoff);\n"
     "    }\n"
+    "}\n"
+    "/* x[a:b] = z of a 0-d z (which has no shape): its element everywhere */\n"
+    "template <typename T, int N, typename I, typename U, typename J>\n"
+    "CJ_DEVICE void cj_copyto(const cj_array<T, N, I> &a, const cj_array<U, 0, J> &y)\n"
+    "{\n"
+    "    cj_fill(a, (T)*y.data);\n"
     "}\n";
 
 static const char view_bc[] =

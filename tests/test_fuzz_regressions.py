@@ -300,6 +300,27 @@ def test_chained_assignment_of_a_view_copies():
     assert ".entry" in chained_shared_copy.inspect_ptx(np.zeros((4, 3, 2)))
 
 
+@jit.rawkernel()
+def zero_d_into_view(x, out):
+    i = jit.grid(1)
+    if i < out.shape[0]:
+        out[i] = x
+
+
+def test_copy_of_a_zero_d_array_into_a_view(tmp_path):
+    """seed 23, unit 16318: out[i] = x of a 0-d x into a view called
+    cj_copyto, whose broadcast read x.shape (NVRTC: cj_array<unsigned short,
+    0, int> has no member shape); a 0-d source fills the view with its
+    element"""
+    x, out = np.array(7, np.uint16), np.zeros((4, 1, 3), np.uint64)
+    assert ".entry" in zero_d_into_view.inspect_ptx(x, out)
+    from test_kernels_host import CXX, host_launcher
+    if CXX is None:
+        pytest.skip("no host C++ compiler")
+    host_launcher(str(tmp_path))(zero_d_into_view, 1, 4, (x, out))
+    assert (out == 7).all()
+
+
 @pytest.mark.parametrize("body,dtype,value", [("i // (-2147483649)", "int32", -2147483649),
                                               ("i + -(-(-2147483649))", "int32", -2147483649),
                                               ("a[0] + (-1)", "uint8", -1)])
