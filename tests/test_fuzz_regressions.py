@@ -336,3 +336,26 @@ def test_negative_literal_out_of_range_of_the_dtype_it_meets(body, dtype, value)
     with pytest.raises(cujit.CompileTypeError, match="Python integer %d out of bounds for "
                        "%s" % (value, dtype)):
         k.inspect_cuda(np.zeros(1, np.uint8))
+
+
+@cuda.jit
+def numba_casts_wrap(a):
+    a[0] = np.uint8(300)
+    a[1] = np.uint8(-1)
+    a[2] = np.int8(-129)
+
+
+def test_numpy_casts_of_python_ints_wrap_in_cuda_jit(tmp_path):
+    """found by the cuda.jit units: np.uint8(-1) and np.uint8(300) raised
+    NumPy 2's "Python integer out of bounds" in cuda.jit kernels, where a
+    Python int is an int64 and Numba's cast wraps (44, 255, 127); the
+    rawkernel dialect keeps NumPy 2's error"""
+    a = np.zeros(3, np.int64)
+    assert ".entry" in numba_casts_wrap.inspect_ptx(a)
+    with pytest.raises(cujit.CompileTypeError, match="Python integer 300 out of bounds"):
+        jit.rawkernel()(numba_casts_wrap.py_func).inspect_cuda(a)
+    from test_kernels_host import CXX, host_launcher
+    if CXX is None:
+        pytest.skip("no host C++ compiler")
+    host_launcher(str(tmp_path))(numba_casts_wrap, 1, 1, (a,))
+    assert a.tolist() == [44, 255, 127]

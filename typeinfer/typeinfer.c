@@ -202,13 +202,15 @@ signed_literal(Node *operand, int *sign)
 
 /* NumPy 2 (NEP 50): a Python int literal converted to an integer dtype must
  * fit it ("Python integer 4294967295 out of bounds for int32", "Python
- * integer -1 out of bounds for uint8") */
+ * integer -1 out of bounds for uint8").  Not in a cuda.jit kernel, where a
+ * Python int is an int64 and its conversions wrap, as Numba's casts do
+ * (np.uint8(300) is 44) */
 static void
 literal_fits(Ti *t, Node *operand, DType dt)
 {
     int sign;
     const Const *c = signed_literal(operand, &sign);
-    if (!t->final || !c) {
+    if (!t->final || t->p->numba || !c) {
         return;
     }
     const DTypeInfo *d = &cj_dtypes[dt];
