@@ -737,11 +737,18 @@ class Typed:
         that may be negative at run time (i - 1, -1, 2 - i, i - n)"""
         r = self.r
         out = []
+        ints = [v for v, k in self.locals.items() if k == "i"]
         for c in self.idx:
             if self.loopvars and r.random() < 0.15:
                 c = r.choice(self.loopvars)
+            elif ints and r.random() < 0.1:
+                c = r.choice(ints)
             k = r.random()
-            if k < 0.55:
+            if k < 0.05:
+                out.append(r.choice(["np.uint32(%s)", "np.int8(%s) - 1", "(%s - 3) // 2",
+                                     "int(%s * 0.5) - 1", "np.uint8(%s) - np.uint8(1)",
+                                     "-%s - 1"]) % c)
+            elif k < 0.55:
                 out.append(c)
             elif k < 0.75:
                 out.append("%s - %d" % (c, r.randint(1, 3)))
@@ -863,8 +870,15 @@ class Typed:
         return "(-%s)" % self.ex("c", d)
 
     def devcall(self, d):
-        name, arity, _ = self.r.choice(self.devfns)
-        return "%s(%s)" % (name, ", ".join(self.num(d) for _ in range(arity)))
+        name, arity, _, takes_array = self.r.choice(self.devfns)
+        args = [self.num(d) for _ in range(arity)]
+        if takes_array:
+            names = [a for a, dt in sorted(self.arrays.items()) if KIND_OF[dt] != "c"]
+            if not names:
+                return self.literal("i")
+            a = self.r.choice(names)
+            args[0] = a if self.rank == 1 else "%s[%s]" % (a, self.idx[0])
+        return "%s(%s)" % (name, ", ".join(args))
 
     # -- statements --
 
@@ -969,11 +983,43 @@ class Typed:
             a, b = self.bind("i"), self.bind("f")
             return [pad + "%s, %s = %s, %s" % (a, b, x, y),
                     pad + "%s, %s = %s, %s" % (a, b, b, a)]
-        if k < 0.9:
+        if k < 0.86:
             return [pad + "cuda.syncthreads()"]
+        if k < 0.88 and self.idx:
+            value = r.choice(["%s - %d" % (self.idx[0], r.randint(1, 3)), "-1", "%s - %s" % (
+                self.idx[0], self.ex("i", 3)), "%d - %s" % (r.randint(0, 3), self.idx[0])])
+            return [pad + "%s = %s" % (self.bind("i"), value)]
+        if k < 0.92 and self.arrays and self.idx:
+            return self.view(pad)
         kind = "f" if k < 0.95 else "i"
         value = self.ex(kind)
         return [pad + "%s = %s" % (self.bind(kind), value)]
+
+    def view(self, pad):
+        """a row of a 2-d array or a slice of a 1-d one, with indices that may
+        be negative, read and written"""
+        r = self.r
+        a = r.choice(sorted(self.arrays))
+        dt = self.arrays[a]
+        if self.rank == 2:
+            v = "row%d" % r.randint(0, 2)
+            out = [pad + "%s = %s[%s]" % (v, a, r.choice([self.idx[0], "%s - 1" % self.idx[0],
+                                                            "-1", "%d - %s" % (1, self.idx[0])]))]
+            ix = r.choice([self.idx[1], "%s - 1" % self.idx[1], "-1", "-%s" % self.idx[1]])
+        else:
+            v = "sl%d" % r.randint(0, 2)
+            out = [pad + "%s = %s[%s]" % (v, a, r.choice(["%s - 2:" % self.idx[0], "-3:", ":-1",
+                                                          "::-1", "%s:" % self.idx[0],
+                                                          "-4:%s" % self.idx[0]]))]
+            ix = r.choice(["0", "-1", "%s - 1" % self.idx[0], "1 - %s" % self.idx[0]])
+        if r.random() < 0.5:
+            out.append(pad + "%s[%s] = %s" % (v, ix, self.ex(self.store_kind(dt), 2)))
+        else:
+            out.append(pad + "%s = %s[%s]" % (self.bind(KIND_OF[dt]), v, ix))
+        if r.random() < 0.2 and self.rank == 1:
+            out.append(pad + "%s[%s] = %s" % (a, r.choice(["-3:", "%s - 2:" % self.idx[0], ":"]),
+                                               r.choice([self.ex(self.store_kind(dt), 2), v])))
+        return out
 
     def atomic(self, pad):
         r = self.r
@@ -1003,18 +1049,30 @@ class Typed:
     # -- the unit --
 
     def device_fn(self, name):
-        """a device function of scalars: its parameters, a body, a return"""
+        """a device function of scalars (or of a 1-d array, indexed by its
+        first scalar, maybe from the end): its parameters, a body, returns
+        (of two kinds on two paths, which Numba unifies)"""
         r = self.r
         arity = r.randint(1, 3)
-        saved = self.arrays, self.locals, self.scalars, self.idx
-        self.arrays, self.locals, self.idx = {}, {}, []
+        saved = self.arrays, self.locals, self.scalars, self.idx, self.rank
+        self.arrays, self.locals, self.idx, self.rank = {}, {}, [], 1
         self.scalars = {"x%d" % k: r.choice("iif") for k in range(arity)}
+        takes_array = r.random() < 0.3
+        params = list(self.scalars)
+        if takes_array:
+            self.arrays = {"arr": "float64"}       # whatever its caller passes
+            self.scalars["x0"] = "i"
+            self.idx = ["x0"]
+            params = ["arr"] + params[1:]
         kind = r.choice("iff")
         body = self.block(1, 2) if r.random() < 0.5 else []
+        if r.random() < 0.25:
+            body += ["    if %s:" % self.ex("b"), "    " * 2 + "return %s" % self.ex(
+                r.choice("if"))]
         ret = "    return %s" % self.ex(kind)
-        lines = ["def %s(%s):" % (name, ", ".join(self.scalars))] + body + [ret]
-        self.arrays, self.locals, self.scalars, self.idx = saved
-        self.devfns.append((name, arity, kind))
+        lines = ["def %s(%s):" % (name, ", ".join(params))] + body + [ret]
+        self.arrays, self.locals, self.scalars, self.idx, self.rank = saved
+        self.devfns.append((name, arity, kind, takes_array))
         return lines
 
     def kernel(self):
