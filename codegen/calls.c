@@ -804,6 +804,16 @@ combiner(Cg *g, Node *n, const char *T)
     cj_unreachable(g->p->try_, "combiner");
 }
 
+/* len() of a tuple or of a static-shape array: a literal of the type typeinfer
+ * gave it (4LL where that is int64, as in a cuda.jit kernel: helper templates
+ * such as cj_floordiv deduce one type) */
+static void
+len_literal(Cg *g, Node *n, long long v)
+{
+    const Type *t = cg_type(g, n);
+    P("%lld%s", v, t->kind == TY_SCALAR && t->dtype == DT_I64 ? "LL" : "");
+}
+
 /* block_reduce(value, op, valid) -> cj_coll_block_reduce(v, op, valid);
  * block_scan(value, op, inclusive, initial) -> cj_coll_block_scan(v, op, incl, has, init).
  * A float16 sum reduces in float32 and rounds once, as NumPy's float16 sums do
@@ -1023,12 +1033,8 @@ cg_call(Cg *g, Node *n, int prec)
         return;
     case BI_LEN: {
         const Type *at = arg_type(g, n, 0);
-        if (at->kind == TY_TUPLE) {
-            P("%d", at->ntup);
-            return;
-        }
-        if (at->sshape) {
-            P("%lld", (long long)at->sshape[0]);
+        if (at->kind == TY_TUPLE || at->sshape) {
+            len_literal(g, n, at->kind == TY_TUPLE ? at->ntup : at->sshape[0]);
             return;
         }
         cg_expr(g, n->list[0], PR_POSTFIX);

@@ -1208,12 +1208,14 @@ ifexp(Cg *g, Node *n, int prec)
 /* ---- arrays ---- */
 
 /* extent of dimension d of array expression `a` (dynamic shared memory:
- * its bytes over the element size, as Numba sizes it) */
+ * its bytes over the element size, as Numba sizes it); a static one is a
+ * literal of the index type, as an argument's shape is (helper templates
+ * deduce one type from 4LL and a long long) */
 static void
 extent(Cg *g, Node *a, const Type *at, int d)
 {
     if (at->sshape) {
-        P("%lld", (long long)at->sshape[d]);
+        P("%lld%s", (long long)at->sshape[d], g->p->idx32 ? "" : "LL");
         return;
     }
     if (at->mem == MEM_DYNSHARED) {

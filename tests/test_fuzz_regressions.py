@@ -359,3 +359,20 @@ def test_numpy_casts_of_python_ints_wrap_in_cuda_jit(tmp_path):
         pytest.skip("no host C++ compiler")
     host_launcher(str(tmp_path))(numba_casts_wrap, 1, 1, (a,))
     assert a.tolist() == [44, 255, 127]
+
+
+@pytest.mark.parametrize("expr", ["sh.size", "sh.shape[0]", "len(sh)", "sh2.size",
+                                  "sh2.shape[1]", "len((i, 2.5))"])
+def test_static_extent_meets_int64_in_a_helper(expr):
+    """seed 24, unit 27393: in a cuda.jit kernel with 64-bit indices,
+    sh.size // a[i] (a uint64) printed the shared array's size as the int
+    literal 4 beside a long long (NVRTC: no instance of cj_floordiv); a
+    static extent is a literal of the index type, len() one of its type"""
+    ns = {}
+    exec("def k(a):\n    i = cuda.grid(1)\n    sh = cuda.shared.array(4, np.int16)\n"
+         "    sh2 = cuda.shared.array((4, 3), np.int16)\n    a[i] = %s // a[i]\n"
+         "    a[i] = %s %% a[i]\n" % (expr, expr), {"np": np, "cuda": cuda}, ns)
+    k = cuda.jit(ns["k"])
+    assert ".entry" in k.inspect_ptx("(uint64[:],)")
+    assert ".entry" in k.inspect_ptx(np.zeros(3, np.uint64))
+
