@@ -415,8 +415,11 @@ round_call(Cg *g, Node *n, int prec)
         return;
     }
     int64_t d;
-    if (!cj_fold_int(n->list[1], &d)) {
-        /* ndigits known when the kernel runs: CPython's fallback algorithm in double */
+    int most = work->dtype == DT_F32 ? 38 : 308;    /* 10**d a constant of the work type */
+    if (!cj_fold_int(n->list[1], &d) || d > most || d < -most) {
+        /* ndigits known when the kernel runs, or beyond the type's range:
+         * CPython's fallback algorithm in double */
+        g->p->features |= FEAT_MATH_EXTRA;
         cg_open(g, prec, PR_UNARY);
         P("(%s)cj_round_nd(", cj_dtypes[rt->dtype].ctype);
         cg_conv(g, n->list[0], cj_scalar(DT_F64), PR_COMMA);

@@ -376,3 +376,26 @@ def test_static_extent_meets_int64_in_a_helper(expr):
     assert ".entry" in k.inspect_ptx("(uint64[:],)")
     assert ".entry" in k.inspect_ptx(np.zeros(3, np.uint64))
 
+
+@jit.rawkernel()
+def round_far(x, out):
+    out[0] = round(x[0], -2147483648)
+    out[1] = round(x[0], 400)
+    out[2] = round(np.float32(x[0]), 39)
+    out[3] = round(x[0], -1)
+
+
+def test_round_to_ndigits_beyond_the_float_range(tmp_path):
+    """seed 24, unit 27716: round(x, -2147483648) wrote the scale 10**d as
+    the constant 1e2147483648 (NVRTC: floating constant is out of range); a
+    constant ndigits beyond the type's range takes CPython's algorithm
+    (cj_round_nd), as a run-time one does"""
+    x, out = np.array([125.5]), np.zeros(4)
+    src = round_far.inspect_cuda(x, out)
+    assert "cj_round_nd(x.data[0], 400LL)" in src
+    assert ".entry" in round_far.inspect_ptx(x, out)
+    from test_kernels_host import CXX, host_launcher
+    if CXX is None:
+        pytest.skip("no host C++ compiler")
+    host_launcher(str(tmp_path))(round_far, 1, 1, (x, out))
+    assert out.tolist() == [0.0, 125.5, 125.5, 130.0]
