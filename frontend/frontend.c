@@ -7,6 +7,32 @@
 
 #include "fe_impl.h"
 
+/* a default parameter value written in a def inside a kernel: a constant or
+ * a negated number (-1.0); NULL for anything else (a call has no .value) */
+static PyObject *
+default_value(Fe *f, PyObject *dn)
+{
+    if (fe_is(dn, A_Constant)) {
+        return fe_get(f, dn, S_value);
+    }
+    if (!fe_is(dn, A_UnaryOp) || !fe_is(fe_get(f, dn, S_op), A_USub)) {
+        return NULL;
+    }
+    PyObject *x = fe_get(f, dn, S_operand);
+    if (!fe_is(x, A_Constant)) {
+        return NULL;
+    }
+    PyObject *v = fe_get(f, x, S_value);
+    if (PyBool_Check(v) || !(PyLong_Check(v) || PyFloat_Check(v) || PyComplex_Check(v))) {
+        return NULL;
+    }
+    PyObject *neg = PyNumber_Negative(v);
+    if (!neg) {
+        fe_fail_py(f, fe_loc_of(f, dn), "cujit could not negate a default value");
+    }
+    return fe_keep(f, neg);
+}
+
 /* the compile-time value offered for parameter i named nm: by position,
  * by keyword, or its default when the call gives neither; NULL for none */
 static PyObject *
@@ -25,11 +51,11 @@ offered(Fe *f, const FeOffers *of, int i, PyObject *nm, PyObject *defaults, Py_s
         }
     }
     Py_ssize_t d = i - (nnamed - PyList_GET_SIZE(defaults));
-    PyObject *dv = d >= 0 ? fe_get(f, PyList_GET_ITEM(defaults, d), S_value) : NULL;
-    if (dv && (!fe_is(PyList_GET_ITEM(defaults, d), A_Constant) || PyBytes_Check(dv))) {
-        fe_fail(f, fe_loc_of(f, PyList_GET_ITEM(defaults, d)), "a default parameter value "
-                "in a device function must be a constant (a number, a string, True, False "
-                "or None)");
+    PyObject *dn = d >= 0 ? PyList_GET_ITEM(defaults, d) : NULL;
+    PyObject *dv = dn ? default_value(f, dn) : NULL;
+    if (dn && (!dv || PyBytes_Check(dv))) {
+        fe_fail(f, fe_loc_of(f, dn), "a default parameter value in a device function must "
+                "be a constant (a number, a string, True, False or None)");
     }
     return dv;
 }

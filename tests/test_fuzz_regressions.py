@@ -399,3 +399,35 @@ def test_round_to_ndigits_beyond_the_float_range(tmp_path):
         pytest.skip("no host C++ compiler")
     host_launcher(str(tmp_path))(round_far, 1, 1, (x, out))
     assert out.tolist() == [0.0, 125.5, 125.5, 130.0]
+
+
+def inner_default_call(a, out):
+    i = cuda.grid(1)
+
+    def scaled(v, s=np.complex128(2)):
+        return v * s
+    out[i] = scaled(a[i]).real
+
+
+def inner_default_negative(a, out):
+    i = cuda.grid(1)
+
+    def scaled(v, s=-2.5):
+        return v * s
+    out[i] = scaled(a[i])
+
+
+def test_default_of_a_function_defined_in_a_kernel():
+    """seed 25, unit 59188: a def inside a kernel with a default that is a
+    call (s=np.complex128(2)) was read as a Constant's .value ("cujit could
+    not read the Python AST: 'Call' object has no attribute 'value"); it is
+    the error for a default that is not a constant, and a negated number
+    (s=-2.5) is a constant"""
+    a = np.zeros(4)
+    with pytest.raises(cujit.CompileError, match="a default parameter value in a device "
+                       "function must be a constant") as e:
+        cuda.jit(inner_default_call).inspect_cuda(a, a)
+    assert e.value.lineno == inner_default_call.__code__.co_firstlineno + 3
+    src = cuda.jit(inner_default_negative).inspect_cuda(a, a)
+    assert "-2.5" in src
+    assert ".entry" in cuda.jit(inner_default_negative).inspect_ptx(a, a)
