@@ -162,7 +162,6 @@ def safe_unit(seed, idx):
 def worker(args):
     import gen
     warnings.simplefilter("ignore")
-    sys.setrecursionlimit(10000)
     proto = os.fdopen(os.dup(1), "w", buffering=1)
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)                         # kernels' print() and the like
@@ -368,7 +367,7 @@ def describe_wrap(u):
 
 def replay(a):
     import gen
-    u = gen.make_unit(a.seed, a.replay)
+    u = gen.make_unit(*a.replay)
     path, ranges = write_batch([u], tempfile.mkdtemp(prefix="cujit-fuzz-"), "replay")
     print(open(path).read())
     print("# args:", gen.describe_args(u["args"]))
@@ -394,12 +393,16 @@ def main():
                     help="share of the sources that transpile sent through NVRTC")
     ap.add_argument("--hang", type=float, default=60, help="seconds for one source")
     ap.add_argument("--out", default=os.path.join(HERE, "out"), help="where bugs are saved")
-    ap.add_argument("--replay", type=int, help="run unit REPLAY of --seed here and print it")
+    ap.add_argument("--replay", type=int, nargs=2, metavar=("SEED", "UNIT"),
+                    help="run this unit here and print it")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--start", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--stop", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--tmp", default="", help=argparse.SUPPRESS)
     a = ap.parse_args()
+    # the workers' limit everywhere: make_unit's mutations hit RecursionError at
+    # the same depth in the driver (which saves a unit) and a replay
+    sys.setrecursionlimit(10000)
     if a.worker:
         worker(a)
         return 0
