@@ -1911,12 +1911,21 @@ devarray(Cg *g, const CjDevArray *a, const Type *t)
     S("}");
 }
 
+/* the type typeinfer gave variable n's variable; NULL for a variable codegen
+ * makes itself (id -1: augmented assignment's reference cj_r), which it has
+ * none of */
+static const Type *
+var_type(Cg *g, Node *n)
+{
+    return n->var->id >= 0 ? g->in->vtype[n->var->id] : NULL;
+}
+
 /* the Optional a variable holds or a device function returns, where the
  * node's own type is its value (typeinfer's unwrap_optional); else NULL */
 static const Type *
 unwrapped_optional(Cg *g, Node *n)
 {
-    const Type *raw = n->kind == ND_VAR ? g->in->vtype[n->var->id]
+    const Type *raw = n->kind == ND_VAR ? var_type(g, n)
                       : n->kind == ND_CALL && n->op == BI_DEVFUNC && g->in->callee[n->id]
                       ? g->in->callee[n->id]->ret : NULL;
     return raw && raw->kind == TY_OPTIONAL && cg_type(g, n)->kind != TY_OPTIONAL ? raw : NULL;
@@ -1959,7 +1968,7 @@ optional_value(Cg *g, Node *n)
 static int
 zero_d_value(Cg *g, Node *n)
 {
-    const Type *v = g->in->vtype[n->var->id];
+    const Type *v = var_type(g, n);
     if (!v || v->kind != TY_ARRAY || v->ndim != 0 || cg_type(g, n)->kind != TY_SCALAR) {
         return 0;
     }

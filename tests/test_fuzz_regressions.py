@@ -1,5 +1,6 @@
 """Bugs the fuzzer (fuzz/) found, one test each; the unit it found them in is
 named beside the test (python3 fuzz/fuzz.py --replay SEED UNIT shows it)."""
+import math
 import re
 
 import numpy as np
@@ -431,3 +432,43 @@ def test_default_of_a_function_defined_in_a_kernel():
     src = cuda.jit(inner_default_negative).inspect_cuda(a, a)
     assert "-2.5" in src
     assert ".entry" in cuda.jit(inner_default_negative).inspect_ptx(a, a)
+
+
+@cuda.jit(device=True)
+def aug_ref_d0(arr, x1, x2):
+    return x1 + x2
+
+
+def aug_ref_kernel(a0, a1, a2, a3):
+    i = cuda.grid(1)
+    lo0 = cuda.local.array(64, np.float32)
+    lo0[i] = 0.5
+    sh1 = cuda.shared.array(4, np.float16)
+    sh1[i] = math.pi
+    if i < a3.shape[0]:
+        if True:
+            v1 = a1[i]
+            v1 = (a2[i - 2] ^ True)
+            a2[0 - i] += True
+        else:
+            for k2 in range(3):
+                v4, v1 = ((not ((i // lo0.shape[0]) != abs(k2))) << int(False)), aug_ref_d0(
+                    a2, math.log1p(math.sqrt((7 + k2))), k2)
+                v4, v1 = v1, v4
+                v2 = (np.int16(a3[i]) >= a2[(i - 1) % 7])
+            v0 = (-(0.5-1j))
+            v5 = (a2[i - 1] - min(np.uint32(False), i))
+        a0[i - lo0.shape[0]] += ((int(a2[i - 2]) < sh1[-2]) | False)
+
+
+def test_augmented_assignment_through_a_reference_reads_no_variable_type():
+    """seed 25, units 19526, 33881, 38552, 39990 (UBSan in make fuzz): an
+    augmented assignment computed through a reference to the element
+    (a2[0 - i] += True of a uint16 array in a cuda.jit kernel) reads the
+    reference as a variable of id -1, and codegen looked its type up at
+    vtype[-1] (memory before the array) for an Optional or a 0-d array"""
+    args = (np.zeros(4, np.float16), np.zeros(4, np.float32), np.zeros(3, np.uint16),
+            np.zeros(2, np.float32))
+    k = cuda.jit(fastmath=True)(aug_ref_kernel)
+    assert "cj_r = " in k.inspect_cuda(*args)
+    assert ".entry" in k.inspect_ptx(*args)
