@@ -877,7 +877,7 @@ class Typed:
             if not names:
                 return self.literal("i")
             a = self.r.choice(names)
-            args[0] = a if self.rank == 1 else "%s[%s]" % (a, self.idx[0])
+            args.insert(0, a if self.rank == 1 else "%s[%s]" % (a, self.idx[0]))
         return "%s(%s)" % (name, ", ".join(args))
 
     # -- statements --
@@ -1063,7 +1063,7 @@ class Typed:
             self.arrays = {"arr": "float64"}       # whatever its caller passes
             self.scalars["x0"] = "i"
             self.idx = ["x0"]
-            params = ["arr"] + params[1:]
+            params = ["arr"] + params
         kind = r.choice("iff")
         body = self.block(1, 2) if r.random() < 0.5 else []
         if r.random() < 0.25:
