@@ -168,20 +168,26 @@ def worker(args):
     idx = args.start
     while idx < args.stop:
         ids = list(range(idx, min(idx + BATCH, args.stop)))
-        units = [safe_unit(args.seed, i) for i in ids]
+        units, gen_s = [], []
+        for i in ids:
+            t0 = time.monotonic()
+            units.append(safe_unit(args.seed, i))
+            gen_s.append(time.monotonic() - t0)
         path, ranges = write_batch(units, args.tmp, "%d_%d" % (os.getpid(), idx))
         ns = {"__name__": "fz_batch", "__file__": path}
         exec(HEADER, ns)
-        for i, u, rg in zip(ids, units, ranges):
+        for i, u, rg, secs in zip(ids, units, ranges, gen_s):
+            t0 = time.monotonic()
             if rg is not None and not define(u, rg, path, ns):
                 rg = None
             mode = "cuda.jit" if u["numba"] else "jit"
             if rg is None:
-                proto.write(json.dumps(["R", i, "notpy", "", mode]) + "\n")
+                proto.write(json.dumps(["R", i, "notpy", "", mode, secs]) + "\n")
                 continue
             proto.write(json.dumps(["S", i]) + "\n")
             kind, detail = run_unit(u, ns, {path: rg}, args.ptx_rate)
-            proto.write(json.dumps(["R", i, kind, detail[:2000], mode]) + "\n")
+            secs += time.monotonic() - t0       # made, defined and run
+            proto.write(json.dumps(["R", i, kind, detail[:2000], mode, secs]) + "\n")
         os.unlink(path)
         linecache.clearcache()
         idx = ids[-1] + 1
@@ -237,6 +243,7 @@ class Driver:
         self.sel = selectors.DefaultSelector()
         self.counts = {k: 0 for k in ("transpiled", "ptx", "clean", "notpy", "stalled") + BUGS}
         self.modes = {m: {k: 0 for k in self.counts} for m in MODES}
+        self.mode_s = {m: 0.0 for m in MODES}      # workers' seconds making and running units
         self.clean_types = {}
         self.reports = []
         self.hang_s = a.hang
@@ -259,11 +266,12 @@ class Driver:
         if msg[0] == "S":
             w.current, w.since = msg[1], time.monotonic()
         elif msg[0] == "R":
-            _, idx, kind, detail, mode = msg
+            _, idx, kind, detail, mode, secs = msg
             w.current = None
             w.next = idx + 1
             self.counts[kind] += 1
             self.modes[mode][kind] += 1
+            self.mode_s[mode] += secs
             if kind == "clean":
                 self.clean_types[detail] = self.clean_types.get(detail, 0) + 1
             if kind in BUGS:
@@ -345,10 +353,11 @@ class Driver:
                  ", skipped (generator stalled) %d" % c["stalled"] if c["stalled"] else ""))
         for m in MODES:
             cm = self.modes[m]
+            n = sum(cm.values())
             print("  %-8s %d sources: transpiled %d (through NVRTC %d), clean errors %d, "
-                  "not Python %d, bugs %d" % (m, sum(cm.values()), cm["transpiled"] + cm["ptx"],
-                                              cm["ptx"], cm["clean"], cm["notpy"],
-                                              sum(cm[k] for k in BUGS)))
+                  "not Python %d, bugs %d; %.0f per minute of one worker"
+                  % (m, n, cm["transpiled"] + cm["ptx"], cm["ptx"], cm["clean"], cm["notpy"],
+                     sum(cm[k] for k in BUGS), 60 * n / max(self.mode_s[m], 1e-9)))
         print("  clean error types: " + ", ".join("%s %d" % kv for kv in
                                                   sorted(self.clean_types.items())))
         print("  bugs: unexpected exceptions %d, crashes %d, hangs %d, NVRTC rejections %d"
