@@ -364,11 +364,20 @@ static const char algorithms[] =
     "}\n"
     "template <typename I> CJ_TH I cj_th_unique(I f, I l) { return cj_th_unique_by_key(f, l, f).f0; }\n";
 
+/* the algorithms' order of complex numbers: NumPy's (the real parts, then
+ * the imaginary ones), as CuPy's sort of complex arrays */
+static const char complex_order[] =
+    "template <typename T> CJ_TH bool operator<(const cj_complex<T> &a, const cj_complex<T> &b)\n"
+    "{\n"
+    "    return a.re < b.re || (a.re == b.re && a.im < b.im);\n"
+    "}\n";
+
 void
 cg_thrust_prelude(Buf *b, Features features)
 {
     if (features & FEAT_THRUST) {
         buf_puts(b, iterators);
+        buf_puts(b, (features & FEAT_COMPLEX) ? complex_order : "");
         buf_puts(b, algorithms);
     }
 }

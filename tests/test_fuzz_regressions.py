@@ -472,3 +472,22 @@ def test_augmented_assignment_through_a_reference_reads_no_variable_type():
     k = cuda.jit(fastmath=True)(aug_ref_kernel)
     assert "cj_r = " in k.inspect_cuda(*args)
     assert ".entry" in k.inspect_ptx(*args)
+
+
+@jit.rawkernel()
+def sort_complex(x):
+    jit.thrust.sort(jit.thrust.device, x.begin(), x.end())
+
+
+def test_thrust_sort_of_complex_numbers(tmp_path):
+    """seed 26, unit 46808: jit.thrust.sort of a complex128 array compared
+    its elements with <, which cj_complex has not (NVRTC: no operator <);
+    the algorithms order complex numbers as NumPy does (real parts, then
+    imaginary ones)"""
+    x = np.array([2 + 1j, 1 + 5j, 2 - 1j, 1 + 0j])
+    assert ".entry" in sort_complex.inspect_ptx(x)
+    from test_kernels_host import CXX, host_launcher
+    if CXX is None:
+        pytest.skip("no host C++ compiler")
+    host_launcher(str(tmp_path))(sort_complex, 1, 1, (x,))
+    assert x.tolist() == np.sort(np.array([2 + 1j, 1 + 5j, 2 - 1j, 1 + 0j])).tolist()
