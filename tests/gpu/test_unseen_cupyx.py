@@ -27,8 +27,7 @@ import cupyx_harness as H  # noqa: E402
 # cujit's result matches NumPy in each (its own parametrizations pass).  strict: it is
 # refused at compile time, or computed otherwise on any data; not strict: a rounding
 # difference that random data may or may not show.
-_UINT32 = ("cupyx.jit types threadIdx.x as uint32 and refuses the int32 that meets it "
-           "(Cannot cast from 'int32' to uint32 with casting rule same_kind)")
+_UINT32 = H.UINT32_REASON
 PEER_DIFFERS = {
     "bitonic_sort_shared": (True, _UINT32),
     "block_scan_hillis_steele": (True, _UINT32),

@@ -161,6 +161,10 @@ def host_jit(launch):
 # ufuncs and constants; cupyx: the peer, `from cupyx import jit` with CuPy
 IMPLS = ["cujit", "cujit-cupy", "cupyx"]
 
+# the peer's refusal both corpora meet most (CuPy 14 on the H100)
+UINT32_REASON = ("cupyx.jit types threadIdx.x as uint32 and refuses the int32 that meets it "
+                 "(Cannot cast from 'int32' to uint32 with casting rule same_kind)")
+
 
 def _cupy_or_none():
     try:
