@@ -58,8 +58,9 @@ class _Library:
         return self._kernel.inspect_llvm()
 
 
-class CompiledKernel:
-    """One compiled signature of a kernel (``dispatcher.overloads[sig]``)."""
+class _Overload:
+    """What an entry of ``dispatcher.overloads`` has whatever it compiled:
+    its dispatcher's name and function, its signature, its library."""
 
     def __init__(self, dispatcher, signature):
         self._dispatcher = dispatcher
@@ -74,6 +75,10 @@ class CompiledKernel:
     @property
     def py_func(self):
         return self._dispatcher.py_func
+
+
+class CompiledKernel(_Overload):
+    """One compiled signature of a kernel (``dispatcher.overloads[sig]``)."""
 
     @property
     def cooperative(self):
@@ -149,26 +154,15 @@ class DeviceCompiled:
         return f"<device function {self.fndesc.mangled_name}{self.signature}>"
 
 
-class DeviceOverload:
+class DeviceOverload(_Overload):
     """A signature kernels called a function with as a device function
     (``dispatcher.overloads[sig]`` of a device function): its own CUDA C++
     and PTX, compiled when first asked (``compile_device``); a signature
     holding a compile-time argument (a function) has no such text."""
 
     def __init__(self, dispatcher, signature):
-        self._dispatcher = dispatcher
-        self.signature = signature
-        self.library = _Library(self)
-        self._codelibrary = self.library
+        super().__init__(dispatcher, signature)
         self._compiled = None
-
-    @property
-    def name(self):
-        return self._dispatcher.__name__
-
-    @property
-    def py_func(self):
-        return self._dispatcher.py_func
 
     def _device(self):
         if self._compiled is None:
