@@ -107,6 +107,9 @@ void cg_field_view(Cg *g, Node *n, const Type *at);
 /* vectypes.c: CUDA's vector types: make_float4(...) and v.x */
 void cg_vector_ctor(Cg *g, Node *n);
 void cg_vector_lane(Cg *g, Node *n);
+/* codegen.c: n is an integer constant or its negation (its value in *v; NULL:
+ * 1, range's default step) */
+int cg_const_int(const Node *n, int64_t *v);
 /* nonneg.c: n's value is never negative (so an index of it needs no wrap) */
 int cg_nonneg(Cg *g, Node *n);
 /* expr.c: an array as a (data, shape, strides) struct: a static one wrapped */

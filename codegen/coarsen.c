@@ -170,13 +170,6 @@ scan_augassign(Scan *s, Node *n, int depth)
     scan_node(s, n->b, depth, 0);
 }
 
-static int
-is_int_const(const Node *n)
-{
-    return !n || (n->kind == ND_CONST && n->cval.kind == CK_INT)
-           || (n->kind == ND_UNARY && n->op == OP_NEG && is_int_const(n->a));
-}
-
 /* a loop of a constant trip count (range of constants; a tuple's items are
  * unrolled before codegen).  A loop bounded at run time (range(a.shape[1]),
  * while) makes each element long work of its own: the threads' number, not
@@ -186,7 +179,8 @@ is_int_const(const Node *n)
 static int
 const_trips(const Node *n)
 {
-    return is_int_const(n->a) && is_int_const(n->b) && is_int_const(n->c);
+    int64_t v;
+    return cg_const_int(n->a, &v) && cg_const_int(n->b, &v) && cg_const_int(n->c, &v);
 }
 
 /* depth counts the conditions around a node: a store under one may not

@@ -760,8 +760,9 @@ loop_var_escapes(Cg *g, Node *loop)
     return 0;
 }
 
-static int
-const_value(Node *n, int64_t *v)
+/* an integer constant, or minus one (*v; an absent n is 1: range's step) */
+int
+cg_const_int(const Node *n, int64_t *v)
 {
     if (!n) {
         *v = 1;
@@ -788,7 +789,7 @@ for_stmt(Cg *g, Node *n)
     const char *ct = cg_ctype(g, vt);
     const char *v = n->var->cname;
     int64_t step = 1;
-    int const_step = const_value(n->c, &step);
+    int const_step = cg_const_int(n->c, &step);
     int k = g->ntemp++;
     int hidden = 0;
     for (int i = 0; i < n->n; i++) {

@@ -776,27 +776,31 @@ common_type(Cg *g, Node *x, Node *y)
     return ct;
 }
 
-/* int64 against uint64 (NumPy goes through float64): compared exactly by a
- * three-way helper, signed operand first */
+/* a signed integer against uint64 (NumPy goes through float64), compared
+ * exactly by the three-way helper cj_su_cmp: 1 when a is the signed one, 2
+ * when b is, 0 for any other pair */
 static int
-mixed_sign64(Cg *g, Node *x, Node *y, Node **sgn, Node **uns)
+mixed_sign_types(const Type *a, const Type *b)
 {
-    const Type *a = cj_concrete(g->in->ntype[x->id]), *b = cj_concrete(g->in->ntype[y->id]);
+    a = cj_concrete(a);
+    b = cj_concrete(b);
     if (a->kind != TY_SCALAR || b->kind != TY_SCALAR) {
         return 0;
     }
-    char ka = cj_dtypes[a->dtype].kind, kb = cj_dtypes[b->dtype].kind;
-    if (ka == 'i' && b->dtype == DT_U64) {
-        *sgn = x;
-        *uns = y;
+    if (cj_dtypes[a->dtype].kind == 'i' && b->dtype == DT_U64) {
         return 1;
     }
-    if (kb == 'i' && a->dtype == DT_U64) {
-        *sgn = y;
-        *uns = x;
-        return 1;
-    }
-    return 0;
+    return cj_dtypes[b->dtype].kind == 'i' && a->dtype == DT_U64 ? 2 : 0;
+}
+
+/* x op y of such a pair: the signed operand first */
+static int
+mixed_sign64(Cg *g, Node *x, Node *y, Node **sgn, Node **uns)
+{
+    int m = mixed_sign_types(g->in->ntype[x->id], g->in->ntype[y->id]);
+    *sgn = m == 1 ? x : y;
+    *uns = m == 1 ? y : x;
+    return m != 0;
 }
 
 /* Python's answer to x op y that no value decides: Enum members of two
@@ -1029,12 +1033,12 @@ in_eq(Cg *g, Node *x, Node *c, int k, const Type *e)
         return;
     }
     const Type *ct = in_common(g, x, c, k, e);
-    char ka = cj_type_kind(a), ke = cj_type_kind(e);
-    if ((ka == 'i' && e->dtype == DT_U64) || (ke == 'i' && a->dtype == DT_U64)) {
+    int m = mixed_sign_types(a, e);
+    if (m) {
         g->p->features |= FEAT_SU_CMP;
-        S(ka == 'i' ? "cj_su_cmp(cj_x, " : "0 == cj_su_cmp(");
-        in_item(g, c, k, e, ka == 'i' ? cj_scalar(DT_U64) : cj_scalar(DT_I64));
-        S(ka == 'i' ? ") == 0" : ", cj_x)");
+        S(m == 1 ? "cj_su_cmp(cj_x, " : "0 == cj_su_cmp(");
+        in_item(g, c, k, e, m == 1 ? cj_scalar(DT_U64) : cj_scalar(DT_I64));
+        S(m == 1 ? ") == 0" : ", cj_x)");
         return;
     }
     value_as(g, a, ct);
@@ -1070,10 +1074,10 @@ in_array(Cg *g, Node *x, Node *c, const Type *at)
     cg_expr(g, c, PR_ASSIGN);
     S("; for (long long cj_k = 0, cj_n = cj_np_size(cj_a); cj_k < cj_n; cj_k++) { if (");
     const Type *a = cg_type(g, x);
-    if ((cj_type_kind(a) == 'i' && at->dtype == DT_U64)
-        || (cj_type_kind(e) == 'i' && a->dtype == DT_U64)) {
+    int m = mixed_sign_types(a, e);
+    if (m) {
         g->p->features |= FEAT_SU_CMP;
-        S(cj_type_kind(a) == 'i' ? "cj_su_cmp(cj_x, cj_np_at(cj_a, cj_k)) == 0"
+        S(m == 1 ? "cj_su_cmp(cj_x, cj_np_at(cj_a, cj_k)) == 0"
           : "cj_su_cmp(cj_np_at(cj_a, cj_k), cj_x) == 0");
     } else {
         value_as(g, a, ct);
